@@ -1,0 +1,3 @@
+"""docchat: chat with your documents, locally."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,102 @@
+"""Plain data the services hand to the UI, CLI and API."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from enum import StrEnum
+
+
+def utcnow() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+class Role(StrEnum):
+    SYSTEM = "system"
+    USER = "user"
+    ASSISTANT = "assistant"
+
+
+class Status(StrEnum):
+    COMPLETE = "complete"
+    STREAMING = "streaming"
+    INTERRUPTED = "interrupted"
+    ERROR = "error"
+
+
+@dataclass(frozen=True)
+class Conversation:
+    id: str
+    title: str
+    created_at: datetime
+    updated_at: datetime
+    pinned: bool = False
+    deleted_at: datetime | None = None
+    metadata: dict = field(default_factory=dict)
+    message_count: int = 0
+
+
+@dataclass(frozen=True)
+class Message:
+    id: str
+    conversation_id: str
+    seq: int
+    role: Role
+    content: str
+    created_at: datetime
+    status: Status = Status.COMPLETE
+    token_count: int | None = None
+    tokenizer: str | None = None
+    citations: list = field(default_factory=list)
+    rewritten_query: str | None = None
+    model: str | None = None
+    usage: dict | None = None
+
+
+@dataclass(frozen=True)
+class Summary:
+    id: str
+    conversation_id: str
+    version: int
+    first_seq: int
+    last_seq: int
+    content: str
+    created_at: datetime
+    metadata: dict = field(default_factory=dict)
+    token_count: int | None = None
+    tokenizer: str | None = None
+
+
+@dataclass(frozen=True)
+class SearchHit:
+    conversation_id: str
+    title: str
+    snippet: str
+    seq: int | None
+    rank: float
+
+
+@dataclass(frozen=True)
+class CleanupReport:
+    conversations: list[Conversation]
+    dry_run: bool
+
+
+@dataclass(frozen=True)
+class ImportReport:
+    conversation_id: str
+    title: str
+    messages: int
+    already_present: bool
+
+
+@dataclass(frozen=True)
+class StoreHealth:
+    database: str
+    schema_version: str | None
+    integrity: str
+    conversations: int
+    deleted_conversations: int
+    messages: int
+    summaries: int
+    tokenizer: str

@@ -1,0 +1,254 @@
+"""The export formats: readable Markdown, and versioned, checksummed JSON for import.
+
+JSON layout (version 1): {"schema", "version", "exported_at", "app_version",
+"conversation": {...}, "messages": [...], "summaries": [...], "checksum": {...}}.
+The checksum is the sha256 of the messages list serialised with sorted keys, compact
+separators and UTF-8, so any change to any message is caught on import.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, ValidationError
+
+from docchat.domain import Conversation, Message, Role, Status, Summary
+from docchat.errors import InvalidExport
+
+SCHEMA = "docchat.conversation"
+VERSION = 1
+
+
+def iso(moment: datetime) -> str:
+    return moment.astimezone(timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def _parse_iso(value: str) -> datetime:
+    moment = datetime.fromisoformat(value)
+    if moment.tzinfo is None:
+        raise ValueError("timestamp has no time zone")
+    return moment.astimezone(timezone.utc)
+
+
+def message_record(message: Message) -> dict:
+    # A message still streaming when exported was cut short as far as the file is concerned.
+    status = Status.INTERRUPTED if message.status is Status.STREAMING else message.status
+    return {
+        "id": message.id,
+        "seq": message.seq,
+        "role": message.role.value,
+        "content": message.content,
+        "created_at": iso(message.created_at),
+        "status": status.value,
+        "token_count": message.token_count,
+        "tokenizer": message.tokenizer,
+        "citations": list(message.citations),
+        "rewritten_query": message.rewritten_query,
+        "model": message.model,
+        "usage": message.usage,
+    }
+
+
+def summary_record(summary: Summary) -> dict:
+    return {
+        "id": summary.id,
+        "version": summary.version,
+        "first_seq": summary.first_seq,
+        "last_seq": summary.last_seq,
+        "content": summary.content,
+        "metadata": summary.metadata,
+        "created_at": iso(summary.created_at),
+        "token_count": summary.token_count,
+        "tokenizer": summary.tokenizer,
+    }
+
+
+def checksum(messages: list[dict]) -> str:
+    canonical = json.dumps(messages, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def to_document(conversation: Conversation, messages: list[Message], summaries: list[Summary],
+                *, app_version: str, exported_at: datetime) -> dict:
+    records = [message_record(m) for m in messages]
+    return {
+        "schema": SCHEMA,
+        "version": VERSION,
+        "exported_at": iso(exported_at),
+        "app_version": app_version,
+        "conversation": {
+            "id": conversation.id,
+            "title": conversation.title,
+            "created_at": iso(conversation.created_at),
+            "updated_at": iso(conversation.updated_at),
+            "pinned": conversation.pinned,
+            "metadata": conversation.metadata,
+        },
+        "messages": records,
+        "summaries": [summary_record(s) for s in summaries],
+        "checksum": {"algorithm": "sha256", "messages": checksum(records)},
+    }
+
+
+def to_json(document: dict) -> str:
+    return json.dumps(document, ensure_ascii=False, indent=2) + "\n"
+
+
+def to_markdown(conversation: Conversation, messages: list[Message]) -> str:
+    lines = [
+        f"# {conversation.title}",
+        "",
+        f"- Created: {_readable(conversation.created_at)}",
+        f"- Updated: {_readable(conversation.updated_at)}",
+        f"- Messages: {len(messages)}",
+        f"- Conversation id: `{conversation.id}`",
+        "",
+    ]
+    for message in messages:
+        heading = f"## {message.role.value.capitalize()} · {_readable(message.created_at)}"
+        if message.status is not Status.COMPLETE:
+            heading += f" ({message.status.value})"
+        lines += [heading, "", message.content.rstrip(), ""]
+    return "\n".join(lines)
+
+
+def _readable(moment: datetime) -> str:
+    return moment.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
+# import
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+class _ConversationIn(_Strict):
+    id: StrictStr = Field(min_length=1, max_length=36)
+    title: StrictStr
+    created_at: StrictStr
+    updated_at: StrictStr
+    pinned: StrictBool
+    metadata: dict
+
+
+class _MessageIn(_Strict):
+    id: StrictStr = Field(min_length=1, max_length=36)
+    seq: StrictInt = Field(ge=1)
+    role: Literal["system", "user", "assistant"]
+    content: StrictStr
+    created_at: StrictStr
+    status: Literal["complete", "interrupted", "error"]
+    token_count: StrictInt | None = Field(ge=0)
+    tokenizer: StrictStr | None
+    citations: list
+    rewritten_query: StrictStr | None
+    model: StrictStr | None
+    usage: dict | None
+
+
+class _SummaryIn(_Strict):
+    id: StrictStr = Field(min_length=1, max_length=36)
+    version: StrictInt = Field(ge=1)
+    first_seq: StrictInt = Field(ge=1)
+    last_seq: StrictInt = Field(ge=1)
+    content: StrictStr
+    metadata: dict
+    created_at: StrictStr
+    token_count: StrictInt | None = None
+    tokenizer: StrictStr | None = None
+
+
+class _ChecksumIn(_Strict):
+    algorithm: Literal["sha256"]
+    messages: StrictStr
+
+
+class _DocumentIn(_Strict):
+    schema_: Literal["docchat.conversation"] = Field(alias="schema")
+    version: StrictInt
+    exported_at: StrictStr
+    app_version: StrictStr
+    conversation: _ConversationIn
+    messages: list[_MessageIn]
+    summaries: list[_SummaryIn]
+    checksum: _ChecksumIn
+
+
+@dataclass(frozen=True)
+class ImportedConversation:
+    conversation: Conversation
+    messages: list[Message]
+    summaries: list[Summary]
+
+
+def parse_document(raw: bytes, *, source: str = "file") -> ImportedConversation:
+    """Validates an export and returns its content, or raises InvalidExport naming the problem."""
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise InvalidExport(f"{source}: not UTF-8 text, so not a docchat export") from None
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as error:
+        raise InvalidExport(
+            f"{source}: not valid JSON (truncated or damaged?): {error.msg} at line {error.lineno} column {error.colno}"
+        ) from None
+    if not isinstance(data, dict):
+        raise InvalidExport(f"{source}: not a docchat export: expected a JSON object")
+    if data.get("schema") != SCHEMA:
+        raise InvalidExport(f"{source}: not a docchat conversation export (schema is {data.get('schema')!r})")
+    if data.get("version") != VERSION:
+        raise InvalidExport(
+            f"{source}: unsupported export version {data.get('version')!r} (this docchat reads version {VERSION})"
+        )
+    try:
+        document = _DocumentIn.model_validate(data)
+    except ValidationError as error:
+        first = error.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "document"
+        raise InvalidExport(f"{source}: invalid export: {where}: {first['msg']}") from None
+    expected = checksum(data["messages"])
+    if document.checksum.messages != expected:
+        raise InvalidExport(f"{source}: checksum mismatch: the messages were changed or the file is damaged")
+    return _to_domain(document, source)
+
+
+def _to_domain(document: _DocumentIn, source: str) -> ImportedConversation:
+    try:
+        c = document.conversation
+        conversation = Conversation(
+            id=c.id, title=c.title, created_at=_parse_iso(c.created_at), updated_at=_parse_iso(c.updated_at),
+            pinned=c.pinned, metadata=c.metadata,
+        )
+        messages = [
+            Message(
+                id=m.id, conversation_id=c.id, seq=m.seq, role=Role(m.role), content=m.content,
+                created_at=_parse_iso(m.created_at), status=Status(m.status), token_count=m.token_count,
+                tokenizer=m.tokenizer, citations=m.citations, rewritten_query=m.rewritten_query,
+                model=m.model, usage=m.usage,
+            )
+            for m in document.messages
+        ]
+        summaries = [
+            Summary(
+                id=s.id, conversation_id=c.id, version=s.version, first_seq=s.first_seq, last_seq=s.last_seq,
+                content=s.content, created_at=_parse_iso(s.created_at), metadata=s.metadata,
+                token_count=s.token_count, tokenizer=s.tokenizer,
+            )
+            for s in document.summaries
+        ]
+    except ValueError as error:
+        raise InvalidExport(f"{source}: invalid export: bad timestamp: {error}") from None
+    for expected_seq, message in enumerate(messages, start=1):
+        if message.seq != expected_seq:
+            raise InvalidExport(
+                f"{source}: invalid export: messages must be numbered 1, 2, 3...; "
+                f"message {expected_seq} has seq {message.seq}"
+            )
+    if len({m.id for m in messages}) != len(messages):
+        raise InvalidExport(f"{source}: invalid export: two messages share one id")
+    return ImportedConversation(conversation, messages, summaries)

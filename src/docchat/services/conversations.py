@@ -1,0 +1,163 @@
+"""Conversation use cases: each opens one unit of work, loads, changes, commits."""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from datetime import timedelta
+
+from docchat.domain import CleanupReport, Conversation, Message, SearchHit, StoreHealth, utcnow
+from docchat.errors import InvalidInput, NotFound
+from docchat.memory.conversation_memory import ConversationMemory
+from docchat.memory.tokens import TokenCounter
+from docchat.store.message_log import SqlMessageLog
+from docchat.store.unit_of_work import SqlUnitOfWorkFactory
+
+MAX_TITLE = 200
+DEFAULT_TITLE = "New conversation"
+
+
+def clean_title(title: str) -> str:
+    if not isinstance(title, str) or not title.strip():
+        raise InvalidInput("a title cannot be empty")
+    title = " ".join(title.split())
+    if len(title) > MAX_TITLE:
+        raise InvalidInput(f"a title can be at most {MAX_TITLE} characters (this one has {len(title)})")
+    return title
+
+
+class ConversationService:
+    def __init__(self, uow: SqlUnitOfWorkFactory, counter: TokenCounter, database: str):
+        self._uow = uow
+        self._counter = counter
+        self._database = database
+        self._memories: dict[str, ConversationMemory] = {}
+        self._memories_lock = threading.Lock()
+
+    @property
+    def counter(self) -> TokenCounter:
+        return self._counter
+
+    # conversations
+
+    def create(self, title: str = DEFAULT_TITLE) -> Conversation:
+        now = utcnow()
+        conversation = Conversation(id=str(uuid.uuid4()), title=clean_title(title), created_at=now, updated_at=now)
+        with self._uow(write=True) as uow:
+            uow.conversations.add_conversation(conversation)
+            uow.commit()
+        return conversation
+
+    def list(self) -> list[Conversation]:
+        """Pinned first, then most recently updated."""
+        with self._uow() as uow:
+            return uow.conversations.list_conversations()
+
+    def get(self, conversation_id: str) -> Conversation:
+        with self._uow() as uow:
+            return self._require(uow, conversation_id)
+
+    def rename(self, conversation_id: str, title: str) -> Conversation:
+        return self._change(conversation_id, title=clean_title(title), updated_at=utcnow())
+
+    def pin(self, conversation_id: str) -> Conversation:
+        return self._change(conversation_id, pinned=True)
+
+    def unpin(self, conversation_id: str) -> Conversation:
+        return self._change(conversation_id, pinned=False)
+
+    def delete(self, conversation_id: str, *, purge: bool = False) -> None:
+        """Soft delete hides the conversation; purge removes it and its messages for good."""
+        with self._uow(write=True) as uow:
+            found = uow.conversations.get_conversation(conversation_id, include_deleted=purge)
+            if found is None:
+                raise NotFound(f"no conversation with id {conversation_id}")
+            if purge:
+                uow.conversations.purge_conversation(conversation_id)
+            else:
+                uow.conversations.update_conversation(conversation_id, deleted_at=utcnow())
+            uow.commit()
+        self._forget_memory(conversation_id)
+
+    def search(self, text: str, *, limit: int = 20) -> list[SearchHit]:
+        if not isinstance(text, str) or not text.strip():
+            return []
+        with self._uow() as uow:
+            return uow.conversations.search(text, limit=limit)
+
+    def cleanup(self, *, older_than_days: int, dry_run: bool = False) -> CleanupReport:
+        """Purges unpinned conversations not updated for `older_than_days` days."""
+        if not isinstance(older_than_days, int) or older_than_days < 1:
+            raise InvalidInput("--older-than must be a whole number of days, at least 1")
+        cutoff = utcnow() - timedelta(days=older_than_days)
+        with self._uow(write=not dry_run) as uow:
+            stale = uow.conversations.conversations_updated_before(cutoff)
+            if not dry_run:
+                for conversation in stale:
+                    uow.conversations.purge_conversation(conversation.id)
+                uow.commit()
+        if not dry_run:
+            for conversation in stale:
+                self._forget_memory(conversation.id)
+        return CleanupReport(conversations=stale, dry_run=dry_run)
+
+    # messages
+
+    def append_message(self, conversation_id: str, role: str, content: str) -> Message:
+        if not isinstance(content, str) or not content.strip():
+            raise InvalidInput("a message cannot be empty")
+        return self.memory(conversation_id).add(role, content)
+
+    def history(self, conversation_id: str) -> list[Message]:
+        """Every stored message, in order, including those outside the memory."""
+        with self._uow() as uow:
+            self._require(uow, conversation_id)
+            return uow.conversations.messages(conversation_id)
+
+    def memory(self, conversation_id: str) -> ConversationMemory:
+        """The conversation's one memory object, shared by every thread of this process."""
+        with self._memories_lock:
+            memory = self._memories.get(conversation_id)
+            if memory is None:
+                self.get(conversation_id)
+                memory = ConversationMemory.open(
+                    conversation_id=conversation_id, log=SqlMessageLog(self._uow), counter=self._counter
+                )
+                self._memories[conversation_id] = memory
+            return memory
+
+    # health
+
+    def health(self) -> StoreHealth:
+        from docchat.store.migrate import current_revision
+
+        with self._uow() as uow:
+            counts = uow.conversations.counts()
+            integrity = uow.conversations.integrity()
+        return StoreHealth(
+            database=self._database,
+            schema_version=current_revision(self._uow.engine),
+            integrity=integrity,
+            tokenizer=self._counter.id,
+            **counts,
+        )
+
+    # internals
+
+    def _require(self, uow, conversation_id: str) -> Conversation:
+        conversation = uow.conversations.get_conversation(conversation_id)
+        if conversation is None:
+            raise NotFound(f"no conversation with id {conversation_id}")
+        return conversation
+
+    def _change(self, conversation_id: str, **values) -> Conversation:
+        with self._uow(write=True) as uow:
+            self._require(uow, conversation_id)
+            uow.conversations.update_conversation(conversation_id, **values)
+            changed = self._require(uow, conversation_id)
+            uow.commit()
+            return changed
+
+    def _forget_memory(self, conversation_id: str) -> None:
+        with self._memories_lock:
+            self._memories.pop(conversation_id, None)

@@ -1,0 +1,122 @@
+"""Export and import use cases. Import is all-or-nothing and idempotent by conversation id."""
+
+from __future__ import annotations
+
+import io
+import uuid
+import zipfile
+from dataclasses import replace
+
+from docchat import __version__
+from docchat.domain import ImportReport, utcnow
+from docchat.errors import InvalidExport, NotFound
+from docchat.exchange import ImportedConversation, parse_document, to_document, to_json, to_markdown
+from docchat.memory.tokens import TokenCounter
+from docchat.services.conversations import MAX_TITLE
+from docchat.store.unit_of_work import SqlUnitOfWorkFactory
+
+# Larger files are refused before parsing: an export of a 262K-token conversation is ~2 MB.
+MAX_IMPORT_BYTES = 512 * 1024 * 1024
+
+
+class TransferService:
+    def __init__(self, uow: SqlUnitOfWorkFactory, counter: TokenCounter):
+        self._uow = uow
+        self._counter = counter
+
+    def export_json(self, conversation_id: str) -> str:
+        return to_json(self._document(conversation_id))
+
+    def export_markdown(self, conversation_id: str) -> str:
+        with self._uow() as uow:
+            conversation = self._require(uow, conversation_id)
+            return to_markdown(conversation, uow.conversations.messages(conversation_id))
+
+    def export_all_zip(self) -> bytes:
+        """Every conversation as `<id>.json` in one zip."""
+        with self._uow() as uow:
+            ids = [c.id for c in uow.conversations.list_conversations()]
+        buffer = io.BytesIO()
+        with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+            for conversation_id in ids:
+                archive.writestr(f"{conversation_id}.json", self.export_json(conversation_id))
+        return buffer.getvalue()
+
+    def import_bytes(self, raw: bytes, *, name: str = "file", as_copy: bool = False) -> list[ImportReport]:
+        """Imports one JSON export or a zip of them. Every file is checked before anything is written."""
+        if len(raw) > MAX_IMPORT_BYTES:
+            raise InvalidExport(f"{name}: too large to be a docchat export ({len(raw)} bytes)")
+        documents = [parse_document(content, source=source) for source, content in _entries(raw, name)]
+        reports = []
+        with self._uow(write=True) as uow:
+            for document in documents:
+                reports.append(self._import_one(uow, document, as_copy=as_copy))
+            uow.commit()
+        return reports
+
+    def _import_one(self, uow, document: ImportedConversation, *, as_copy: bool) -> ImportReport:
+        conversation = document.conversation
+        repo = uow.conversations
+        if not as_copy and repo.get_conversation(conversation.id, include_deleted=True) is not None:
+            return ImportReport(conversation.id, conversation.title, 0, already_present=True)
+        if as_copy:
+            document = _as_copy(document)
+            conversation = document.conversation
+        elif repo.message_ids([m.id for m in document.messages]):
+            raise InvalidExport(
+                f"{conversation.title}: its message ids already belong to another conversation; "
+                "import it with --as-copy"
+            )
+        repo.add_conversation(conversation)
+        repo.insert_messages([self._counted(m) for m in document.messages])
+        for summary in document.summaries:
+            repo.add_summary(summary)
+        return ImportReport(conversation.id, conversation.title, len(document.messages), already_present=False)
+
+    def _counted(self, message):
+        if message.tokenizer == self._counter.id and message.token_count is not None:
+            return message
+        count = self._counter.count_message(message.role.value, message.content)
+        return replace(message, token_count=count, tokenizer=self._counter.id)
+
+    def _document(self, conversation_id: str) -> dict:
+        with self._uow() as uow:
+            conversation = self._require(uow, conversation_id)
+            return to_document(
+                conversation,
+                uow.conversations.messages(conversation_id),
+                uow.conversations.summaries(conversation_id),
+                app_version=__version__,
+                exported_at=utcnow(),
+            )
+
+    @staticmethod
+    def _require(uow, conversation_id: str):
+        conversation = uow.conversations.get_conversation(conversation_id)
+        if conversation is None:
+            raise NotFound(f"no conversation with id {conversation_id}")
+        return conversation
+
+
+def _entries(raw: bytes, name: str) -> list[tuple[str, bytes]]:
+    if not zipfile.is_zipfile(io.BytesIO(raw)):
+        return [(name, raw)]
+    try:
+        with zipfile.ZipFile(io.BytesIO(raw)) as archive:
+            entries = [(f"{name}:{info.filename}", archive.read(info)) for info in archive.infolist()
+                       if not info.is_dir() and info.filename.endswith(".json")]
+    except (zipfile.BadZipFile, OSError) as error:
+        raise InvalidExport(f"{name}: damaged zip: {error}") from None
+    if not entries:
+        raise InvalidExport(f"{name}: the zip holds no .json exports")
+    return entries
+
+
+def _as_copy(document: ImportedConversation) -> ImportedConversation:
+    new_id = str(uuid.uuid4())
+    title = f"{document.conversation.title} (copy)"[:MAX_TITLE]
+    return ImportedConversation(
+        conversation=replace(document.conversation, id=new_id, title=title),
+        messages=[replace(m, id=str(uuid.uuid4()), conversation_id=new_id) for m in document.messages],
+        summaries=[replace(s, id=str(uuid.uuid4()), conversation_id=new_id) for s in document.summaries],
+    )

@@ -1,0 +1,1 @@
+"""Durable state: SQLAlchemy tables, migrations, repository, unit of work."""

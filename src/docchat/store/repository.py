@@ -1,0 +1,256 @@
+"""The one place that reads and writes conversation history.
+
+Messages are append-only: a row is never rewritten by pruning or clearing memory;
+those move `conversations.memory_start_seq` instead. `seq` is dense per conversation
+(1, 2, 3, ...), assigned inside the writer's transaction.
+"""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from datetime import datetime
+
+from sqlalchemy import Connection, delete, func, insert, select, text, update
+
+from docchat.domain import Conversation, Message, Role, SearchHit, Status, Summary
+from docchat.store.search import search_conversations
+from docchat.store.tables import conversations, messages, summaries
+
+_CONVERSATION_COLUMNS = [
+    conversations.c.id,
+    conversations.c.title,
+    conversations.c.created_at,
+    conversations.c.updated_at,
+    conversations.c.pinned,
+    conversations.c.deleted_at,
+    conversations.c.metadata,
+]
+
+
+def _conversation(row, message_count: int = 0) -> Conversation:
+    return Conversation(
+        id=row.id,
+        title=row.title,
+        created_at=row.created_at,
+        updated_at=row.updated_at,
+        pinned=bool(row.pinned),
+        deleted_at=row.deleted_at,
+        metadata=dict(row.metadata or {}),
+        message_count=message_count,
+    )
+
+
+def _message(row) -> Message:
+    return Message(
+        id=row.id,
+        conversation_id=row.conversation_id,
+        seq=row.seq,
+        role=Role(row.role),
+        content=row.content,
+        created_at=row.created_at,
+        status=Status(row.status),
+        token_count=row.token_count,
+        tokenizer=row.tokenizer,
+        citations=list(row.citations or []),
+        rewritten_query=row.rewritten_query,
+        model=row.model,
+        usage=row.usage,
+    )
+
+
+def _message_row(message: Message) -> dict:
+    return {
+        "id": message.id,
+        "conversation_id": message.conversation_id,
+        "seq": message.seq,
+        "role": message.role.value,
+        "content": message.content,
+        "created_at": message.created_at,
+        "status": message.status.value,
+        "token_count": message.token_count,
+        "tokenizer": message.tokenizer,
+        "rewritten_query": message.rewritten_query,
+        "citations": message.citations,
+        "model": message.model,
+        "usage": message.usage,
+    }
+
+
+def _summary(row) -> Summary:
+    return Summary(
+        id=row.id,
+        conversation_id=row.conversation_id,
+        version=row.version,
+        first_seq=row.first_seq,
+        last_seq=row.last_seq,
+        content=row.content,
+        created_at=row.created_at,
+        metadata=dict(row.metadata or {}),
+        token_count=row.token_count,
+        tokenizer=row.tokenizer,
+    )
+
+
+class ConversationRepository:
+    def __init__(self, connection: Connection):
+        self._db = connection
+
+    # conversations
+
+    def add_conversation(self, conversation: Conversation) -> None:
+        self._db.execute(
+            insert(conversations).values(
+                id=conversation.id,
+                title=conversation.title,
+                created_at=conversation.created_at,
+                updated_at=conversation.updated_at,
+                pinned=conversation.pinned,
+                archived=False,
+                deleted_at=conversation.deleted_at,
+                memory_start_seq=1,
+                pruned_before_seq=1,
+                metadata=conversation.metadata,
+            )
+        )
+
+    def get_conversation(self, conversation_id: str, *, include_deleted: bool = False) -> Conversation | None:
+        query = select(*_CONVERSATION_COLUMNS).where(conversations.c.id == conversation_id)
+        if not include_deleted:
+            query = query.where(conversations.c.deleted_at.is_(None))
+        row = self._db.execute(query).first()
+        if row is None:
+            return None
+        return _conversation(row, self.last_seq(conversation_id))
+
+    def is_active(self, conversation_id: str) -> bool:
+        """True when the conversation exists and is not deleted."""
+        query = select(conversations.c.pk).where(
+            conversations.c.id == conversation_id, conversations.c.deleted_at.is_(None)
+        )
+        return self._db.execute(query).first() is not None
+
+    def list_conversations(self, *, include_deleted: bool = False) -> list[Conversation]:
+        count = (
+            select(func.count())
+            .where(messages.c.conversation_id == conversations.c.id)
+            .scalar_subquery()
+        )
+        query = select(*_CONVERSATION_COLUMNS, count.label("message_count")).order_by(
+            conversations.c.pinned.desc(), conversations.c.updated_at.desc(), conversations.c.pk.desc()
+        )
+        if not include_deleted:
+            query = query.where(conversations.c.deleted_at.is_(None))
+        return [_conversation(row, row.message_count) for row in self._db.execute(query)]
+
+    def update_conversation(self, conversation_id: str, **values) -> None:
+        self._db.execute(update(conversations).where(conversations.c.id == conversation_id).values(**values))
+
+    def purge_conversation(self, conversation_id: str) -> None:
+        # Explicit deletes keep PostgreSQL and SQLite alike even where cascades are off.
+        self._db.execute(delete(summaries).where(summaries.c.conversation_id == conversation_id))
+        self._db.execute(delete(messages).where(messages.c.conversation_id == conversation_id))
+        self._db.execute(delete(conversations).where(conversations.c.id == conversation_id))
+
+    def conversations_updated_before(self, cutoff: datetime) -> list[Conversation]:
+        query = (
+            select(*_CONVERSATION_COLUMNS)
+            .where(conversations.c.updated_at < cutoff, conversations.c.pinned.is_(False))
+            .order_by(conversations.c.updated_at)
+        )
+        return [_conversation(row) for row in self._db.execute(query)]
+
+    def memory_marks(self, conversation_id: str) -> tuple[int, int] | None:
+        """(memory_start_seq, pruned_before_seq), or None for an unknown conversation."""
+        row = self._db.execute(
+            select(conversations.c.memory_start_seq, conversations.c.pruned_before_seq).where(
+                conversations.c.id == conversation_id
+            )
+        ).first()
+        return None if row is None else (row.memory_start_seq, row.pruned_before_seq)
+
+    def store_token_counts(self, counts: dict[str, int], tokenizer: str) -> None:
+        """Token counts are metadata of a message, recomputed once when the tokenizer changes."""
+        for message_id, count in counts.items():
+            self._db.execute(
+                update(messages).where(messages.c.id == message_id).values(token_count=count, tokenizer=tokenizer)
+            )
+
+    # messages
+
+    def last_seq(self, conversation_id: str) -> int:
+        return self._db.execute(
+            select(func.coalesce(func.max(messages.c.seq), 0)).where(messages.c.conversation_id == conversation_id)
+        ).scalar_one()
+
+    def append_message(self, message: Message) -> Message:
+        """Stores `message` as the next seq of its conversation and returns it with that seq."""
+        stored = replace(message, seq=self.last_seq(message.conversation_id) + 1)
+        self._db.execute(insert(messages).values(_message_row(stored)))
+        self.update_conversation(message.conversation_id, updated_at=message.created_at)
+        return stored
+
+    def insert_messages(self, batch: list[Message]) -> None:
+        """Stores messages with the seq they carry (import); the caller keeps seq dense."""
+        if batch:
+            self._db.execute(insert(messages), [_message_row(m) for m in batch])
+
+    def messages(self, conversation_id: str, *, after_seq: int = 0) -> list[Message]:
+        query = (
+            select(messages)
+            .where(messages.c.conversation_id == conversation_id, messages.c.seq > after_seq)
+            .order_by(messages.c.seq)
+        )
+        return [_message(row) for row in self._db.execute(query)]
+
+    def message_ids(self, ids: list[str]) -> set[str]:
+        if not ids:
+            return set()
+        return set(self._db.execute(select(messages.c.id).where(messages.c.id.in_(ids))).scalars())
+
+    # summaries
+
+    def add_summary(self, summary: Summary) -> None:
+        self._db.execute(
+            insert(summaries).values(
+                id=summary.id,
+                conversation_id=summary.conversation_id,
+                version=summary.version,
+                first_seq=summary.first_seq,
+                last_seq=summary.last_seq,
+                content=summary.content,
+                metadata=summary.metadata,
+                token_count=summary.token_count,
+                tokenizer=summary.tokenizer,
+                created_at=summary.created_at,
+            )
+        )
+
+    def summaries(self, conversation_id: str) -> list[Summary]:
+        query = select(summaries).where(summaries.c.conversation_id == conversation_id).order_by(summaries.c.version)
+        return [_summary(row) for row in self._db.execute(query)]
+
+    # search and health
+
+    def search(self, query: str, *, limit: int) -> list[SearchHit]:
+        return search_conversations(self._db, query, limit=limit)
+
+    def counts(self) -> dict[str, int]:
+        def count(query) -> int:
+            return self._db.execute(query).scalar_one()
+
+        return {
+            "conversations": count(
+                select(func.count()).select_from(conversations).where(conversations.c.deleted_at.is_(None))
+            ),
+            "deleted_conversations": count(
+                select(func.count()).select_from(conversations).where(conversations.c.deleted_at.is_not(None))
+            ),
+            "messages": count(select(func.count()).select_from(messages)),
+            "summaries": count(select(func.count()).select_from(summaries)),
+        }
+
+    def integrity(self) -> str:
+        if self._db.dialect.name != "sqlite":
+            return "not checked (not SQLite)"
+        rows = [row[0] for row in self._db.execute(text("PRAGMA integrity_check"))]
+        return "; ".join(rows)

@@ -1,0 +1,113 @@
+"""The schema as SQLAlchemy Core tables. Migrations create it; this module describes it."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    Column,
+    DateTime,
+    ForeignKey,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.types import TypeDecorator
+
+metadata = MetaData()
+
+
+class UTCDateTime(TypeDecorator):
+    """Timezone-aware UTC on the way in and out; SQLite would otherwise drop the offset."""
+
+    impl = DateTime(timezone=True)
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect):
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("naive datetime given to the store")
+        return value.astimezone(timezone.utc).replace(tzinfo=None) if dialect.name == "sqlite" else value
+
+    def process_result_value(self, value: datetime | None, dialect):
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            return value.replace(tzinfo=timezone.utc)
+        return value.astimezone(timezone.utc)
+
+
+conversations = Table(
+    "conversations",
+    metadata,
+    # An integer key keeps SQLite's rowid stable, which the FTS5 index is keyed on.
+    Column("pk", Integer, primary_key=True, autoincrement=True),
+    Column("id", String(36), nullable=False, unique=True),
+    Column("title", Text, nullable=False),
+    Column("created_at", UTCDateTime, nullable=False),
+    Column("updated_at", UTCDateTime, nullable=False, index=True),
+    Column("pinned", Boolean, nullable=False, default=False),
+    Column("archived", Boolean, nullable=False, default=False),
+    Column("deleted_at", UTCDateTime, nullable=True),
+    # Memory marks. The rows stay stored and shown; only the model stops seeing them.
+    # Everything before memory_start_seq was cleared from memory.
+    Column("memory_start_seq", Integer, nullable=False, default=1),
+    # Non-system messages before pruned_before_seq were pruned; system messages stay.
+    Column("pruned_before_seq", Integer, nullable=False, default=1),
+    Column("metadata", JSON, nullable=False, default=dict),
+)
+
+messages = Table(
+    "messages",
+    metadata,
+    Column("pk", Integer, primary_key=True, autoincrement=True),
+    Column("id", String(36), nullable=False, unique=True),
+    Column(
+        "conversation_id",
+        String(36),
+        ForeignKey("conversations.id", ondelete="CASCADE"),
+        nullable=False,
+    ),
+    Column("seq", Integer, nullable=False),
+    Column("role", String(16), nullable=False),
+    Column("content", Text, nullable=False),
+    # What was sent to the model when it differs from what is shown (retrieved context).
+    Column("sent_content", Text, nullable=True),
+    Column("created_at", UTCDateTime, nullable=False),
+    Column("status", String(16), nullable=False),
+    Column("token_count", Integer, nullable=True),
+    Column("tokenizer", String(120), nullable=True),
+    Column("rewritten_query", Text, nullable=True),
+    Column("citations", JSON, nullable=False, default=list),
+    Column("model", String(200), nullable=True),
+    Column("sampling", JSON, nullable=True),
+    Column("usage", JSON, nullable=True),
+    UniqueConstraint("conversation_id", "seq", name="uq_messages_conversation_seq"),
+)
+
+summaries = Table(
+    "summaries",
+    metadata,
+    Column("id", String(36), primary_key=True),
+    Column(
+        "conversation_id",
+        String(36),
+        ForeignKey("conversations.id", ondelete="CASCADE"),
+        nullable=False,
+    ),
+    Column("version", Integer, nullable=False),
+    Column("first_seq", Integer, nullable=False),
+    Column("last_seq", Integer, nullable=False),
+    Column("content", Text, nullable=False),
+    Column("metadata", JSON, nullable=False, default=dict),
+    Column("token_count", Integer, nullable=True),
+    Column("tokenizer", String(120), nullable=True),
+    Column("created_at", UTCDateTime, nullable=False),
+    UniqueConstraint("conversation_id", "version", name="uq_summaries_conversation_version"),
+)
