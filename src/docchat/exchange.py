@@ -195,7 +195,7 @@ def parse_document(raw: bytes, *, source: str = "file") -> ImportedConversation:
         data = json.loads(text)
     except json.JSONDecodeError as error:
         raise InvalidExport(
-            f"{source}: not valid JSON (truncated or damaged?): {error.msg} at line {error.lineno} column {error.colno}"
+            f"{source}: not valid JSON (truncated or damaged?): {error.msg}, line {error.lineno} column {error.colno}"
         ) from None
     if not isinstance(data, dict):
         raise InvalidExport(f"{source}: not a docchat export: expected a JSON object")

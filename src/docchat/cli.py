@@ -1,0 +1,237 @@
+"""The `docchat` command. Errors print one line to stderr and exit non-zero."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from docchat import __version__
+from docchat.errors import DocchatError
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if not hasattr(args, "handler"):
+        parser.print_help()
+        return 2
+    try:
+        return args.handler(args) or 0
+    except DocchatError as error:
+        print(f"docchat: {error}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("docchat: interrupted", file=sys.stderr)
+        return 130
+    except OSError as error:
+        print(f"docchat: {error.strerror or error}: {error.filename or ''}".rstrip(": "), file=sys.stderr)
+        return 1
+
+
+def _services():
+    from docchat.bootstrap import build_services
+
+    return build_services()
+
+
+def _print_json(value) -> None:
+    print(json.dumps(value, ensure_ascii=False, indent=2, default=str))
+
+
+def _write(path: str, data: bytes) -> None:
+    """Writes next to the target, then renames: a crash never leaves half a file."""
+    target = Path(path)
+    partial = target.with_name(f".{target.name}.partial")
+    partial.write_bytes(data)
+    os.replace(partial, target)
+
+
+# handlers
+
+
+def run_app(args) -> int:
+    app = PROJECT_ROOT / "app.py"
+    if not app.exists():
+        raise DocchatError("app.py not found: run docchat from a checkout (make run)")
+    command = [
+        sys.executable, "-m", "streamlit", "run", str(app),
+        "--server.address", "127.0.0.1", "--server.port", str(args.port), "--server.headless", "true",
+    ]
+    return subprocess.call(command, cwd=PROJECT_ROOT)
+
+
+def list_conversations(args) -> None:
+    conversations = _services().conversations.list()
+    if args.json:
+        _print_json([_conversation_json(c) for c in conversations])
+        return
+    if not conversations:
+        print("No conversations yet. Create one with: docchat conversations new --title \"...\"")
+    for c in conversations:
+        pin = "*" if c.pinned else " "
+        print(f"{pin} {c.id}  {c.updated_at:%Y-%m-%d %H:%M}  {c.message_count:>5} msgs  {c.title}")
+
+
+def new_conversation(args) -> None:
+    print(_services().conversations.create(args.title).id)
+
+
+def rename_conversation(args) -> None:
+    _services().conversations.rename(args.id, args.title)
+
+
+def pin_conversation(args) -> None:
+    _services().conversations.pin(args.id)
+
+
+def unpin_conversation(args) -> None:
+    _services().conversations.unpin(args.id)
+
+
+def delete_conversation(args) -> None:
+    _services().conversations.delete(args.id, purge=args.purge)
+    print(f"{'purged' if args.purge else 'deleted'} {args.id}")
+
+
+def search_conversations(args) -> None:
+    hits = _services().conversations.search(args.text)
+    if args.json:
+        _print_json([hit.__dict__ for hit in hits])
+        return
+    if not hits:
+        print("No matches.")
+    for hit in hits:
+        print(f"{hit.conversation_id}  {hit.title}\n    {hit.snippet}")
+
+
+def export(args) -> None:
+    transfer = _services().transfer
+    if args.all:
+        if not args.output:
+            raise DocchatError("export --all needs -o FILE.zip")
+        _write(args.output, transfer.export_all_zip())
+        return
+    if not args.id:
+        raise DocchatError("give a conversation ID, or --all -o FILE.zip")
+    text = transfer.export_markdown(args.id) if args.format == "md" else transfer.export_json(args.id)
+    if args.output:
+        _write(args.output, text.encode("utf-8"))
+    else:
+        sys.stdout.write(text)
+
+
+def import_file(args) -> None:
+    raw = Path(args.file).read_bytes()
+    for report in _services().transfer.import_bytes(raw, name=Path(args.file).name, as_copy=args.as_copy):
+        if report.already_present:
+            print(f"already present: {report.conversation_id} ({report.title}); nothing added")
+        else:
+            print(f"imported {report.conversation_id} ({report.title}): {report.messages} messages")
+
+
+def cleanup(args) -> None:
+    report = _services().conversations.cleanup(older_than_days=args.older_than, dry_run=args.dry_run)
+    verb = "would remove" if report.dry_run else "removed"
+    print(f"{verb} {len(report.conversations)} conversation(s) not updated for {args.older_than} days")
+    for c in report.conversations:
+        print(f"  {c.id}  {c.updated_at:%Y-%m-%d}  {c.title}")
+
+
+def doctor(args) -> None:
+    health = _services().conversations.health()
+    if args.json:
+        _print_json(health.__dict__)
+        return
+    for key, value in health.__dict__.items():
+        print(f"{key.replace('_', ' '):<22} {value}")
+
+
+def bench(args) -> None:
+    from docchat.bench.memory import run_memory_bench
+
+    run_memory_bench(turns=args.turns, as_json=args.json)
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="docchat", description="Chat with your documents, locally.")
+    parser.add_argument("--version", action="version", version=f"docchat {__version__}")
+    commands = parser.add_subparsers(title="commands", metavar="COMMAND")
+
+    run = commands.add_parser("run", help="serve the app on 127.0.0.1 (what `make run` does)")
+    run.add_argument("--port", type=int, default=8501)
+    run.set_defaults(handler=run_app)
+
+    conversations = commands.add_parser("conversations", help="list, create, rename, pin, delete, search")
+    verbs = conversations.add_subparsers(title="verbs", metavar="VERB", required=True)
+    listing = verbs.add_parser("list", help="pinned first, then most recently updated")
+    listing.add_argument("--json", action="store_true")
+    listing.set_defaults(handler=list_conversations)
+    new = verbs.add_parser("new", help="create a conversation and print its id")
+    new.add_argument("--title", default="New conversation")
+    new.set_defaults(handler=new_conversation)
+    rename = verbs.add_parser("rename", help="give a conversation a new title")
+    rename.add_argument("id")
+    rename.add_argument("title")
+    rename.set_defaults(handler=rename_conversation)
+    for verb, handler in (("pin", pin_conversation), ("unpin", unpin_conversation)):
+        sub = verbs.add_parser(verb, help=f"{verb} a conversation")
+        sub.add_argument("id")
+        sub.set_defaults(handler=handler)
+    delete = verbs.add_parser("delete", help="delete a conversation (--purge: for good)")
+    delete.add_argument("id")
+    delete.add_argument("--purge", action="store_true", help="remove it and its messages from the database")
+    delete.set_defaults(handler=delete_conversation)
+    search = verbs.add_parser("search", help="full-text search over titles and messages")
+    search.add_argument("text")
+    search.add_argument("--json", action="store_true")
+    search.set_defaults(handler=search_conversations)
+
+    exporting = commands.add_parser("export", help="export a conversation as Markdown or JSON, or all as a zip")
+    exporting.add_argument("id", nargs="?")
+    exporting.add_argument("--format", choices=["md", "json"], default="md")
+    exporting.add_argument("-o", "--output", help="write to this file instead of standard output")
+    exporting.add_argument("--all", action="store_true", help="every conversation as JSON, in one zip")
+    exporting.set_defaults(handler=export)
+
+    importing = commands.add_parser("import", help="import a JSON export (or a zip of them)")
+    importing.add_argument("file")
+    importing.add_argument("--as-copy", action="store_true", help="import under a new id")
+    importing.set_defaults(handler=import_file)
+
+    cleaning = commands.add_parser("cleanup", help="remove unpinned conversations not updated for DAYS days")
+    cleaning.add_argument("--older-than", type=int, required=True, metavar="DAYS")
+    cleaning.add_argument("--dry-run", action="store_true", help="list what would be removed, remove nothing")
+    cleaning.set_defaults(handler=cleanup)
+
+    health = commands.add_parser("doctor", help="database path, schema version, integrity, counts")
+    health.add_argument("--json", action="store_true")
+    health.set_defaults(handler=doctor)
+
+    benching = commands.add_parser("bench", help="benchmarks, each against its baseline in the same run")
+    suites = benching.add_subparsers(title="suites", metavar="SUITE", required=True)
+    memory = suites.add_parser("memory", help="append + prompt window at ~250K tokens vs ChatMemoryBuffer")
+    memory.add_argument("--turns", type=int, default=200)
+    memory.add_argument("--json", action="store_true")
+    memory.set_defaults(handler=bench)
+    return parser
+
+
+def _conversation_json(c) -> dict:
+    return {
+        "id": c.id,
+        "title": c.title,
+        "created_at": c.created_at.isoformat(),
+        "updated_at": c.updated_at.isoformat(),
+        "pinned": c.pinned,
+        "messages": c.message_count,
+    }
+
+
+if __name__ == "__main__":
+    sys.exit(main())
