@@ -26,6 +26,13 @@ def clean_title(title: str) -> str:
     return title
 
 
+def title_from(text: str, *, words: int = 8) -> str:
+    """A provisional title from the first message, until a model writes a better one."""
+    first = " ".join(text.split()[:words])
+    first = first[:80].rstrip(" ,.;:")
+    return first or DEFAULT_TITLE
+
+
 class ConversationService:
     def __init__(self, uow: SqlUnitOfWorkFactory, counter: TokenCounter, database: str):
         self._uow = uow
@@ -107,6 +114,19 @@ class ConversationService:
         if not isinstance(content, str) or not content.strip():
             raise InvalidInput("a message cannot be empty")
         return self.memory(conversation_id).add(role, content)
+
+    def post_user_message(self, conversation_id: str | None, text: str) -> Message:
+        """Stores what the user typed, starting a conversation when none is open.
+
+        A conversation still called "New conversation" takes its title from its first message.
+        """
+        if not isinstance(text, str) or not text.strip():
+            raise InvalidInput("a message cannot be empty")
+        if conversation_id is None:
+            conversation_id = self.create(title_from(text)).id
+        elif self.get(conversation_id).title == DEFAULT_TITLE and self.memory(conversation_id).count() == 0:
+            self.rename(conversation_id, title_from(text))
+        return self.append_message(conversation_id, "user", text)
 
     def history(self, conversation_id: str) -> list[Message]:
         """Every stored message, in order, including those outside the memory."""

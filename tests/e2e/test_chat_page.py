@@ -1,0 +1,23 @@
+from playwright.sync_api import expect
+
+from tests.e2e.conftest import ARTIFACTS
+
+QUESTION = "What is the Determination Date in the 2024 trust agreement?"
+
+
+def test_a_posted_message_is_still_there_after_a_browser_reload(app_url, page):
+    page.goto(app_url)
+    page.get_by_role("button", name="New conversation").click()
+    page.wait_for_url("**/?c=*")
+
+    chat_input = page.get_by_placeholder("Ask about your documents")
+    chat_input.fill(QUESTION)
+    chat_input.press("Enter")
+    expect(page.get_by_test_id("stChatMessage").filter(has_text=QUESTION)).to_be_visible()
+    expect(page.get_by_text("No LLM is connected yet")).to_be_visible()
+
+    page.reload()
+    expect(page.get_by_test_id("stChatMessage").filter(has_text=QUESTION)).to_be_visible()
+    # The new thread took its title from the first message, in the sidebar too.
+    expect(page.get_by_test_id("stSidebar").get_by_text("What is the Determination Date in the")).to_be_visible()
+    page.screenshot(path=str(ARTIFACTS / "chat_after_reload.png"), full_page=True)
