@@ -1,0 +1,132 @@
+from pathlib import Path
+
+from streamlit.testing.v1 import AppTest
+
+from docchat.ui.chat import NO_LLM_NOTICE
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _sidebar_labels(page) -> list[str]:
+    return [button.label for button in page.sidebar.button if button.key.startswith("sidebar_open_")]
+
+
+def test_a_first_message_starts_a_conversation_titled_after_it(chat_page, services):
+    page = chat_page()
+    page.chat_input(key="chat_input").set_value("When is the Determination Date for the 2024 trust?").run()
+
+    [conversation] = services.conversations.list()
+    assert conversation.title == "When is the Determination Date for the 2024"
+    [message] = services.conversations.history(conversation.id)
+    assert message.content == "When is the Determination Date for the 2024 trust?"
+    assert page.query_params["c"] == conversation.id
+    assert any(NO_LLM_NOTICE in info.value for info in page.info)
+
+
+def test_the_open_conversation_shows_its_stored_history(chat_page, services):
+    conversation = services.conversations.create("Quarterly report")
+    services.conversations.append_message(conversation.id, "user", "What was Q3 revenue?")
+    services.conversations.append_message(conversation.id, "assistant", "Revenue was 4.2 million.")
+
+    page = chat_page(conversation.id)
+
+    assert [m.markdown[0].value for m in page.chat_message] == ["What was Q3 revenue?", "Revenue was 4.2 million."]
+    assert page.title[0].value == "Quarterly report"
+
+
+def test_the_sidebar_lists_pinned_conversations_first(chat_page, services):
+    older = services.conversations.create("Lease renewal")
+    services.conversations.create("Board minutes")
+    services.conversations.pin(older.id)
+
+    page = chat_page()
+
+    assert _sidebar_labels(page) == ["📌 Lease renewal", "Board minutes"]
+
+
+def test_new_conversation_button_opens_an_empty_thread(chat_page, services):
+    page = chat_page()
+    page.sidebar.button(key="sidebar_new").click().run()
+
+    [conversation] = services.conversations.list()
+    assert page.query_params["c"] == conversation.id
+    assert page.chat_message.len == 0
+
+
+def test_renaming_from_the_sidebar_changes_the_stored_title(chat_page, services):
+    conversation = services.conversations.create("Untitled notes")
+    page = chat_page(conversation.id)
+
+    page.sidebar.text_input(key=f"sidebar_title_{conversation.id}").set_value("Pension fund questions")
+    page.sidebar.button[[b.label for b in page.sidebar.button].index("Rename")].click().run()
+
+    assert services.conversations.get(conversation.id).title == "Pension fund questions"
+
+
+def test_an_empty_title_is_refused_with_a_message_and_changes_nothing(chat_page, services):
+    conversation = services.conversations.create("Tax residency")
+    page = chat_page(conversation.id)
+
+    page.sidebar.text_input(key=f"sidebar_title_{conversation.id}").set_value("   ")
+    page.sidebar.button[[b.label for b in page.sidebar.button].index("Rename")].click().run()
+
+    assert services.conversations.get(conversation.id).title == "Tax residency"
+    assert [e.value for e in page.error] == ["a title cannot be empty"]
+
+
+def test_pinning_from_the_sidebar_moves_the_thread_to_the_top(chat_page, services):
+    first = services.conversations.create("Mortgage offer")
+    services.conversations.create("Holiday rota")
+    page = chat_page(first.id)
+
+    page.sidebar.button(key="sidebar_pin").click().run()
+
+    assert services.conversations.get(first.id).pinned
+    assert _sidebar_labels(page)[0] == "📌 Mortgage offer"
+
+
+def test_deleting_asks_for_confirmation_then_hides_the_thread(chat_page, services):
+    conversation = services.conversations.create("Old supplier contract")
+    page = chat_page(conversation.id)
+
+    page.sidebar.button(key="sidebar_delete").click().run()
+    assert services.conversations.list() != []
+    page.sidebar.button(key="sidebar_delete_yes").click().run()
+
+    assert services.conversations.list() == []
+    assert "c" not in page.query_params
+
+
+def test_searching_shows_matching_threads_with_a_snippet(chat_page, services):
+    hit = services.conversations.create("Employment contract")
+    services.conversations.append_message(hit.id, "user", "How long is the notice period after probation?")
+    services.conversations.create("Garden planning")
+    page = chat_page()
+
+    page.sidebar.text_input(key="sidebar_search").set_value("notice period").run()
+
+    assert [b.label for b in page.sidebar.button if b.key.startswith("sidebar_hit_")] == ["Employment contract"]
+    assert any("«notice» «period»" in caption.value for caption in page.sidebar.caption)
+
+
+def test_message_text_is_rendered_as_markdown_never_as_html(chat_page, services):
+    conversation = services.conversations.create("Pasted web page")
+    services.conversations.append_message(conversation.id, "user", "<img src=x onerror=alert(1)> what is this?")
+
+    page = chat_page(conversation.id)
+
+    rendered = page.chat_message[0].markdown[0]
+    assert rendered.value == "<img src=x onerror=alert(1)> what is this?"
+    assert rendered.proto.allow_html is False
+
+
+def test_the_settings_page_shows_the_store_health(services):
+    conversation = services.conversations.create("Health check")
+    services.conversations.append_message(conversation.id, "user", "Is the database fine?")
+
+    page = AppTest.from_file(str(ROOT / "pages" / "2_Settings.py"), default_timeout=30).run()
+
+    metrics = {metric.label: metric.value for metric in page.metric}
+    assert metrics["Conversations"] == "1"
+    assert metrics["Messages"] == "1"
+    assert any("Integrity: ok" in text.value for text in page.text)

@@ -1,0 +1,35 @@
+"""Layers import one way: UI -> services -> domain <- adapters."""
+
+import ast
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+PACKAGE = ROOT / "src" / "docchat"
+UI_FILES = [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py")), *sorted((PACKAGE / "ui").glob("*.py"))]
+SDKS = {"sqlalchemy", "alembic", "openai", "qdrant_client", "dspy", "llama_index", "litellm"}
+
+
+def _imported_roots(path: Path) -> set[str]:
+    roots = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            roots |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            roots.add(node.module.split(".")[0])
+    return roots
+
+
+@pytest.mark.parametrize("path", UI_FILES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_pages_and_ui_components_never_import_an_sdk(path):
+    assert _imported_roots(path) & SDKS == set()
+
+
+@pytest.mark.parametrize("path", sorted((PACKAGE / "services").glob("*.py")), ids=lambda p: p.name)
+def test_services_never_import_streamlit(path):
+    assert "streamlit" not in _imported_roots(path)
+
+
+def test_the_domain_depends_on_nothing_but_the_standard_library():
+    assert _imported_roots(PACKAGE / "domain.py") <= {"__future__", "dataclasses", "datetime", "enum"}
