@@ -1,13 +1,22 @@
-"""docchat's chat page: thread sidebar and chat pane. UI only; the services do the work."""
+"""docchat's entry point: the chat page (thread sidebar, chat pane) and the page list. UI only."""
 
 import streamlit as st
 
 from docchat.ui import chat, sidebar
 from docchat.ui.session import current_conversation_id, show_flash
 
-st.set_page_config(page_title="docchat", page_icon=":material/forum:", layout="wide")
 
-conversation_id = current_conversation_id()
-sidebar.render(conversation_id)
-show_flash()
-chat.render(conversation_id)
+def chat_page() -> None:
+    conversation_id = current_conversation_id()
+    sidebar.render(conversation_id)
+    show_flash()
+    chat.render(conversation_id)
+
+
+st.set_page_config(page_title="docchat", page_icon=":material/forum:", layout="wide")
+st.navigation(
+    [
+        st.Page(chat_page, title="Chat", icon=":material/forum:", default=True),
+        st.Page("pages/2_Settings.py", title="Settings", icon=":material/settings:"),
+    ]
+).run()

@@ -128,7 +128,7 @@ class _Strict(BaseModel):
 
 class _ConversationIn(_Strict):
     id: StrictStr = Field(min_length=1, max_length=36)
-    title: StrictStr
+    title: StrictStr = Field(min_length=1, max_length=200)
     created_at: StrictStr
     updated_at: StrictStr
     pinned: StrictBool

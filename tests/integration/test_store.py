@@ -11,7 +11,8 @@ from sqlalchemy.exc import IntegrityError
 from docchat.store.engine import make_engine
 from docchat.store.migrate import current_revision, head_revision, upgrade
 
-from tests.integration.conftest import TRUST_TURNS, add_summary, sql, table_contents, trust_conversation
+from tests.integration.sample_data import TRUST_TURNS, add_summary, trust_conversation
+from tests.integration.sqlite_files import sql, table_contents
 
 
 @pytest.fixture
@@ -154,7 +155,7 @@ def test_purged_messages_and_titles_are_gone_from_the_full_text_index(services, 
 def test_the_database_passes_integrity_checks_after_a_purge(services, data_dir):
     kept = trust_conversation(services)
     purged = trust_conversation(services)
-    add_summary(services, purged, "A second summary of the same trust.", last_seq=2)
+    add_summary(services, purged, "A second summary of the same trust.", last_seq=4, version=2)
 
     services.conversations.delete(purged, purge=True)
 

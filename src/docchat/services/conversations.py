@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import uuid
+from collections import OrderedDict
 from datetime import timedelta
 
 from docchat.domain import CleanupReport, Conversation, Message, SearchHit, StoreHealth, utcnow
@@ -15,6 +16,8 @@ from docchat.store.unit_of_work import SqlUnitOfWorkFactory
 
 MAX_TITLE = 200
 DEFAULT_TITLE = "New conversation"
+# Memories kept in RAM at once; a memory dropped here reloads from the store when next used.
+OPEN_MEMORIES = 32
 
 
 def clean_title(title: str) -> str:
@@ -38,7 +41,7 @@ class ConversationService:
         self._uow = uow
         self._counter = counter
         self._database = database
-        self._memories: dict[str, ConversationMemory] = {}
+        self._memories: OrderedDict[str, ConversationMemory] = OrderedDict()
         self._memories_lock = threading.Lock()
 
     @property
@@ -144,6 +147,9 @@ class ConversationService:
                     conversation_id=conversation_id, log=SqlMessageLog(self._uow), counter=self._counter
                 )
                 self._memories[conversation_id] = memory
+                if len(self._memories) > OPEN_MEMORIES:
+                    self._memories.popitem(last=False)
+            self._memories.move_to_end(conversation_id)
             return memory
 
     # health

@@ -103,8 +103,10 @@ def _entries(raw: bytes, name: str) -> list[tuple[str, bytes]]:
         return [(name, raw)]
     try:
         with zipfile.ZipFile(io.BytesIO(raw)) as archive:
-            entries = [(f"{name}:{info.filename}", archive.read(info)) for info in archive.infolist()
-                       if not info.is_dir() and info.filename.endswith(".json")]
+            members = [info for info in archive.infolist() if not info.is_dir() and info.filename.endswith(".json")]
+            if sum(info.file_size for info in members) > MAX_IMPORT_BYTES:
+                raise InvalidExport(f"{name}: the zip unpacks to more than {MAX_IMPORT_BYTES} bytes")
+            entries = [(f"{name}:{info.filename}", archive.read(info)) for info in members]
     except (zipfile.BadZipFile, OSError) as error:
         raise InvalidExport(f"{name}: damaged zip: {error}") from None
     if not entries:
