@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 
-from sqlalchemy import Connection, func, or_, select, text
+from sqlalchemy import Connection, bindparam, func, or_, select, text
 
 from docchat.domain import SearchHit
 from docchat.store.tables import conversations, messages
@@ -18,7 +18,26 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 # A title hit says more about a conversation than one line somewhere in it.
 _TITLE_WEIGHT = 2.0
 
-_FTS_MESSAGES = text(
+# The best-ranked message of each conversation first, then snippets for just those rows:
+# a conversation that matches a thousand times must not crowd the others out.
+# bm25() cannot sit inside a window function, so the matches are materialised first.
+_FTS_BEST_MESSAGES = text(
+    """
+    WITH matches AS MATERIALIZED (
+        SELECT m.conversation_id AS conversation_id, m.pk AS pk, bm25(messages_fts) AS rank
+        FROM messages_fts
+        JOIN messages m ON m.pk = messages_fts.rowid
+        JOIN conversations c ON c.id = m.conversation_id
+        WHERE messages_fts MATCH :query AND c.deleted_at IS NULL
+    )
+    SELECT conversation_id, pk, rank FROM (
+        SELECT conversation_id, pk, rank,
+               ROW_NUMBER() OVER (PARTITION BY conversation_id ORDER BY rank) AS place
+        FROM matches
+    ) WHERE place = 1 ORDER BY rank LIMIT :limit
+    """
+)
+_FTS_SNIPPETS = text(
     f"""
     SELECT m.conversation_id AS conversation_id, c.title AS title, m.seq AS seq,
            snippet(messages_fts, 0, '{SNIPPET_OPEN}', '{SNIPPET_CLOSE}', '…', 12) AS snippet,
@@ -26,10 +45,9 @@ _FTS_MESSAGES = text(
     FROM messages_fts
     JOIN messages m ON m.pk = messages_fts.rowid
     JOIN conversations c ON c.id = m.conversation_id
-    WHERE messages_fts MATCH :query AND c.deleted_at IS NULL
-    ORDER BY rank LIMIT :limit
+    WHERE messages_fts MATCH :query AND messages_fts.rowid IN :pks
     """
-)
+).bindparams(bindparam("pks", expanding=True))
 _FTS_TITLES = text(
     f"""
     SELECT c.id AS conversation_id, c.title AS title, NULL AS seq,
@@ -62,7 +80,8 @@ def search_conversations(db: Connection, user_text: str, *, limit: int) -> list[
         query = fts_query(user_text)
         if query is None:
             return []
-        hits = [_hit(row) for row in db.execute(_FTS_MESSAGES, {"query": query, "limit": limit * 10})]
+        best_rows = [row.pk for row in db.execute(_FTS_BEST_MESSAGES, {"query": query, "limit": limit})]
+        hits = [_hit(row) for row in db.execute(_FTS_SNIPPETS, {"query": query, "pks": best_rows})] if best_rows else []
         hits += [_hit(row, weight=_TITLE_WEIGHT) for row in db.execute(_FTS_TITLES, {"query": query, "limit": limit})]
     else:
         hits = [_hit(row) for row in _substring_rows(db, user_text, limit=limit * 10)]
