@@ -129,7 +129,11 @@ def export(args) -> None:
 def import_file(args) -> None:
     raw = Path(args.file).read_bytes()
     for report in _services().transfer.import_bytes(raw, name=Path(args.file).name, as_copy=args.as_copy):
-        if report.already_present:
+        if report.present_but_deleted:
+            print(f"already present but deleted: {report.conversation_id} ({report.title}); nothing added. "
+                  f"Purge it first (docchat conversations delete {report.conversation_id} --purge) "
+                  "or import with --as-copy")
+        elif report.already_present:
             print(f"already present: {report.conversation_id} ({report.title}); nothing added")
         else:
             print(f"imported {report.conversation_id} ({report.title}): {report.messages} messages")

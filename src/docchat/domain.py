@@ -88,6 +88,8 @@ class ImportReport:
     title: str
     messages: int
     already_present: bool
+    # Present, but deleted: the user cannot see it until it is purged and imported again.
+    present_but_deleted: bool = False
 
 
 @dataclass(frozen=True)

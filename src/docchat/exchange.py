@@ -188,7 +188,8 @@ class ImportedConversation:
 def parse_document(raw: bytes, *, source: str = "file") -> ImportedConversation:
     """Validates an export and returns its content, or raises InvalidExport naming the problem."""
     try:
-        text = raw.decode("utf-8")
+        # utf-8-sig: an export re-saved by an editor that adds a byte-order mark still reads.
+        text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
         raise InvalidExport(f"{source}: not UTF-8 text, so not a docchat export") from None
     try:

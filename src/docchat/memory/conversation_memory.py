@@ -12,6 +12,7 @@ from __future__ import annotations
 import threading
 import uuid
 from bisect import bisect_left
+from dataclasses import replace
 from typing import Any
 
 from llama_index.core.base.llms.types import ChatMessage, MessageRole
@@ -199,7 +200,9 @@ class ConversationMemory(BaseMemory):
             self._last_seq = max(self._last_seq, message.seq)
             if message.seq < start_seq or (message.seq < pruned_before and message.role is not Role.SYSTEM):
                 continue
-            tokens = recount.get(message.id, message.token_count)
+            if message.id in recount:
+                message = replace(message, token_count=recount[message.id], tokenizer=self._counter.id)
+            tokens = message.token_count
             if message.role is Role.SYSTEM:
                 self._system.append(len(self._messages))
                 self._system_tokens += tokens

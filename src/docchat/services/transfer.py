@@ -57,8 +57,10 @@ class TransferService:
     def _import_one(self, uow, document: ImportedConversation, *, as_copy: bool) -> ImportReport:
         conversation = document.conversation
         repo = uow.conversations
-        if not as_copy and repo.get_conversation(conversation.id, include_deleted=True) is not None:
-            return ImportReport(conversation.id, conversation.title, 0, already_present=True)
+        present = None if as_copy else repo.get_conversation(conversation.id, include_deleted=True)
+        if present is not None:
+            return ImportReport(conversation.id, conversation.title, 0, already_present=True,
+                                present_but_deleted=present.deleted_at is not None)
         if as_copy:
             document = _as_copy(document)
             conversation = document.conversation

