@@ -4,10 +4,19 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from datetime import timedelta
+from pathlib import Path
 
 from docchat.config import Settings
+from docchat.domain import utcnow
+from docchat.errors import LLMError
+from docchat.llm.discovery import fetch_info
+from docchat.llm.gateway import Sampling, Timeouts, VllmGateway
+from docchat.llm.profiles import CPU_MAX_OUTPUT, CPU_MODEL_NAME, CPU_SAMPLING, GPU_MAX_OUTPUT, GPU_SAMPLING
 from docchat.memory.tokens import TokenCounter, counter_for
+from docchat.services.chat import ChatService
 from docchat.services.conversations import ConversationService
+from docchat.services.llm import LLMService
 from docchat.services.transfer import TransferService
 from docchat.store.engine import make_engine
 from docchat.store.migrate import upgrade
@@ -17,29 +26,94 @@ from docchat.store.unit_of_work import SqlUnitOfWorkFactory
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 
+EMBEDDED_MODEL_DIR = "smollm2-135m-instruct"
+# A streaming answer checkpoints every second; one silent for this long was cut off by a crash.
+STALE_STREAM = timedelta(minutes=2)
+
 
 @dataclass(frozen=True)
 class Services:
     settings: Settings
     conversations: ConversationService
     transfer: TransferService
+    chat: ChatService
+    llm: LLMService
 
 
-def build_services(settings: Settings | None = None, *, counter: TokenCounter | None = None) -> Services:
+def build_services(settings: Settings | None = None, *, counter: TokenCounter | None = None,
+                   gateway=None) -> Services:
     """Opens the database, applies pending migrations, and wires the services over it."""
     settings = settings or Settings()
-    url = settings.resolved_database_url
-    engine = make_engine(url, busy_timeout_s=settings.busy_timeout_s)
+    engine = make_engine(settings.resolved_database_url, busy_timeout_s=settings.busy_timeout_s)
     upgrade(engine)
     uow = SqlUnitOfWorkFactory(engine)
-    counter = counter or counter_for(settings.tokenizer_model)
+    _recover_interrupted_answers(uow)
+    gateway = gateway or _gateway(settings)
+    counter = counter or _counter(settings, gateway)
+    conversations = ConversationService(uow, counter, database=engine.url.render_as_string(hide_password=True))
     return Services(
         settings=settings,
-        conversations=ConversationService(uow, counter, database=_display_url(engine)),
+        conversations=conversations,
         transfer=TransferService(uow, counter),
+        chat=ChatService(conversations, uow, gateway, counter, system_prompt=settings.system_prompt,
+                         answer_reserve=settings.max_tokens or _profile_max_tokens(settings)),
+        llm=LLMService(gateway, counter),
     )
 
 
-def _display_url(engine) -> str:
-    # Never show a password from a PostgreSQL URL.
-    return engine.url.render_as_string(hide_password=True)
+def embedded_model_dir(settings: Settings) -> Path:
+    return settings.models_dir / EMBEDDED_MODEL_DIR
+
+
+def _gateway(settings: Settings) -> VllmGateway:
+    embedded = settings.llm_url is None
+    if embedded and settings.llm_profile == "cpu":
+        sampling, expected = Sampling(**CPU_SAMPLING), CPU_MODEL_NAME
+    else:
+        sampling, expected = Sampling(**GPU_SAMPLING), None
+    return VllmGateway(
+        settings.resolved_llm_url,
+        expected_model=expected,
+        sampling=sampling,
+        timeouts=Timeouts(first_token_s=settings.first_token_timeout_s,
+                          between_tokens_s=settings.between_tokens_timeout_s,
+                          connect_retries=settings.connect_retries),
+    )
+
+
+def _counter(settings: Settings, gateway) -> TokenCounter:
+    """The served model's tokenizer: asked of the server when it runs, else the profile's."""
+    try:
+        info = fetch_info(gateway.base_url, timeout=1.5)
+    except LLMError:
+        info = None
+    if info is not None:
+        root = _served_root(gateway.base_url, info.model)
+        return counter_for(info.model, root / "tokenizer.json" if root else None)
+    if settings.llm_url is None and settings.llm_profile == "cpu":
+        model_dir = embedded_model_dir(settings)
+        if (model_dir / "tokenizer.json").exists():
+            return counter_for(CPU_MODEL_NAME, model_dir / "tokenizer.json")
+    return counter_for(settings.tokenizer_model)
+
+
+def _served_root(base_url: str, model: str) -> Path | None:
+    """The served weights' folder, when the server runs on this machine and reports it."""
+    import httpx
+
+    try:
+        models = httpx.get(f"{base_url}/models", timeout=1.5).json().get("data") or []
+    except (httpx.HTTPError, ValueError):
+        return None
+    root = next((m.get("root") for m in models if m.get("id") == model), None)
+    return Path(root) if root and Path(root).is_dir() else None
+
+
+def _profile_max_tokens(settings: Settings) -> int:
+    return CPU_MAX_OUTPUT if settings.llm_url is None and settings.llm_profile == "cpu" else GPU_MAX_OUTPUT
+
+
+def _recover_interrupted_answers(uow: SqlUnitOfWorkFactory) -> None:
+    with uow(write=True) as work:
+        work.conversations.interrupt_stale_streaming(utcnow() - STALE_STREAM)
+        work.commit()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Literal
 
 from pydantic import Field
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -18,9 +19,37 @@ class Settings(BaseSettings):
     # Seconds a writer waits for SQLite's lock before giving up.
     busy_timeout_s: float = 10.0
 
+    # The LLM. With no llm_url, docchat uses the embedded server of llm_profile.
+    llm_url: str | None = None
+    llm_profile: Literal["cpu", "gpu"] = "cpu"
+    llm_port: int = 8000
+    # The answer reserve: max tokens of one answer. Default: the profile's.
+    max_tokens: int | None = None
+    system_prompt: str = (
+        "You are docchat, a careful assistant. Answer the user's questions clearly and concisely. "
+        "If you do not know, say so."
+    )
+    first_token_timeout_s: float = 120.0
+    between_tokens_timeout_s: float = 60.0
+    connect_retries: int = 2
+    # Where the embedded cpu profile's server lives (its own virtual environment).
+    llm_venv: Path = Field(default=Path(".venv-llm"))
+
     @property
     def resolved_data_dir(self) -> Path:
         return self.data_dir.expanduser().resolve()
+
+    @property
+    def models_dir(self) -> Path:
+        return self.resolved_data_dir / "models"
+
+    @property
+    def embedded_url(self) -> str:
+        return f"http://127.0.0.1:{self.llm_port}/v1"
+
+    @property
+    def resolved_llm_url(self) -> str:
+        return (self.llm_url or self.embedded_url).rstrip("/")
 
     @property
     def resolved_database_url(self) -> str:

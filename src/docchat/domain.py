@@ -51,6 +51,8 @@ class Message:
     rewritten_query: str | None = None
     model: str | None = None
     usage: dict | None = None
+    # Why an answer failed, in words a user can read (status error or interrupted).
+    error: str | None = None
 
 
 @dataclass(frozen=True)
@@ -102,3 +104,44 @@ class StoreHealth:
     messages: int
     summaries: int
     tokenizer: str
+
+
+@dataclass(frozen=True)
+class Budget:
+    """How one prompt splits the model's window. Prompt + answer reserve <= max_model_len."""
+
+    max_model_len: int
+    answer_reserve: int
+    system: int
+    history: int
+    question: int
+    template: int
+    history_messages: int
+    dropped_messages: int
+    counter: str
+    exact: bool
+
+    @property
+    def prompt(self) -> int:
+        return self.system + self.history + self.question + self.template
+
+    @property
+    def free(self) -> int:
+        return self.max_model_len - self.answer_reserve - self.prompt
+
+    def as_dict(self) -> dict:
+        return {**self.__dict__, "prompt": self.prompt, "free": self.free}
+
+
+@dataclass(frozen=True)
+class LLMStatus:
+    url: str
+    healthy: bool
+    model: str | None
+    max_model_len: int | None
+    counter: str
+    counter_exact: bool
+    calibration: str
+    prefix_cache_hits: float | None
+    prefix_cache_queries: float | None
+    error: str | None = None

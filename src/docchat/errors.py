@@ -19,3 +19,35 @@ class InvalidExport(DocchatError):
 
 class StoreUnavailable(DocchatError):
     pass
+
+
+class LLMError(DocchatError):
+    """A failure talking to the LLM; the user's message is kept and the turn can be retried."""
+
+
+class LLMUnavailable(LLMError):
+    pass
+
+
+class ModelMissing(LLMError):
+    pass
+
+
+class ContextOverflow(LLMError):
+    pass
+
+
+class LLMServerError(LLMError):
+    pass
+
+
+class StreamCut(LLMError):
+    pass
+
+
+class LLMTimeout(LLMError):
+    pass
+
+
+class GenerationStopped(LLMError):
+    """The user stopped the answer; what arrived is kept as an interrupted message."""

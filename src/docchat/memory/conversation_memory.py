@@ -192,13 +192,20 @@ class ConversationMemory(BaseMemory):
 
     def _extend(self, stored: list[Message]) -> None:
         recount = {m.id: self._counter.count_message(m.role.value, m.content)
-                   for m in stored if m.tokenizer != self._counter.id or m.token_count is None}
+                   for m in stored if m.status is Status.COMPLETE
+                   and (m.tokenizer != self._counter.id or m.token_count is None)}
         if recount:
             self._log.store_token_counts(recount, self._counter.id)
         start_seq, pruned_before = self._marks
         for message in stored:
+            if message.status is Status.STREAMING:
+                # Not settled yet: look again from here on the next sync.
+                return
             self._last_seq = max(self._last_seq, message.seq)
             if message.seq < start_seq or (message.seq < pruned_before and message.role is not Role.SYSTEM):
+                continue
+            if message.status is not Status.COMPLETE:
+                # Failed or stopped answers are kept in the transcript, never sent back to the model.
                 continue
             if message.id in recount:
                 message = replace(message, token_count=recount[message.id], tokenizer=self._counter.id)

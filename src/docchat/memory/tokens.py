@@ -7,8 +7,10 @@ the count of a whole prompt is the sum of its messages plus the generation promp
 
 from __future__ import annotations
 
+import hashlib
 from functools import lru_cache
 from importlib.metadata import version
+from pathlib import Path
 from typing import Protocol
 
 IM_START, IM_END = "<|im_start|>", "<|im_end|>"
@@ -52,6 +54,29 @@ class QwenTokenCounter:
         return len(self._tokenizer.encode(text))
 
 
+class TokenizerJsonCounter:
+    """Exact counts from the tokenizer.json next to the served weights, for ChatML models."""
+
+    exact = True
+
+    def __init__(self, path: Path, *, model: str):
+        from tokenizers import Tokenizer
+
+        self._tokenizer = Tokenizer.from_file(str(path))
+        digest = hashlib.sha256(path.read_bytes()).hexdigest()[:12]
+        self.id = f"tokenizer.json:{model}:{digest}"
+        self.generation_prompt_tokens = self.count_text(f"{IM_START}assistant\n")
+
+    def encode_message(self, role: str, content: str) -> list[int]:
+        return self._tokenizer.encode(render_chatml(role, content), add_special_tokens=False).ids
+
+    def count_message(self, role: str, content: str) -> int:
+        return len(self.encode_message(role, content))
+
+    def count_text(self, text: str) -> int:
+        return len(self._tokenizer.encode(text, add_special_tokens=False).ids)
+
+
 class EstimateCounter:
     """Last resort: about four characters a token. Labelled as an estimate wherever shown."""
 
@@ -71,8 +96,10 @@ class EstimateCounter:
 
 
 @lru_cache(maxsize=4)
-def counter_for(model: str) -> TokenCounter:
-    """The exact counter when the model's tokenizer ships offline, else the estimate."""
+def counter_for(model: str, tokenizer_file: Path | None = None) -> TokenCounter:
+    """The served model's exact counter: Qwen3 offline, else its tokenizer.json, else an estimate."""
     if model.rsplit("/", 1)[-1].lower().startswith("qwen"):
         return QwenTokenCounter(model)
+    if tokenizer_file is not None and tokenizer_file.exists():
+        return TokenizerJsonCounter(tokenizer_file, model=model.rsplit("/", 1)[-1])
     return EstimateCounter()

@@ -12,7 +12,7 @@ from datetime import datetime
 
 from sqlalchemy import Connection, delete, func, insert, select, text, update
 
-from docchat.domain import Conversation, Message, Role, SearchHit, Status, Summary
+from docchat.domain import Conversation, Message, Role, SearchHit, Status, Summary, utcnow
 from docchat.store.search import search_conversations
 from docchat.store.tables import conversations, messages, summaries
 
@@ -55,6 +55,7 @@ def _message(row) -> Message:
         rewritten_query=row.rewritten_query,
         model=row.model,
         usage=row.usage,
+        error=row.error,
     )
 
 
@@ -73,6 +74,7 @@ def _message_row(message: Message) -> dict:
         "citations": message.citations,
         "model": message.model,
         "usage": message.usage,
+        "error": message.error,
     }
 
 
@@ -188,6 +190,35 @@ class ConversationRepository:
         self._db.execute(insert(messages).values(_message_row(stored)))
         self.update_conversation(message.conversation_id, updated_at=message.created_at)
         return stored
+
+    def settle_message(self, message: Message) -> None:
+        """Checkpoints or ends a streaming answer: its text so far, status, usage and count."""
+        self._db.execute(
+            update(messages)
+            .where(messages.c.id == message.id)
+            .values(
+                content=message.content,
+                status=message.status.value,
+                token_count=message.token_count,
+                tokenizer=message.tokenizer,
+                model=message.model,
+                usage=message.usage,
+                error=message.error,
+                updated_at=utcnow(),
+            )
+        )
+
+    def interrupt_stale_streaming(self, before: datetime) -> int:
+        """Answers left `streaming` by a crash become `interrupted`, keeping their text."""
+        result = self._db.execute(
+            update(messages)
+            .where(
+                messages.c.status == Status.STREAMING.value,
+                func.coalesce(messages.c.updated_at, messages.c.created_at) < before,
+            )
+            .values(status=Status.INTERRUPTED.value)
+        )
+        return result.rowcount
 
     def insert_messages(self, batch: list[Message]) -> None:
         """Stores messages with the seq they carry (import); the caller keeps seq dense."""

@@ -80,6 +80,9 @@ messages = Table(
     # What was sent to the model when it differs from what is shown (retrieved context).
     Column("sent_content", Text, nullable=True),
     Column("created_at", UTCDateTime, nullable=False),
+    # Last checkpoint of a streaming answer; a row streaming with an old checkpoint was cut
+    # off by a crash.
+    Column("updated_at", UTCDateTime, nullable=True),
     Column("status", String(16), nullable=False),
     Column("token_count", Integer, nullable=True),
     Column("tokenizer", String(120), nullable=True),
@@ -88,6 +91,7 @@ messages = Table(
     Column("model", String(200), nullable=True),
     Column("sampling", JSON, nullable=True),
     Column("usage", JSON, nullable=True),
+    Column("error", Text, nullable=True),
     UniqueConstraint("conversation_id", "seq", name="uq_messages_conversation_seq"),
 )
 

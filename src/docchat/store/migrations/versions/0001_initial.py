@@ -77,6 +77,7 @@ def upgrade() -> None:
         sa.Column("content", sa.Text, nullable=False),
         sa.Column("sent_content", sa.Text, nullable=True),
         sa.Column("created_at", UTCDateTime, nullable=False),
+        sa.Column("updated_at", UTCDateTime, nullable=True),
         sa.Column("status", sa.String(16), nullable=False),
         sa.Column("token_count", sa.Integer, nullable=True),
         sa.Column("tokenizer", sa.String(120), nullable=True),
@@ -85,6 +86,7 @@ def upgrade() -> None:
         sa.Column("model", sa.String(200), nullable=True),
         sa.Column("sampling", sa.JSON, nullable=True),
         sa.Column("usage", sa.JSON, nullable=True),
+        sa.Column("error", sa.Text, nullable=True),
         sa.UniqueConstraint("conversation_id", "seq", name="uq_messages_conversation_seq"),
     )
     op.create_table(

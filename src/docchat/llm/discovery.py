@@ -1,0 +1,81 @@
+"""What the running server says about itself: model, window, health, counters, token counts."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+import httpx
+
+from docchat.errors import LLMUnavailable, ModelMissing
+
+
+@dataclass(frozen=True)
+class ServerInfo:
+    base_url: str
+    model: str
+    max_model_len: int
+
+
+@dataclass(frozen=True)
+class PrefixCache:
+    hits: float
+    queries: float
+
+    @property
+    def hit_ratio(self) -> float | None:
+        return self.hits / self.queries if self.queries else None
+
+
+def root_url(base_url: str) -> str:
+    """http://host:port/v1 -> http://host:port, where /health, /metrics and /tokenize live."""
+    return re.sub(r"/v1/?$", "", base_url.rstrip("/"))
+
+
+def is_healthy(base_url: str, *, timeout: float = 2.0) -> bool:
+    try:
+        return httpx.get(f"{root_url(base_url)}/health", timeout=timeout).status_code == 200
+    except httpx.HTTPError:
+        return False
+
+
+def fetch_info(base_url: str, *, expected_model: str | None = None, timeout: float = 5.0) -> ServerInfo:
+    try:
+        response = httpx.get(f"{base_url.rstrip('/')}/models", timeout=timeout)
+        response.raise_for_status()
+        models = response.json().get("data") or []
+    except httpx.ConnectError:
+        raise LLMUnavailable(f"the LLM server is not running at {base_url}") from None
+    except (httpx.HTTPError, ValueError) as error:
+        raise LLMUnavailable(f"the LLM server at {base_url} did not answer /models properly: {error}") from None
+    if not models:
+        raise ModelMissing(f"the LLM server at {base_url} serves no model")
+    chosen = next((m for m in models if m.get("id") == expected_model), None) if expected_model else models[0]
+    if chosen is None:
+        served = ", ".join(m.get("id", "?") for m in models)
+        raise ModelMissing(f"the LLM server at {base_url} does not serve {expected_model} (it serves {served})")
+    return ServerInfo(base_url=base_url, model=chosen["id"], max_model_len=int(chosen.get("max_model_len") or 0))
+
+
+def prefix_cache(base_url: str, *, timeout: float = 2.0) -> PrefixCache | None:
+    """vLLM's prefix-cache counters from /metrics, or None when unavailable."""
+    try:
+        text = httpx.get(f"{root_url(base_url)}/metrics", timeout=timeout).text
+    except httpx.HTTPError:
+        return None
+
+    def total(name: str) -> float:
+        return sum(float(value) for value in re.findall(rf"^{name}(?:{{[^}}]*}})? ([0-9.eE+-]+)$", text, re.M))
+
+    return PrefixCache(hits=total("vllm:prefix_cache_hits_total"), queries=total("vllm:prefix_cache_queries_total"))
+
+
+def server_token_count(base_url: str, model: str, messages: list[dict], *, timeout: float = 10.0) -> int:
+    """The server's own count of a chat prompt, generation prompt included."""
+    response = httpx.post(
+        f"{root_url(base_url)}/tokenize",
+        json={"model": model, "messages": messages, "add_generation_prompt": True},
+        timeout=timeout,
+    )
+    response.raise_for_status()
+    return int(response.json()["count"])

