@@ -55,15 +55,131 @@ def _write(path: str, data: bytes) -> None:
 # handlers
 
 
+def _settings():
+    from docchat.config import Settings
+
+    return Settings()
+
+
+def _embedded_server(settings):
+    from docchat.bootstrap import embedded_model_dir
+    from docchat.llm.launcher import EmbeddedServer
+
+    venv = settings.llm_venv if settings.llm_venv.is_absolute() else PROJECT_ROOT / settings.llm_venv
+    return EmbeddedServer(venv=venv, model_dir=embedded_model_dir(settings), port=settings.llm_port,
+                          log_path=settings.resolved_data_dir / "logs" / "vllm.log")
+
+
 def run_app(args) -> int:
+    """The embedded LLM server (unless DOCCHAT_LLM_URL is set), then the page; Ctrl-C stops both."""
     app = PROJECT_ROOT / "app.py"
     if not app.exists():
         raise DocchatError("app.py not found: run docchat from a checkout (make run)")
+    settings = _settings()
+    server = None
+    if settings.llm_url is None and settings.llm_profile == "cpu" and not args.no_llm:
+        server = _embedded_server(settings)
+        server.start()
+    elif settings.llm_url:
+        print(f"using the LLM server at {settings.llm_url}")
     command = [
         sys.executable, "-m", "streamlit", "run", str(app),
         "--server.address", "127.0.0.1", "--server.port", str(args.port), "--server.headless", "true",
     ]
-    return subprocess.call(command, cwd=PROJECT_ROOT)
+    try:
+        return subprocess.call(command, cwd=PROJECT_ROOT)
+    except KeyboardInterrupt:
+        return 130
+    finally:
+        if server is not None:
+            print("stopping the LLM server")
+            server.stop()
+
+
+def ask(args) -> int:
+    services = _services()
+    turn = services.chat.answer(args.conversation, args.question)
+    try:
+        if args.json:
+            turn.text()
+        else:
+            for delta in turn:
+                sys.stdout.write(delta)
+                sys.stdout.flush()
+            sys.stdout.write("\n")
+    except DocchatError:
+        if args.json:
+            _print_json(_turn_json(turn, services))
+        raise
+    if args.json:
+        _print_json(_turn_json(turn, services))
+    return 0
+
+
+def _turn_json(turn, services) -> dict:
+    answer = turn.answer
+    return {
+        "conversation_id": turn.conversation_id,
+        "question": turn.question.content,
+        "answer": answer.content if answer else None,
+        "status": answer.status.value if answer else None,
+        "error": answer.error if answer else None,
+        "model": answer.model if answer else None,
+        "usage": turn.usage,
+        "budget": turn.budget.as_dict(),
+        "counter": services.conversations.counter.id,
+    }
+
+
+def llm_command(args) -> None:
+    print(" ".join(_llm_command_line(args)))
+
+
+def llm_serve(args) -> int:
+    command = _llm_command_line(args)
+    print(" ".join(command), file=sys.stderr)
+    if args.profile == "cpu":
+        server = _embedded_server(_settings())
+        server.ensure_model(lambda line: print(line, file=sys.stderr))
+        from docchat.llm.profiles import CPU_ENVIRONMENT
+
+        env = {**os.environ, **CPU_ENVIRONMENT}
+    else:
+        env = dict(os.environ)
+    try:
+        return subprocess.call(command, env=env)
+    except FileNotFoundError:
+        raise DocchatError(f"{command[0]} is not installed here; the gpu profile needs vLLM's GPU build") from None
+    except KeyboardInterrupt:
+        return 130
+
+
+def _llm_command_line(args) -> list[str]:
+    from docchat.llm import profiles
+
+    if args.profile == "cpu":
+        server = _embedded_server(_settings())
+        return server.command()
+    gib = args.gpu_memory_gib or _detected_gpu_gib()
+    if gib is None:
+        print("no GPU found to measure; assuming 262,144 tokens fit (give --gpu-memory-gib to check)",
+              file=sys.stderr)
+        return profiles.gpu_command()
+    fit = profiles.gpu_fit(gib)
+    print(fit.explain(), file=sys.stderr)
+    if fit.max_model_len < profiles.CONTEXT_STEP:
+        raise DocchatError(f"a {gib:g} GiB GPU cannot hold Qwen3-4B-Instruct-2507 with an fp8 KV cache")
+    return profiles.gpu_command(fit.max_model_len)
+
+
+def _detected_gpu_gib() -> float | None:
+    try:
+        out = subprocess.run(["nvidia-smi", "--query-gpu=memory.total", "--format=csv,noheader,nounits"],
+                             capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    values = [float(line) for line in out.stdout.split() if line.strip().replace(".", "", 1).isdigit()]
+    return values[0] / 1024 if out.returncode == 0 and values else None
 
 
 def list_conversations(args) -> None:
@@ -148,12 +264,17 @@ def cleanup(args) -> None:
 
 
 def doctor(args) -> None:
-    health = _services().conversations.health()
+    services = _services()
+    health, llm = services.conversations.health(), services.llm.status()
     if args.json:
-        _print_json(health.__dict__)
+        _print_json({"store": health.__dict__, "llm": llm.__dict__})
         return
+    print("store")
     for key, value in health.__dict__.items():
-        print(f"{key.replace('_', ' '):<22} {value}")
+        print(f"  {key.replace('_', ' '):<22} {value}")
+    print("llm")
+    for key, value in llm.__dict__.items():
+        print(f"  {key.replace('_', ' '):<22} {value}")
 
 
 def bench(args) -> None:
@@ -167,9 +288,25 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--version", action="version", version=f"docchat {__version__}")
     commands = parser.add_subparsers(title="commands", metavar="COMMAND")
 
-    run = commands.add_parser("run", help="serve the app on 127.0.0.1 (what `make run` does)")
+    run = commands.add_parser("run", help="start the LLM server and serve the app on 127.0.0.1 (what `make run` does)")
     run.add_argument("--port", type=int, default=8501)
+    run.add_argument("--no-llm", action="store_true", help="serve the page without starting the embedded LLM")
     run.set_defaults(handler=run_app)
+
+    asking = commands.add_parser("ask", help="ask one question and stream the answer")
+    asking.add_argument("question")
+    asking.add_argument("--conversation", metavar="ID", help="continue this conversation (default: a new one)")
+    asking.add_argument("--json", action="store_true", help="print the answer, usage and budget split as JSON")
+    asking.set_defaults(handler=ask)
+
+    llm = commands.add_parser("llm", help="the vLLM server: its command line, or run it")
+    llm_verbs = llm.add_subparsers(title="verbs", metavar="VERB", required=True)
+    for verb, handler, text in (("command", llm_command, "print the exact server command line"),
+                                ("serve", llm_serve, "run the server in the foreground")):
+        sub = llm_verbs.add_parser(verb, help=text)
+        sub.add_argument("--profile", choices=["cpu", "gpu"], default="cpu")
+        sub.add_argument("--gpu-memory-gib", type=float, help="the GPU's memory, when it cannot be detected")
+        sub.set_defaults(handler=handler)
 
     conversations = commands.add_parser("conversations", help="list, create, rename, pin, delete, search")
     verbs = conversations.add_subparsers(title="verbs", metavar="VERB", required=True)
@@ -213,7 +350,7 @@ def _parser() -> argparse.ArgumentParser:
     cleaning.add_argument("--dry-run", action="store_true", help="list what would be removed, remove nothing")
     cleaning.set_defaults(handler=cleanup)
 
-    health = commands.add_parser("doctor", help="database path, schema version, integrity, counts")
+    health = commands.add_parser("doctor", help="database, schema version, integrity, counts; the LLM's state")
     health.add_argument("--json", action="store_true")
     health.set_defaults(handler=doctor)
 

@@ -29,6 +29,8 @@ GPU_SAMPLING = {"temperature": 0.7, "top_p": 0.8, "top_k": 20}
 GPU_MAX_OUTPUT = 16_384
 
 CPU_MODEL_NAME = "SmolLM2-135M-Instruct"
+# SmolLM2-135M-Instruct's max_position_embeddings, used until the converted folder exists.
+CPU_CONTEXT = 8192
 CPU_KVCACHE_SPACE_GIB = 1
 CPU_SAMPLING = {"temperature": 0.0}
 CPU_MAX_OUTPUT = 512
@@ -82,8 +84,10 @@ def gpu_command(max_model_len: int = GPU_CONTEXT, *, port: int = DEFAULT_PORT) -
 
 
 def model_context_length(model_dir: Path) -> int:
-    config = json.loads((model_dir / "config.json").read_text())
-    return int(config["max_position_embeddings"])
+    config_file = model_dir / "config.json"
+    if not config_file.exists():
+        return CPU_CONTEXT
+    return int(json.loads(config_file.read_text())["max_position_embeddings"])
 
 
 def cpu_command(python: Path, model_dir: Path, *, port: int = DEFAULT_PORT) -> list[str]:

