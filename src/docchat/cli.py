@@ -126,7 +126,7 @@ def _turn_json(turn, services) -> dict:
         "error": answer.error if answer else None,
         "model": answer.model if answer else None,
         "usage": turn.usage,
-        "budget": turn.budget.as_dict(),
+        "budget": turn.budget.as_dict() if turn.budget else None,
         "counter": services.conversations.counter.id,
     }
 

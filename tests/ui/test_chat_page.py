@@ -2,7 +2,7 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from docchat.ui.chat import NO_LLM_NOTICE
+from docchat.domain import Role, Status
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -17,10 +17,22 @@ def test_a_first_message_starts_a_conversation_titled_after_it(chat_page, servic
 
     [conversation] = services.conversations.list()
     assert conversation.title == "When is the Determination Date for the 2024"
-    [message] = services.conversations.history(conversation.id)
-    assert message.content == "When is the Determination Date for the 2024 trust?"
+    question = services.conversations.history(conversation.id)[0]
+    assert question.content == "When is the Determination Date for the 2024 trust?"
     assert page.query_params["c"] == conversation.id
-    assert any(NO_LLM_NOTICE in info.value for info in page.info)
+
+
+def test_with_no_llm_server_the_question_is_kept_and_the_page_says_why_and_offers_a_retry(chat_page, services):
+    page = chat_page()
+    page.chat_input(key="chat_input").set_value("What is the notice period?").run()
+
+    [conversation] = services.conversations.list()
+    question, answer = services.conversations.history(conversation.id)
+    assert (question.role, question.content) == (Role.USER, "What is the notice period?")
+    assert (answer.role, answer.status) == (Role.ASSISTANT, Status.ERROR)
+    assert any("not running" in warning.value for warning in page.warning)
+    assert any("not running" in error.value for error in page.error)
+    assert page.button(key="chat_retry").label == "Retry the answer"
 
 
 def test_the_open_conversation_shows_its_stored_history(chat_page, services):
@@ -31,7 +43,7 @@ def test_the_open_conversation_shows_its_stored_history(chat_page, services):
     page = chat_page(conversation.id)
 
     assert [m.markdown[0].value for m in page.chat_message] == ["What was Q3 revenue?", "Revenue was 4.2 million."]
-    assert page.title[0].value == "Quarterly report"
+    assert page.header[0].value == "Quarterly report"
 
 
 def test_the_sidebar_lists_pinned_conversations_first(chat_page, services):

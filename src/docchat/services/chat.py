@@ -36,7 +36,7 @@ class Turn:
 
     conversation_id: str
     question: Message
-    budget: Budget
+    budget: Budget | None
     stop: threading.Event = field(default_factory=threading.Event)
     answer: Message | None = None
     usage: dict | None = None
@@ -72,9 +72,11 @@ class ChatService:
         try:
             info = self._gateway.info()
         except LLMError as error:
+            # The question is kept either way; the failure shows when the turn is read.
             stored = self._conversations.post_user_message(conversation_id, question)
-            self._store_failed_answer(stored.conversation_id, error)
-            raise
+            turn = Turn(conversation_id=stored.conversation_id, question=stored, budget=None)
+            turn._deltas = self._failed(turn, error)
+            return turn
         self._refuse_if_too_long(question, info.max_model_len)
         stored = self._conversations.post_user_message(conversation_id, question)
         return self._turn(stored.conversation_id, stored, info)
@@ -85,7 +87,13 @@ class ChatService:
         questions = [m for m in history if m.role is Role.USER]
         if not questions:
             raise InvalidInput("there is no question to answer again in this conversation")
-        return self._turn(conversation_id, questions[-1], self._gateway.info())
+        try:
+            info = self._gateway.info()
+        except LLMError as error:
+            turn = Turn(conversation_id=conversation_id, question=questions[-1], budget=None)
+            turn._deltas = self._failed(turn, error)
+            return turn
+        return self._turn(conversation_id, questions[-1], info)
 
     def plan(self, conversation_id: str, max_model_len: int) -> tuple[list[dict], Budget]:
         """The messages to send and how they split the window."""
@@ -182,6 +190,9 @@ class ChatService:
             uow.commit()
         return message
 
-    def _store_failed_answer(self, conversation_id: str, error: LLMError) -> None:
-        answer = self._start_answer(conversation_id, None)
-        self._settle(replace(answer, status=Status.ERROR, error=str(error)))
+    def _failed(self, turn: Turn, error: LLMError) -> Iterator[str]:
+        answer = self._start_answer(turn.conversation_id, None)
+        turn.answer = self._settle(replace(answer, status=Status.ERROR, error=str(error)))
+        turn.error = error
+        raise error
+        yield  # a generator, so that the failure shows where the stream is read

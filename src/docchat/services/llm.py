@@ -25,6 +25,14 @@ class LLMService:
             self._calibration = calibrate(self._counter, info)
         return self._calibration
 
+    def reachable(self) -> str | None:
+        """None when the server answers; otherwise what is wrong, in words for the user."""
+        try:
+            self._gateway.info(refresh=not is_healthy(self._gateway.base_url, timeout=0.5))
+        except LLMError as error:
+            return f"{str(error)[0].upper()}{str(error)[1:]}."
+        return None
+
     def status(self) -> LLMStatus:
         url = self._gateway.base_url
         healthy = is_healthy(url)

