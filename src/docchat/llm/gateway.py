@@ -2,13 +2,14 @@
 
 Every failure leaves here as a docchat error a user can read. The stream is read on a
 worker thread so that the caller can enforce the first-token and between-token timeouts
-and stop a generation at once; the worker closes the HTTP stream, which makes vLLM abort
-the request. A failed connection is retried a few times; a stream that has started is not.
+and stop a generation at once; the caller then closes the answer's HTTP client, which makes
+vLLM abort the request. A failed connection is retried a few times; a started stream is not.
 """
 
 from __future__ import annotations
 
 import queue
+import socket
 import threading
 import time
 from dataclasses import dataclass, field
@@ -83,7 +84,7 @@ class VllmGateway:
 
     # internals
 
-    def _llm(self, info: ServerInfo, max_tokens: int):
+    def _llm(self, info: ServerInfo, max_tokens: int, http):
         from llama_index.llms.openai_like import OpenAILike
 
         extra_body = {"top_k": self._sampling.top_k} if self._sampling.top_k is not None else {}
@@ -102,16 +103,26 @@ class VllmGateway:
             max_retries=0,
             # A backstop for a worker stuck in a read; the caller's own timeouts fire first.
             timeout=max(self._timeouts.first_token_s, self._timeouts.between_tokens_s) + 30,
+            http_client=http,
         )
 
     def _deltas(self, info, messages, max_tokens, stop, generation) -> Iterator[str]:
         from llama_index.core.llms import ChatMessage
 
+        import httpx
+
         chat = [ChatMessage(role=m["role"], content=m["content"]) for m in messages]
         events: queue.Queue = queue.Queue()
         abandon = threading.Event()
+        # One HTTP client per answer, whose sockets this side shuts down when the answer is
+        # abandoned: vLLM aborts a request whose client has hung up. Closing the LlamaIndex
+        # generator leaves the socket to the GC, and close() does not wake a worker blocked
+        # in a read; shutdown() does.
+        responses: list = []
+        http = httpx.Client(timeout=httpx.Timeout(None, connect=self._timeouts.connect_s),
+                            event_hooks={"response": [responses.append]})
         worker = threading.Thread(
-            target=self._pump, args=(self._llm(info, max_tokens), chat, events, abandon), daemon=True,
+            target=self._pump, args=(self._llm(info, max_tokens, http), chat, events, abandon), daemon=True,
             name="docchat-llm-stream",
         )
         worker.start()
@@ -120,6 +131,8 @@ class VllmGateway:
             while True:
                 limit = self._timeouts.between_tokens_s if started_streaming else self._timeouts.first_token_s
                 kind, item = self._next_event(events, limit, stop, started_streaming)
+                if kind == "retrying":
+                    continue  # a fresh first-token wait for the new attempt
                 if kind == "delta":
                     started_streaming = True
                     generation.text += item
@@ -136,6 +149,9 @@ class VllmGateway:
                     raise self._user_error(item, started_streaming)
         finally:
             abandon.set()
+            for response in responses:
+                _hang_up(response)
+            http.close()
 
     def _next_event(self, events: queue.Queue, limit: float, stop: threading.Event, started: bool):
         deadline = time.monotonic() + limit
@@ -178,7 +194,9 @@ class VllmGateway:
                 if sent_any or attempt == attempts - 1 or abandon.is_set():
                     events.put(("error", error))
                     return
-                time.sleep(self._timeouts.retry_backoff_s * (attempt + 1))
+                if abandon.wait(self._timeouts.retry_backoff_s * (attempt + 1)):
+                    return
+                events.put(("retrying", attempt + 1))
             except Exception as error:  # handed to the caller, who turns it into a user error
                 events.put(("error", error))
                 return
@@ -191,7 +209,9 @@ class VllmGateway:
             return StreamCut("the connection to the LLM server broke in the middle of the answer")
         if isinstance(error, openai.APIConnectionError):
             self._info = None
-            return LLMUnavailable(f"the LLM server is not running at {self.base_url}")
+            if isinstance(error.__cause__, httpx.ConnectError):
+                return LLMUnavailable(f"the LLM server is not running at {self.base_url}")
+            return LLMUnavailable(f"the connection to the LLM server at {self.base_url} failed: {error.__cause__ or error}")
         if isinstance(error, openai.BadRequestError):
             text = _message(error)
             if "context" in text.lower() or "max_tokens" in text.lower() or "too long" in text.lower():
@@ -205,6 +225,16 @@ class VllmGateway:
         if isinstance(error, (openai.APIError, httpx.HTTPError)):
             return StreamCut(f"the LLM server's answer broke off: {error}")
         return LLMServerError(f"unexpected failure talking to the LLM server: {error}")
+
+
+def _hang_up(response) -> None:
+    stream = response.extensions.get("network_stream")
+    connection = stream.get_extra_info("socket") if stream is not None else None
+    if connection is not None:
+        try:
+            connection.shutdown(socket.SHUT_RDWR)
+        except OSError:
+            pass  # already closed
 
 
 def _message(error) -> str:
