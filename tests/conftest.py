@@ -45,7 +45,8 @@ def live_llm():
     )
     if not server.python.exists():
         pytest.fail("the LLM server's environment .venv-llm is missing: `make test` creates it")
-    server.start(say=lambda line: print(f"[live] {line}", flush=True))
+    # A loaded CI machine gets more time than `make run`'s 180 s.
+    server.start(say=lambda line: print(f"[live] {line}", flush=True), timeout_s=300)
     try:
         yield server
     finally:

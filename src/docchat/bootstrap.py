@@ -49,15 +49,19 @@ def build_services(settings: Settings | None = None, *, counter: TokenCounter | 
     uow = SqlUnitOfWorkFactory(engine)
     _recover_interrupted_answers(uow)
     gateway = gateway or _gateway(settings)
-    counter = counter or _counter(settings, gateway)
+    info = _server_info(gateway)
+    counter = counter or _counter(settings, gateway, info)
     conversations = ConversationService(uow, counter, database=engine.url.render_as_string(hide_password=True))
+    llm = LLMService(gateway, counter)
+    if info is not None:
+        llm.calibration()  # once, at start-up, while the server is known to answer
     return Services(
         settings=settings,
         conversations=conversations,
         transfer=TransferService(uow, counter),
         chat=ChatService(conversations, uow, gateway, counter, system_prompt=settings.system_prompt,
                          answer_reserve=settings.max_tokens or _profile_max_tokens(settings)),
-        llm=LLMService(gateway, counter),
+        llm=llm,
     )
 
 
@@ -80,12 +84,15 @@ def _gateway(settings: Settings) -> VllmGateway:
     )
 
 
-def _counter(settings: Settings, gateway) -> TokenCounter:
-    """The served model's tokenizer: asked of the server when it runs, else the profile's."""
+def _server_info(gateway):
     try:
-        info = fetch_info(gateway.base_url, timeout=1.5)
+        return fetch_info(gateway.base_url, timeout=1.5)
     except LLMError:
-        info = None
+        return None
+
+
+def _counter(settings: Settings, gateway, info) -> TokenCounter:
+    """The served model's tokenizer: asked of the server when it runs, else the profile's."""
     if info is not None:
         root = _served_root(gateway.base_url, info.model)
         return counter_for(info.model, root / "tokenizer.json" if root else None)

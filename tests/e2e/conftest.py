@@ -50,6 +50,12 @@ def live_app_url(tmp_path, live_llm):
     yield from _serve(tmp_path, llm_url=live_llm.url, max_tokens="48")
 
 
+@pytest.fixture
+def live_app_url_long_answers(tmp_path, live_llm):
+    """The page over the real server, with room for answers long enough to stop."""
+    yield from _serve(tmp_path, llm_url=live_llm.url, max_tokens="400")
+
+
 def _serve(tmp_path, *, llm_url: str, max_tokens: str = "64"):
     port = free_port()
     env = {**os.environ, "DOCCHAT_DATA_DIR": str(tmp_path / "data"), "DOCCHAT_LLM_URL": llm_url,

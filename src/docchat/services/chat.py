@@ -46,6 +46,14 @@ class Turn:
     def __iter__(self) -> Iterator[str]:
         return self._deltas
 
+    def close(self) -> None:
+        """Ends the stream now, keeping what arrived as interrupted. Safe to call twice.
+
+        Callers that may be interrupted (a Streamlit rerun) call this in a `finally`: a
+        generator left to the garbage collector may be finalised long after.
+        """
+        self._deltas.close()
+
     def text(self) -> str:
         """Consumes the stream and returns the whole answer (raises on failure)."""
         for _ in self:
@@ -165,6 +173,8 @@ class ChatService:
         finally:
             # Also reached when the consumer goes away (GeneratorExit): a closed page, or the
             # Streamlit rerun that the stop button causes. What arrived is kept, as interrupted.
+            if generation is not None:
+                generation.close()
             turn.usage = generation.usage if generation is not None else None
             turn.answer = self._settle(replace(
                 answer, content=text, status=status, usage=turn.usage, error=error_text,

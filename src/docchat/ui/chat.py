@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import time
+
 import streamlit as st
 
 from docchat.domain import Budget, Message, Status
@@ -9,10 +11,13 @@ from docchat.errors import DocchatError, NotFound
 from docchat.ui.session import open_conversation, services
 
 KEY = "chat"
+STREAMING = f"{KEY}_streaming_turn"
+SETTLE_WAIT_S = 5.0
 AVATARS = {"user": ":material/person:", "assistant": ":material/smart_toy:", "system": ":material/settings:"}
 
 
 def render(conversation_id: str | None) -> None:
+    _stop_previous_answer()
     history = _header_and_history(conversation_id)
     if history is None:
         conversation_id, history = None, []
@@ -78,15 +83,36 @@ def _stream(start_turn) -> None:
         st.error(str(error))
         return
     open_conversation(turn.conversation_id)
+    st.session_state[STREAMING] = turn
     with st.chat_message("assistant", avatar=AVATARS["assistant"]):
         st.button("Stop", key=f"{KEY}_stop", icon=":material/stop_circle:")
         try:
             st.write_stream(turn)
         except DocchatError:
             pass  # stored with the message; shown by the rerun below
+        finally:
+            # A click on Stop reruns the script, which raises through write_stream; closing
+            # here settles the answer as interrupted before the next run reads it.
+            turn.close()
+    st.session_state.pop(STREAMING, None)
     if turn.budget is not None:
         st.session_state[f"{KEY}_budget_{turn.conversation_id}"] = turn.budget
     st.rerun()
+
+
+def _stop_previous_answer() -> None:
+    """Any rerun during an answer (the Stop button, another click) stops it first.
+
+    The interrupted run may still be unwinding on another thread; waiting for the answer to
+    be settled means this run shows it as stored (interrupted), not half-written.
+    """
+    turn = st.session_state.pop(STREAMING, None)
+    if turn is None:
+        return
+    turn.stop.set()
+    deadline = time.monotonic() + SETTLE_WAIT_S
+    while turn.answer is None and time.monotonic() < deadline:
+        time.sleep(0.05)
 
 
 def _budget_meter(conversation_id: str | None) -> None:

@@ -1,4 +1,4 @@
-"""The store's health, as `docchat doctor` reports it."""
+"""The store's and the LLM's health, as `docchat doctor` reports them."""
 
 from __future__ import annotations
 
@@ -9,6 +9,29 @@ from docchat.ui.session import services
 
 def render() -> None:
     st.title("Settings", anchor=False)
+    _llm()
+    _storage()
+
+
+def _llm() -> None:
+    status = services().llm.status()
+    st.subheader("LLM", anchor=False)
+    if status.healthy:
+        st.success(f"Connected to {status.model} at {status.url}", icon=":material/check_circle:")
+    else:
+        st.warning(f"{status.error}. Start it with `make run`.", icon=":material/cloud_off:")
+    columns = st.columns(3)
+    columns[0].metric("Window (max_model_len)", f"{status.max_model_len:,}" if status.max_model_len else "—")
+    ratio = (status.prefix_cache_hits / status.prefix_cache_queries
+             if status.prefix_cache_queries else None)
+    columns[1].metric("Prefix-cache hits", f"{ratio:.0%}" if ratio is not None else "—")
+    columns[2].metric("Answer reserve", f"{services().chat.reserve_for(status.max_model_len or 0):,}"
+                      if status.max_model_len else "—")
+    st.text(f"Token counter: {status.counter} ({'exact' if status.counter_exact else 'estimate'})")
+    st.text(f"Calibration against the server: {status.calibration}")
+
+
+def _storage() -> None:
     health = services().conversations.health()
     st.subheader("Storage", anchor=False)
     st.text(f"Database: {health.database}")
@@ -18,7 +41,3 @@ def render() -> None:
     columns[1].metric("Deleted (not purged)", health.deleted_conversations)
     columns[2].metric("Messages", health.messages)
     columns[3].metric("Summaries", health.summaries)
-    st.subheader("Token counting", anchor=False)
-    st.text(f"Counter: {health.tokenizer}")
-    st.subheader("LLM", anchor=False)
-    st.info("No LLM server is connected yet.", icon=":material/info:")
