@@ -8,6 +8,8 @@ from datetime import timedelta
 from pathlib import Path
 
 from docchat.config import Settings
+from docchat.context.engine import ContextEngine
+from docchat.context.programs import Programs, vllm_lm_factory
 from docchat.domain import utcnow
 from docchat.errors import LLMError
 from docchat.llm.discovery import fetch_info
@@ -41,7 +43,7 @@ class Services:
 
 
 def build_services(settings: Settings | None = None, *, counter: TokenCounter | None = None,
-                   gateway=None) -> Services:
+                   gateway=None, programs: Programs | None = None) -> Services:
     """Opens the database, applies pending migrations, and wires the services over it."""
     settings = settings or Settings()
     engine = make_engine(settings.resolved_database_url, busy_timeout_s=settings.busy_timeout_s)
@@ -53,14 +55,16 @@ def build_services(settings: Settings | None = None, *, counter: TokenCounter | 
     counter = counter or _counter(settings, gateway, info)
     conversations = ConversationService(uow, counter, database=engine.url.render_as_string(hide_password=True))
     llm = LLMService(gateway, counter)
+    programs = programs if programs is not None else _programs(settings, gateway)
     if info is not None:
         llm.calibration()  # once, at start-up, while the server is known to answer
     return Services(
         settings=settings,
         conversations=conversations,
         transfer=TransferService(uow, counter),
-        chat=ChatService(conversations, uow, gateway, counter, system_prompt=settings.system_prompt,
-                         answer_reserve=settings.max_tokens or _profile_max_tokens(settings)),
+        chat=ChatService(conversations, uow, gateway, counter,
+                         ContextEngine(counter, programs, system_prompt=settings.system_prompt),
+                         answer_reserve=settings.max_tokens or _profile_max_tokens(settings), programs=programs),
         llm=llm,
     )
 
@@ -113,6 +117,17 @@ def _served_root(base_url: str, model: str) -> Path | None:
         return None
     root = next((m.get("root") for m in models if m.get("id") == model), None)
     return Path(root) if root and Path(root).is_dir() else None
+
+
+def _programs(settings: Settings, gateway) -> Programs | None:
+    """The DSPy programs over the chat's own server, or none when off."""
+    if not settings.context_programs:
+        return None
+
+    def lm_for(max_tokens: int):
+        return vllm_lm_factory(gateway.base_url, gateway.info().model, timeout_s=settings.program_timeout_s)(max_tokens)
+
+    return Programs(lm_for)
 
 
 def _profile_max_tokens(settings: Settings) -> int:

@@ -127,6 +127,8 @@ def _turn_json(turn, services) -> dict:
         "model": answer.model if answer else None,
         "usage": turn.usage,
         "budget": turn.budget.as_dict() if turn.budget else None,
+        "rewritten_query": turn.stats.rewritten_query if turn.stats else None,
+        "memory": turn.stats.as_dict() if turn.stats else None,
         "counter": services.conversations.counter.id,
     }
 

@@ -29,6 +29,10 @@ class Settings(BaseSettings):
         "You are docchat, a careful assistant. Answer the user's questions clearly and concisely. "
         "If you do not know, say so."
     )
+    # DSPy programs (condense, rewrite, title) on the same server; off: truncation, enrichment,
+    # first-words titles only.
+    context_programs: bool = True
+    program_timeout_s: float = 30.0
     first_token_timeout_s: float = 120.0
     between_tokens_timeout_s: float = 60.0
     connect_retries: int = 2

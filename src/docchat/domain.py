@@ -53,6 +53,14 @@ class Message:
     usage: dict | None = None
     # Why an answer failed, in words a user can read (status error or interrupted).
     error: str | None = None
+    # What the model was sent for this user turn when it differs from what is shown
+    # (retrieved context first, then the question); later turns resend it byte for byte.
+    sent_content: str | None = None
+
+    @property
+    def model_text(self) -> str:
+        """The text the model sees for this message."""
+        return self.sent_content if self.sent_content is not None else self.content
 
 
 @dataclass(frozen=True)
@@ -120,10 +128,13 @@ class Budget:
     dropped_messages: int
     counter: str
     exact: bool
+    summary: int = 0
+    chunks: int = 0
+    history_share: int = 0
 
     @property
     def prompt(self) -> int:
-        return self.system + self.history + self.question + self.template
+        return self.system + self.summary + self.chunks + self.history + self.question + self.template
 
     @property
     def free(self) -> int:
@@ -131,6 +142,29 @@ class Budget:
 
     def as_dict(self) -> dict:
         return {**self.__dict__, "prompt": self.prompt, "free": self.free}
+
+
+@dataclass(frozen=True)
+class MemoryStats:
+    """What the memory did for one answer."""
+
+    total_messages: int
+    total_tokens: int
+    kept_verbatim: int
+    summarised: int
+    summary_version: int | None
+    summary_created_at: datetime | None
+    summary_created: bool
+    compactions: int
+    counter: str
+    memory_ms: float
+    rewritten_query: str | None = None
+    rewrite_method: str = "none"
+
+    def as_dict(self) -> dict:
+        data = dict(self.__dict__)
+        data["summary_created_at"] = self.summary_created_at.isoformat() if self.summary_created_at else None
+        return data
 
 
 @dataclass(frozen=True)

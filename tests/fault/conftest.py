@@ -30,6 +30,8 @@ def settings_for(data_dir):
         values = dict(
             data_dir=data_dir, llm_url=url, first_token_timeout_s=FIRST_TOKEN_TIMEOUT_S,
             between_tokens_timeout_s=BETWEEN_TOKENS_TIMEOUT_S, connect_retries=CONNECT_RETRIES,
+            # Only the answer requests reach the fake: no condense, rewrite or title calls.
+            context_programs=False,
         )
         return Settings(**{**values, **overrides})
 

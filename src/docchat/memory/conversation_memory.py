@@ -40,6 +40,7 @@ class ConversationMemory(BaseMemory):
     _before: list[int] = PrivateAttr(default_factory=lambda: [0])
     _system: list[int] = PrivateAttr(default_factory=list)
     _system_tokens: int = PrivateAttr(default=0)
+    _seqs: list[int] = PrivateAttr(default_factory=list)
     _last_seq: int = PrivateAttr(default=0)
     _marks: tuple[int, int] = PrivateAttr(default=(1, 1))
 
@@ -103,7 +104,7 @@ class ConversationMemory(BaseMemory):
             content=content,
             created_at=utcnow(),
             status=fields.pop("status", Status.COMPLETE),
-            token_count=self._counter.count_message(role.value, content),
+            token_count=self._counter.count_message(role.value, fields.get("sent_content") or content),
             tokenizer=self._counter.id,
             **fields,
         )
@@ -126,6 +127,14 @@ class ConversationMemory(BaseMemory):
         with self._lock:
             self._sync()
             return list(self._messages)
+
+    def after(self, seq: int) -> tuple[list[Message], int]:
+        """The messages after `seq` (those a summary does not cover) and their tokens."""
+        with self._lock:
+            self._sync()
+            start = bisect_left(self._seqs, seq + 1)
+            return self._messages[start:], self._before[-1] - self._before[start] + sum(
+                self._messages[i].token_count for i in self._system if i >= start)
 
     def get_recent(self, n: int) -> list[Message]:
         with self._lock:
@@ -176,7 +185,7 @@ class ConversationMemory(BaseMemory):
         return start, [i for i in self._system if i < start]
 
     def _reload(self) -> None:
-        self._messages, self._chat, self._before = [], [], [0]
+        self._messages, self._chat, self._before, self._seqs = [], [], [0], []
         self._system, self._system_tokens, self._last_seq = [], 0, 0
         state = self._log.load(self.conversation_id, after_seq=0)
         self._marks = (state.memory_start_seq, state.pruned_before_seq)
@@ -191,7 +200,7 @@ class ConversationMemory(BaseMemory):
             self._extend(state.messages)
 
     def _extend(self, stored: list[Message]) -> None:
-        recount = {m.id: self._counter.count_message(m.role.value, m.content)
+        recount = {m.id: self._counter.count_message(m.role.value, m.model_text)
                    for m in stored if m.status is Status.COMPLETE
                    and (m.tokenizer != self._counter.id or m.token_count is None)}
         if recount:
@@ -217,4 +226,5 @@ class ConversationMemory(BaseMemory):
             else:
                 self._before.append(self._before[-1] + tokens)
             self._messages.append(message)
-            self._chat.append(ChatMessage(role=MessageRole(message.role.value), content=message.content))
+            self._seqs.append(message.seq)
+            self._chat.append(ChatMessage(role=MessageRole(message.role.value), content=message.model_text))

@@ -9,19 +9,27 @@ system messages always kept.
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 import uuid
 from dataclasses import dataclass, field, replace
 from typing import Iterator, Protocol
 
-from docchat.domain import Budget, Message, Role, Status, utcnow
+from docchat.context.engine import ContextEngine
+from docchat.context.planner import plan
+from docchat.context.programs import Programs
+from docchat.context.rewrite import MAX_OUTPUT_TOKENS, RECENT_MESSAGES, enrich, needs_rewrite, transcript
+from docchat.domain import Budget, MemoryStats, Message, Role, Status, utcnow
 from docchat.errors import DocchatError, GenerationStopped, InvalidInput, LLMError, NotFound
 from docchat.memory.tokens import TokenCounter
-from docchat.services.conversations import ConversationService
+from docchat.services.conversations import ConversationService, clean_title, title_from
 from docchat.store.unit_of_work import SqlUnitOfWorkFactory
 
+log = logging.getLogger(__name__)
+
 CHECKPOINT_S = 1.0
+TITLE_TOKENS = 24
 
 
 class Gateway(Protocol):
@@ -37,6 +45,7 @@ class Turn:
     conversation_id: str
     question: Message
     budget: Budget | None
+    stats: MemoryStats | None = None
     stop: threading.Event = field(default_factory=threading.Event)
     answer: Message | None = None
     usage: dict | None = None
@@ -63,12 +72,14 @@ class Turn:
 
 class ChatService:
     def __init__(self, conversations: ConversationService, uow: SqlUnitOfWorkFactory, gateway: Gateway,
-                 counter: TokenCounter, *, system_prompt: str, answer_reserve: int | None):
+                 counter: TokenCounter, engine: ContextEngine, *, answer_reserve: int | None,
+                 programs: Programs | None = None):
         self._conversations = conversations
         self._uow = uow
         self._gateway = gateway
         self._counter = counter
-        self._system_prompt = system_prompt
+        self._engine = engine
+        self._programs = programs
         self._answer_reserve = answer_reserve
 
     def answer(self, conversation_id: str | None, question: str) -> Turn:
@@ -103,28 +114,6 @@ class ChatService:
             return turn
         return self._turn(conversation_id, questions[-1], info)
 
-    def plan(self, conversation_id: str, max_model_len: int) -> tuple[list[dict], Budget]:
-        """The messages to send and how they split the window."""
-        reserve = self.reserve_for(max_model_len)
-        system_tokens = self._counter.count_message("system", self._system_prompt)
-        template = getattr(self._counter, "generation_prompt_tokens", 0)
-        room = max_model_len - reserve - system_tokens - template
-        memory = self._conversations.memory(conversation_id)
-        everything = memory.messages()
-        window = memory.window(token_limit=room)
-        question_tokens = window[-1].token_count if window and window[-1].role is Role.USER else 0
-        history_tokens = sum(m.token_count for m in window) - question_tokens
-        budget = Budget(
-            max_model_len=max_model_len, answer_reserve=reserve, system=system_tokens,
-            history=history_tokens, question=question_tokens, template=template,
-            history_messages=len(window) - (1 if question_tokens else 0),
-            dropped_messages=len(everything) - len(window),
-            counter=self._counter.id, exact=self._counter.exact,
-        )
-        messages = [{"role": "system", "content": self._system_prompt}]
-        messages += [{"role": m.role.value, "content": m.content} for m in window]
-        return messages, budget
-
     def reserve_for(self, max_model_len: int) -> int:
         """The answer reserve: the configured one, never more than a quarter of the window."""
         reserve = self._answer_reserve or 16_384
@@ -133,21 +122,85 @@ class ChatService:
     # internals
 
     def _refuse_if_too_long(self, question: str, max_model_len: int) -> None:
-        room = (max_model_len - self.reserve_for(max_model_len)
-                - self._counter.count_message("system", self._system_prompt)
-                - getattr(self._counter, "generation_prompt_tokens", 0))
         tokens = self._counter.count_message("user", question)
-        if tokens > room:
-            raise InvalidInput(
-                f"this message is too long for the model: {tokens:,} tokens, and the most that fits is {room:,}"
-            )
+        plan(max_model_len=max_model_len, answer_reserve=self.reserve_for(max_model_len),
+             template=self._engine.template_tokens, system=self._engine.system_tokens(), summary=0, chunks=0,
+             question=tokens)
 
     def _turn(self, conversation_id: str, question: Message, info) -> Turn:
-        messages, budget = self.plan(conversation_id, info.max_model_len)
+        started = time.perf_counter()
+        rewritten, method = self._rewrite(conversation_id, question)
+        memory = self._conversations.memory(conversation_id)
+        with self._uow() as uow:
+            summary = uow.conversations.latest_summary(conversation_id)
+        tail, _ = memory.after(summary.last_seq if summary else 0)
+        reserve = self.reserve_for(info.max_model_len)
+        assembly = self._engine.assemble(conversation_id=conversation_id, tail=tail, summary=summary,
+                                         max_model_len=info.max_model_len, answer_reserve=reserve)
+        meta = self._record_compaction(conversation_id, assembly)
+        budget = self._budget(assembly, memory)
+        stats = MemoryStats(
+            total_messages=memory.count(), total_tokens=memory.token_total(),
+            kept_verbatim=len(assembly.history) + 1,
+            summarised=(assembly.summary.last_seq - assembly.summary.first_seq + 1) if assembly.summary else 0,
+            summary_version=assembly.summary.version if assembly.summary else None,
+            summary_created_at=assembly.summary.created_at if assembly.summary else None,
+            summary_created=assembly.new_summary is not None,
+            compactions=meta.get("compactions", 0), counter=self._counter.id,
+            memory_ms=round((time.perf_counter() - started) * 1000, 2),
+            rewritten_query=rewritten, rewrite_method=method,
+        )
         answer = self._start_answer(conversation_id, info.model)
-        turn = Turn(conversation_id=conversation_id, question=question, budget=budget)
-        turn._deltas = self._stream(turn, answer, messages, budget)
+        turn = Turn(conversation_id=conversation_id, question=question, budget=budget, stats=stats)
+        turn._deltas = self._stream(turn, answer, assembly.messages, budget)
         return turn
+
+    def _budget(self, assembly, memory) -> Budget:
+        p = assembly.plan
+        return Budget(
+            max_model_len=p.max_model_len, answer_reserve=p.answer_reserve, system=p.system, summary=p.summary,
+            chunks=p.chunks, history=sum(m.token_count for m in assembly.history), question=p.question,
+            template=p.template, history_messages=len(assembly.history),
+            dropped_messages=memory.count() - len(assembly.history) - 1,
+            counter=self._counter.id, exact=self._counter.exact, history_share=p.history_share,
+        )
+
+    def _record_compaction(self, conversation_id: str, assembly) -> dict:
+        with self._uow(write=True) as uow:
+            changes = {}
+            current = uow.conversations.get_conversation(conversation_id).metadata
+            if assembly.new_summary is not None:
+                uow.conversations.add_summary(assembly.new_summary)
+                changes["compactions"] = current.get("compactions", 0) + 1
+            elif assembly.truncated:
+                changes["truncated_turns"] = current.get("truncated_turns", 0) + 1
+            meta = uow.conversations.update_metadata(conversation_id, changes) if changes else current
+            uow.commit()
+        return meta
+
+    def _rewrite(self, conversation_id: str, question: Message) -> tuple[str | None, str]:
+        """The standalone retrieval query for a follow-up; stored on the question."""
+        recent = [m for m in self._conversations.memory(conversation_id).get_recent(RECENT_MESSAGES + 1)
+                  if m.id != question.id][-RECENT_MESSAGES:]
+        if not recent or not needs_rewrite(question.content):
+            return None, "none"
+        query, method = None, "rewriter"
+        if self._programs is not None:
+            try:
+                query = self._programs.rewrite(transcript(recent), question.content, max_tokens=MAX_OUTPUT_TOKENS)
+            except Exception as error:  # a failed rewrite must never cost the answer
+                log.info("rewriter failed, enriching instead: %s", error)
+        if query is None:
+            with self._uow() as uow:
+                summary = uow.conversations.latest_summary(conversation_id)
+            topics = summary.metadata.get("topics", []) if summary else []
+            query, method = enrich(question.content, topics=topics, recent=[m.content for m in recent]), "enriched"
+        if query == question.content:
+            return None, "none"
+        with self._uow(write=True) as uow:
+            uow.conversations.set_rewritten_query(question.id, query)
+            uow.commit()
+        return query, method
 
     def _stream(self, turn: Turn, answer: Message, messages: list[dict], budget: Budget) -> Iterator[str]:
         text, last_checkpoint, generation = "", time.monotonic(), None
@@ -161,6 +214,7 @@ class ChatService:
                     last_checkpoint = time.monotonic()
                 yield delta
             status = Status.COMPLETE
+            self._title_after_first_exchange(turn, text)
         except GenerationStopped as stopped:
             turn.error = stopped
         except LLMError as error:
@@ -181,6 +235,24 @@ class ChatService:
                 token_count=self._counter.count_message("assistant", text), tokenizer=self._counter.id,
                 model=generation.model if generation is not None else answer.model,
             ))
+
+    def _title_after_first_exchange(self, turn: Turn, answer: str) -> None:
+        """The first complete exchange names the conversation, unless the user named it."""
+        conversation = self._conversations.get(turn.conversation_id)
+        if conversation.metadata.get("title_source") == "user" or self._conversations.memory(
+                turn.conversation_id).count() > 1:
+            return
+        title = None
+        if self._programs is not None:
+            try:
+                exchange = f"user: {turn.question.content}\nassistant: {answer}"
+                title = clean_title(self._programs.title(exchange, max_tokens=TITLE_TOKENS))
+            except Exception as error:  # the provisional title stays
+                log.info("titler failed, keeping the first words: %s", error)
+        if title is None:
+            title = title_from(turn.question.content)
+        if title != conversation.title:
+            self._conversations.rename(turn.conversation_id, title, source="model")
 
     def _start_answer(self, conversation_id: str, model: str | None) -> Message:
         message = Message(

@@ -50,9 +50,13 @@ class ConversationService:
 
     # conversations
 
-    def create(self, title: str = DEFAULT_TITLE) -> Conversation:
+    def create(self, title: str = DEFAULT_TITLE, *, source: str | None = None) -> Conversation:
+        """`source` says who chose the title; a title given here is the user's unless told otherwise."""
         now = utcnow()
-        conversation = Conversation(id=str(uuid.uuid4()), title=clean_title(title), created_at=now, updated_at=now)
+        title = clean_title(title)
+        source = source or ("default" if title == DEFAULT_TITLE else "user")
+        conversation = Conversation(id=str(uuid.uuid4()), title=title, created_at=now, updated_at=now,
+                                    metadata={"title_source": source})
         with self._uow(write=True) as uow:
             uow.conversations.add_conversation(conversation)
             uow.commit()
@@ -67,8 +71,18 @@ class ConversationService:
         with self._uow() as uow:
             return self._require(uow, conversation_id)
 
-    def rename(self, conversation_id: str, title: str) -> Conversation:
-        return self._change(conversation_id, title=clean_title(title), updated_at=utcnow())
+    def rename(self, conversation_id: str, title: str, *, source: str = "user") -> Conversation:
+        """A title the user sets is never overwritten by an automatic one."""
+        title = clean_title(title)
+        with self._uow(write=True) as uow:
+            current = self._require(uow, conversation_id)
+            if source != "user" and current.metadata.get("title_source") == "user":
+                return current
+            uow.conversations.update_conversation(conversation_id, title=title, updated_at=utcnow())
+            uow.conversations.update_metadata(conversation_id, {"title_source": source})
+            changed = self._require(uow, conversation_id)
+            uow.commit()
+            return changed
 
     def pin(self, conversation_id: str) -> Conversation:
         return self._change(conversation_id, pinned=True)
@@ -126,9 +140,9 @@ class ConversationService:
         if not isinstance(text, str) or not text.strip():
             raise InvalidInput("a message cannot be empty")
         if conversation_id is None:
-            conversation_id = self.create(title_from(text)).id
+            conversation_id = self.create(title_from(text), source="first words").id
         elif self.get(conversation_id).title == DEFAULT_TITLE and self.memory(conversation_id).count() == 0:
-            self.rename(conversation_id, title_from(text))
+            self.rename(conversation_id, title_from(text), source="first words")
         return self.append_message(conversation_id, "user", text)
 
     def history(self, conversation_id: str) -> list[Message]:

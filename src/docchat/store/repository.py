@@ -56,6 +56,7 @@ def _message(row) -> Message:
         model=row.model,
         usage=row.usage,
         error=row.error,
+        sent_content=row.sent_content,
     )
 
 
@@ -75,6 +76,7 @@ def _message_row(message: Message) -> dict:
         "model": message.model,
         "usage": message.usage,
         "error": message.error,
+        "sent_content": message.sent_content,
     }
 
 
@@ -208,6 +210,18 @@ class ConversationRepository:
             )
         )
 
+    def set_rewritten_query(self, message_id: str, query: str) -> None:
+        self._db.execute(update(messages).where(messages.c.id == message_id).values(rewritten_query=query))
+
+    def update_metadata(self, conversation_id: str, changes: dict) -> dict:
+        """Merges `changes` into the conversation's metadata and returns the result."""
+        current = self._db.execute(
+            select(conversations.c.metadata).where(conversations.c.id == conversation_id)
+        ).scalar_one_or_none() or {}
+        merged = {**current, **changes}
+        self.update_conversation(conversation_id, metadata=merged)
+        return merged
+
     def interrupt_stale_streaming(self, before: datetime) -> int:
         """Answers left `streaming` by a crash become `interrupted`, keeping their text."""
         result = self._db.execute(
@@ -255,6 +269,12 @@ class ConversationRepository:
                 created_at=summary.created_at,
             )
         )
+
+    def latest_summary(self, conversation_id: str) -> Summary | None:
+        query = (select(summaries).where(summaries.c.conversation_id == conversation_id)
+                 .order_by(summaries.c.version.desc()).limit(1))
+        row = self._db.execute(query).first()
+        return _summary(row) if row else None
 
     def summaries(self, conversation_id: str) -> list[Summary]:
         query = select(summaries).where(summaries.c.conversation_id == conversation_id).order_by(summaries.c.version)

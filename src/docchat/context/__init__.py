@@ -1,0 +1,1 @@
+"""The context engine: budget planner, prefix-stable prompts, DSPy programs."""

@@ -1,0 +1,126 @@
+"""Assembles each prompt: plans the budget, condenses when the history outgrows its share,
+and lays the prompt out prefix-stable (see docchat.context.prompt).
+
+A compaction is the only event that changes an earlier part of the prompt: at 95% of the
+history's share the condenser folds the older turns (and the previous summary) into a new
+summary; the most recent turns stay verbatim. If the condenser fails, the oldest turns are
+left out instead (recency truncation); the turn is answered either way.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from dataclasses import dataclass
+
+from docchat.context import prompt
+from docchat.context.planner import Caps, Plan, plan
+from docchat.context.programs import Programs
+from docchat.context.terms import salient_terms
+from docchat.domain import Message, Role, Summary, utcnow
+from docchat.memory.tokens import TokenCounter
+
+log = logging.getLogger(__name__)
+
+CONDENSE_AT = 0.95
+KEEP_RECENT = 4
+SUMMARY_MAX_TOKENS = 512
+
+
+@dataclass(frozen=True)
+class Assembly:
+    messages: list[dict]
+    plan: Plan
+    history: list[Message]
+    summary: Summary | None
+    new_summary: Summary | None
+    truncated: int
+    condense_error: str | None
+
+
+class ContextEngine:
+    def __init__(self, counter: TokenCounter, programs: Programs | None, *, system_prompt: str,
+                 caps: Caps = Caps(), keep_recent: int = KEEP_RECENT):
+        self._counter = counter
+        self._programs = programs
+        self._system_prompt = system_prompt
+        self._caps = caps
+        self._keep_recent = keep_recent
+
+    @property
+    def template_tokens(self) -> int:
+        return getattr(self._counter, "generation_prompt_tokens", 0)
+
+    def system_tokens(self) -> int:
+        return self._counter.count_message("system", self._system_prompt)
+
+    def assemble(self, *, conversation_id: str, tail: list[Message], summary: Summary | None,
+                 max_model_len: int, answer_reserve: int) -> Assembly:
+        """`tail`: the messages after the summary, ending with the new question."""
+        *history, question = tail
+        budget = self._plan(summary, question, max_model_len, answer_reserve)
+        new_summary = condense_error = None
+        if _tokens(history) > CONDENSE_AT * budget.history_share:
+            older, recent = history[:-self._keep_recent], history[-self._keep_recent:]
+            if older and self._programs is not None:
+                try:
+                    new_summary = self._condense(conversation_id, summary, older, budget)
+                except Exception as error:  # the condenser is a nicety; the turn goes on
+                    condense_error = f"{type(error).__name__}: {error}"[:300]
+                    log.warning("condensation failed, truncating instead: %s", condense_error)
+            if new_summary is not None:
+                summary, history = new_summary, recent
+                budget = self._plan(summary, question, max_model_len, answer_reserve)
+        kept = _fit(history, budget.history_share)
+        return Assembly(
+            messages=prompt.build(self._system_prompt, summary, kept + [question]),
+            plan=budget, history=kept, summary=summary, new_summary=new_summary,
+            truncated=len(history) - len(kept), condense_error=condense_error,
+        )
+
+    def _plan(self, summary, question: Message, max_model_len: int, answer_reserve: int) -> Plan:
+        summary_tokens = self._counter.count_message("system", prompt.summary_text(summary)) if summary else 0
+        return plan(max_model_len=max_model_len, answer_reserve=answer_reserve, template=self.template_tokens,
+                    system=self.system_tokens(), summary=summary_tokens, chunks=0,
+                    question=question.token_count, caps=self._caps)
+
+    def _condense(self, conversation_id: str, previous: Summary | None, older: list[Message],
+                  budget: Plan) -> Summary:
+        room = budget.available - budget.cap("summary") - self.system_tokens() - 64
+        text = _transcript(older, room)
+        max_tokens = min(SUMMARY_MAX_TOKENS, budget.cap("summary"))
+        condensed = self._programs.condense(previous.content if previous else "", text, max_tokens=max_tokens)
+        topics = condensed.topics or salient_terms([m.model_text for m in older], limit=6)
+        content = condensed.summary
+        return Summary(
+            id=str(uuid.uuid4()), conversation_id=conversation_id,
+            version=(previous.version + 1) if previous else 1,
+            first_seq=previous.first_seq if previous else older[0].seq, last_seq=older[-1].seq,
+            content=content, created_at=utcnow(),
+            metadata={"topics": topics, "key_questions": condensed.key_questions or
+                      [m.content for m in older if m.role is Role.USER][-5:],
+                      "decisions": condensed.decisions,
+                      "folds_in_version": previous.version if previous else None},
+            token_count=self._counter.count_message("system", prompt.summary_text(
+                Summary("", "", 0, 0, 0, content, utcnow()))),
+            tokenizer=self._counter.id,
+        )
+
+
+def _tokens(messages: list[Message]) -> int:
+    return sum(m.token_count or 0 for m in messages)
+
+
+def _fit(history: list[Message], share: int) -> list[Message]:
+    """The longest recent run of `history` within `share` tokens."""
+    total, start = 0, len(history)
+    while start > 0 and total + (history[start - 1].token_count or 0) <= share:
+        start -= 1
+        total += history[start].token_count or 0
+    return history[start:]
+
+
+def _transcript(messages: list[Message], max_tokens: int) -> str:
+    """The most recent messages that fit, oldest first, as `role: text` lines."""
+    kept = _fit(messages, max(0, max_tokens))
+    return "\n".join(f"{m.role.value}: {m.model_text}" for m in kept)

@@ -1,0 +1,133 @@
+"""DSPy programs: condense a long history, rewrite a follow-up, title a conversation.
+
+Each call gets its own LM through `dspy.context`, so threads never share a global, and
+every caller has a fallback: these programs make answers better, never make them fail.
+dspy (and litellm under it) is imported on first use: it takes seconds to import.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable
+
+
+@dataclass(frozen=True)
+class Condensed:
+    summary: str
+    topics: list[str] = field(default_factory=list)
+    key_questions: list[str] = field(default_factory=list)
+    decisions: list[str] = field(default_factory=list)
+
+
+def _signatures():
+    import dspy
+
+    class Condense(dspy.Signature):
+        """Summarise this conversation for someone who will continue it. Fold in the previous
+        summary. Keep names, numbers, dates, definitions, decisions and open questions."""
+
+        previous_summary: str = dspy.InputField(desc="summary of still earlier turns; may be empty")
+        conversation: str = dspy.InputField(desc="the turns to summarise, oldest first")
+        summary: str = dspy.OutputField(desc="a few short paragraphs")
+        topics: list[str] = dspy.OutputField(desc="main topics, a few words each")
+        key_questions: list[str] = dspy.OutputField(desc="questions the user asked")
+        decisions: list[str] = dspy.OutputField(desc="decisions or conclusions reached")
+
+    class Rewrite(dspy.Signature):
+        """Rewrite the user's follow-up question as one standalone search query that names
+        what 'it', 'this', 'that' and the like refer to in the recent turns."""
+
+        recent_turns: str = dspy.InputField()
+        question: str = dspy.InputField()
+        standalone_query: str = dspy.OutputField()
+
+    class Title(dspy.Signature):
+        """Name this conversation in 3 to 6 words, like a document title."""
+
+        first_exchange: str = dspy.InputField()
+        title: str = dspy.OutputField()
+
+    return Condense, Rewrite, Title
+
+
+class Programs:
+    """The three programs over one LM factory: `lm_for(max_tokens)` returns a dspy LM."""
+
+    def __init__(self, lm_for: Callable[[int], object]):
+        self._lm_for = lm_for
+
+    def condense(self, previous_summary: str, conversation: str, *, max_tokens: int) -> Condensed:
+        from dspy.utils.exceptions import AdapterParseError
+
+        condense, _, _ = _signatures()
+        try:
+            result = self._run(condense, max_tokens, previous_summary=previous_summary, conversation=conversation)
+        except AdapterParseError as error:
+            # A small model often writes a fine summary but not the field layout; its text is
+            # still the best summary there is. The metadata then comes from the caller.
+            text = _unmarked(error.lm_response or "")
+            if not _reads_like_prose(text):
+                raise
+            return Condensed(text)
+        summary = str(result.summary).strip()
+        if not summary:
+            raise ValueError("the condenser returned an empty summary")
+        return Condensed(summary, _strings(result.topics), _strings(result.key_questions), _strings(result.decisions))
+
+    def rewrite(self, recent_turns: str, question: str, *, max_tokens: int) -> str:
+        _, rewrite, _ = _signatures()
+        query = str(self._run(rewrite, max_tokens, recent_turns=recent_turns, question=question).standalone_query)
+        query = " ".join(query.split())
+        if not query:
+            raise ValueError("the rewriter returned an empty query")
+        return query
+
+    def title(self, first_exchange: str, *, max_tokens: int) -> str:
+        _, _, title = _signatures()
+        text = " ".join(str(self._run(title, max_tokens, first_exchange=first_exchange).title).split())
+        text = text.strip(" \"'.#*")
+        words = text.split()
+        if not 1 <= len(words) <= 8:
+            raise ValueError(f"not a title: {text!r}")
+        return text
+
+    def _run(self, signature, max_tokens: int, **inputs):
+        import dspy
+
+        # No JSON-adapter retry: one failed parse costs one call, not two.
+        adapter = dspy.ChatAdapter(use_json_adapter_fallback=False)
+        with dspy.context(lm=self._lm_for(max_tokens), adapter=adapter):
+            return dspy.Predict(signature)(**inputs)
+
+
+def vllm_lm_factory(base_url: str, model: str, *, timeout_s: float) -> Callable[[int], object]:
+    """dspy LMs that talk to the same vLLM server as the chat, greedily and uncached."""
+
+    def lm_for(max_tokens: int):
+        import dspy
+
+        return dspy.LM(
+            f"openai/{model}", api_base=base_url, api_key="local", temperature=0.0, max_tokens=max_tokens,
+            cache=False, num_retries=0, timeout=timeout_s,
+        )
+
+    return lm_for
+
+
+def _unmarked(text: str) -> str:
+    """An LM answer without DSPy's `[[ ## field ## ]]` markers (or mangled ones)."""
+    lines = [line for line in text.splitlines() if not line.strip().startswith(("[[", "[#", "##"))]
+    return "\n".join(lines).strip()
+
+
+def _reads_like_prose(text: str) -> bool:
+    """At least a sentence's worth of words, not one line repeated."""
+    words = text.split()
+    lines = [line for line in text.splitlines() if line.strip()]
+    return len(words) >= 8 and len(set(lines)) >= 0.5 * len(lines)
+
+
+def _strings(value) -> list[str]:
+    if isinstance(value, str):
+        value = [value]
+    return [" ".join(str(item).split()) for item in (value or []) if str(item).strip()]

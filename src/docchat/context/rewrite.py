@@ -1,0 +1,38 @@
+"""Follow-up questions as standalone retrieval queries.
+
+Signal-gated: the DSPy rewriter runs only for a question with a reference word (it, this,
+that, they, same, ...) or a short one; any other question passes through at no cost.
+Without the rewriter, or when it fails, the question is enriched instead: the summary's
+topics and salient terms of recent turns are appended (no LLM needed).
+"""
+
+from __future__ import annotations
+
+import re
+
+from docchat.context.terms import salient_terms
+
+REFERENCE_WORDS = frozenset(
+    "it its this that these those they them their same which both either neither above former latter "
+    "he she him her there then such one ones".split()
+)
+SHORT_QUESTION_WORDS = 5
+RECENT_MESSAGES = 6
+MAX_OUTPUT_TOKENS = 150
+_WORDS = re.compile(r"[A-Za-z']+")
+
+
+def needs_rewrite(question: str) -> bool:
+    words = [w.lower() for w in _WORDS.findall(question)]
+    return len(words) <= SHORT_QUESTION_WORDS or any(w in REFERENCE_WORDS for w in words) or "the above" in question.lower()
+
+
+def enrich(question: str, *, topics: list[str], recent: list[str], limit: int = 6) -> str:
+    extra = [t for t in topics if t.lower() not in question.lower()]
+    extra += salient_terms(recent, limit=limit, exclude=question + " " + " ".join(extra))
+    extra = extra[:limit]
+    return f"{question} {' '.join(extra)}".strip() if extra else question
+
+
+def transcript(messages) -> str:
+    return "\n".join(f"{m.role.value}: {m.content}" for m in messages)
