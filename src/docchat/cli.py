@@ -285,6 +285,12 @@ def bench(args) -> None:
     run_memory_bench(turns=args.turns, as_json=args.json)
 
 
+def bench_prefix(args) -> None:
+    from docchat.bench.prefix import run_prefix_bench
+
+    run_prefix_bench(turns=args.turns, as_json=args.json)
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="docchat", description="Chat with your documents, locally.")
     parser.add_argument("--version", action="version", version=f"docchat {__version__}")
@@ -362,6 +368,10 @@ def _parser() -> argparse.ArgumentParser:
     memory.add_argument("--turns", type=int, default=200)
     memory.add_argument("--json", action="store_true")
     memory.set_defaults(handler=bench)
+    prefix = suites.add_parser("prefix", help="prefix-cache hit ratio on the live server vs a context-in-system baseline")
+    prefix.add_argument("--turns", type=int, default=30)
+    prefix.add_argument("--json", action="store_true")
+    prefix.set_defaults(handler=bench_prefix)
     return parser
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import uuid
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from docchat.context import prompt
 from docchat.context.planner import Caps, Plan, plan
@@ -58,10 +58,11 @@ class ContextEngine:
                  max_model_len: int, answer_reserve: int) -> Assembly:
         """`tail`: the messages after the summary, ending with the new question."""
         *history, question = tail
-        budget = self._plan(summary, question, max_model_len, answer_reserve)
+        budget, sent_summary = self._plan(summary, question, max_model_len, answer_reserve)
         new_summary = condense_error = None
         if _tokens(history) > CONDENSE_AT * budget.history_share:
-            older, recent = history[:-self._keep_recent], history[-self._keep_recent:]
+            split = max(0, len(history) - self._keep_recent)
+            older, recent = history[:split], history[split:]
             if older and self._programs is not None:
                 try:
                     new_summary = self._condense(conversation_id, summary, older, budget)
@@ -70,7 +71,8 @@ class ContextEngine:
                     log.warning("condensation failed, truncating instead: %s", condense_error)
             if new_summary is not None:
                 summary, history = new_summary, recent
-                budget = self._plan(summary, question, max_model_len, answer_reserve)
+                budget, sent_summary = self._plan(summary, question, max_model_len, answer_reserve)
+        summary = sent_summary
         kept = _fit(history, budget.history_share)
         return Assembly(
             messages=prompt.build(self._system_prompt, summary, kept + [question]),
@@ -78,17 +80,45 @@ class ContextEngine:
             truncated=len(history) - len(kept), condense_error=condense_error,
         )
 
-    def _plan(self, summary, question: Message, max_model_len: int, answer_reserve: int) -> Plan:
-        summary_tokens = self._counter.count_message("system", prompt.summary_text(summary)) if summary else 0
+    def _plan(self, summary, question: Message, max_model_len: int, answer_reserve: int) -> tuple[Plan, Summary | None]:
+        """The plan, and the summary as it will be sent: clipped to its cap if it is larger
+        (one written for a bigger window). Clipping is deterministic, so the prefix holds."""
+        budget = plan(max_model_len=max_model_len, answer_reserve=answer_reserve, template=self.template_tokens,
+                      system=self.system_tokens(), summary=0, chunks=0, question=question.token_count,
+                      caps=self._caps)
+        if summary is None:
+            return budget, None
+        summary = self._clip(summary, budget.cap("summary"))
+        tokens = self._summary_tokens(summary)
         return plan(max_model_len=max_model_len, answer_reserve=answer_reserve, template=self.template_tokens,
-                    system=self.system_tokens(), summary=summary_tokens, chunks=0,
-                    question=question.token_count, caps=self._caps)
+                    system=self.system_tokens(), summary=tokens, chunks=0, question=question.token_count,
+                    caps=self._caps), summary
+
+    def _summary_tokens(self, summary: Summary) -> int:
+        return self._counter.count_message("system", prompt.summary_text(summary))
+
+    def _clip(self, summary: Summary, cap: int) -> Summary:
+        if self._summary_tokens(summary) <= cap:
+            return summary
+        low, high = 0, len(summary.content)
+        while low < high:  # the longest prefix of the text that fits
+            middle = (low + high + 1) // 2
+            if self._summary_tokens(replace(summary, content=summary.content[:middle])) <= cap:
+                low = middle
+            else:
+                high = middle - 1
+        return replace(summary, content=summary.content[:low])
 
     def _condense(self, conversation_id: str, previous: Summary | None, older: list[Message],
                   budget: Plan) -> Summary:
-        room = budget.available - budget.cap("summary") - self.system_tokens() - 64
+        # The summary must fit its cap once sent, heading and chat template included.
+        heading = self._summary_tokens(Summary("", "", 0, 0, 0, "", utcnow()))
+        max_tokens = max(16, min(SUMMARY_MAX_TOKENS, budget.cap("summary") - heading))
+        # The condenser's own request: its instructions, the previous summary, the transcript.
+        previous_tokens = self._counter.count_text(previous.content) if previous else 0
+        overhead = self._programs.condense_overhead(self._counter) if hasattr(self._programs, "condense_overhead") else 0
+        room = budget.max_model_len - max_tokens - previous_tokens - overhead
         text = _transcript(older, room)
-        max_tokens = min(SUMMARY_MAX_TOKENS, budget.cap("summary"))
         condensed = self._programs.condense(previous.content if previous else "", text, max_tokens=max_tokens)
         topics = condensed.topics or salient_terms([m.model_text for m in older], limit=6)
         content = condensed.summary

@@ -43,6 +43,9 @@ class Plan:
 def plan(*, max_model_len: int, answer_reserve: int, template: int, system: int, summary: int,
          chunks: int, question: int, caps: Caps = Caps()) -> Plan:
     available = max_model_len - answer_reserve - template
+    if available <= 0:
+        raise InvalidInput(f"the answer reserve ({answer_reserve:,} tokens) leaves no room for a prompt "
+                           f"in a {max_model_len:,}-token window")
     limits = {part: int(available * share) for part, share in caps.__dict__.items()}
     if question > limits["question"]:
         raise InvalidInput(

@@ -74,6 +74,16 @@ class Programs:
             raise ValueError("the condenser returned an empty summary")
         return Condensed(summary, _strings(result.topics), _strings(result.key_questions), _strings(result.decisions))
 
+    def condense_overhead(self, counter) -> int:
+        """Tokens of the condenser's prompt around its inputs: DSPy's instructions and markers
+        (about 430 for Qwen3), so that the transcript given to it leaves room for them."""
+        import dspy
+
+        condense, _, _ = _signatures()
+        messages = dspy.ChatAdapter().format(dspy.Predict(condense).signature, demos=[],
+                                             inputs={"previous_summary": "", "conversation": ""})
+        return sum(counter.count_message(m["role"], m["content"]) for m in messages) + 16
+
     def rewrite(self, recent_turns: str, question: str, *, max_tokens: int) -> str:
         _, rewrite, _ = _signatures()
         query = str(self._run(rewrite, max_tokens, recent_turns=recent_turns, question=question).standalone_query)

@@ -18,6 +18,7 @@ from typing import Iterator, Protocol
 
 from docchat.context.engine import ContextEngine
 from docchat.context.planner import plan
+from docchat.context.prompt import user_turn
 from docchat.context.programs import Programs
 from docchat.context.rewrite import MAX_OUTPUT_TOKENS, RECENT_MESSAGES, enrich, needs_rewrite, transcript
 from docchat.domain import Budget, MemoryStats, Message, Role, Status, utcnow
@@ -82,22 +83,27 @@ class ChatService:
         self._programs = programs
         self._answer_reserve = answer_reserve
 
-    def answer(self, conversation_id: str | None, question: str) -> Turn:
-        """Stores the question, then streams the answer. Bad input changes nothing."""
+    def answer(self, conversation_id: str | None, question: str, *, context_chunks: list[str] | None = None) -> Turn:
+        """Stores the question, then streams the answer. Bad input changes nothing.
+
+        `context_chunks` (retrieved passages) go into the user turn, before the question, and
+        are stored with it as sent, so that later prompts resend them unchanged.
+        """
         if not isinstance(question, str) or not question.strip():
             raise InvalidInput("a message cannot be empty")
         if conversation_id is not None:
             self._conversations.get(conversation_id)
+        sent = user_turn(question, context_chunks) if context_chunks else None
         try:
             info = self._gateway.info()
         except LLMError as error:
             # The question is kept either way; the failure shows when the turn is read.
-            stored = self._conversations.post_user_message(conversation_id, question)
+            stored = self._conversations.post_user_message(conversation_id, question, sent_content=sent)
             turn = Turn(conversation_id=stored.conversation_id, question=stored, budget=None)
             turn._deltas = self._failed(turn, error)
             return turn
-        self._refuse_if_too_long(question, info.max_model_len)
-        stored = self._conversations.post_user_message(conversation_id, question)
+        self._refuse_if_too_long(sent or question, info.max_model_len)
+        stored = self._conversations.post_user_message(conversation_id, question, sent_content=sent)
         return self._turn(stored.conversation_id, stored, info)
 
     def retry(self, conversation_id: str) -> Turn:
