@@ -4,7 +4,8 @@ and lays the prompt out prefix-stable (see docchat.context.prompt).
 A compaction is the only event that changes an earlier part of the prompt: at 95% of the
 history's share the condenser folds the older turns (and the previous summary) into a new
 summary; the most recent turns stay verbatim. If the condenser fails, the oldest turns are
-left out instead (recency truncation); the turn is answered either way.
+left out instead (recency truncation, down to 60% of the share, so that the cut holds for a
+while); the turn is answered either way.
 """
 
 from __future__ import annotations
@@ -23,8 +24,12 @@ from docchat.memory.tokens import TokenCounter
 log = logging.getLogger(__name__)
 
 CONDENSE_AT = 0.95
+TRUNCATE_TO = 0.6
 KEEP_RECENT = 4
 SUMMARY_MAX_TOKENS = 512
+# A small CPU model writes about 25 tokens/s: a short summary keeps condensation bearable.
+SMALL_WINDOW = 16_384
+SMALL_SUMMARY_MAX_TOKENS = 160
 
 
 @dataclass(frozen=True)
@@ -36,6 +41,8 @@ class Assembly:
     new_summary: Summary | None
     truncated: int
     condense_error: str | None
+    # When turns were left out: the first seq still sent (to be remembered as the cut).
+    cut_seq: int | None = None
 
 
 class ContextEngine:
@@ -55,15 +62,20 @@ class ContextEngine:
         return self._counter.count_message("system", self._system_prompt)
 
     def assemble(self, *, conversation_id: str, tail: list[Message], summary: Summary | None,
-                 max_model_len: int, answer_reserve: int) -> Assembly:
-        """`tail`: the messages after the summary, ending with the new question."""
+                 max_model_len: int, answer_reserve: int, may_condense: bool = True) -> Assembly:
+        """`tail`: the messages after the summary, ending with the new question.
+
+        `may_condense` is False for a while after a failed condensation, so that a failing
+        condenser does not cost every turn its time-out.
+        """
         *history, question = tail
         budget, sent_summary = self._plan(summary, question, max_model_len, answer_reserve)
         new_summary = condense_error = None
-        if _tokens(history) > CONDENSE_AT * budget.history_share:
+        over = _tokens(history) > CONDENSE_AT * budget.history_share
+        if over:
             split = max(0, len(history) - self._keep_recent)
             older, recent = history[:split], history[split:]
-            if older and self._programs is not None:
+            if older and self._programs is not None and may_condense:
                 try:
                     new_summary = self._condense(conversation_id, summary, older, budget)
                 except Exception as error:  # the condenser is a nicety; the turn goes on
@@ -73,11 +85,18 @@ class ContextEngine:
                 summary, history = new_summary, recent
                 budget, sent_summary = self._plan(summary, question, max_model_len, answer_reserve)
         summary = sent_summary
-        kept = _fit(history, budget.history_share)
+        if over and new_summary is None:
+            # Truncation, down to a low-water mark: the cut then holds (and the prompt prefix
+            # with it) for the turns until the history fills up again.
+            kept = _fit(history, int(TRUNCATE_TO * budget.history_share))
+        else:
+            kept = _fit(history, budget.history_share)
+        truncated = len(history) - len(kept)
         return Assembly(
             messages=prompt.build(self._system_prompt, summary, kept + [question]),
             plan=budget, history=kept, summary=summary, new_summary=new_summary,
-            truncated=len(history) - len(kept), condense_error=condense_error,
+            truncated=truncated, condense_error=condense_error,
+            cut_seq=(kept[0].seq if kept else question.seq) if truncated else None,
         )
 
     def _plan(self, summary, question: Message, max_model_len: int, answer_reserve: int) -> tuple[Plan, Summary | None]:
@@ -113,7 +132,8 @@ class ContextEngine:
                   budget: Plan) -> Summary:
         # The summary must fit its cap once sent, heading and chat template included.
         heading = self._summary_tokens(Summary("", "", 0, 0, 0, "", utcnow()))
-        max_tokens = max(16, min(SUMMARY_MAX_TOKENS, budget.cap("summary") - heading))
+        longest = SMALL_SUMMARY_MAX_TOKENS if budget.max_model_len <= SMALL_WINDOW else SUMMARY_MAX_TOKENS
+        max_tokens = max(16, min(longest, budget.cap("summary") - heading))
         # The condenser's own request: its instructions, the previous summary, the transcript.
         previous_tokens = self._counter.count_text(previous.content) if previous else 0
         overhead = self._programs.condense_overhead(self._counter) if hasattr(self._programs, "condense_overhead") else 0
@@ -128,13 +148,18 @@ class ContextEngine:
             first_seq=previous.first_seq if previous else older[0].seq, last_seq=older[-1].seq,
             content=content, created_at=utcnow(),
             metadata={"topics": topics, "key_questions": condensed.key_questions or
-                      [m.content for m in older if m.role is Role.USER][-5:],
+                      [_snippet(m.content) for m in older if m.role is Role.USER][-5:],
                       "decisions": condensed.decisions,
                       "folds_in_version": previous.version if previous else None},
             token_count=self._counter.count_message("system", prompt.summary_text(
                 Summary("", "", 0, 0, 0, content, utcnow()))),
             tokenizer=self._counter.id,
         )
+
+
+def _snippet(text: str, limit: int = 120) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
 def _tokens(messages: list[Message]) -> int:

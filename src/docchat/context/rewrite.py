@@ -14,7 +14,7 @@ from docchat.context.terms import salient_terms
 
 REFERENCE_WORDS = frozenset(
     "it its this that these those they them their same which both either neither above former latter "
-    "he she him her there then such one ones".split()
+    "he she him her such".split()
 )
 SHORT_QUESTION_WORDS = 5
 RECENT_MESSAGES = 6

@@ -174,6 +174,14 @@ class ConversationMemory(BaseMemory):
                 self._reload()
             return dropped
 
+    def forget_before(self, seq: int) -> None:
+        """Prunes the non-system messages before `seq` (a truncation's cut); nothing is deleted."""
+        with self._lock:
+            self._sync()
+            if seq > self._marks[1]:
+                self._log.set_marks(self.conversation_id, memory_start_seq=self._marks[0], pruned_before_seq=seq)
+                self._reload()
+
     # internals
 
     def _window_start(self, token_limit: int | None, initial: int) -> tuple[int, list[int]]:

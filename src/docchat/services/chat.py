@@ -31,6 +31,8 @@ log = logging.getLogger(__name__)
 
 CHECKPOINT_S = 1.0
 TITLE_TOKENS = 24
+# After a failed condensation, the next try waits this many messages.
+CONDENSE_RETRY_AFTER = 8
 
 
 class Gateway(Protocol):
@@ -140,13 +142,18 @@ class ChatService:
         with self._uow() as uow:
             summary = uow.conversations.latest_summary(conversation_id)
         tail, _ = memory.after(summary.last_seq if summary else 0)
+        total_messages, total_tokens = memory.count(), memory.token_total()
         reserve = self.reserve_for(info.max_model_len)
+        retry_at = self._conversations.get(conversation_id).metadata.get("condense_after_seq", 0)
         assembly = self._engine.assemble(conversation_id=conversation_id, tail=tail, summary=summary,
-                                         max_model_len=info.max_model_len, answer_reserve=reserve)
-        meta = self._record_compaction(conversation_id, assembly)
-        budget = self._budget(assembly, memory)
+                                         max_model_len=info.max_model_len, answer_reserve=reserve,
+                                         may_condense=question.seq >= retry_at)
+        if assembly.cut_seq is not None:
+            memory.forget_before(assembly.cut_seq)
+        meta = self._record_compaction(conversation_id, assembly, question)
+        budget = self._budget(assembly, total_messages)
         stats = MemoryStats(
-            total_messages=memory.count(), total_tokens=memory.token_total(),
+            total_messages=total_messages, total_tokens=total_tokens,
             kept_verbatim=len(assembly.history) + 1,
             summarised=(assembly.summary.last_seq - assembly.summary.first_seq + 1) if assembly.summary else 0,
             summary_version=assembly.summary.version if assembly.summary else None,
@@ -161,25 +168,30 @@ class ChatService:
         turn._deltas = self._stream(turn, answer, assembly.messages, budget)
         return turn
 
-    def _budget(self, assembly, memory) -> Budget:
+    def _budget(self, assembly, total_messages: int) -> Budget:
         p = assembly.plan
         return Budget(
             max_model_len=p.max_model_len, answer_reserve=p.answer_reserve, system=p.system, summary=p.summary,
             chunks=p.chunks, history=sum(m.token_count for m in assembly.history), question=p.question,
             template=p.template, history_messages=len(assembly.history),
-            dropped_messages=memory.count() - len(assembly.history) - 1,
+            dropped_messages=total_messages - len(assembly.history) - 1,
             counter=self._counter.id, exact=self._counter.exact, history_share=p.history_share,
         )
 
-    def _record_compaction(self, conversation_id: str, assembly) -> dict:
+    def _record_compaction(self, conversation_id: str, assembly, question: Message) -> dict:
+        """A new summary or a truncation is a compaction: the one event that breaks the prefix."""
         with self._uow(write=True) as uow:
             changes = {}
             current = uow.conversations.get_conversation(conversation_id).metadata
             if assembly.new_summary is not None:
                 uow.conversations.add_summary(assembly.new_summary)
+            if assembly.new_summary is not None or assembly.truncated:
                 changes["compactions"] = current.get("compactions", 0) + 1
-            elif assembly.truncated:
-                changes["truncated_turns"] = current.get("truncated_turns", 0) + 1
+            if assembly.truncated:
+                changes["truncations"] = current.get("truncations", 0) + 1
+            if assembly.condense_error:
+                changes["condense_after_seq"] = question.seq + CONDENSE_RETRY_AFTER
+                changes["last_condense_error"] = assembly.condense_error
             meta = uow.conversations.update_metadata(conversation_id, changes) if changes else current
             uow.commit()
         return meta
