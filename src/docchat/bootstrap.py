@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 from dataclasses import dataclass
 from datetime import timedelta
@@ -19,6 +20,7 @@ from docchat.memory.tokens import TokenCounter, counter_for
 from docchat.services.chat import ChatService
 from docchat.services.conversations import ConversationService
 from docchat.services.llm import LLMService
+from docchat.services.stateless import StatelessChat
 from docchat.services.transfer import TransferService
 from docchat.store.engine import make_engine
 from docchat.store.migrate import upgrade
@@ -27,6 +29,8 @@ from docchat.store.unit_of_work import SqlUnitOfWorkFactory
 # Libraries below us otherwise try the network at import time and wait on it.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
+# A program that falls back is normal here; dspy's own warnings would only be noise on stderr.
+logging.getLogger("dspy").setLevel(logging.ERROR)
 
 EMBEDDED_MODEL_DIR = "smollm2-135m-instruct"
 # A streaming answer checkpoints every second; one silent for this long was cut off by a crash.
@@ -39,6 +43,7 @@ class Services:
     conversations: ConversationService
     transfer: TransferService
     chat: ChatService
+    stateless: StatelessChat
     llm: LLMService
 
 
@@ -56,15 +61,17 @@ def build_services(settings: Settings | None = None, *, counter: TokenCounter | 
     conversations = ConversationService(uow, counter, database=engine.url.render_as_string(hide_password=True))
     llm = LLMService(gateway, counter)
     programs = programs if programs is not None else _programs(settings, gateway)
+    engine = ContextEngine(counter, programs, system_prompt=settings.system_prompt)
+    chat = ChatService(conversations, uow, gateway, counter, engine, programs=programs,
+                       answer_reserve=settings.max_tokens or _profile_max_tokens(settings))
     if info is not None:
         llm.calibration()  # once, at start-up, while the server is known to answer
     return Services(
         settings=settings,
         conversations=conversations,
         transfer=TransferService(uow, counter),
-        chat=ChatService(conversations, uow, gateway, counter,
-                         ContextEngine(counter, programs, system_prompt=settings.system_prompt),
-                         answer_reserve=settings.max_tokens or _profile_max_tokens(settings), programs=programs),
+        chat=chat,
+        stateless=StatelessChat(chat, engine, counter, gateway, programs),
         llm=llm,
     )
 

@@ -98,6 +98,8 @@ def run_app(args) -> int:
 
 def ask(args) -> int:
     services = _services()
+    if args.history:
+        return _ask_stateless(services, args)
     turn = services.chat.answer(args.conversation, args.question)
     try:
         if args.json:
@@ -116,6 +118,25 @@ def ask(args) -> int:
     return 0
 
 
+def _ask_stateless(services, args) -> int:
+    try:
+        history = json.loads(Path(args.history).read_text())
+    except json.JSONDecodeError as error:
+        raise DocchatError(f"{args.history}: not valid JSON: {error.msg}") from None
+    turn = services.stateless.answer(history, args.question)
+    if args.json:
+        turn.text()
+        _print_json({"answer": turn.answer, "usage": turn.usage, "budget": turn.budget.as_dict(),
+                     "rewritten_query": turn.stats.rewritten_query, "memory": turn.stats.as_dict(),
+                     "summary": turn.summary})
+        return 0
+    for delta in turn:
+        sys.stdout.write(delta)
+        sys.stdout.flush()
+    sys.stdout.write("\n")
+    return 0
+
+
 def _turn_json(turn, services) -> dict:
     answer = turn.answer
     return {
@@ -129,6 +150,7 @@ def _turn_json(turn, services) -> dict:
         "budget": turn.budget.as_dict() if turn.budget else None,
         "rewritten_query": turn.stats.rewritten_query if turn.stats else None,
         "memory": turn.stats.as_dict() if turn.stats else None,
+        "session": turn.session,
         "counter": services.conversations.counter.id,
     }
 
@@ -305,6 +327,8 @@ def _parser() -> argparse.ArgumentParser:
     asking.add_argument("question")
     asking.add_argument("--conversation", metavar="ID", help="continue this conversation (default: a new one)")
     asking.add_argument("--json", action="store_true", help="print the answer, usage and budget split as JSON")
+    asking.add_argument("--history", metavar="FILE", help="stateless: answer from this JSON list of "
+                        "{role, content} instead of a stored conversation; nothing is stored")
     asking.set_defaults(handler=ask)
 
     llm = commands.add_parser("llm", help="the vLLM server: its command line, or run it")

@@ -88,3 +88,27 @@ def test_a_self_contained_question_is_not_rewritten(live_services):
     second.text()
 
     assert second.stats.rewrite_method == "none" and second.stats.rewritten_query is None
+
+
+def test_the_session_remembers_a_resolved_term_across_a_restart(live_services, live_settings):
+    from docchat.bootstrap import build_services
+
+    turn = live_services.chat.answer(None, "What is the Determination Date?")
+    turn.text()
+
+    restarted = build_services(live_settings)
+    session = restarted.conversations.get(turn.conversation_id).metadata["session"]
+    assert "Determination Date" in session["resolved_terms"]
+    assert session["turns"] == 1
+
+
+def test_a_stateless_answer_uses_the_callers_history_and_stores_nothing(live_services):
+    history = [{"role": "user", "content": "My name is Ada."}, {"role": "assistant", "content": "Hello Ada!"}]
+
+    turn = live_services.stateless.answer(history, "What is my name?")
+    turn.text()
+
+    assert turn.answer
+    assert turn.usage["prompt_tokens"] == turn.budget.prompt
+    assert turn.budget.history_messages == 2
+    assert live_services.conversations.list() == []

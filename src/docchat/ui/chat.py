@@ -28,6 +28,7 @@ def render(conversation_id: str | None) -> None:
         if st.button("Retry the answer", key=f"{KEY}_retry", icon=":material/refresh:"):
             _stream(lambda: services().chat.retry(conversation_id))
     _budget_meter(conversation_id)
+    _session_panel(conversation_id)
     text = st.chat_input("Ask about your documents", key=f"{KEY}_input")
     if text:
         with st.chat_message("user", avatar=AVATARS["user"]):
@@ -56,6 +57,8 @@ def _message(message: Message) -> None:
         if message.content:
             # Markdown, never HTML: user and model text must not inject markup.
             st.markdown(message.content)
+        if message.rewritten_query:
+            st.caption(f"Searched as: {message.rewritten_query}")
         if message.status is Status.INTERRUPTED:
             st.caption(f"Interrupted: {message.error or 'stopped before the end'}")
         elif message.status is Status.ERROR:
@@ -96,7 +99,7 @@ def _stream(start_turn) -> None:
             turn.close()
     st.session_state.pop(STREAMING, None)
     if turn.budget is not None:
-        st.session_state[f"{KEY}_budget_{turn.conversation_id}"] = turn.budget
+        st.session_state[f"{KEY}_budget_{turn.conversation_id}"] = (turn.budget, turn.stats)
     st.rerun()
 
 
@@ -116,9 +119,30 @@ def _stop_previous_answer() -> None:
 
 
 def _budget_meter(conversation_id: str | None) -> None:
-    budget: Budget | None = st.session_state.get(f"{KEY}_budget_{conversation_id}")
-    if budget is None:
+    last = st.session_state.get(f"{KEY}_budget_{conversation_id}")
+    if last is None:
         return
+    budget, stats = last
+    _meter(budget)
+    if stats is not None:
+        with st.expander("Memory for this answer"):
+            st.caption(
+                f"{stats.total_messages} messages, {stats.total_tokens:,} tokens; {stats.kept_verbatim} sent verbatim, "
+                f"{stats.summarised} summarised (summary version {stats.summary_version or '—'}"
+                f"{', new this turn' if stats.summary_created else ''}); {stats.compactions} compactions; "
+                f"{stats.memory_ms:.0f} ms in memory; counter {stats.counter}"
+            )
+
+
+def _session_panel(conversation_id: str | None) -> None:
+    session = services().conversations.get(conversation_id).metadata.get("session") if conversation_id else None
+    if session and session.get("resolved_terms"):
+        with st.expander(f"Session memory: {len(session['resolved_terms'])} terms, {session.get('turns', 0)} turns"):
+            for term, snippet in session["resolved_terms"].items():
+                st.text(f"{term}: {snippet}")
+
+
+def _meter(budget: Budget) -> None:
     used = budget.prompt + budget.answer_reserve
     st.progress(min(1.0, used / budget.max_model_len),
                 text=f"Token budget: {used:,} of {budget.max_model_len:,} "
@@ -126,5 +150,6 @@ def _budget_meter(conversation_id: str | None) -> None:
     st.caption(
         f"system {budget.system:,} · history {budget.history:,} ({budget.history_messages} messages"
         f"{f', {budget.dropped_messages} older left out' if budget.dropped_messages else ''}) · "
-        f"question {budget.question:,} · template {budget.template:,} · reserved for the answer {budget.answer_reserve:,}"
+        f"summary {budget.summary:,} · question {budget.question:,} · template {budget.template:,} · "
+        f"reserved for the answer {budget.answer_reserve:,}"
     )

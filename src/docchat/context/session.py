@@ -1,0 +1,48 @@
+"""Session memory: what a conversation has settled so far, kept in the store with it.
+
+Resolved terms (a term the user asked about -> a short snippet of the answer), the active
+documents and sections seen (filled by retrieval once documents land; their chunks get a
+x1.15 boost, never a filter), and a turn count.
+"""
+
+from __future__ import annotations
+
+import re
+
+MAX_TERMS = 50
+SNIPPET = 160
+_DEFINITION = re.compile(
+    r"^\s*(?:and\s+)?(?:what|who)\s+(?:is|are|was|were)\s+(?:the\s+|a\s+|an\s+)?(?P<term>[^?]{2,60}?)\s*\??\s*$"
+    r"|^\s*what\s+does\s+(?:the\s+)?(?P<term2>[^?]{2,60}?)\s+mean\s*\??\s*$",
+    re.IGNORECASE,
+)
+_REFERENCE = {"it", "this", "that", "they", "those", "these"}
+
+
+def term_asked_about(question: str) -> str | None:
+    match = _DEFINITION.match(question)
+    if not match:
+        return None
+    term = (match.group("term") or match.group("term2") or "").strip(" .,:;\"'")
+    if not term or term.lower() in _REFERENCE or len(term.split()) > 6:
+        return None
+    return term
+
+
+def updated(session: dict | None, *, question: str, answer: str) -> dict:
+    """The session after one complete exchange."""
+    session = dict(session or {})
+    terms = dict(session.get("resolved_terms") or {})
+    term = term_asked_about(question)
+    if term and answer.strip():
+        text = " ".join(answer.split())
+        terms.pop(term, None)
+        terms[term] = text if len(text) <= SNIPPET else text[: SNIPPET - 1].rstrip() + "…"
+        while len(terms) > MAX_TERMS:
+            terms.pop(next(iter(terms)))
+    return {
+        "resolved_terms": terms,
+        "active_documents": list(session.get("active_documents") or []),
+        "sections_seen": list(session.get("sections_seen") or []),
+        "turns": int(session.get("turns") or 0) + 1,
+    }
