@@ -10,6 +10,7 @@ from pathlib import Path
 
 from docchat.config import Settings
 from docchat.context.engine import ContextEngine
+from docchat.context.planner import Caps
 from docchat.context.programs import Programs, vllm_lm_factory
 from docchat.domain import utcnow
 from docchat.errors import LLMError
@@ -61,7 +62,9 @@ def build_services(settings: Settings | None = None, *, counter: TokenCounter | 
     conversations = ConversationService(uow, counter, database=engine.url.render_as_string(hide_password=True))
     llm = LLMService(gateway, counter)
     programs = programs if programs is not None else _programs(settings, gateway)
-    engine = ContextEngine(counter, programs, system_prompt=settings.system_prompt)
+    caps = Caps(system=settings.cap_system, summary=settings.cap_summary, chunks=settings.cap_chunks,
+                question=settings.cap_question)
+    engine = ContextEngine(counter, programs, system_prompt=settings.system_prompt, caps=caps)
     chat = ChatService(conversations, uow, gateway, counter, engine, programs=programs,
                        answer_reserve=settings.max_tokens or _profile_max_tokens(settings))
     if info is not None:

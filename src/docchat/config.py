@@ -29,6 +29,12 @@ class Settings(BaseSettings):
         "You are docchat, a careful assistant. Answer the user's questions clearly and concisely. "
         "If you do not know, say so."
     )
+    # The budget planner's caps: shares of the window (less the answer reserve) that each part
+    # may take at most; the history gets whatever they leave.
+    cap_system: float = Field(default=0.10, gt=0, lt=1)
+    cap_summary: float = Field(default=0.15, gt=0, lt=1)
+    cap_chunks: float = Field(default=0.30, ge=0, lt=1)
+    cap_question: float = Field(default=0.25, gt=0, lt=1)
     # DSPy programs (condense, rewrite, title) on the same server; off: truncation, enrichment,
     # first-words titles only.
     context_programs: bool = True

@@ -55,6 +55,10 @@ class ContextEngine:
         self._keep_recent = keep_recent
 
     @property
+    def caps(self) -> Caps:
+        return self._caps
+
+    @property
     def template_tokens(self) -> int:
         return getattr(self._counter, "generation_prompt_tokens", 0)
 

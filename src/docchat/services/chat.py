@@ -135,7 +135,7 @@ class ChatService:
         tokens = self._counter.count_message("user", question)
         plan(max_model_len=max_model_len, answer_reserve=self.reserve_for(max_model_len),
              template=self._engine.template_tokens, system=self._engine.system_tokens(), summary=0, chunks=0,
-             question=tokens)
+             question=tokens, caps=self._engine.caps)
 
     def _turn(self, conversation_id: str, question: Message, info) -> Turn:
         started = time.perf_counter()
