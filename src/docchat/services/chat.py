@@ -2,9 +2,8 @@
 
 Write path: the user's message is committed before the LLM is called; the answer is
 stored as `streaming` and checkpointed while tokens arrive, then ends `complete`,
-`interrupted` (stopped, cut off) or `error`, keeping whatever text arrived. The prompt
-never exceeds max_model_len minus the answer reserve: history is trimmed by recency,
-system messages always kept.
+`interrupted` (stopped, cut off) or `error`, keeping whatever text arrived. The context
+engine assembles the prompt; it never exceeds max_model_len minus the answer reserve.
 """
 
 from __future__ import annotations
