@@ -18,6 +18,8 @@ test: $(STAMP) $(LLM_STAMP) system-deps
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
+	# First, alone: the CPU torch on this machine's disk, before anything can ask for another.
+	$(BIN)/python -m pip install --quiet "torch==2.13.0"
 	$(BIN)/python -m pip install --quiet -e ".[test]"
 	touch $(STAMP)
 

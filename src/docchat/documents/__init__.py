@@ -1,0 +1,1 @@
+"""Documents: parsing, chunking, embeddings, the Qdrant index, retrieval with citations."""
