@@ -179,3 +179,35 @@ class LLMStatus:
     prefix_cache_hits: float | None
     prefix_cache_queries: float | None
     error: str | None = None
+
+
+@dataclass(frozen=True)
+class Document:
+    id: str
+    name: str
+    kind: str
+    path: str
+    size: int
+    content_hash: str
+    pages: int | None
+    chunks: int
+    status: str
+    added_at: datetime
+
+
+@dataclass(frozen=True)
+class ChunkRecord:
+    id: str
+    document_id: str
+    position: int
+    label: str
+    page: int | None
+    text: str
+    token_count: int
+
+
+@dataclass(frozen=True)
+class DocumentUse:
+    conversation_id: str
+    title: str
+    citations: int

@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from docchat.domain import utcnow
+from docchat.store.migrate import head_revision
 
 from tests.integration.sample_data import TRUST_TURNS, quarterly_conversation, set_updated_at, trust_conversation
 from tests.integration.sqlite_files import table_contents
@@ -258,7 +259,7 @@ def test_doctor_reports_the_database_schema_integrity_and_counts(docchat, servic
     store = out.split("\nllm\n")[0].splitlines()[1:]
     report = {line[:24].strip(): line[24:].strip() for line in store}
     assert report["database"].endswith(str(data_dir.resolve() / "docchat.db"))
-    assert report["schema version"] == "0001"
+    assert report["schema version"] == head_revision()
     assert report["integrity"] == "ok"
     assert (report["conversations"], report["deleted conversations"]) == ("1", "1")
     assert (report["messages"], report["summaries"]) == ("8", "2")

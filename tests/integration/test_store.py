@@ -42,7 +42,7 @@ def test_migrating_an_empty_database_records_the_head_revision(engine):
 
     upgrade(engine)
 
-    assert current_revision(engine) == head_revision() == "0001"
+    assert current_revision(engine) == head_revision() == "0002"
 
 
 def test_running_the_migrations_twice_keeps_the_revision_and_the_data(engine):
@@ -165,3 +165,26 @@ def test_the_database_passes_integrity_checks_after_a_purge(services, data_dir):
     sql(data_dir, "INSERT INTO conversations_fts(conversations_fts, rank) VALUES ('integrity-check', 1)")
     assert services.conversations.health().integrity == "ok"
     assert [c.id for c in services.conversations.list()] == [kept]
+
+
+def test_a_database_at_the_first_schema_upgrades_to_the_newest_keeping_its_conversations(tmp_path):
+    from sqlalchemy import inspect
+
+    from docchat.bootstrap import build_services
+    from docchat.config import Settings
+
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    old = make_engine(url)
+    upgrade(old, "0001")
+    with old.begin() as connection:
+        connection.execute(text(
+            "INSERT INTO conversations (id, title, created_at, updated_at, pinned, archived, metadata) "
+            "VALUES ('5f0c1d2e-0000-4000-8000-000000000001', 'Lease renewal from last year', "
+            "'2025-11-01 09:00:00.000000', '2025-11-01 09:00:00.000000', 0, 0, '{}')"))
+    old.dispose()
+
+    services = build_services(Settings(data_dir=tmp_path, database_url=url))
+
+    assert current_revision(make_engine(url)) == head_revision()
+    assert {"documents", "chunks", "citations"} <= set(inspect(make_engine(url)).get_table_names())
+    assert [c.title for c in services.conversations.list()] == ["Lease renewal from last year"]

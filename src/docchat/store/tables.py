@@ -7,6 +7,7 @@ from datetime import datetime, timezone
 from sqlalchemy import (
     JSON,
     Boolean,
+    Float,
     Column,
     DateTime,
     ForeignKey,
@@ -114,4 +115,48 @@ summaries = Table(
     Column("tokenizer", String(120), nullable=True),
     Column("created_at", UTCDateTime, nullable=False),
     UniqueConstraint("conversation_id", "version", name="uq_summaries_conversation_version"),
+)
+
+documents = Table(
+    "documents",
+    metadata,
+    Column("pk", Integer, primary_key=True, autoincrement=True),
+    Column("id", String(36), nullable=False, unique=True),
+    Column("name", Text, nullable=False),
+    Column("kind", String(16), nullable=False),
+    # Relative to the data dir, so a moved data dir keeps working.
+    Column("path", Text, nullable=False),
+    Column("size", Integer, nullable=False),
+    Column("content_hash", String(64), nullable=False, unique=True),
+    Column("pages", Integer, nullable=True),
+    Column("chunks", Integer, nullable=False, default=0),
+    Column("status", String(16), nullable=False),
+    Column("added_at", UTCDateTime, nullable=False),
+)
+
+chunks = Table(
+    "chunks",
+    metadata,
+    Column("pk", Integer, primary_key=True, autoincrement=True),
+    Column("id", String(36), nullable=False, unique=True),
+    Column("document_id", String(36), ForeignKey("documents.id", ondelete="CASCADE"), nullable=False),
+    Column("position", Integer, nullable=False),
+    Column("label", Text, nullable=False),
+    Column("page", Integer, nullable=True),
+    Column("text", Text, nullable=False),
+    Column("token_count", Integer, nullable=False),
+    UniqueConstraint("document_id", "position", name="uq_chunks_document_position"),
+)
+
+# Which conversations' answers cited which documents (for "which conversations used this").
+citations = Table(
+    "citations",
+    metadata,
+    Column("pk", Integer, primary_key=True, autoincrement=True),
+    Column("message_id", String(36), ForeignKey("messages.id", ondelete="CASCADE"), nullable=False),
+    Column("conversation_id", String(36), ForeignKey("conversations.id", ondelete="CASCADE"), nullable=False),
+    Column("document_id", String(36), nullable=False, index=True),
+    Column("chunk_id", String(36), nullable=False),
+    Column("number", Integer, nullable=False),
+    Column("score", Float, nullable=False),
 )

@@ -7,11 +7,13 @@ from typing import Protocol
 from sqlalchemy import Engine
 
 from docchat.store.engine import WRITE_OPTION
+from docchat.store.documents import DocumentRepository
 from docchat.store.repository import ConversationRepository
 
 
 class UnitOfWork(Protocol):
     conversations: ConversationRepository
+    documents: DocumentRepository
 
     def __enter__(self) -> "UnitOfWork": ...
     def __exit__(self, *exc) -> None: ...
@@ -28,6 +30,7 @@ class SqlUnitOfWork:
         self._connection = self._engine.connect()
         self._transaction = self._connection.begin()
         self.conversations = ConversationRepository(self._connection)
+        self.documents = DocumentRepository(self._connection)
         return self
 
     def commit(self) -> None:
