@@ -17,6 +17,7 @@ st.set_page_config(page_title="docchat", page_icon=":material/forum:", layout="w
 st.navigation(
     [
         st.Page(chat_page, title="Chat", icon=":material/forum:", default=True),
+        st.Page("pages/1_Documents.py", title="Documents", icon=":material/description:"),
         st.Page("pages/2_Settings.py", title="Settings", icon=":material/settings:"),
     ]
 ).run()

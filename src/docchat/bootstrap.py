@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import logging
 import os
 from dataclasses import dataclass
@@ -20,6 +21,8 @@ from docchat.llm.profiles import CPU_MAX_OUTPUT, CPU_MODEL_NAME, CPU_SAMPLING, G
 from docchat.memory.tokens import TokenCounter, counter_for
 from docchat.services.chat import ChatService
 from docchat.services.conversations import ConversationService
+from docchat.documents.embeddings import MiniLMEmbedder
+from docchat.services.documents import DocumentService
 from docchat.services.llm import LLMService
 from docchat.services.stateless import StatelessChat
 from docchat.services.transfer import TransferService
@@ -45,6 +48,7 @@ class Services:
     transfer: TransferService
     chat: ChatService
     stateless: StatelessChat
+    documents: DocumentService
     llm: LLMService
 
 
@@ -65,7 +69,10 @@ def build_services(settings: Settings | None = None, *, counter: TokenCounter | 
     caps = Caps(system=settings.cap_system, summary=settings.cap_summary, chunks=settings.cap_chunks,
                 question=settings.cap_question)
     engine = ContextEngine(counter, programs, system_prompt=settings.system_prompt, caps=caps)
-    chat = ChatService(conversations, uow, gateway, counter, engine, programs=programs,
+    documents = DocumentService(uow, settings.resolved_data_dir, lambda: _chunk_index(settings), MiniLMEmbedder(),
+                                counter, max_bytes=settings.max_upload_mb * 1024 * 1024)
+    chat = ChatService(conversations, uow, gateway, counter, engine, programs=programs, documents=documents,
+                       top_k=settings.retrieval_top_k,
                        answer_reserve=settings.max_tokens or _profile_max_tokens(settings))
     if info is not None:
         llm.calibration()  # once, at start-up, while the server is known to answer
@@ -75,6 +82,7 @@ def build_services(settings: Settings | None = None, *, counter: TokenCounter | 
         transfer=TransferService(uow, counter),
         chat=chat,
         stateless=StatelessChat(chat, engine, counter, gateway, programs),
+        documents=documents,
         llm=llm,
     )
 
@@ -127,6 +135,18 @@ def _served_root(base_url: str, model: str) -> Path | None:
         return None
     root = next((m.get("root") for m in models if m.get("id") == model), None)
     return Path(root) if root and Path(root).is_dir() else None
+
+
+def _chunk_index(settings: Settings):
+    from qdrant_client import QdrantClient
+
+    from docchat.documents.index import ChunkIndex
+
+    client = (QdrantClient(url=settings.qdrant_url) if settings.qdrant_url
+              else QdrantClient(path=str(settings.resolved_data_dir / "qdrant")))
+    # An unclosed local-mode client complains from __del__ at interpreter exit.
+    atexit.register(client.close)
+    return ChunkIndex(client)
 
 
 def _programs(settings: Settings, gateway) -> Programs | None:

@@ -151,6 +151,8 @@ def _turn_json(turn, services) -> dict:
         "rewritten_query": turn.stats.rewritten_query if turn.stats else None,
         "memory": turn.stats.as_dict() if turn.stats else None,
         "session": turn.session,
+        # The full text of every chunk the model was given, numbered as the prompt numbers them.
+        "citations": answer.citations if answer else [],
         "counter": services.conversations.counter.id,
     }
 
@@ -279,6 +281,65 @@ def import_file(args) -> None:
             print(f"imported {report.conversation_id} ({report.title}): {report.messages} messages")
 
 
+def ingest(args) -> int:
+    services = _services()
+    failures = 0
+    added = []
+    for name in args.paths:
+        path = Path(name)
+        try:
+            data = path.read_bytes()
+            document = services.documents.ingest(path.name, data, progress=_progress_bar(path.name))
+        except (DocchatError, OSError) as error:
+            failures += 1
+            print(f"\rdocchat: {error if isinstance(error, DocchatError) else f'{path}: {error.strerror}'}",
+                  file=sys.stderr)
+            continue
+        added.append(document.id)
+        print(f"\r{document.name}: {document.chunks} chunks, {document.pages or '-'} pages  {document.id}")
+    if args.conversation and added:
+        services.conversations.set_document_scope(
+            args.conversation, sorted(set(_scope(services, args.conversation)) | set(added)))
+    return 1 if failures else 0
+
+
+def _scope(services, conversation_id: str) -> list[str]:
+    return services.conversations.get(conversation_id).metadata.get("document_scope") or []
+
+
+def _progress_bar(name: str):
+    def show(stage: str, share: float) -> None:
+        filled = int(share * 24)
+        sys.stderr.write(f"\r{name[:30]:<30} [{'#' * filled}{'.' * (24 - filled)}] {share:4.0%} {stage[:40]:<40}")
+        sys.stderr.flush()
+    return show
+
+
+def list_documents(args) -> None:
+    documents = _services().documents.list()
+    if args.json:
+        _print_json([d.__dict__ for d in documents])
+        return
+    if not documents:
+        print("No documents yet. Add some with: docchat ingest FILE...")
+    for d in documents:
+        print(f"{d.id}  {d.kind:<5} {d.size / 1024:>8.0f} KB  {d.pages or '-':>4} pages  {d.chunks:>5} chunks  "
+              f"{d.added_at:%Y-%m-%d}  {d.name}")
+
+
+def delete_document(args) -> None:
+    _services().documents.delete(args.id)
+    print(f"deleted {args.id}")
+
+
+def document_usage(args) -> None:
+    uses = _services().documents.usage(args.id)
+    if not uses:
+        print("No conversation has cited this document yet.")
+    for use in uses:
+        print(f"{use.conversation_id}  {use.citations:>3} citations  {use.title}")
+
+
 def cleanup(args) -> None:
     report = _services().conversations.cleanup(older_than_days=args.older_than, dry_run=args.dry_run)
     verb = "would remove" if report.dry_run else "removed"
@@ -376,6 +437,22 @@ def _parser() -> argparse.ArgumentParser:
     importing.add_argument("file")
     importing.add_argument("--as-copy", action="store_true", help="import under a new id")
     importing.set_defaults(handler=import_file)
+
+    ingesting = commands.add_parser("ingest", help="add documents (PDF, DOCX, Markdown, text, HTML) to the library")
+    ingesting.add_argument("paths", nargs="+", metavar="PATH")
+    ingesting.add_argument("--conversation", metavar="ID", help="also add them to this conversation's scope")
+    ingesting.set_defaults(handler=ingest)
+
+    docs = commands.add_parser("documents", help="the document library: list, delete, usage")
+    doc_verbs = docs.add_subparsers(title="verbs", metavar="VERB", required=True)
+    doc_list = doc_verbs.add_parser("list", help="every document with its size, pages and chunks")
+    doc_list.add_argument("--json", action="store_true")
+    doc_list.set_defaults(handler=list_documents)
+    for verb, handler, text in (("delete", delete_document, "remove a document, its chunks and vectors"),
+                                ("usage", document_usage, "the conversations that cited a document")):
+        sub = doc_verbs.add_parser(verb, help=text)
+        sub.add_argument("id")
+        sub.set_defaults(handler=handler)
 
     cleaning = commands.add_parser("cleanup", help="remove unpinned conversations not updated for DAYS days")
     cleaning.add_argument("--older-than", type=int, required=True, metavar="DAYS")

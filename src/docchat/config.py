@@ -35,6 +35,10 @@ class Settings(BaseSettings):
     cap_summary: float = Field(default=0.15, gt=0, lt=1)
     cap_chunks: float = Field(default=0.30, ge=0, lt=1)
     cap_question: float = Field(default=0.25, gt=0, lt=1)
+    # Documents: Qdrant in local mode under the data dir unless a server URL is given.
+    qdrant_url: str | None = None
+    max_upload_mb: int = Field(default=50, ge=1)
+    retrieval_top_k: int = Field(default=4, ge=1, le=50)
     # DSPy programs (condense, rewrite, title) on the same server; off: truncation, enrichment,
     # first-words titles only.
     context_programs: bool = True

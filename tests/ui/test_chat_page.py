@@ -160,3 +160,16 @@ def test_a_rewritten_query_and_the_session_memory_are_shown(chat_page, services)
 
     assert any(c.value == "Searched as: Determination Date falls on a weekend" for c in page.caption)
     assert any(t.value == "Determination Date: The 15th of each month." for t in page.text)
+
+
+def test_the_documents_page_lists_the_library_and_who_cited_it(services):
+    from tests.integration.test_documents import trust_pdf
+
+    services.documents.ingest("Harbour Street Trust.pdf", trust_pdf())
+    services.documents.index()._client.close()  # the page opens its own client on the same folder
+
+    page = AppTest.from_file(str(ROOT / "pages" / "1_Documents.py"), default_timeout=60).run()
+
+    assert page.subheader[0].value == "Library (1)"
+    assert any(m.value == "**Harbour Street Trust.pdf**" for m in page.markdown)
+    assert any("3 pages" in caption.value for caption in page.caption)

@@ -29,8 +29,9 @@ def term_asked_about(question: str) -> str | None:
     return term
 
 
-def updated(session: dict | None, *, question: str, answer: str) -> dict:
-    """The session after one complete exchange."""
+def updated(session: dict | None, *, question: str, answer: str, documents: list[str] = (),
+            sections: list[str] = ()) -> dict:
+    """The session after one complete exchange; `documents`/`sections` are what it cited."""
     session = dict(session or {})
     terms = dict(session.get("resolved_terms") or {})
     term = term_asked_about(question)
@@ -42,7 +43,13 @@ def updated(session: dict | None, *, question: str, answer: str) -> dict:
             terms.pop(next(iter(terms)))
     return {
         "resolved_terms": terms,
-        "active_documents": list(session.get("active_documents") or []),
-        "sections_seen": list(session.get("sections_seen") or []),
+        "active_documents": _merged(session.get("active_documents"), documents),
+        "sections_seen": _merged(session.get("sections_seen"), sections)[-MAX_TERMS:],
         "turns": int(session.get("turns") or 0) + 1,
     }
+
+
+def _merged(old, new) -> list:
+    merged = list(old or [])
+    merged += [item for item in dict.fromkeys(new) if item not in merged]
+    return merged

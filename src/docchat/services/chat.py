@@ -77,7 +77,7 @@ class Turn:
 class ChatService:
     def __init__(self, conversations: ConversationService, uow: SqlUnitOfWorkFactory, gateway: Gateway,
                  counter: TokenCounter, engine: ContextEngine, *, answer_reserve: int | None,
-                 programs: Programs | None = None):
+                 programs: Programs | None = None, documents=None, top_k: int = 4):
         self._conversations = conversations
         self._uow = uow
         self._gateway = gateway
@@ -85,6 +85,8 @@ class ChatService:
         self._engine = engine
         self._programs = programs
         self._answer_reserve = answer_reserve
+        self._documents = documents
+        self._top_k = top_k
 
     def answer(self, conversation_id: str | None, question: str, *, context_chunks: list[str] | None = None) -> Turn:
         """Stores the question, then streams the answer. Bad input changes nothing.
@@ -105,9 +107,17 @@ class ChatService:
             turn = Turn(conversation_id=stored.conversation_id, question=stored, budget=None)
             turn._deltas = self._failed(turn, error)
             return turn
+        rewritten, method = self._rewrite(conversation_id, question)
+        citations = []
+        if context_chunks is None:
+            retrieved = self._retrieve(conversation_id, rewritten or question)
+            citations = [{"number": n, **r.citation} for n, r in enumerate(retrieved, start=1)]
+            if retrieved:
+                sent = user_turn(question, [f"{c['document']}, {c['where']}: {c['text']}" for c in citations])
         self._refuse_if_too_long(sent or question, info.max_model_len)
-        stored = self._conversations.post_user_message(conversation_id, question, sent_content=sent)
-        return self._turn(stored.conversation_id, stored, info)
+        stored = self._conversations.post_user_message(conversation_id, question, sent_content=sent,
+                                                       rewritten_query=rewritten)
+        return self._turn(stored.conversation_id, stored, info, rewrite=(rewritten, method), citations=citations)
 
     def retry(self, conversation_id: str) -> Turn:
         """Answers the last question again; the failed answer stays in the transcript."""
@@ -136,9 +146,10 @@ class ChatService:
              template=self._engine.template_tokens, system=self._engine.system_tokens(), summary=0, chunks=0,
              question=tokens, caps=self._engine.caps)
 
-    def _turn(self, conversation_id: str, question: Message, info) -> Turn:
+    def _turn(self, conversation_id: str, question: Message, info, *, rewrite=(None, "none"),
+              citations: list | None = None) -> Turn:
         started = time.perf_counter()
-        rewritten, method = self._rewrite(conversation_id, question)
+        rewritten, method = rewrite
         memory = self._conversations.memory(conversation_id)
         with self._uow() as uow:
             summary = uow.conversations.latest_summary(conversation_id)
@@ -164,7 +175,7 @@ class ChatService:
             memory_ms=round((time.perf_counter() - started) * 1000, 2),
             rewritten_query=rewritten, rewrite_method=method,
         )
-        answer = self._start_answer(conversation_id, info.model)
+        answer = replace(self._start_answer(conversation_id, info.model), citations=citations or [])
         turn = Turn(conversation_id=conversation_id, question=question, budget=budget, stats=stats)
         turn._deltas = self._stream(turn, answer, assembly.messages, budget)
         return turn
@@ -198,29 +209,34 @@ class ChatService:
             uow.commit()
         return meta
 
-    def _rewrite(self, conversation_id: str, question: Message) -> tuple[str | None, str]:
-        """The standalone retrieval query for a follow-up; stored on the question."""
-        recent = [m for m in self._conversations.memory(conversation_id).get_recent(RECENT_MESSAGES + 1)
-                  if m.id != question.id][-RECENT_MESSAGES:]
-        if not recent or not needs_rewrite(question.content):
+    def _rewrite(self, conversation_id: str | None, question: str) -> tuple[str | None, str]:
+        """The standalone retrieval query for a follow-up (stored on the question by the caller)."""
+        if conversation_id is None:
+            return None, "none"
+        recent = self._conversations.memory(conversation_id).get_recent(RECENT_MESSAGES)
+        if not recent or not needs_rewrite(question):
             return None, "none"
         query, method = None, "rewriter"
         if self._programs is not None:
             try:
-                query = self._programs.rewrite(transcript(recent), question.content, max_tokens=MAX_OUTPUT_TOKENS)
+                query = self._programs.rewrite(transcript(recent), question, max_tokens=MAX_OUTPUT_TOKENS)
             except Exception as error:  # a failed rewrite must never cost the answer
                 log.info("rewriter failed, enriching instead: %s", error)
         if query is None:
             with self._uow() as uow:
                 summary = uow.conversations.latest_summary(conversation_id)
             topics = summary.metadata.get("topics", []) if summary else []
-            query, method = enrich(question.content, topics=topics, recent=[m.content for m in recent]), "enriched"
-        if query == question.content:
-            return None, "none"
-        with self._uow(write=True) as uow:
-            uow.conversations.set_rewritten_query(question.id, query)
-            uow.commit()
-        return query, method
+            query, method = enrich(question, topics=topics, recent=[m.content for m in recent]), "enriched"
+        return (None, "none") if query == question else (query, method)
+
+    def _retrieve(self, conversation_id: str | None, query: str):
+        """Passages for the question: within the conversation's scope, its active documents boosted."""
+        if self._documents is None or not self._documents.has_documents():
+            return []
+        meta = self._conversations.get(conversation_id).metadata if conversation_id else {}
+        active = set((meta.get("session") or {}).get("active_documents") or [])
+        return self._documents.retrieve(query, top_k=self._top_k, document_ids=meta.get("document_scope"),
+                                        active=active)
 
     def _stream(self, turn: Turn, answer: Message, messages: list[dict], budget: Budget) -> Iterator[str]:
         text, last_checkpoint, generation = "", time.monotonic(), None
@@ -235,7 +251,6 @@ class ChatService:
                 yield delta
             status = Status.COMPLETE
             self._title_after_first_exchange(turn, text)
-            turn.session = self._remember(turn, text)
         except GenerationStopped as stopped:
             turn.error = stopped
         except LLMError as error:
@@ -256,6 +271,8 @@ class ChatService:
                 token_count=self._counter.count_message("assistant", text), tokenizer=self._counter.id,
                 model=generation.model if generation is not None else answer.model,
             ))
+            if status is Status.COMPLETE:
+                turn.session = self._remember(turn, turn.answer)
 
     def _title_after_first_exchange(self, turn: Turn, answer: str) -> None:
         """The first complete exchange names the conversation, unless the user named it."""
@@ -275,10 +292,16 @@ class ChatService:
         if title != conversation.title:
             self._conversations.rename(turn.conversation_id, title, source="model")
 
-    def _remember(self, turn: Turn, answer: str) -> dict:
+    def _remember(self, turn: Turn, answer: Message) -> dict:
+        cited = answer.citations
         with self._uow(write=True) as uow:
             current = uow.conversations.get_conversation(turn.conversation_id).metadata.get("session")
-            session = updated(current, question=turn.question.content, answer=answer)
+            session = updated(current, question=turn.question.content, answer=answer.content,
+                              documents=[c["document_id"] for c in cited],
+                              sections=[f"{c['document']}: {c['where']}" for c in cited])
+            uow.documents.add_citations([
+                {"message_id": answer.id, "conversation_id": turn.conversation_id, "document_id": c["document_id"],
+                 "chunk_id": c["chunk_id"], "number": c["number"], "score": c["score"]} for c in cited])
             uow.conversations.update_metadata(turn.conversation_id, {"session": session})
             uow.commit()
         return session

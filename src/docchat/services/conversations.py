@@ -132,7 +132,8 @@ class ConversationService:
             raise InvalidInput("a message cannot be empty")
         return self.memory(conversation_id).add(role, content)
 
-    def post_user_message(self, conversation_id: str | None, text: str, *, sent_content: str | None = None) -> Message:
+    def post_user_message(self, conversation_id: str | None, text: str, *, sent_content: str | None = None,
+                          rewritten_query: str | None = None) -> Message:
         """Stores what the user typed, starting a conversation when none is open.
 
         A conversation still called "New conversation" takes its title from its first message.
@@ -143,7 +144,15 @@ class ConversationService:
             conversation_id = self.create(title_from(text), source="first words").id
         elif self.get(conversation_id).title == DEFAULT_TITLE and self.memory(conversation_id).count() == 0:
             self.rename(conversation_id, title_from(text), source="first words")
-        return self.memory(conversation_id).add("user", text, sent_content=sent_content)
+        return self.memory(conversation_id).add("user", text, sent_content=sent_content,
+                                                 rewritten_query=rewritten_query)
+
+    def set_document_scope(self, conversation_id: str, document_ids: list[str] | None) -> None:
+        """Which documents this conversation searches; None means all of them."""
+        with self._uow(write=True) as uow:
+            self._require(uow, conversation_id)
+            uow.conversations.update_metadata(conversation_id, {"document_scope": document_ids})
+            uow.commit()
 
     def history(self, conversation_id: str) -> list[Message]:
         """Every stored message, in order, including those outside the memory."""

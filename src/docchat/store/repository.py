@@ -206,6 +206,7 @@ class ConversationRepository:
                 model=message.model,
                 usage=message.usage,
                 error=message.error,
+                citations=message.citations,
                 updated_at=utcnow(),
             )
         )

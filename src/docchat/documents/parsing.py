@@ -1,0 +1,277 @@
+"""Turning an uploaded file into text sections that a citation can point at.
+
+Invariants:
+- `parse` returns a document with at least one section, and no section is blank.
+- Bad input of any kind (wrong type, empty, too large, damaged, encrypted, binary, no text)
+  raises `InvalidInput` with one line naming the file; no parser exception escapes.
+- PDFs give one section per page (`page N`); DOCX, Markdown and HTML give one section per
+  heading of level 1-3 (the label is the heading; text before the first one is `beginning`);
+  plain text gives sections of blank-line-separated blocks labelled by their lines.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+import unicodedata
+import zipfile
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import PurePath
+
+import docx
+from bs4 import BeautifulSoup, NavigableString, Tag
+from bs4.element import PreformattedString
+from docx.table import Table
+from pypdf import PdfReader
+
+from docchat.errors import InvalidInput
+
+MB = 1024 * 1024
+MAX_BYTES = 50 * MB
+KINDS = {
+    ".pdf": "pdf",
+    ".docx": "docx",
+    ".md": "markdown",
+    ".markdown": "markdown",
+    ".txt": "text",
+    ".html": "html",
+    ".htm": "html",
+}
+BEGINNING = "beginning"
+MAX_LABEL_CHARS = 120
+# A stray byte from another encoding is forgiven; more than this share means "not text".
+MAX_INVALID_UTF8_SHARE = 0.001
+MIN_INVALID_UTF8_ALLOWED = 4
+# A DOCX is a zip: refuse one that unpacks to far more than an upload may weigh (a zip bomb).
+MAX_DOCX_EXPANSION = 20
+# Plain text is grouped into sections of about this many characters, at blank lines.
+TEXT_SECTION_CHARS = 4000
+
+
+@dataclass(frozen=True)
+class Section:
+    label: str
+    page: int | None
+    text: str
+
+
+@dataclass(frozen=True)
+class ParsedDocument:
+    name: str
+    kind: str
+    sections: list[Section]
+
+
+def parse(name: str, data: bytes, *, max_bytes: int = MAX_BYTES) -> ParsedDocument:
+    """The document's text in sections, or InvalidInput saying why it cannot be indexed."""
+    shown = _shown(name)
+    kind = KINDS.get(PurePath(name.replace("\\", "/")).suffix.lower())
+    if kind is None:
+        raise InvalidInput(f"{shown} is not a supported type; upload PDF, DOCX, Markdown, text or HTML")
+    if not data:
+        raise InvalidInput(f"{shown} is empty")
+    if len(data) > max_bytes:
+        raise InvalidInput(f"{shown} is {_size(len(data))}; the limit is {_size(max_bytes)}")
+    raw = _PARSERS[kind](shown, data, max_bytes)
+    sections = [
+        Section(_label(section.label), section.page, text)
+        for section in raw
+        if (text := _clean(section.text))
+    ]
+    if not sections:
+        raise InvalidInput(f"{shown} has no text to index (a scanned PDF?)")
+    return ParsedDocument(name=name, kind=kind, sections=sections)
+
+
+def _pdf(shown: str, data: bytes, max_bytes: int) -> list[Section]:
+    try:
+        reader = PdfReader(io.BytesIO(data))
+        # Many "encrypted" PDFs only restrict printing and open with an empty password;
+        # any other failure here (including AES without the cryptography package) means
+        # we cannot read it without the user's password.
+        if reader.is_encrypted and not _opens_without_password(reader):
+            raise InvalidInput(f"{shown} is password-protected")
+        return [
+            Section(f"page {number}", number, page.extract_text() or "")
+            for number, page in enumerate(reader.pages, start=1)
+        ]
+    except InvalidInput:
+        raise
+    except Exception:
+        # Damaged PDFs fail in many ways (PdfReadError, KeyError, ValueError, zlib errors...);
+        # the user needs to know only that this file cannot be read.
+        raise InvalidInput(f"{shown} is not a readable PDF (it may be damaged)") from None
+
+
+def _opens_without_password(reader) -> bool:
+    try:
+        return bool(reader.decrypt(""))
+    except Exception:
+        return False
+
+
+def _docx(shown: str, data: bytes, max_bytes: int) -> list[Section]:
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            unpacked = sum(entry.file_size for entry in archive.infolist())
+        if unpacked > MAX_DOCX_EXPANSION * max_bytes:
+            raise InvalidInput(f"{shown} unpacks to {_size(unpacked)}, too much for a Word document")
+        blocks = []
+        for block in docx.Document(io.BytesIO(data)).iter_inner_content():
+            if isinstance(block, Table):
+                blocks.append((None, _table_text(block)))
+            else:
+                blocks.append((_docx_heading(block), block.text))
+    except InvalidInput:
+        raise
+    except Exception:
+        # zipfile, lxml and python-docx errors all mean the same thing to the user.
+        raise InvalidInput(f"{shown} is not a readable Word document (.docx)") from None
+    return _split_at_headings(blocks)
+
+
+def _docx_heading(paragraph) -> str | None:
+    """The heading text when the paragraph is a title or a level 1-3 heading."""
+    style = getattr(paragraph.style, "name", "") or ""
+    if style == "Title" or re.fullmatch(r"Heading [1-3]", style):
+        return paragraph.text
+    return None
+
+
+def _table_text(table) -> str:
+    rows = []
+    for row in table.rows:
+        cells = []
+        for cell in row.cells:
+            # Merged cells repeat in python-docx's grid; keep each once.
+            if not cells or cell.text != cells[-1]:
+                cells.append(cell.text)
+        rows.append(" | ".join(cells))
+    return "\n".join(rows)
+
+
+def _markdown(shown: str, data: bytes, max_bytes: int) -> list[Section]:
+    blocks = []
+    fence = None
+    for line in _decode(shown, data).splitlines():
+        marker = re.match(r"\s*(```|~~~)", line)
+        if marker and fence in (None, marker.group(1)):
+            # A `#` inside a fenced code block is a comment, not a heading.
+            fence = None if fence else marker.group(1)
+        heading = None if fence else re.match(r" {0,3}#{1,3}\s+(.*?)(?:\s+#+)?\s*$", line)
+        blocks.append((heading.group(1) if heading else None, line))
+    return _split_at_headings(blocks, separator="\n")
+
+
+def _text(shown: str, data: bytes, max_bytes: int) -> list[Section]:
+    lines = _decode(shown, data).splitlines()
+    sections: list[Section] = []
+    first = 0
+    size = 0
+    for number, line in enumerate(lines):
+        size += len(line) + 1
+        last = number == len(lines) - 1
+        if last or (not line.strip() and size >= TEXT_SECTION_CHARS):
+            sections.append(_lines_section(lines, first, number))
+            first, size = number + 1, 0
+    return sections
+
+
+def _lines_section(lines: list[str], first: int, last: int) -> Section:
+    return Section(f"lines {first + 1}-{last + 1}", None, "\n".join(lines[first : last + 1]))
+
+
+def _html(shown: str, data: bytes, max_bytes: int) -> list[Section]:
+    _refuse_binary(shown, data)
+    # Bytes, not str: BeautifulSoup honours the page's declared charset.
+    soup = BeautifulSoup(data, "html.parser")
+    for hidden in soup.find_all(["script", "style", "noscript", "template"]):
+        hidden.decompose()
+    blocks: list[tuple[str | None, str]] = []
+    parts: list[str] = []
+    for element in soup.descendants:
+        if isinstance(element, Tag) and element.name in _HTML_HEADINGS:
+            blocks.append((None, "".join(parts)))
+            blocks.append((element.get_text(" ", strip=True), ""))
+            parts = []
+        elif isinstance(element, Tag) and element.name == "br":
+            parts.append("\n")
+        elif isinstance(element, Tag) and element.name in _HTML_BLOCKS:
+            parts.append("\n\n")
+        elif isinstance(element, NavigableString) and not isinstance(element, PreformattedString):
+            # Comments, doctypes and CDATA are PreformattedStrings: markup, not text.
+            parts.append(re.sub(r"\s+", " ", str(element)))
+    blocks.append((None, "".join(parts)))
+    return _split_at_headings(blocks)
+
+
+_HTML_HEADINGS = {"h1", "h2", "h3"}
+_HTML_BLOCKS = {
+    "address", "article", "aside", "blockquote", "dd", "div", "dl", "dt", "figcaption",
+    "footer", "h4", "h5", "h6", "header", "hr", "li", "main", "nav", "ol", "p", "pre",
+    "section", "table", "td", "th", "tr", "ul",
+}  # fmt: skip
+
+
+def _split_at_headings(blocks: Iterable[tuple[str | None, str]], separator: str = "\n\n") -> list[Section]:
+    """Sections from (heading or None, text) blocks; a heading starts a section and leads its text."""
+    sections = []
+    label, texts = BEGINNING, []
+    for heading, text in blocks:
+        if heading is not None:
+            sections.append(Section(label, None, separator.join(texts)))
+            label, texts = heading, []
+        texts.append(text)
+    sections.append(Section(label, None, separator.join(texts)))
+    return sections
+
+
+def _decode(shown: str, data: bytes) -> str:
+    _refuse_binary(shown, data)
+    text = data.decode("utf-8-sig", errors="replace")
+    invalid = text.count("\ufffd") - data.count("\ufffd".encode())
+    if invalid > max(MIN_INVALID_UTF8_ALLOWED, len(data) * MAX_INVALID_UTF8_SHARE):
+        raise InvalidInput(f"{shown} is not UTF-8 text (is it a binary file with a text extension?)")
+    return text
+
+
+def _refuse_binary(shown: str, data: bytes) -> None:
+    # Text never contains NUL; binaries (and UTF-16, which we do not read) are full of them.
+    if b"\x00" in data:
+        raise InvalidInput(f"{shown} looks like a binary file, not text")
+
+
+def _clean(text: str) -> str:
+    """Text with invisible control characters removed, trailing spaces and extra blank lines gone."""
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    text = "".join(ch for ch in text if ch in "\n\t" or unicodedata.category(ch) != "Cc")
+    text = re.sub(r"[ \t]+\n", "\n", text)
+    return re.sub(r"\n{3,}", "\n\n", text).strip()
+
+
+def _label(label: str) -> str:
+    label = re.sub(r"\s+", " ", label).strip() or BEGINNING
+    return label if len(label) <= MAX_LABEL_CHARS else label[: MAX_LABEL_CHARS - 1].rstrip() + "…"
+
+
+def _shown(name: str) -> str:
+    """The file name as it can appear in a one-line message."""
+    name = re.sub(r"[\x00-\x1f\x7f]+", " ", name).strip()
+    return f'"{name[:80]}…"' if len(name) > 80 else f'"{name}"'
+
+
+def _size(count: int) -> str:
+    for unit, scale in (("MB", MB), ("KB", 1024)):
+        if count >= scale:
+            return f"{count / scale:.1f}".removesuffix(".0") + f" {unit}"
+    return f"{count} bytes"
+
+
+_PARSERS: dict[str, Callable[[str, bytes, int], list[Section]]] = {
+    "pdf": _pdf,
+    "docx": _docx,
+    "markdown": _markdown,
+    "text": _text,
+    "html": _html,
+}

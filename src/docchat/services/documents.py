@@ -1,0 +1,170 @@
+"""Document use cases: ingest with progress and cancel, list, delete, scope, usage, retrieval.
+
+Ingestion is all or nothing: a file is parsed and chunked before anything is written; if
+embedding or indexing fails or is cancelled, the document row, its chunks, its vectors
+and its stored file are removed again. The same content is ingested once (by hash).
+"""
+
+from __future__ import annotations
+
+import threading
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from docchat.documents.chunking import chunk
+from docchat.documents.files import content_hash, store_file
+from docchat.documents.index import Hit, IndexedChunk
+from docchat.documents.parsing import MAX_BYTES, parse
+from docchat.domain import ChunkRecord, Document, DocumentUse, utcnow
+from docchat.errors import DocchatError, InvalidInput, NotFound
+from docchat.memory.tokens import TokenCounter
+from docchat.store.unit_of_work import SqlUnitOfWorkFactory
+
+EMBED_BATCH = 64
+# Chunks of the documents already cited in a conversation rank a little higher (never filtered).
+ACTIVE_BOOST = 1.15
+
+Progress = Callable[[str, float], None]
+
+
+class IngestionCancelled(DocchatError):
+    pass
+
+
+@dataclass(frozen=True)
+class Retrieved:
+    hit: Hit
+    document: str
+
+    @property
+    def citation(self) -> dict:
+        chunk = self.hit.chunk
+        where = f"page {chunk.page}" if chunk.page else chunk.label
+        return {"document_id": chunk.document_id, "document": self.document, "chunk_id": chunk.chunk_id,
+                "where": where, "page": chunk.page, "section": chunk.label, "text": chunk.text,
+                "score": round(self.hit.score, 6)}
+
+
+class DocumentService:
+    def __init__(self, uow: SqlUnitOfWorkFactory, data_dir: Path, index_factory, embedder, counter: TokenCounter,
+                 *, max_bytes: int = MAX_BYTES, chunk_tokens: int = 256, overlap: int = 48):
+        self._uow = uow
+        self._data_dir = data_dir
+        self._index_factory = index_factory
+        self._index = None
+        self._index_lock = threading.Lock()
+        self._embedder = embedder
+        self._counter = counter
+        self._max_bytes = max_bytes
+        self._chunk_tokens = chunk_tokens
+        self._overlap = overlap
+
+    # library
+
+    def list(self) -> list[Document]:
+        with self._uow() as uow:
+            return [d for d in uow.documents.list() if d.status == "ready"]
+
+    def delete(self, document_id: str) -> None:
+        """Removes the document, its chunks and its vectors; the file goes unless another uses it."""
+        with self._uow() as uow:
+            document = uow.documents.get(document_id)
+        if document is None:
+            raise NotFound(f"no document with id {document_id}")
+        self._remove(document)
+
+    def usage(self, document_id: str) -> list[DocumentUse]:
+        with self._uow() as uow:
+            if uow.documents.get(document_id) is None:
+                raise NotFound(f"no document with id {document_id}")
+            return uow.documents.usage(document_id)
+
+    # ingestion
+
+    def ingest(self, name: str, data: bytes, *, progress: Progress = lambda stage, share: None,
+               cancel: threading.Event | None = None) -> Document:
+        cancel = cancel or threading.Event()
+        parsed = parse(name, data, max_bytes=self._max_bytes)
+        digest = content_hash(data)
+        with self._uow() as uow:
+            existing = uow.documents.by_hash(digest)
+        if existing is not None and existing.status == "ready":
+            progress("already in the library", 1.0)
+            return existing
+        if existing is not None:  # left half-ingested by a crash: start again
+            self._remove(existing)
+        progress("parsed", 0.05)
+        pieces = chunk(parsed.sections, count_tokens=self._counter.count_text, max_tokens=self._chunk_tokens,
+                       overlap=self._overlap)
+        if not pieces:
+            raise InvalidInput(f"{name} has no text to index")
+        document = Document(
+            id=str(uuid.uuid4()), name=name, kind=parsed.kind, path="", size=len(data), content_hash=digest,
+            pages=max((s.page or 0) for s in parsed.sections) or None, chunks=len(pieces), status="ingesting",
+            added_at=utcnow(),
+        )
+        path = store_file(self._data_dir, name, data)
+        document = Document(**{**document.__dict__, "path": str(path.relative_to(self._data_dir))})
+        records = [ChunkRecord(id=str(uuid.uuid4()), document_id=document.id, position=p.index, label=p.label,
+                               page=p.page, text=p.text, token_count=p.token_count) for p in pieces]
+        with self._uow(write=True) as uow:
+            uow.documents.add(document)
+            uow.documents.add_chunks(records)
+            uow.commit()
+        try:
+            self._embed_and_index(document, records, progress, cancel)
+        except BaseException:
+            self._remove(document)
+            raise
+        with self._uow(write=True) as uow:
+            uow.documents.mark_ready(document.id, chunk_count=len(records))
+            uow.commit()
+        progress("ready", 1.0)
+        return Document(**{**document.__dict__, "status": "ready"})
+
+    def _embed_and_index(self, document: Document, records: list[ChunkRecord], progress: Progress,
+                         cancel: threading.Event) -> None:
+        index = self.index()
+        for start in range(0, len(records), EMBED_BATCH):
+            if cancel.is_set():
+                raise IngestionCancelled(f"ingestion of {document.name} was cancelled; nothing was kept")
+            batch = records[start:start + EMBED_BATCH]
+            vectors = self._embedder.embed([r.text for r in batch])
+            index.add([IndexedChunk(document_id=r.document_id, chunk_id=r.id, text=r.text, label=r.label,
+                                    page=r.page, index=r.position) for r in batch], vectors)
+            progress(f"embedded {min(start + EMBED_BATCH, len(records))} of {len(records)} chunks",
+                     0.1 + 0.9 * min(1.0, (start + EMBED_BATCH) / len(records)))
+
+    def _remove(self, document: Document) -> None:
+        self.index().delete_document(document.id)
+        with self._uow(write=True) as uow:
+            uow.documents.delete(document.id)
+            others = uow.documents.by_hash(document.content_hash)
+            uow.commit()
+        if others is None and document.path:
+            (self._data_dir / document.path).unlink(missing_ok=True)
+
+    # retrieval
+
+    def has_documents(self) -> bool:
+        return bool(self.list())
+
+    def retrieve(self, query: str, *, top_k: int, document_ids: list[str] | None = None,
+                 active: set[str] = frozenset()) -> list[Retrieved]:
+        names = {d.id: d.name for d in self.list()}
+        if not names:
+            return []
+        hits = self.index().search(query, self._embedder.embed([query])[0], top_k=top_k,
+                                   document_ids=document_ids, boost_documents=set(active), boost=ACTIVE_BOOST)
+        return [Retrieved(hit, names.get(hit.chunk.document_id, "?")) for hit in hits
+                if hit.chunk.document_id in names]
+
+    def index(self):
+        """The one index client of this process (Qdrant's local mode allows one per path)."""
+        with self._index_lock:
+            if self._index is None:
+                self._index = self._index_factory()
+                self._index.ensure_collection()
+            return self._index

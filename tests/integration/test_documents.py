@@ -1,0 +1,119 @@
+"""The document library through the services: real parsing, embeddings, Qdrant local mode."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+from fpdf import FPDF
+
+from docchat.errors import InvalidInput, NotFound
+from docchat.services.documents import IngestionCancelled
+
+PAGES = [
+    "Harbour Street Trust Agreement, dated 12 March 2024. This page lists the parties and definitions.",
+    "The Determination Date is the 15th calendar day of each month. If it falls on a weekend, it moves "
+    "to the next Business Day.",
+    "The Reserve Account is held by the Trustee and covers shortfalls in interest on the Notes.",
+]
+
+
+def trust_pdf() -> bytes:
+    pdf = FPDF()
+    for text in PAGES:
+        pdf.add_page()
+        pdf.set_font("helvetica", size=12)
+        pdf.multi_cell(0, 8, text)
+    return bytes(pdf.output())
+
+
+@pytest.fixture(scope="module")
+def shared_embedder():
+    from docchat.documents.embeddings import MiniLMEmbedder
+
+    return MiniLMEmbedder()
+
+
+@pytest.fixture
+def library(services, shared_embedder):
+    # One embedder for the module: loading the model is the slow part.
+    services.documents._embedder = shared_embedder
+    return services.documents
+
+
+def files_under(data_dir):
+    folder = data_dir / "documents"
+    return sorted(p.name for p in folder.rglob("*") if p.is_file()) if folder.exists() else []
+
+
+def test_an_ingested_pdf_is_listed_with_its_pages_and_chunks_and_its_file_is_kept(library, data_dir):
+    stages = []
+
+    document = library.ingest("Harbour Street Trust.pdf", trust_pdf(), progress=lambda s, share: stages.append(share))
+
+    [listed] = library.list()
+    assert (listed.id, listed.name, listed.kind, listed.pages) == (document.id, "Harbour Street Trust.pdf", "pdf", 3)
+    assert listed.chunks >= 3
+    assert stages[-1] == 1.0 and stages == sorted(stages)
+    assert len(files_under(data_dir)) == 1
+
+
+def test_the_same_content_is_ingested_once(library):
+    first = library.ingest("trust.pdf", trust_pdf())
+
+    again = library.ingest("a copy of the trust.pdf", trust_pdf())
+
+    assert again.id == first.id
+    assert len(library.list()) == 1
+
+
+def test_a_question_finds_the_page_that_answers_it(library):
+    library.ingest("trust.pdf", trust_pdf())
+
+    [best, *_] = library.retrieve("When is the Determination Date?", top_k=3)
+
+    assert best.hit.chunk.page == 2
+    assert best.citation["where"] == "page 2"
+    assert "15th calendar day" in best.citation["text"]
+
+
+def test_a_bad_file_is_refused_and_nothing_is_half_ingested(library, data_dir):
+    with pytest.raises(InvalidInput, match="is not a readable PDF"):
+        library.ingest("notes.pdf", b"%PDF-1.7 this is not really a pdf")
+
+    assert library.list() == []
+    assert files_under(data_dir) == []
+
+
+def test_a_cancelled_ingestion_leaves_no_document_chunks_vectors_or_file(library, data_dir):
+    cancel = threading.Event()
+    cancel.set()
+
+    with pytest.raises(IngestionCancelled):
+        library.ingest("trust.pdf", trust_pdf(), cancel=cancel)
+
+    assert library.list() == []
+    assert library.index().count() == 0
+    assert files_under(data_dir) == []
+
+
+def test_deleting_a_document_removes_its_vectors_and_file(library, data_dir):
+    document = library.ingest("trust.pdf", trust_pdf())
+
+    library.delete(document.id)
+
+    assert library.list() == []
+    assert library.index().count() == 0
+    assert files_under(data_dir) == []
+    with pytest.raises(NotFound):
+        library.delete(document.id)
+
+
+def test_a_conversation_scope_keeps_other_documents_out(library):
+    trust = library.ingest("trust.pdf", trust_pdf())
+    recipes = library.ingest("recipes.md", "# Bread\n\nKnead the dough for ten minutes on the 15th try.".encode())
+
+    hits = library.retrieve("Determination Date 15th", top_k=5, document_ids=[recipes.id])
+
+    assert hits and {h.hit.chunk.document_id for h in hits} == {recipes.id}
+    assert trust.id not in {h.hit.chunk.document_id for h in hits}

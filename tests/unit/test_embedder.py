@@ -1,0 +1,55 @@
+"""The MiniLM embedder loads its model lazily, once, whichever thread asks first."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+import time
+
+import numpy as np
+
+from docchat.documents.embeddings import MiniLMEmbedder
+
+
+class _Model:
+    def encode(self, texts, **options):
+        return np.ones((len(texts), 384), dtype=np.float32)
+
+
+class _CountingEmbedder(MiniLMEmbedder):
+    def __init__(self) -> None:
+        super().__init__()
+        self.loads = 0
+
+    def _load(self):
+        self.loads += 1
+        time.sleep(0.05)  # wide enough for every thread to arrive while the first one loads
+        return _Model()
+
+
+def test_building_the_embedder_does_not_import_sentence_transformers():
+    # A fresh interpreter: sentence-transformers takes seconds to import, only on first use.
+    code = (
+        "import sys; from docchat.documents.embeddings import MiniLMEmbedder; MiniLMEmbedder();"
+        "print('sentence_transformers' in sys.modules)"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "False"
+
+
+def test_threads_asking_at_once_load_the_model_once():
+    embedder = _CountingEmbedder()
+    threads = [threading.Thread(target=embedder.embed, args=(["Determination Date"],)) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert embedder.loads == 1
+
+
+def test_nothing_to_embed_loads_nothing():
+    embedder = _CountingEmbedder()
+    assert embedder.embed([]) == []
+    assert embedder.loads == 0
+
