@@ -368,6 +368,12 @@ def bench(args) -> None:
     run_memory_bench(turns=args.turns, as_json=args.json)
 
 
+def bench_retrieval(args) -> None:
+    from docchat.bench.retrieval import run_retrieval_bench
+
+    run_retrieval_bench(as_json=args.json)
+
+
 def bench_prefix(args) -> None:
     from docchat.bench.prefix import run_prefix_bench
 
@@ -473,6 +479,9 @@ def _parser() -> argparse.ArgumentParser:
     prefix.add_argument("--turns", type=int, default=30)
     prefix.add_argument("--json", action="store_true")
     prefix.set_defaults(handler=bench_prefix)
+    retrieval = suites.add_parser("retrieval", help="ingestion throughput and hybrid query latency at 10K chunks")
+    retrieval.add_argument("--json", action="store_true")
+    retrieval.set_defaults(handler=bench_retrieval)
     return parser
 
 
