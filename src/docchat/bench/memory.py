@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import json
 import random
-import statistics
 import tempfile
 import time
 from pathlib import Path
+
+from docchat.bench.figures import p50_p95
 
 HISTORY_MESSAGES = 2000
 TARGET_TOKENS = 250_000
@@ -65,11 +66,6 @@ def _questions(turns: int, seed: int = 11) -> list[str]:
     return [f"And what happens to the {_text(rng, rng.randint(20, 45)).lower()} if it falls on a weekend?"
             for _ in range(turns)]
 
-
-def _percentiles(samples: list[float]) -> tuple[float, float]:
-    ordered = sorted(samples)
-    p95 = ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
-    return statistics.median(ordered), p95
 
 
 def _bench_docchat(workdir: Path, history, questions, counter) -> tuple[list[float], int]:
@@ -124,8 +120,8 @@ def run_memory_bench(*, turns: int = 200, as_json: bool = False) -> dict:
                   f"after {turns} turns: {final_tokens:,} tokens; budget {BUDGET:,}")
         ours, our_window = _bench_docchat(Path(tmp), history, questions, counter)
         theirs, their_window = _bench_baseline(Path(tmp), history, questions, counter)
-    ours_p50, ours_p95 = _percentiles(ours)
-    base_p50, base_p95 = _percentiles(theirs)
+    ours_p50, ours_p95 = p50_p95(ours)
+    base_p50, base_p95 = p50_p95(theirs)
     result = {
         "docchat_p50_ms": round(ours_p50, 3),
         "docchat_p95_ms": round(ours_p95, 3),

@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import json
 import random
-import statistics
 import tempfile
 import time
 from pathlib import Path
+
+from docchat.bench.figures import p50_p95
 
 CHUNKS = 10_000
 DOCUMENTS = 50
@@ -34,11 +35,6 @@ def _corpus(seed: int = 3) -> list[tuple[str, str, str]]:
         text = " ".join(rng.choice(words) for _ in range(rng.randint(40, 90)))
         rows.append((f"doc-{document}", f"chunk-{number}", f"Section {number}. {text}."))
     return rows
-
-
-def _percentiles(samples: list[float]) -> tuple[float, float]:
-    ordered = sorted(samples)
-    return statistics.median(ordered), ordered[min(len(ordered) - 1, round(0.95 * (len(ordered) - 1)))]
 
 
 def run_retrieval_bench(*, as_json: bool = False) -> dict:
@@ -76,8 +72,8 @@ def run_retrieval_bench(*, as_json: bool = False) -> dict:
                 timings[mode].append((time.perf_counter() - began) * 1000)
         client.close()
     total = embed_s + index_s
-    all_p50, all_p95 = _percentiles(timings["all"])
-    scoped_p50, scoped_p95 = _percentiles(timings["scoped"])
+    all_p50, all_p95 = p50_p95(timings["all"])
+    scoped_p50, scoped_p95 = p50_p95(timings["scoped"])
     result = {
         "chunks": len(corpus), "ingest_chunks_per_s": round(len(corpus) / total, 1),
         "embedding_share": round(embed_s / total, 3),

@@ -21,6 +21,9 @@ def _upload() -> None:
     files = st.file_uploader("Add documents", type=TYPES, accept_multiple_files=True, key=f"{KEY}_upload")
     if not files or not st.button("Ingest", key=f"{KEY}_ingest", type="primary"):
         return
+    # Any click reruns the page, which stops the ingestion where it is; the service then
+    # removes what it had written, so a cancelled file leaves nothing behind.
+    st.button("Cancel", key=f"{KEY}_cancel", help="Stop ingesting; nothing of the unfinished file is kept")
     for upload in files:
         with st.status(f"Ingesting {upload.name}…", expanded=False) as status:
             bar = st.progress(0.0)
