@@ -68,10 +68,10 @@ def build_services(settings: Settings | None = None, *, counter: TokenCounter | 
     programs = programs if programs is not None else _programs(settings, gateway)
     caps = Caps(system=settings.cap_system, summary=settings.cap_summary, chunks=settings.cap_chunks,
                 question=settings.cap_question)
-    engine = ContextEngine(counter, programs, system_prompt=settings.system_prompt, caps=caps)
+    context = ContextEngine(counter, programs, system_prompt=settings.system_prompt, caps=caps)
     documents = DocumentService(uow, settings.resolved_data_dir, lambda: _chunk_index(settings), MiniLMEmbedder(),
                                 counter, max_bytes=settings.max_upload_mb * 1024 * 1024)
-    chat = ChatService(conversations, uow, gateway, counter, engine, programs=programs, documents=documents,
+    chat = ChatService(conversations, uow, gateway, counter, context, programs=programs, documents=documents,
                        top_k=settings.retrieval_top_k,
                        answer_reserve=settings.max_tokens or _profile_max_tokens(settings))
     if info is not None:
@@ -81,7 +81,7 @@ def build_services(settings: Settings | None = None, *, counter: TokenCounter | 
         conversations=conversations,
         transfer=TransferService(uow, counter),
         chat=chat,
-        stateless=StatelessChat(chat, engine, counter, gateway, programs),
+        stateless=StatelessChat(chat, context, counter, gateway, programs),
         documents=documents,
         llm=llm,
     )
