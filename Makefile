@@ -16,9 +16,9 @@ run: $(STAMP) $(LLM_STAMP)
 test: $(STAMP) $(LLM_STAMP) system-deps
 	$(BIN)/python -m pytest tests -p no:cacheprovider
 
+# torch first, alone: the CPU build on this machine's disk, before anything can ask for another.
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	# First, alone: the CPU torch on this machine's disk, before anything can ask for another.
 	$(BIN)/python -m pip install --quiet "torch==2.13.0"
 	$(BIN)/python -m pip install --quiet -e ".[test]"
 	touch $(STAMP)
