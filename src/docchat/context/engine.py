@@ -53,6 +53,8 @@ class ContextEngine:
         self._system_prompt = system_prompt
         self._caps = caps
         self._keep_recent = keep_recent
+        # The system prompt is fixed: counted once, not on every plan.
+        self._system_tokens = counter.count_message("system", system_prompt)
 
     @property
     def caps(self) -> Caps:
@@ -63,7 +65,7 @@ class ContextEngine:
         return getattr(self._counter, "generation_prompt_tokens", 0)
 
     def system_tokens(self) -> int:
-        return self._counter.count_message("system", self._system_prompt)
+        return self._system_tokens
 
     def assemble(self, *, conversation_id: str, tail: list[Message], summary: Summary | None,
                  max_model_len: int, answer_reserve: int, may_condense: bool = True) -> Assembly:

@@ -8,9 +8,13 @@ topics and salient terms of recent turns are appended (no LLM needed).
 
 from __future__ import annotations
 
+import logging
 import re
+from typing import Callable
 
 from docchat.context.terms import salient_terms
+
+log = logging.getLogger(__name__)
 
 REFERENCE_WORDS = frozenset(
     "it its this that these those they them their same which both either neither above former latter "
@@ -32,6 +36,23 @@ def enrich(question: str, *, topics: list[str], recent: list[str], limit: int = 
     extra += salient_terms(recent, limit=limit, exclude=question + " " + " ".join(extra))
     extra = extra[:limit]
     return f"{question} {' '.join(extra)}".strip() if extra else question
+
+
+def standalone_query(programs, recent: list, question: str, *,
+                     topics: Callable[[], list[str]] = list) -> tuple[str | None, str]:
+    """(query, how it was made): "rewriter", "enriched", or (None, "none") when the question
+    needs no rewrite or nothing would change. `topics` is asked only if enrichment runs."""
+    if not recent or not needs_rewrite(question):
+        return None, "none"
+    query, method = None, "rewriter"
+    if programs is not None:
+        try:
+            query = programs.rewrite(transcript(recent), question, max_tokens=MAX_OUTPUT_TOKENS)
+        except Exception as error:  # a failed rewrite must never cost the answer
+            log.info("rewriter failed, enriching instead: %s", error)
+    if query is None:
+        query, method = enrich(question, topics=topics(), recent=[m.content for m in recent]), "enriched"
+    return (None, "none") if query == question else (query, method)
 
 
 def transcript(messages) -> str:

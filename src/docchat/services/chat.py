@@ -20,7 +20,7 @@ from docchat.context.planner import plan
 from docchat.context.prompt import user_turn
 from docchat.context.programs import Programs
 from docchat.context.session import updated
-from docchat.context.rewrite import MAX_OUTPUT_TOKENS, RECENT_MESSAGES, enrich, needs_rewrite, transcript
+from docchat.context.rewrite import RECENT_MESSAGES, standalone_query
 from docchat.domain import Budget, MemoryStats, Message, Role, Status, utcnow
 from docchat.errors import DocchatError, GenerationStopped, InvalidInput, LLMError, NotFound
 from docchat.memory.tokens import TokenCounter
@@ -156,13 +156,14 @@ class ChatService:
         tail, _ = memory.after(summary.last_seq if summary else 0)
         total_messages, total_tokens = memory.count(), memory.token_total()
         reserve = self.reserve_for(info.max_model_len)
-        retry_at = self._conversations.get(conversation_id).metadata.get("condense_after_seq", 0)
+        meta = self._conversations.get(conversation_id).metadata
+        retry_at = meta.get("condense_after_seq", 0)
         assembly = self._engine.assemble(conversation_id=conversation_id, tail=tail, summary=summary,
                                          max_model_len=info.max_model_len, answer_reserve=reserve,
                                          may_condense=question.seq >= retry_at)
         if assembly.cut_seq is not None:
             memory.forget_before(assembly.cut_seq)
-        meta = self._record_compaction(conversation_id, assembly, question)
+        meta = self._record_compaction(conversation_id, assembly, question, meta)
         budget = self.budget_of(assembly, total_messages)
         stats = MemoryStats(
             total_messages=total_messages, total_tokens=total_tokens,
@@ -191,8 +192,10 @@ class ChatService:
             counter=self._counter.id, exact=self._counter.exact, history_share=p.history_share,
         )
 
-    def _record_compaction(self, conversation_id: str, assembly, question: Message) -> dict:
+    def _record_compaction(self, conversation_id: str, assembly, question: Message, current: dict) -> dict:
         """A new summary or a truncation is a compaction: the one event that breaks the prefix."""
+        if assembly.new_summary is None and not assembly.truncated and not assembly.condense_error:
+            return current  # an ordinary turn writes nothing here
         with self._uow(write=True) as uow:
             changes = {}
             current = uow.conversations.get_conversation(conversation_id).metadata
@@ -205,7 +208,7 @@ class ChatService:
             if assembly.condense_error:
                 changes["condense_after_seq"] = question.seq + CONDENSE_RETRY_AFTER
                 changes["last_condense_error"] = assembly.condense_error
-            meta = uow.conversations.update_metadata(conversation_id, changes) if changes else current
+            meta = uow.conversations.update_metadata(conversation_id, changes)
             uow.commit()
         return meta
 
@@ -214,24 +217,17 @@ class ChatService:
         if conversation_id is None:
             return None, "none"
         recent = self._conversations.memory(conversation_id).get_recent(RECENT_MESSAGES)
-        if not recent or not needs_rewrite(question):
-            return None, "none"
-        query, method = None, "rewriter"
-        if self._programs is not None:
-            try:
-                query = self._programs.rewrite(transcript(recent), question, max_tokens=MAX_OUTPUT_TOKENS)
-            except Exception as error:  # a failed rewrite must never cost the answer
-                log.info("rewriter failed, enriching instead: %s", error)
-        if query is None:
+
+        def topics() -> list[str]:
             with self._uow() as uow:
                 summary = uow.conversations.latest_summary(conversation_id)
-            topics = summary.metadata.get("topics", []) if summary else []
-            query, method = enrich(question, topics=topics, recent=[m.content for m in recent]), "enriched"
-        return (None, "none") if query == question else (query, method)
+            return summary.metadata.get("topics", []) if summary else []
+
+        return standalone_query(self._programs, recent, question, topics=topics)
 
     def _retrieve(self, conversation_id: str | None, query: str):
         """Passages for the question: within the conversation's scope, its active documents boosted."""
-        if self._documents is None or not self._documents.has_documents():
+        if self._documents is None:
             return []
         meta = self._conversations.get(conversation_id).metadata if conversation_id else {}
         active = set((meta.get("session") or {}).get("active_documents") or [])

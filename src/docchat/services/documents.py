@@ -148,9 +148,6 @@ class DocumentService:
 
     # retrieval
 
-    def has_documents(self) -> bool:
-        return bool(self.list())
-
     def retrieve(self, query: str, *, top_k: int, document_ids: list[str] | None = None,
                  active: set[str] = frozenset()) -> list[Retrieved]:
         names = {d.id: d.name for d in self.list()}

@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Iterator
 
 from docchat.context.engine import ContextEngine
-from docchat.context.rewrite import MAX_OUTPUT_TOKENS, RECENT_MESSAGES, enrich, needs_rewrite, transcript
+from docchat.context.rewrite import RECENT_MESSAGES, standalone_query
 from docchat.domain import Budget, MemoryStats, Message, Role, Status, utcnow
 from docchat.errors import InvalidInput
 from docchat.memory.tokens import TokenCounter
@@ -75,7 +75,7 @@ class StatelessChat:
         reserve = self._chat.reserve_for(info.max_model_len)
         assembly = self._engine.assemble(conversation_id="", tail=messages + [asked], summary=None,
                                          max_model_len=info.max_model_len, answer_reserve=reserve)
-        rewritten, method = self._rewrite(messages, question)
+        rewritten, method = standalone_query(self._programs, messages[-RECENT_MESSAGES:], question)
         budget = self._chat.budget_of(assembly, len(messages) + 1)
         stats = MemoryStats(
             total_messages=len(messages) + 1, total_tokens=sum(m.token_count for m in messages + [asked]),
@@ -96,18 +96,6 @@ class StatelessChat:
         return Message(id=f"stateless-{seq}", conversation_id="", seq=seq, role=role, content=content,
                        created_at=now, status=Status.COMPLETE,
                        token_count=self._counter.count_message(role.value, content), tokenizer=self._counter.id)
-
-    def _rewrite(self, messages: list[Message], question: str) -> tuple[str | None, str]:
-        if not messages or not needs_rewrite(question):
-            return None, "none"
-        recent = messages[-RECENT_MESSAGES:]
-        if self._programs is not None:
-            try:
-                return self._programs.rewrite(transcript(recent), question, max_tokens=MAX_OUTPUT_TOKENS), "rewriter"
-            except Exception:  # enrichment below needs no LLM
-                pass
-        enriched = enrich(question, topics=[], recent=[m.content for m in recent])
-        return (enriched, "enriched") if enriched != question else (None, "none")
 
     def _stream(self, turn: StatelessTurn, messages: list[dict], reserve: int) -> Iterator[str]:
         generation = self._gateway.stream(messages, max_tokens=reserve, stop=turn.stop)
