@@ -1,0 +1,154 @@
+"""The `docchat` command. Errors print one line to stderr and exit non-zero."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from docchat import __version__
+from docchat.cli.chat import ask, llm_command, llm_serve, run_app
+from docchat.cli.library import (
+    list_conversations,
+    new_conversation,
+    rename_conversation,
+    pin_conversation,
+    unpin_conversation,
+    delete_conversation,
+    search_conversations,
+    export,
+    import_file,
+    ingest,
+    list_documents,
+    delete_document,
+    document_usage,
+    cleanup,
+    doctor,
+    bench,
+    bench_retrieval,
+    bench_prefix,
+)
+from docchat.errors import DocchatError
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = _parser()
+    args = parser.parse_args(argv)
+    if not hasattr(args, "handler"):
+        parser.print_help()
+        return 2
+    try:
+        return args.handler(args) or 0
+    except DocchatError as error:
+        print(f"docchat: {error}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("docchat: interrupted", file=sys.stderr)
+        return 130
+    except OSError as error:
+        print(f"docchat: {error.strerror or error}: {error.filename or ''}".rstrip(": "), file=sys.stderr)
+        return 1
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="docchat", description="Chat with your documents, locally.")
+    parser.add_argument("--version", action="version", version=f"docchat {__version__}")
+    commands = parser.add_subparsers(title="commands", metavar="COMMAND")
+
+    run = commands.add_parser("run", help="start the LLM server and serve the app on 127.0.0.1 (what `make run` does)")
+    run.add_argument("--port", type=int, default=8501)
+    run.add_argument("--no-llm", action="store_true", help="serve the page without starting the embedded LLM")
+    run.set_defaults(handler=run_app)
+
+    asking = commands.add_parser("ask", help="ask one question and stream the answer")
+    asking.add_argument("question")
+    asking.add_argument("--conversation", metavar="ID", help="continue this conversation (default: a new one)")
+    asking.add_argument("--json", action="store_true", help="print the answer, usage and budget split as JSON")
+    asking.add_argument("--history", metavar="FILE", help="stateless: answer from this JSON list of "
+                        "{role, content} instead of a stored conversation; nothing is stored")
+    asking.set_defaults(handler=ask)
+
+    llm = commands.add_parser("llm", help="the vLLM server: its command line, or run it")
+    llm_verbs = llm.add_subparsers(title="verbs", metavar="VERB", required=True)
+    for verb, handler, text in (("command", llm_command, "print the exact server command line"),
+                                ("serve", llm_serve, "run the server in the foreground")):
+        sub = llm_verbs.add_parser(verb, help=text)
+        sub.add_argument("--profile", choices=["cpu", "gpu"], default="cpu")
+        sub.add_argument("--gpu-memory-gib", type=float, help="the GPU's memory, when it cannot be detected")
+        sub.set_defaults(handler=handler)
+
+    conversations = commands.add_parser("conversations", help="list, create, rename, pin, delete, search")
+    verbs = conversations.add_subparsers(title="verbs", metavar="VERB", required=True)
+    listing = verbs.add_parser("list", help="pinned first, then most recently updated")
+    listing.add_argument("--json", action="store_true")
+    listing.set_defaults(handler=list_conversations)
+    new = verbs.add_parser("new", help="create a conversation and print its id")
+    new.add_argument("--title", default="New conversation")
+    new.set_defaults(handler=new_conversation)
+    rename = verbs.add_parser("rename", help="give a conversation a new title")
+    rename.add_argument("id")
+    rename.add_argument("title")
+    rename.set_defaults(handler=rename_conversation)
+    for verb, handler in (("pin", pin_conversation), ("unpin", unpin_conversation)):
+        sub = verbs.add_parser(verb, help=f"{verb} a conversation")
+        sub.add_argument("id")
+        sub.set_defaults(handler=handler)
+    delete = verbs.add_parser("delete", help="delete a conversation (--purge: for good)")
+    delete.add_argument("id")
+    delete.add_argument("--purge", action="store_true", help="remove it and its messages from the database")
+    delete.set_defaults(handler=delete_conversation)
+    search = verbs.add_parser("search", help="full-text search over titles and messages")
+    search.add_argument("text")
+    search.add_argument("--json", action="store_true")
+    search.set_defaults(handler=search_conversations)
+
+    exporting = commands.add_parser("export", help="export a conversation as Markdown or JSON, or all as a zip")
+    exporting.add_argument("id", nargs="?")
+    exporting.add_argument("--format", choices=["md", "json"], default="md")
+    exporting.add_argument("-o", "--output", help="write to this file instead of standard output")
+    exporting.add_argument("--all", action="store_true", help="every conversation as JSON, in one zip")
+    exporting.set_defaults(handler=export)
+
+    importing = commands.add_parser("import", help="import a JSON export (or a zip of them)")
+    importing.add_argument("file")
+    importing.add_argument("--as-copy", action="store_true", help="import under a new id")
+    importing.set_defaults(handler=import_file)
+
+    ingesting = commands.add_parser("ingest", help="add documents (PDF, DOCX, Markdown, text, HTML) to the library")
+    ingesting.add_argument("paths", nargs="+", metavar="PATH")
+    ingesting.add_argument("--conversation", metavar="ID", help="also add them to this conversation's scope")
+    ingesting.set_defaults(handler=ingest)
+
+    docs = commands.add_parser("documents", help="the document library: list, delete, usage")
+    doc_verbs = docs.add_subparsers(title="verbs", metavar="VERB", required=True)
+    doc_list = doc_verbs.add_parser("list", help="every document with its size, pages and chunks")
+    doc_list.add_argument("--json", action="store_true")
+    doc_list.set_defaults(handler=list_documents)
+    for verb, handler, text in (("delete", delete_document, "remove a document, its chunks and vectors"),
+                                ("usage", document_usage, "the conversations that cited a document")):
+        sub = doc_verbs.add_parser(verb, help=text)
+        sub.add_argument("id")
+        sub.set_defaults(handler=handler)
+
+    cleaning = commands.add_parser("cleanup", help="remove unpinned conversations not updated for DAYS days")
+    cleaning.add_argument("--older-than", type=int, required=True, metavar="DAYS")
+    cleaning.add_argument("--dry-run", action="store_true", help="list what would be removed, remove nothing")
+    cleaning.set_defaults(handler=cleanup)
+
+    health = commands.add_parser("doctor", help="database, schema version, integrity, counts; the LLM's state")
+    health.add_argument("--json", action="store_true")
+    health.set_defaults(handler=doctor)
+
+    benching = commands.add_parser("bench", help="benchmarks, each against its baseline in the same run")
+    suites = benching.add_subparsers(title="suites", metavar="SUITE", required=True)
+    memory = suites.add_parser("memory", help="append + prompt window at ~250K tokens vs ChatMemoryBuffer")
+    memory.add_argument("--turns", type=int, default=200)
+    memory.add_argument("--json", action="store_true")
+    memory.set_defaults(handler=bench)
+    prefix = suites.add_parser("prefix", help="prefix-cache hit ratio on the live server vs a context-in-system baseline")
+    prefix.add_argument("--turns", type=int, default=30)
+    prefix.add_argument("--json", action="store_true")
+    prefix.set_defaults(handler=bench_prefix)
+    retrieval = suites.add_parser("retrieval", help="ingestion throughput and hybrid query latency at 10K chunks")
+    retrieval.add_argument("--json", action="store_true")
+    retrieval.set_defaults(handler=bench_retrieval)
+    return parser

@@ -1,0 +1,5 @@
+import sys
+
+from docchat.cli import main
+
+sys.exit(main())

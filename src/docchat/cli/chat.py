@@ -1,0 +1,150 @@
+"""`docchat run`, `docchat ask` and `docchat llm`: the commands that talk to the LLM."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from docchat.cli.common import PROJECT_ROOT, embedded_server, load_settings, open_services, print_json
+from docchat.errors import DocchatError
+
+
+def run_app(args) -> int:
+    """The embedded LLM server (unless DOCCHAT_LLM_URL is set), then the page; Ctrl-C stops both."""
+    app = PROJECT_ROOT / "app.py"
+    if not app.exists():
+        raise DocchatError("app.py not found: run docchat from a checkout (make run)")
+    settings = load_settings()
+    server = None
+    if settings.llm_url is None and settings.llm_profile == "cpu" and not args.no_llm:
+        server = embedded_server(settings)
+        server.start()
+    elif settings.llm_url:
+        print(f"using the LLM server at {settings.llm_url}")
+    command = [
+        sys.executable, "-m", "streamlit", "run", str(app),
+        "--server.address", "127.0.0.1", "--server.port", str(args.port), "--server.headless", "true",
+    ]
+    try:
+        return subprocess.call(command, cwd=PROJECT_ROOT)
+    except KeyboardInterrupt:
+        return 130
+    finally:
+        if server is not None:
+            print("stopping the LLM server")
+            server.stop()
+
+
+def ask(args) -> int:
+    services = open_services()
+    if args.history:
+        return _ask_stateless(services, args)
+    turn = services.chat.answer(args.conversation, args.question)
+    try:
+        if args.json:
+            turn.text()
+        else:
+            for delta in turn:
+                sys.stdout.write(delta)
+                sys.stdout.flush()
+            sys.stdout.write("\n")
+    except DocchatError:
+        if args.json:
+            print_json(_turn_json(turn, services))
+        raise
+    if args.json:
+        print_json(_turn_json(turn, services))
+    return 0
+
+
+def _ask_stateless(services, args) -> int:
+    try:
+        history = json.loads(Path(args.history).read_text())
+    except json.JSONDecodeError as error:
+        raise DocchatError(f"{args.history}: not valid JSON: {error.msg}") from None
+    turn = services.stateless.answer(history, args.question)
+    if args.json:
+        turn.text()
+        print_json({"answer": turn.answer, "usage": turn.usage, "budget": turn.budget.as_dict(),
+                     "rewritten_query": turn.stats.rewritten_query, "memory": turn.stats.as_dict(),
+                     "summary": turn.summary})
+        return 0
+    for delta in turn:
+        sys.stdout.write(delta)
+        sys.stdout.flush()
+    sys.stdout.write("\n")
+    return 0
+
+
+def _turn_json(turn, services) -> dict:
+    answer = turn.answer
+    return {
+        "conversation_id": turn.conversation_id,
+        "question": turn.question.content,
+        "answer": answer.content if answer else None,
+        "status": answer.status.value if answer else None,
+        "error": answer.error if answer else None,
+        "model": answer.model if answer else None,
+        "usage": turn.usage,
+        "budget": turn.budget.as_dict() if turn.budget else None,
+        "rewritten_query": turn.stats.rewritten_query if turn.stats else None,
+        "memory": turn.stats.as_dict() if turn.stats else None,
+        "session": turn.session,
+        # The full text of every chunk the model was given, numbered as the prompt numbers them.
+        "citations": answer.citations if answer else [],
+        "counter": services.conversations.counter.id,
+    }
+
+
+def llm_command(args) -> None:
+    print(" ".join(_llm_command_line(args)))
+
+
+def llm_serve(args) -> int:
+    command = _llm_command_line(args)
+    print(" ".join(command), file=sys.stderr)
+    if args.profile == "cpu":
+        server = embedded_server(load_settings())
+        server.ensure_model(lambda line: print(line, file=sys.stderr))
+        from docchat.llm.profiles import CPU_ENVIRONMENT
+
+        env = {**os.environ, **CPU_ENVIRONMENT}
+    else:
+        env = dict(os.environ)
+    try:
+        return subprocess.call(command, env=env)
+    except FileNotFoundError:
+        raise DocchatError(f"{command[0]} is not installed here; the gpu profile needs vLLM's GPU build") from None
+    except KeyboardInterrupt:
+        return 130
+
+
+def _llm_command_line(args) -> list[str]:
+    from docchat.llm import profiles
+
+    if args.profile == "cpu":
+        server = embedded_server(load_settings())
+        return server.command()
+    gib = args.gpu_memory_gib or _detected_gpu_gib()
+    if gib is None:
+        print("no GPU found to measure; assuming 262,144 tokens fit (give --gpu-memory-gib to check)",
+              file=sys.stderr)
+        return profiles.gpu_command()
+    fit = profiles.gpu_fit(gib)
+    print(fit.explain(), file=sys.stderr)
+    if fit.max_model_len < profiles.CONTEXT_STEP:
+        raise DocchatError(f"a {gib:g} GiB GPU cannot hold Qwen3-4B-Instruct-2507 with an fp8 KV cache")
+    return profiles.gpu_command(fit.max_model_len)
+
+
+def _detected_gpu_gib() -> float | None:
+    try:
+        out = subprocess.run(["nvidia-smi", "--query-gpu=memory.total", "--format=csv,noheader,nounits"],
+                             capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    values = [float(line) for line in out.stdout.split() if line.strip().replace(".", "", 1).isdigit()]
+    return values[0] / 1024 if out.returncode == 0 and values else None

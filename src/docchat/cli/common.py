@@ -1,0 +1,42 @@
+"""What the `docchat` commands share: the services, JSON output, safe file writes, the LLM server."""
+
+from __future__ import annotations
+
+import json
+import os
+from pathlib import Path
+
+PROJECT_ROOT = Path(__file__).resolve().parents[3]
+
+
+def open_services():
+    from docchat.bootstrap import build_services
+
+    return build_services()
+
+
+def print_json(value) -> None:
+    print(json.dumps(value, ensure_ascii=False, indent=2, default=str))
+
+
+def write_atomically(path: str, data: bytes) -> None:
+    """Writes next to the target, then renames: a crash never leaves half a file."""
+    target = Path(path)
+    partial = target.with_name(f".{target.name}.partial")
+    partial.write_bytes(data)
+    os.replace(partial, target)
+
+
+def load_settings():
+    from docchat.config import Settings
+
+    return Settings()
+
+
+def embedded_server(settings):
+    from docchat.bootstrap import embedded_model_dir
+    from docchat.llm.launcher import EmbeddedServer
+
+    venv = settings.llm_venv if settings.llm_venv.is_absolute() else PROJECT_ROOT / settings.llm_venv
+    return EmbeddedServer(venv=venv, model_dir=embedded_model_dir(settings), port=settings.llm_port,
+                          log_path=settings.resolved_data_dir / "logs" / "vllm.log")

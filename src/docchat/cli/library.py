@@ -1,0 +1,192 @@
+"""The commands over the store: conversations, export and import, documents, clean-up, doctor, bench."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from docchat.cli.common import open_services, print_json, write_atomically
+from docchat.errors import DocchatError
+
+
+def list_conversations(args) -> None:
+    conversations = open_services().conversations.list()
+    if args.json:
+        print_json([_conversation_json(c) for c in conversations])
+        return
+    if not conversations:
+        print("No conversations yet. Create one with: docchat conversations new --title \"...\"")
+    for c in conversations:
+        pin = "*" if c.pinned else " "
+        print(f"{pin} {c.id}  {c.updated_at:%Y-%m-%d %H:%M}  {c.message_count:>5} msgs  {c.title}")
+
+
+def new_conversation(args) -> None:
+    print(open_services().conversations.create(args.title).id)
+
+
+def rename_conversation(args) -> None:
+    open_services().conversations.rename(args.id, args.title)
+
+
+def pin_conversation(args) -> None:
+    open_services().conversations.pin(args.id)
+
+
+def unpin_conversation(args) -> None:
+    open_services().conversations.unpin(args.id)
+
+
+def delete_conversation(args) -> None:
+    open_services().conversations.delete(args.id, purge=args.purge)
+    print(f"{'purged' if args.purge else 'deleted'} {args.id}")
+
+
+def search_conversations(args) -> None:
+    hits = open_services().conversations.search(args.text)
+    if args.json:
+        print_json([hit.__dict__ for hit in hits])
+        return
+    if not hits:
+        print("No matches.")
+    for hit in hits:
+        print(f"{hit.conversation_id}  {hit.title}\n    {hit.snippet}")
+
+
+def export(args) -> None:
+    transfer = open_services().transfer
+    if args.all:
+        if not args.output:
+            raise DocchatError("export --all needs -o FILE.zip")
+        write_atomically(args.output, transfer.export_all_zip())
+        return
+    if not args.id:
+        raise DocchatError("give a conversation ID, or --all -o FILE.zip")
+    text = transfer.export_markdown(args.id) if args.format == "md" else transfer.export_json(args.id)
+    if args.output:
+        write_atomically(args.output, text.encode("utf-8"))
+    else:
+        sys.stdout.write(text)
+
+
+def import_file(args) -> None:
+    raw = Path(args.file).read_bytes()
+    for report in open_services().transfer.import_bytes(raw, name=Path(args.file).name, as_copy=args.as_copy):
+        if report.present_but_deleted:
+            print(f"already present but deleted: {report.conversation_id} ({report.title}); nothing added. "
+                  f"Purge it first (docchat conversations delete {report.conversation_id} --purge) "
+                  "or import with --as-copy")
+        elif report.already_present:
+            print(f"already present: {report.conversation_id} ({report.title}); nothing added")
+        else:
+            print(f"imported {report.conversation_id} ({report.title}): {report.messages} messages")
+
+
+def ingest(args) -> int:
+    services = open_services()
+    failures = 0
+    added = []
+    for name in args.paths:
+        path = Path(name)
+        try:
+            data = path.read_bytes()
+            document = services.documents.ingest(path.name, data, progress=_progress_bar(path.name))
+        except (DocchatError, OSError) as error:
+            failures += 1
+            print(f"\rdocchat: {error if isinstance(error, DocchatError) else f'{path}: {error.strerror}'}",
+                  file=sys.stderr)
+            continue
+        added.append(document.id)
+        print(f"\r{document.name}: {document.chunks} chunks, {document.pages or '-'} pages  {document.id}")
+    if args.conversation and added:
+        services.conversations.set_document_scope(
+            args.conversation, sorted(set(_scope(services, args.conversation)) | set(added)))
+    return 1 if failures else 0
+
+
+def _scope(services, conversation_id: str) -> list[str]:
+    return services.conversations.get(conversation_id).metadata.get("document_scope") or []
+
+
+def _progress_bar(name: str):
+    def show(stage: str, share: float) -> None:
+        filled = int(share * 24)
+        sys.stderr.write(f"\r{name[:30]:<30} [{'#' * filled}{'.' * (24 - filled)}] {share:4.0%} {stage[:40]:<40}")
+        sys.stderr.flush()
+    return show
+
+
+def list_documents(args) -> None:
+    documents = open_services().documents.list()
+    if args.json:
+        print_json([d.__dict__ for d in documents])
+        return
+    if not documents:
+        print("No documents yet. Add some with: docchat ingest FILE...")
+    for d in documents:
+        print(f"{d.id}  {d.kind:<5} {d.size / 1024:>8.0f} KB  {d.pages or '-':>4} pages  {d.chunks:>5} chunks  "
+              f"{d.added_at:%Y-%m-%d}  {d.name}")
+
+
+def delete_document(args) -> None:
+    open_services().documents.delete(args.id)
+    print(f"deleted {args.id}")
+
+
+def document_usage(args) -> None:
+    uses = open_services().documents.usage(args.id)
+    if not uses:
+        print("No conversation has cited this document yet.")
+    for use in uses:
+        print(f"{use.conversation_id}  {use.citations:>3} citations  {use.title}")
+
+
+def cleanup(args) -> None:
+    report = open_services().conversations.cleanup(older_than_days=args.older_than, dry_run=args.dry_run)
+    verb = "would remove" if report.dry_run else "removed"
+    print(f"{verb} {len(report.conversations)} conversation(s) not updated for {args.older_than} days")
+    for c in report.conversations:
+        print(f"  {c.id}  {c.updated_at:%Y-%m-%d}  {c.title}")
+
+
+def doctor(args) -> None:
+    services = open_services()
+    health, llm = services.conversations.health(), services.llm.status()
+    if args.json:
+        print_json({"store": health.__dict__, "llm": llm.__dict__})
+        return
+    print("store")
+    for key, value in health.__dict__.items():
+        print(f"  {key.replace('_', ' '):<22} {value}")
+    print("llm")
+    for key, value in llm.__dict__.items():
+        print(f"  {key.replace('_', ' '):<22} {value}")
+
+
+def bench(args) -> None:
+    from docchat.bench.memory import run_memory_bench
+
+    run_memory_bench(turns=args.turns, as_json=args.json)
+
+
+def bench_retrieval(args) -> None:
+    from docchat.bench.retrieval import run_retrieval_bench
+
+    run_retrieval_bench(as_json=args.json)
+
+
+def bench_prefix(args) -> None:
+    from docchat.bench.prefix import run_prefix_bench
+
+    run_prefix_bench(turns=args.turns, as_json=args.json)
+
+
+def _conversation_json(c) -> dict:
+    return {
+        "id": c.id,
+        "title": c.title,
+        "created_at": c.created_at.isoformat(),
+        "updated_at": c.updated_at.isoformat(),
+        "pinned": c.pinned,
+        "messages": c.message_count,
+    }
