@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+from datetime import datetime, timezone
 
 import pytest
 from fpdf import FPDF
@@ -19,7 +20,9 @@ PAGES = [
 
 
 def trust_pdf() -> bytes:
+    """The same bytes on every call: fpdf2 would otherwise stamp the current second in."""
     pdf = FPDF()
+    pdf.set_creation_date(datetime(2024, 3, 12, tzinfo=timezone.utc))
     for text in PAGES:
         pdf.add_page()
         pdf.set_font("helvetica", size=12)
