@@ -146,7 +146,7 @@ def _chunk_index(settings: Settings):
               else QdrantClient(path=str(settings.resolved_data_dir / "qdrant")))
     # An unclosed local-mode client complains from __del__ at interpreter exit.
     atexit.register(client.close)
-    return ChunkIndex(client)
+    return ChunkIndex(client, local=not settings.qdrant_url)
 
 
 def _programs(settings: Settings, gateway) -> Programs | None:

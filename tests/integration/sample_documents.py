@@ -1,8 +1,6 @@
-"""Two small invented documents, already cut into chunks: a trust agreement and a cookery book."""
+"""Two small invented documents, a trust agreement and a cookery book, one passage per section."""
 
 from __future__ import annotations
-
-from docchat.documents.index import IndexedChunk
 
 TRUST = "harbour-trust-agreement"
 COOKERY = "kitchen-notebook"
@@ -78,18 +76,11 @@ COOKERY_PASSAGES = [
 ]
 
 
-def _chunks(document_id: str, passages: list[tuple[str, str]]) -> list[IndexedChunk]:
-    return [
-        IndexedChunk(document_id=document_id, chunk_id=f"{document_id}#{index}", text=text,
-                     label=label, page=index // 5 + 1, index=index)
-        for index, (label, text) in enumerate(passages)
-    ]
+def markdown(passages: list[tuple[str, str]]) -> bytes:
+    """The passages as a Markdown file: each a section under its label, so each one chunk."""
+    return "\n\n".join(f"## {label}\n\n{text}" for label, text in passages).encode()
 
 
-TRUST_CHUNKS = _chunks(TRUST, TRUST_PASSAGES)
-COOKERY_CHUNKS = _chunks(COOKERY, COOKERY_PASSAGES)
-ALL_CHUNKS = TRUST_CHUNKS + COOKERY_CHUNKS
-
-
-def chunk_labelled(document_id: str, label: str) -> IndexedChunk:
-    return next(c for c in ALL_CHUNKS if c.document_id == document_id and c.label == label)
+def chunk_ids(document_id: str, passages: list[tuple[str, str]]) -> list[str]:
+    """Chunk ids for indexing the passages directly, without the store: "<document>#<n>"."""
+    return [f"{document_id}#{n}" for n in range(len(passages))]

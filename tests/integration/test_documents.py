@@ -75,7 +75,7 @@ def test_a_question_finds_the_page_that_answers_it(library):
 
     [best, *_] = library.retrieve("When is the Determination Date?", top_k=3)
 
-    assert best.hit.chunk.page == 2
+    assert best.chunk.page == 2
     assert best.citation["where"] == "page 2"
     assert "15th calendar day" in best.citation["text"]
 
@@ -118,5 +118,5 @@ def test_a_conversation_scope_keeps_other_documents_out(library):
 
     hits = library.retrieve("Determination Date 15th", top_k=5, document_ids=[recipes.id])
 
-    assert hits and {h.hit.chunk.document_id for h in hits} == {recipes.id}
-    assert trust.id not in {h.hit.chunk.document_id for h in hits}
+    assert hits and {h.chunk.document_id for h in hits} == {recipes.id}
+    assert trust.id not in {h.chunk.document_id for h in hits}

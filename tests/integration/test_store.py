@@ -42,7 +42,7 @@ def test_migrating_an_empty_database_records_the_head_revision(engine):
 
     upgrade(engine)
 
-    assert current_revision(engine) == head_revision() == "0002"
+    assert current_revision(engine) == head_revision() == "0003"
 
 
 def test_running_the_migrations_twice_keeps_the_revision_and_the_data(engine):
@@ -188,3 +188,27 @@ def test_a_database_at_the_first_schema_upgrades_to_the_newest_keeping_its_conve
     assert current_revision(make_engine(url)) == head_revision()
     assert {"documents", "chunks", "citations"} <= set(inspect(make_engine(url)).get_table_names())
     assert [c.title for c in services.conversations.list()] == ["Lease renewal from last year"]
+
+
+def test_chunks_stored_before_the_keyword_index_existed_are_found_by_it_after_the_upgrade(tmp_path):
+    from docchat.store.documents import DocumentRepository
+
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    old = make_engine(url)
+    upgrade(old, "0002")
+    with old.begin() as connection:
+        connection.execute(text(
+            "INSERT INTO documents (id, name, kind, path, size, content_hash, pages, chunks, status, added_at) "
+            "VALUES ('d0c00000-0000-4000-8000-000000000001', 'lease.md', 'markdown', 'documents/lease.md', 90, "
+            "'ab12', NULL, 1, 'ready', '2025-11-01 09:00:00.000000')"))
+        connection.execute(text(
+            "INSERT INTO chunks (id, document_id, position, label, page, text, token_count) "
+            "VALUES ('c0c00000-0000-4000-8000-000000000001', 'd0c00000-0000-4000-8000-000000000001', 0, "
+            "'Rent review', NULL, 'The rent is reviewed every fifth year on the Review Date.', 14)"))
+
+    upgrade(old)
+
+    with old.connect() as connection:
+        found = DocumentRepository(connection).keyword_search(["review", "date"], limit=5)
+    old.dispose()
+    assert found == [("c0c00000-0000-4000-8000-000000000001", "d0c00000-0000-4000-8000-000000000001")]

@@ -1,11 +1,13 @@
-"""Retrieval arithmetic with no Qdrant and no model: RRF, the document bias, sparse vectors."""
+"""Retrieval arithmetic with no Qdrant and no model: RRF, the document bias, query words."""
 
 from __future__ import annotations
 
 import pytest
 
-from docchat.documents.index import Hit, IndexedChunk, apply_bias, point_id, rrf
-from docchat.documents.sparse import document_vector, query_vector, term_id, tokenize
+from docchat.documents.fusion import Ranked, apply_bias, fuse, rrf
+from docchat.documents.index import point_id
+from docchat.documents.words import query_terms, tokenize
+from docchat.store.documents import match_any
 
 # rrf
 
@@ -41,30 +43,28 @@ def test_a_small_k_lets_the_top_of_one_list_outweigh_agreement_lower_down():
 # apply_bias
 
 
-def _hit(document_id: str, chunk_id: str, score: float) -> Hit:
-    chunk = IndexedChunk(document_id=document_id, chunk_id=chunk_id, text=f"text of {chunk_id}",
-                         label=chunk_id, page=1, index=0)
-    return Hit(chunk=chunk, score=score)
+def _hit(document_id: str, chunk_id: str, score: float) -> Ranked:
+    return Ranked(chunk_id=chunk_id, document_id=document_id, score=score)
 
 
 def test_the_bias_lifts_an_active_documents_chunk_past_a_close_rival():
     hits = [_hit("trust", "trust#2", 0.0330), _hit("cookery", "cookery#14", 0.0320)]
     biased = apply_bias(hits, {"cookery"}, 1.15)
-    assert [hit.chunk.chunk_id for hit in biased] == ["cookery#14", "trust#2"]
+    assert [hit.chunk_id for hit in biased] == ["cookery#14", "trust#2"]
     assert biased[0].score == pytest.approx(0.0320 * 1.15)
 
 
 def test_the_bias_does_not_lift_a_chunk_far_behind():
     hits = [_hit("trust", "trust#2", 0.0330), _hit("cookery", "cookery#14", 0.0160)]
     biased = apply_bias(hits, {"cookery"}, 1.15)
-    assert [hit.chunk.chunk_id for hit in biased] == ["trust#2", "cookery#14"]
+    assert [hit.chunk_id for hit in biased] == ["trust#2", "cookery#14"]
 
 
 def test_the_bias_reorders_but_never_removes_a_hit():
     hits = [_hit("trust", f"trust#{n}", 0.03 - n * 0.001) for n in range(5)]
     hits += [_hit("cookery", f"cookery#{n}", 0.02 - n * 0.001) for n in range(5)]
     biased = apply_bias(hits, {"cookery"}, 1.15)
-    assert sorted(hit.chunk.chunk_id for hit in biased) == sorted(hit.chunk.chunk_id for hit in hits)
+    assert sorted(hit.chunk_id for hit in biased) == sorted(hit.chunk_id for hit in hits)
     assert [hit.score for hit in biased] == sorted((hit.score for hit in biased), reverse=True)
 
 
@@ -81,7 +81,28 @@ def test_a_chunk_always_gets_the_same_point_id_and_another_chunk_another():
     assert point_id("harbour-trust#2") != point_id("harbour-trust#3")
 
 
-# sparse vectors
+# fuse
+
+
+def test_fusion_returns_the_best_of_both_sides_with_their_documents():
+    dense = [("trust#2", "trust"), ("trust#3", "trust")]
+    keyword = [("cookery#4", "cookery"), ("trust#2", "trust")]
+    fused = fuse(dense, keyword, top_k=2)
+    assert [(r.chunk_id, r.document_id) for r in fused] == [("trust#2", "trust"), ("cookery#4", "cookery")]
+    assert fused[0].score == pytest.approx(1 / 60 + 1 / 61)
+
+
+def test_the_bias_can_lift_a_chunk_from_just_below_the_cut():
+    dense = [("trust#2", "trust"), ("cookery#4", "cookery")]
+    assert [r.chunk_id for r in fuse(dense, [], top_k=1)] == ["trust#2"]
+    assert [r.chunk_id for r in fuse(dense, [], top_k=1, boost_documents={"cookery"})] == ["cookery#4"]
+
+
+def test_nothing_found_on_either_side_fuses_to_nothing():
+    assert fuse([], [], top_k=5) == []
+
+
+# query words
 
 
 def test_words_are_lowercased_split_at_punctuation_and_stopwords_dropped():
@@ -92,51 +113,13 @@ def test_words_in_other_scripts_stay_whole():
     assert tokenize("Der Stichtag fällt") == ["der", "stichtag", "fällt"]
 
 
-def test_the_same_text_always_gives_the_same_vector():
-    text = "On the Determination Date the Trustee values the Trust Fund."
-    assert document_vector(text) == document_vector(text)
-    assert query_vector(text) == query_vector(text)
+def test_a_question_is_searched_for_each_distinct_word_once_in_order():
+    assert query_terms("Custard, custard: which custard recipe?") == ["custard", "recipe"]
 
 
-def test_term_ids_do_not_change_between_runs_or_releases():
-    # Stored vectors carry these ids: a different hash would silently orphan every indexed chunk.
-    assert term_id("trustee") == 2108894712
-    assert term_id("4471") == 1018584488
+def test_a_question_of_stopwords_alone_has_no_words_to_search():
+    assert query_terms("what is it?") == []
 
 
-def test_a_word_has_the_same_id_in_a_chunk_and_in_a_question():
-    chunk = document_vector("The Trustee values the Trust Fund.")
-    question = query_vector("What does the TRUSTEE do?")
-    assert term_id("trustee") in set(chunk.indices) & set(question.indices)
-
-
-def test_a_question_weighs_each_distinct_term_once():
-    question = query_vector("custard custard custard recipe")
-    assert sorted(question.indices) == sorted({term_id("custard"), term_id("recipe")})
-    assert set(question.values) == {1.0}
-
-
-def test_repeating_a_term_raises_its_weight_with_diminishing_returns():
-    # Same length for both, so only the term frequency differs.
-    mixed = document_vector("butter flour sugar")
-    once = dict(zip(mixed.indices, mixed.values))[term_id("butter")]
-    thrice = document_vector("butter butter butter").values[0]
-    assert once < thrice < 3 * once
-
-
-def test_a_term_in_a_longer_chunk_weighs_less():
-    short = document_vector("rest the dough")
-    long = document_vector("rest the dough " + "then shape knead bake cool slice serve " * 10)
-    rest = term_id("rest")
-    assert dict(zip(long.indices, long.values))[rest] < dict(zip(short.indices, short.values))[rest]
-
-
-def test_indices_are_unique_and_ascending():
-    vector = document_vector("gravy stock gravy flour stock gravy onion carrot celery")
-    assert list(vector.indices) == sorted(set(vector.indices))
-    assert len(vector.values) == len(vector.indices)
-
-
-def test_text_with_only_stopwords_or_punctuation_has_no_terms():
-    assert not query_vector("what is it?")
-    assert not document_vector("— … «» !!")
+def test_every_word_is_quoted_so_fts5_operators_are_searched_as_words():
+    assert match_any(["near", "or", 'say"s']) == '"near" OR "or" OR "say""s"'

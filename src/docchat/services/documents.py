@@ -15,8 +15,10 @@ from typing import Callable
 
 from docchat.documents.chunking import chunk
 from docchat.documents.files import content_hash, store_file
-from docchat.documents.index import Hit, IndexedChunk
+from docchat.documents.fusion import fuse
+from docchat.documents.index import Scope
 from docchat.documents.parsing import MAX_BYTES, parse
+from docchat.documents.words import query_terms
 from docchat.domain import ChunkRecord, Document, DocumentUse, utcnow
 from docchat.errors import DocchatError, InvalidInput, NotFound
 from docchat.memory.tokens import TokenCounter
@@ -25,6 +27,9 @@ from docchat.store.unit_of_work import SqlUnitOfWorkFactory
 EMBED_BATCH = 64
 # Chunks of the documents already cited in a conversation rank a little higher (never filtered).
 ACTIVE_BOOST = 1.15
+# Each side of a hybrid search offers this many candidates per passage asked for, so fusion
+# has overlap to work with.
+CANDIDATES_PER_HIT = 4
 
 Progress = Callable[[str, float], None]
 
@@ -35,16 +40,17 @@ class IngestionCancelled(DocchatError):
 
 @dataclass(frozen=True)
 class Retrieved:
-    hit: Hit
+    chunk: ChunkRecord
     document: str
+    score: float
 
     @property
     def citation(self) -> dict:
-        chunk = self.hit.chunk
+        chunk = self.chunk
         where = f"page {chunk.page}" if chunk.page else chunk.label
-        return {"document_id": chunk.document_id, "document": self.document, "chunk_id": chunk.chunk_id,
+        return {"document_id": chunk.document_id, "document": self.document, "chunk_id": chunk.id,
                 "where": where, "page": chunk.page, "section": chunk.label, "text": chunk.text,
-                "score": round(self.hit.score, 6)}
+                "score": round(self.score, 6)}
 
 
 class DocumentService:
@@ -132,8 +138,7 @@ class DocumentService:
                 raise IngestionCancelled(f"ingestion of {document.name} was cancelled; nothing was kept")
             batch = records[start:start + EMBED_BATCH]
             vectors = self._embedder.embed([r.text for r in batch])
-            index.add([IndexedChunk(document_id=r.document_id, chunk_id=r.id, text=r.text, label=r.label,
-                                    page=r.page, index=r.position) for r in batch], vectors)
+            index.add(document.id, [r.id for r in batch], vectors)
             progress(f"embedded {min(start + EMBED_BATCH, len(records))} of {len(records)} chunks",
                      0.1 + 0.9 * min(1.0, (start + EMBED_BATCH) / len(records)))
 
@@ -150,13 +155,28 @@ class DocumentService:
 
     def retrieve(self, query: str, *, top_k: int, document_ids: list[str] | None = None,
                  active: set[str] = frozenset()) -> list[Retrieved]:
-        names = {d.id: d.name for d in self.list()}
-        if not names:
+        """The `top_k` passages for a question: the closest in meaning (Qdrant) and the best by
+        BM25 (SQLite FTS5), fused with RRF, chunks of `active` documents lifted a little.
+        `document_ids=None` searches every document; an empty list searches none."""
+        candidates = CANDIDATES_PER_HIT * top_k
+        with self._uow() as uow:
+            names = {d.id: d.name for d in uow.documents.list() if d.status == "ready"}
+            scope = None
+            if document_ids is not None:
+                in_scope = [d for d in document_ids if d in names]
+                scope = Scope(tuple(in_scope), tuple(uow.documents.chunk_ids(in_scope)))
+            keyword = uow.documents.keyword_search(query_terms(query), limit=candidates,
+                                                   document_ids=scope.document_ids if scope else None)
+        if not names or (scope is not None and not scope.document_ids):
             return []
-        hits = self.index().search(query, self._embedder.embed([query])[0], top_k=top_k,
-                                   document_ids=document_ids, boost_documents=set(active), boost=ACTIVE_BOOST)
-        return [Retrieved(hit, names.get(hit.chunk.document_id, "?")) for hit in hits
-                if hit.chunk.document_id in names]
+        dense = self.index().nearest(self._embedder.embed([query])[0], limit=candidates, scope=scope)
+        # A document being ingested has vectors before it is ready; it is not searched yet.
+        dense = [hit for hit in dense if hit[1] in names]
+        ranked = fuse(dense, keyword, top_k=top_k, boost_documents=set(active), boost=ACTIVE_BOOST)
+        with self._uow() as uow:
+            records = uow.documents.chunks([r.chunk_id for r in ranked])
+        return [Retrieved(records[r.chunk_id], names[r.document_id], r.score) for r in ranked
+                if r.chunk_id in records]
 
     def index(self):
         """The one index client of this process (Qdrant's local mode allows one per path)."""

@@ -1,15 +1,41 @@
 """Reads and writes of documents, their chunks' metadata and the citations of answers.
 
 Vectors live in Qdrant; this store keeps what a citation needs to stand on its own
-(document, page or section, the chunk's text) and which conversations cited what.
+(document, page or section, the chunk's text), which conversations cited what, and the
+keyword side of retrieval (BM25 over chunk text, with SQLite's FTS5).
 """
 
 from __future__ import annotations
 
-from sqlalchemy import Connection, delete, func, insert, select, update
+from collections.abc import Sequence
+
+from sqlalchemy import Connection, bindparam, delete, func, insert, select, text, update
 
 from docchat.domain import ChunkRecord, Document, DocumentUse
 from docchat.store.tables import chunks, citations, conversations, documents
+
+
+# Best BM25 first (FTS5's bm25() is lower for better matches); pk breaks ties so the same
+# query always ranks the same way. Only chunks of finished documents: a document still being
+# ingested has its chunks stored before its vectors.
+_KEYWORD_SEARCH = """
+    SELECT c.id AS chunk_id, c.document_id AS document_id
+    FROM chunks_fts
+    JOIN chunks c ON c.pk = chunks_fts.rowid
+    JOIN documents d ON d.id = c.document_id
+    WHERE chunks_fts MATCH :query AND d.status = 'ready' {scope}
+    ORDER BY bm25(chunks_fts), c.pk
+    LIMIT :limit
+"""
+_KEYWORD_ALL = text(_KEYWORD_SEARCH.format(scope=""))
+_KEYWORD_SCOPED = text(_KEYWORD_SEARCH.format(scope="AND c.document_id IN :scope")).bindparams(
+    bindparam("scope", expanding=True))
+
+
+def match_any(terms: Sequence[str]) -> str:
+    """An FTS5 query matching chunks with any of the terms (BM25 rewards those with more).
+    Each term is quoted, so nothing a user types is read as an FTS5 operator."""
+    return " OR ".join('"' + term.replace('"', '""') + '"' for term in terms)
 
 
 def _document(row) -> Document:
@@ -58,6 +84,26 @@ class DocumentRepository:
             return {}
         rows = self._db.execute(select(chunks).where(chunks.c.id.in_(chunk_ids)))
         return {row.id: _chunk(row) for row in rows}
+
+    def chunk_ids(self, document_ids: Sequence[str]) -> list[str]:
+        """Every chunk of the given documents."""
+        if not document_ids:
+            return []
+        return list(self._db.scalars(select(chunks.c.id).where(chunks.c.document_id.in_(list(document_ids)))))
+
+    def keyword_search(self, terms: Sequence[str], *, limit: int,
+                       document_ids: Sequence[str] | None = None) -> list[tuple[str, str]]:
+        """(chunk id, document id) of the chunks that best match the terms by BM25, best first.
+        `document_ids=None` searches every document. Other databases than SQLite have no
+        keyword index yet and return nothing, leaving retrieval to the dense side."""
+        if not terms or self._db.dialect.name != "sqlite" or (document_ids is not None and not document_ids):
+            return []
+        params = {"query": match_any(terms), "limit": limit}
+        if document_ids is None:
+            rows = self._db.execute(_KEYWORD_ALL, params)
+        else:
+            rows = self._db.execute(_KEYWORD_SCOPED, {**params, "scope": list(document_ids)})
+        return [(row.chunk_id, row.document_id) for row in rows]
 
     def delete(self, document_id: str) -> None:
         self._db.execute(delete(chunks).where(chunks.c.document_id == document_id))

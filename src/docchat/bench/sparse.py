@@ -1,4 +1,8 @@
-"""BM25-style sparse vectors, computed here with no model and no network.
+"""BM25-style sparse vectors for Qdrant, for the baseline of `docchat bench retrieval`.
+
+docchat once kept these in Qdrant next to the dense vectors and let Qdrant fuse the two; the
+keyword side now lives in SQLite's FTS5 (Qdrant's local mode scores sparse vectors point by
+point in Python). The benchmark keeps this layout to show what the move bought.
 
 Invariants:
 - Deterministic: the same text gives the same vector in every process and on every machine.
@@ -14,42 +18,23 @@ value keeps a stored vector valid however the library grows. A query term weighs
 product Qdrant computes is the BM25 sum; the IDF half comes from `Modifier.IDF` on the
 collection's sparse vector, which Qdrant keeps current as points come and go.
 
-Words are lowercased letters and digits; anything else separates them, so "ZX-4471" is the
-two terms "zx" and "4471" on both sides. No stemming: the dense embedding already matches word
-forms, and the sparse side is there for exact terms (names, codes, numbers) that stemming
-would blur.
+Terms are those of `docchat.documents.words`, as on docchat's own keyword side.
 """
 
 from __future__ import annotations
 
-import re
 import zlib
 from collections import Counter
 from dataclasses import dataclass
+
+from docchat.documents.words import tokenize
 
 K1 = 1.2
 B = 0.75
 # Terms in a typical chunk: MiniLM reads 256 word pieces (about 180 words), and about 100 of
 # those words are left once stopwords go.
 AVERAGE_LENGTH = 100.0
-
-# Letters and digits of any script; "_" is a word character to `\w`, not a letter.
-_WORD = re.compile(r"[^\W_]+")
 _TERM_ID_MASK = 0x7FFF_FFFF
-
-# Common English function words, and what apostrophes leave behind ("trustee's" -> "trustee", "s").
-STOPWORDS = frozenset(
-    """
-    a about above after again against all am an and any are as at be because been before being
-    below between both but by can could did do does doing down during each few for from further
-    had has have having he her here hers herself him himself his how i if in into is it its
-    itself just me more most my myself no nor not now of off on once only or other our ours
-    ourselves out over own same she should so some such than that the their theirs them
-    themselves then there these they this those through to too under until up very was we were
-    what when where which while who whom why will with would you your yours yourself yourselves
-    s t d ll m re ve
-    """.split()
-)
 
 
 @dataclass(frozen=True)
@@ -61,11 +46,6 @@ class SparseVector:
 
     def __bool__(self) -> bool:
         return bool(self.indices)
-
-
-def tokenize(text: str) -> list[str]:
-    """The text's terms in order: lowercased words, stopwords dropped."""
-    return [word for word in _WORD.findall(text.lower()) if word not in STOPWORDS]
 
 
 def term_id(term: str) -> int:

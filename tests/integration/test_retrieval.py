@@ -1,0 +1,107 @@
+"""Hybrid retrieval through the document service: real Markdown ingestion, MiniLM, Qdrant local
+mode for meaning, SQLite FTS5 for exact terms."""
+
+from __future__ import annotations
+
+import pytest
+
+from docchat.documents.fusion import rrf
+from docchat.documents.words import query_terms
+
+from tests.integration.sample_documents import COOKERY_PASSAGES, TRUST_PASSAGES, markdown
+
+
+@pytest.fixture(scope="module")
+def shared_embedder():
+    from docchat.documents.embeddings import MiniLMEmbedder
+
+    return MiniLMEmbedder()
+
+
+@pytest.fixture
+def library(services, shared_embedder):
+    services.documents._embedder = shared_embedder
+    return services.documents
+
+
+@pytest.fixture
+def books(library):
+    """The two sample documents, ingested; their ids by short name."""
+    trust = library.ingest("harbour-trust.md", markdown(TRUST_PASSAGES))
+    cookery = library.ingest("kitchen-notebook.md", markdown(COOKERY_PASSAGES))
+    return {"trust": trust.id, "cookery": cookery.id}
+
+
+def labels(found) -> list[str]:
+    return [r.chunk.label for r in found]
+
+
+def keyword_side(services, question: str, limit: int = 40, document_ids=None) -> list[tuple[str, str]]:
+    with services.documents._uow() as uow:
+        return uow.documents.keyword_search(query_terms(question), limit=limit, document_ids=document_ids)
+
+
+def test_a_question_about_the_determination_date_finds_its_definition_first(library, books):
+    [best, *_] = library.retrieve("When is the Determination Date?", top_k=5)
+    assert (best.chunk.label, best.document) == ("1.2 Determination Date", "harbour-trust.md")
+
+
+def test_a_code_is_matched_exactly_and_not_by_a_look_alike(library, books, shared_embedder):
+    question = "ZX-4471"
+    # The premise: by meaning alone, ZX-4741 (item 1) looks more like ZX-4471 than item 2 does.
+    [(closest, _)] = library.index().nearest(shared_embedder.embed([question])[0], limit=1)
+    with library._uow() as uow:
+        assert uow.documents.chunks([closest])[closest].label != "Schedule, item 2", "premise: dense alone misses"
+
+    assert labels(library.retrieve(question, top_k=3))[0] == "Schedule, item 2"
+
+
+def test_on_the_keyword_side_a_rare_word_outweighs_a_common_one(services, library, books):
+    # "trustee" is in most clauses, twice in one; "gilts" in a single chunk. Only IDF tells them apart.
+    [(best, _), *_] = keyword_side(services, "Trustee gilts")
+    with library._uow() as uow:
+        assert uow.documents.chunks([best])[best].label == "Schedule, item 2"
+
+
+def test_the_answer_is_the_rrf_fusion_of_the_dense_and_keyword_sides(services, library, books, shared_embedder):
+    question = "How long should the chicken rest before carving?"
+    dense = library.index().nearest(shared_embedder.embed([question])[0], limit=40)
+    keyword = keyword_side(services, question)
+    expected = rrf([[chunk for chunk, _ in dense], [chunk for chunk, _ in keyword]])[:10]
+
+    found = library.retrieve(question, top_k=10)
+
+    assert [(r.chunk.id, r.score) for r in found] == [(chunk, pytest.approx(score)) for chunk, score in expected]
+    assert found[0].chunk.label == "Roast chicken"
+
+
+def test_a_search_scoped_to_the_cookery_book_never_returns_the_trust_agreement(library, books):
+    found = library.retrieve("When is the Determination Date?", top_k=10, document_ids=[books["cookery"]])
+    assert len(found) == 10
+    assert {r.chunk.document_id for r in found} == {books["cookery"]}
+
+
+def test_an_empty_scope_finds_nothing(library, books):
+    assert library.retrieve("When is the Determination Date?", top_k=5, document_ids=[]) == []
+
+
+def test_the_active_document_moves_up_on_a_close_call_and_nothing_is_dropped(library, books):
+    question = "Which copy was bound in a green cover?"
+    plain = library.retrieve(question, top_k=10)
+    # Both documents have an "About this copy" chunk; they come out on top, neck and neck.
+    first, second = plain[0].chunk, plain[1].chunk
+    assert {first.label, second.label} == {"About this copy"} and first.document_id != second.document_id
+
+    biased = library.retrieve(question, top_k=10, active={second.document_id})
+
+    assert biased[0].chunk == second
+    assert first in [r.chunk for r in biased]
+    assert len(biased) == len(plain)
+
+
+def test_a_deleted_document_is_found_by_neither_side(services, library, books):
+    library.delete(books["trust"])
+
+    assert keyword_side(services, "Determination Date Trustee") == []
+    found = library.retrieve("When is the Determination Date?", top_k=10)
+    assert {r.chunk.document_id for r in found} == {books["cookery"]}
