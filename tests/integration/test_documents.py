@@ -120,3 +120,31 @@ def test_a_conversation_scope_keeps_other_documents_out(library):
 
     assert hits and {h.chunk.document_id for h in hits} == {recipes.id}
     assert trust.id not in {h.chunk.document_id for h in hits}
+
+
+def test_reindex_rebuilds_a_lost_index_from_the_text_in_the_database(data_dir, shared_embedder):
+    import shutil
+
+    from docchat.bootstrap import build_services
+    from docchat.config import Settings
+
+    def library_over(folder):
+        services = build_services(Settings(data_dir=folder))
+        services.documents._embedder = shared_embedder
+        return services.documents
+
+    first = library_over(data_dir)
+    document = first.ingest("trust.pdf", trust_pdf())
+    first.index()._client.close()  # local mode: one client per folder
+    shutil.rmtree(data_dir / "qdrant")
+    library = library_over(data_dir)
+    # The question shares no word with the page that answers it: only the vectors can find it.
+    question = "Which monthly deadline applies?"
+    assert library.retrieve(question, top_k=3) == []
+    stages = []
+
+    count = library.reindex(progress=lambda stage, share: stages.append(share))
+
+    assert count == document.chunks == library.index().count()
+    assert stages[-1] == 1.0 and stages == sorted(stages)
+    assert library.retrieve(question, top_k=3)[0].chunk.page == 2

@@ -21,6 +21,7 @@ from docchat.cli.library import (
     list_documents,
     delete_document,
     document_usage,
+    reindex_documents,
     cleanup,
     doctor,
     bench,
@@ -118,7 +119,7 @@ def _parser() -> argparse.ArgumentParser:
     ingesting.add_argument("--conversation", metavar="ID", help="also add them to this conversation's scope")
     ingesting.set_defaults(handler=ingest)
 
-    docs = commands.add_parser("documents", help="the document library: list, delete, usage")
+    docs = commands.add_parser("documents", help="the document library: list, delete, usage, reindex")
     doc_verbs = docs.add_subparsers(title="verbs", metavar="VERB", required=True)
     doc_list = doc_verbs.add_parser("list", help="every document with its size, pages and chunks")
     doc_list.add_argument("--json", action="store_true")
@@ -128,6 +129,8 @@ def _parser() -> argparse.ArgumentParser:
         sub = doc_verbs.add_parser(verb, help=text)
         sub.add_argument("id")
         sub.set_defaults(handler=handler)
+    reindexing = doc_verbs.add_parser("reindex", help="embed every chunk again (after changing the embedding model)")
+    reindexing.set_defaults(handler=reindex_documents)
 
     cleaning = commands.add_parser("cleanup", help="remove unpinned conversations not updated for DAYS days")
     cleaning.add_argument("--older-than", type=int, required=True, metavar="DAYS")

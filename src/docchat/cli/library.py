@@ -133,6 +133,11 @@ def delete_document(args) -> None:
     print(f"deleted {args.id}")
 
 
+def reindex_documents(args) -> None:
+    count = open_services().documents.reindex(progress=_progress_bar("re-indexing"))
+    print(f"\rre-indexed {count} chunks" + " " * 90)
+
+
 def document_usage(args) -> None:
     uses = open_services().documents.usage(args.id)
     if not uses:

@@ -81,6 +81,12 @@ class ChunkIndex:
                 self._collection, "document_id", field_schema=models.PayloadSchemaType.KEYWORD
             )
 
+    def recreate(self) -> None:
+        """Drops every point and starts an empty collection for this embedding size."""
+        if self._client.collection_exists(self._collection):
+            self._client.delete_collection(self._collection)
+        self.ensure_collection()
+
     def add(self, document_id: str, chunk_ids: Sequence[str], vectors: Sequence[Sequence[float]]) -> None:
         """Stores a document's chunks with their dense vectors (same order)."""
         if len(chunk_ids) != len(vectors):
@@ -132,7 +138,7 @@ class ChunkIndex:
         if size != self._dimension:
             raise DocchatError(
                 f"The document index '{self._collection}' was built for {size}-dimensional "
-                f"embeddings, but the embedder makes {self._dimension}. Re-index the documents."
+                f"embeddings, but the embedder makes {self._dimension}. Run `docchat documents reindex`."
             )
 
     def _query(self, query_vector: Sequence[float], limit: int,

@@ -7,8 +7,10 @@ and its stored file are removed again. The same content is ingested once (by has
 
 from __future__ import annotations
 
+import logging
 import threading
 import uuid
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -23,6 +25,8 @@ from docchat.domain import ChunkRecord, Document, DocumentUse, utcnow
 from docchat.errors import DocchatError, InvalidInput, NotFound
 from docchat.memory.tokens import TokenCounter
 from docchat.store.unit_of_work import SqlUnitOfWorkFactory
+
+log = logging.getLogger(__name__)
 
 EMBED_BATCH = 64
 # Chunks of the documents already cited in a conversation rank a little higher (never filtered).
@@ -60,6 +64,7 @@ class DocumentService:
         self._data_dir = data_dir
         self._index_factory = index_factory
         self._index = None
+        self._index_checked = False
         self._index_lock = threading.Lock()
         self._embedder = embedder
         self._counter = counter
@@ -132,18 +137,73 @@ class DocumentService:
 
     def _embed_and_index(self, document: Document, records: list[ChunkRecord], progress: Progress,
                          cancel: threading.Event) -> None:
-        index = self.index()
-        for start in range(0, len(records), EMBED_BATCH):
-            if cancel.is_set():
-                raise IngestionCancelled(f"ingestion of {document.name} was cancelled; nothing was kept")
-            batch = records[start:start + EMBED_BATCH]
-            vectors = self._embedder.embed([r.text for r in batch])
-            index.add(document.id, [r.id for r in batch], vectors)
-            progress(f"embedded {min(start + EMBED_BATCH, len(records))} of {len(records)} chunks",
-                     0.1 + 0.9 * min(1.0, (start + EMBED_BATCH) / len(records)))
+        def done(count: int) -> None:
+            progress(f"embedded {count} of {len(records)} chunks", 0.1 + 0.9 * count / len(records))
+
+        def cancelled() -> None:
+            raise IngestionCancelled(f"ingestion of {document.name} was cancelled; nothing was kept")
+
+        self._index_chunks(self.index(), document.id, records, done, cancel, cancelled)
+
+    def _index_chunks(self, index, document_id: str, records: list[ChunkRecord], done: Callable[[int], None],
+                      cancel: threading.Event, cancelled: Callable[[], None]) -> None:
+        """Embeds a document's chunks batch by batch into the index. While one batch is written
+        to Qdrant (Python, one core), the next is embedded (torch, both cores)."""
+        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="docchat-index") as writer:
+            written: Future | None = None
+            for start in range(0, len(records), EMBED_BATCH):
+                if cancel.is_set():
+                    cancelled()
+                batch = records[start:start + EMBED_BATCH]
+                vectors = self._embedder.embed([r.text for r in batch])
+                if written is not None:
+                    written.result()  # one write in flight at most; its error surfaces here
+                written = writer.submit(index.add, document_id, [r.id for r in batch], vectors)
+                done(min(start + EMBED_BATCH, len(records)))
+            if written is not None:
+                written.result()
+
+    def reindex(self, *, progress: Progress = lambda stage, share: None,
+                cancel: threading.Event | None = None) -> int:
+        """Embeds every chunk of every document again into a new, empty index, from the text
+        kept in the database: after switching the embedding model, or if data/qdrant was lost.
+        Returns the number of chunks indexed. Cancelled, it leaves a partial index; run it again."""
+        cancel = cancel or threading.Event()
+        with self._uow() as uow:
+            documents = [d for d in uow.documents.list() if d.status == "ready"]
+            chunks = {d.id: uow.documents.chunks_of(d.id) for d in documents}
+        total = sum(len(records) for records in chunks.values())
+        with self._index_lock:
+            index = self._raw_index()
+            index.recreate()
+            self._index_checked = True
+        indexed = 0
+
+        def cancelled() -> None:
+            raise IngestionCancelled(f"re-indexing was cancelled after {indexed} of {total} chunks; "
+                                     "run it again to finish")
+
+        for document in documents:
+            records = chunks[document.id]
+
+            def done(count: int, name: str = document.name, size: int = len(records)) -> None:
+                progress(f"{name}: {count} of {size} chunks", (indexed + count) / max(total, 1))
+
+            self._index_chunks(index, document.id, records, done, cancel, cancelled)
+            indexed += len(records)
+        progress("ready", 1.0)
+        return indexed
 
     def _remove(self, document: Document) -> None:
-        self.index().delete_document(document.id)
+        try:
+            index = self.index()
+        except DocchatError as error:
+            # An index that cannot be opened (its embeddings server is down) received nothing
+            # from this ingestion; vectors left from before match no document row, are never
+            # returned, and go with the next `docchat documents reindex`.
+            log.warning("document %s removed without touching the index: %s", document.id, error)
+        else:
+            index.delete_document(document.id)
         with self._uow(write=True) as uow:
             uow.documents.delete(document.id)
             others = uow.documents.by_hash(document.content_hash)
@@ -169,7 +229,12 @@ class DocumentService:
                                                    document_ids=scope.document_ids if scope else None)
         if not names or (scope is not None and not scope.document_ids):
             return []
-        dense = self.index().nearest(self._embedder.embed([query])[0], limit=candidates, scope=scope)
+        try:
+            dense = self.index().nearest(self._embedder.embed([query])[0], limit=candidates, scope=scope)
+        except DocchatError as error:
+            # An embeddings server that is down costs the answer its search by meaning, not the answer.
+            log.warning("searching by keywords only: %s", error)
+            dense = []
         # A document being ingested has vectors before it is ready; it is not searched yet.
         dense = [hit for hit in dense if hit[1] in names]
         ranked = fuse(dense, keyword, top_k=top_k, boost_documents=set(active), boost=ACTIVE_BOOST)
@@ -181,7 +246,15 @@ class DocumentService:
     def index(self):
         """The one index client of this process (Qdrant's local mode allows one per path)."""
         with self._index_lock:
-            if self._index is None:
-                self._index = self._index_factory()
-                self._index.ensure_collection()
-            return self._index
+            index = self._raw_index()
+            if not self._index_checked:
+                index.ensure_collection()
+                self._index_checked = True
+            return index
+
+    def _raw_index(self):
+        # Kept even when the collection check fails: a second client on the same local-mode
+        # folder would be refused, and `reindex` needs this one.
+        if self._index is None:
+            self._index = self._index_factory()
+        return self._index

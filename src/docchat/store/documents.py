@@ -85,6 +85,11 @@ class DocumentRepository:
         rows = self._db.execute(select(chunks).where(chunks.c.id.in_(chunk_ids)))
         return {row.id: _chunk(row) for row in rows}
 
+    def chunks_of(self, document_id: str) -> list[ChunkRecord]:
+        """A document's chunks in order."""
+        rows = self._db.execute(select(chunks).where(chunks.c.document_id == document_id).order_by(chunks.c.position))
+        return [_chunk(row) for row in rows]
+
     def chunk_ids(self, document_ids: Sequence[str]) -> list[str]:
         """Every chunk of the given documents."""
         if not document_ids:

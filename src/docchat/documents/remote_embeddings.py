@@ -1,0 +1,96 @@
+"""Embeddings from an OpenAI-compatible server, for example vLLM serving an embedding model.
+
+Used instead of the bundled MiniLM when `DOCCHAT_EMBEDDINGS_URL` is set.
+
+Invariants:
+- `embed` returns one L2-normalised vector per text, in the order given (the server's
+  `index` field decides, not the order of its reply).
+- Every failure is a `DocchatError` that names the server and says what to do; nothing from
+  httpx reaches the caller.
+- The dimension is learnt from the server once, by embedding one short text.
+"""
+
+from __future__ import annotations
+
+import threading
+
+import httpx
+import numpy as np
+
+from docchat.errors import DocchatError
+
+
+class OpenAIEmbedder:
+    def __init__(self, base_url: str, model: str | None = None, *, batch_size: int = 64,
+                 timeout_s: float = 60.0, transport: httpx.BaseTransport | None = None) -> None:
+        self._base_url = base_url.rstrip("/")
+        self._model = model
+        self._batch_size = batch_size
+        self._http = httpx.Client(timeout=timeout_s, transport=transport)
+        self._dimension: int | None = None
+        self._lock = threading.Lock()
+
+    @property
+    def name(self) -> str:
+        return f"{self.model} at {self._base_url}"
+
+    @property
+    def model(self) -> str:
+        if self._model is None:
+            served = self._request("GET", "/models").get("data") or []
+            if not served:
+                raise DocchatError(f"The embeddings server at {self._base_url} serves no model.")
+            self._model = served[0]["id"]
+        return self._model
+
+    @property
+    def dimension(self) -> int:
+        with self._lock:
+            if self._dimension is None:
+                self._dimension = len(self.embed(["dimension probe"])[0])
+            return self._dimension
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        vectors: list[list[float]] = []
+        for start in range(0, len(texts), self._batch_size):
+            vectors += self._embed_batch(texts[start:start + self._batch_size])
+        return vectors
+
+    def _embed_batch(self, texts: list[str]) -> list[list[float]]:
+        reply = self._request("POST", "/embeddings",
+                              json={"model": self.model, "input": texts, "encoding_format": "float"})
+        try:
+            rows = sorted(reply["data"], key=lambda row: row["index"])
+            matrix = np.array([row["embedding"] for row in rows], dtype=np.float32)
+        except (KeyError, TypeError, ValueError) as error:
+            raise DocchatError(f"The embeddings server at {self._base_url} sent a reply without "
+                               f"embeddings ({error}).") from None
+        if matrix.ndim != 2 or len(matrix) != len(texts):
+            raise DocchatError(f"The embeddings server at {self._base_url} returned {len(matrix)} "
+                               f"embeddings for {len(texts)} texts.")
+        matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
+        return matrix.tolist()
+
+    def _request(self, method: str, path: str, **options) -> dict:
+        try:
+            response = self._http.request(method, self._base_url + path, **options)
+        except httpx.TimeoutException:
+            raise DocchatError(f"The embeddings server at {self._base_url} did not answer in time.") from None
+        except httpx.HTTPError as error:
+            raise DocchatError(f"The embeddings server at {self._base_url} is not reachable ({error}). "
+                               "Start it, or unset DOCCHAT_EMBEDDINGS_URL to use the bundled model.") from None
+        if response.status_code != 200:
+            raise DocchatError(f"The embeddings server at {self._base_url} refused the request: "
+                               f"HTTP {response.status_code} {_message(response)}")
+        try:
+            return response.json()
+        except ValueError:
+            raise DocchatError(f"The embeddings server at {self._base_url} sent a reply that is not JSON.") from None
+
+
+def _message(response: httpx.Response) -> str:
+    try:
+        error = response.json().get("error")
+    except ValueError:
+        return response.text[:200]
+    return (error.get("message") if isinstance(error, dict) else str(error or ""))[:200]
