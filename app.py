@@ -13,6 +13,9 @@ def chat_page() -> None:
     chat.render(conversation_id)
 
 
+# Until this script has run once in a session, Streamlit's page list is the pages/ folder's
+# ("app", "Documents", "Settings"); a click on it in that first moment opens the page outside
+# this navigation. The e2e tests wait for the chat input before navigating.
 st.set_page_config(page_title="docchat", page_icon=":material/forum:", layout="wide")
 st.navigation(
     [

@@ -23,7 +23,8 @@ def _upload() -> None:
         return
     # Any click reruns the page, which stops the ingestion where it is; the service then
     # removes what it had written, so a cancelled file leaves nothing behind.
-    st.button("Cancel", key=f"{KEY}_cancel", help="Stop ingesting; nothing of the unfinished file is kept")
+    cancel = st.empty()
+    cancel.button("Cancel", key=f"{KEY}_cancel", help="Stop ingesting; nothing of the unfinished file is kept")
     for upload in files:
         with st.status(f"Ingesting {upload.name}…", expanded=False) as status:
             bar = st.progress(0.0)
@@ -34,6 +35,7 @@ def _upload() -> None:
                 status.update(label=str(error), state="error")
                 continue
             status.update(label=f"{document.name}: {document.chunks} chunks ready", state="complete")
+    cancel.empty()  # nothing left to cancel
 
 
 def _library() -> None:
