@@ -113,7 +113,23 @@ def to_markdown(conversation: Conversation, messages: list[Message]) -> str:
         if message.status is not Status.COMPLETE:
             heading += f" ({message.status.value})"
         lines += [heading, "", message.content.rstrip(), ""]
+        if message.citations:
+            lines += ["**Sources**", ""]
+            lines += [_source_line(number, cited) for number, cited in enumerate(message.citations, start=1)]
+            lines.append("")
     return "\n".join(lines)
+
+
+def _source_line(number: int, cited: dict) -> str:
+    """One numbered source: document, page or section, and the start of the passage on one line.
+    Older exports may carry `page` and `quote` instead of `where` and `text`."""
+    where = cited.get("where") or (f"page {cited['page']}" if cited.get("page") else cited.get("section"))
+    passage = " ".join(str(cited.get("text") or cited.get("quote") or "").split())
+    if len(passage) > 200:
+        passage = passage[:199] + "…"
+    line = f"{cited.get('number', number)}. {cited.get('document', 'unknown document')}"
+    line += f", {where}" if where else ""
+    return line + (f": “{passage}”" if passage else "")
 
 
 def _readable(moment: datetime) -> str:

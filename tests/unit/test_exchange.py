@@ -275,3 +275,20 @@ def test_a_conversation_title_that_docchat_would_not_accept_is_refused(title):
 
     with pytest.raises(InvalidExport, match=r"invalid export: conversation\.title"):
         parse_document(exported_bytes(data))
+
+
+def test_markdown_lists_the_sources_an_answer_cited_under_it():
+    lines = to_markdown(conversation(), messages()).splitlines()
+
+    at = lines.index("## Assistant · 2025-03-14 09:33:00 UTC")
+    assert lines[at + 4:at + 7] == ["**Sources**", "", "1. trust-agreement.pdf, page 12: “Determination Date”"]
+
+
+def test_a_long_cited_passage_is_cut_to_one_line_in_markdown():
+    cited = {"number": 2, "document": "lease.pdf", "where": "Rent review", "text": "The rent\nis reviewed. " * 40}
+    answer = message(3, Role.ASSISTANT, "Every fifth year [2].", citations=[cited])
+
+    [line] = [line for line in to_markdown(conversation(), [answer]).splitlines() if line.startswith("2. ")]
+
+    assert line.startswith("2. lease.pdf, Rent review: “The rent is reviewed. The rent")
+    assert line.endswith("…”") and len(line) < 260
