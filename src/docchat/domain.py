@@ -211,3 +211,14 @@ class DocumentUse:
     conversation_id: str
     title: str
     citations: int
+
+
+@dataclass(frozen=True)
+class LibraryHealth:
+    """The document library as `docchat doctor` and the Settings page show it."""
+
+    documents: int
+    chunks: int
+    vectors: int | None  # None when the index cannot be opened
+    embedder: str
+    problem: str | None  # what is wrong and what to run, or None

