@@ -283,3 +283,5 @@ def test_ingest_then_reindex_embeds_every_chunk_again(docchat, tmp_path):
     assert "lease.md: 2 chunks" in succeeded(docchat("ingest", str(notes)))
 
     assert "re-indexed 2 chunks" in succeeded(docchat("documents", "reindex"))
+    library = json.loads(succeeded(docchat("doctor", "--json")))["documents"]
+    assert (library["documents"], library["chunks"], library["vectors"], library["problem"]) == (1, 2, 2, None)
