@@ -14,7 +14,7 @@ from docchat.context.engine import ContextEngine
 from docchat.context.planner import Caps
 from docchat.context.programs import Programs, vllm_lm_factory
 from docchat.domain import utcnow
-from docchat.errors import LLMError
+from docchat.errors import DocchatError, LLMError
 from docchat.llm.discovery import fetch_info
 from docchat.llm.gateway import Sampling, Timeouts, VllmGateway
 from docchat.llm.profiles import CPU_MAX_OUTPUT, CPU_MODEL_NAME, CPU_SAMPLING, GPU_MAX_OUTPUT, GPU_SAMPLING
@@ -70,7 +70,7 @@ def build_services(settings: Settings | None = None, *, counter: TokenCounter | 
                 question=settings.cap_question)
     context = ContextEngine(counter, programs, system_prompt=settings.system_prompt, caps=caps)
     embedder = _embedder(settings)
-    documents = DocumentService(uow, settings.resolved_data_dir, lambda: _chunk_index(settings, embedder.dimension),
+    documents = DocumentService(uow, settings.resolved_data_dir, lambda: _chunk_index(settings, embedder),
                                 embedder, counter, max_bytes=settings.max_upload_mb * 1024 * 1024)
     chat = ChatService(conversations, uow, gateway, counter, context, programs=programs, documents=documents,
                        top_k=settings.retrieval_top_k,
@@ -146,16 +146,28 @@ def _embedder(settings: Settings):
     return MiniLMEmbedder()
 
 
-def _chunk_index(settings: Settings, dimension: int):
+def _chunk_index(settings: Settings, embedder):
     from qdrant_client import QdrantClient
 
     from docchat.documents.index import ChunkIndex
 
-    client = (QdrantClient(url=settings.qdrant_url) if settings.qdrant_url
-              else QdrantClient(path=str(settings.resolved_data_dir / "qdrant")))
+    # Asked first: a remote embedder may fail here, and a local-mode client made before that
+    # would keep the folder locked against the next try.
+    dimension, model_id = embedder.dimension, embedder.model_id
+    if settings.qdrant_url:
+        client = QdrantClient(url=settings.qdrant_url)
+    else:
+        folder = settings.resolved_data_dir / "qdrant"
+        try:
+            client = QdrantClient(path=str(folder))
+        except RuntimeError as error:
+            if "already accessed" not in str(error):
+                raise
+            raise DocchatError(f"The document index ({folder}) is open in another docchat process (the app?); "
+                               "stop it first, or use a Qdrant server (DOCCHAT_QDRANT_URL).") from None
     # An unclosed local-mode client complains from __del__ at interpreter exit.
     atexit.register(client.close)
-    return ChunkIndex(client, dimension=dimension, local=not settings.qdrant_url)
+    return ChunkIndex(client, dimension=dimension, local=not settings.qdrant_url, embedder=model_id)
 
 
 def _programs(settings: Settings, gateway) -> Programs | None:

@@ -214,6 +214,14 @@ class DocumentUse:
 
 
 @dataclass(frozen=True)
+class Scope:
+    """The documents a search is restricted to, and all of their chunks."""
+
+    document_ids: tuple[str, ...]
+    chunk_ids: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class LibraryHealth:
     """The document library as `docchat doctor` and the Settings page show it."""
 

@@ -285,3 +285,17 @@ def test_ingest_then_reindex_embeds_every_chunk_again(docchat, tmp_path):
     assert "re-indexed 2 chunks" in succeeded(docchat("documents", "reindex"))
     library = json.loads(succeeded(docchat("doctor", "--json")))["documents"]
     assert (library["documents"], library["chunks"], library["vectors"], library["problem"]) == (1, 2, 2, None)
+
+
+def test_doctor_reports_a_document_index_held_by_another_process_instead_of_failing(docchat, data_dir):
+    from qdrant_client import QdrantClient
+
+    held = QdrantClient(path=str(data_dir / "qdrant"))  # as the running app holds it
+    try:
+        library = json.loads(succeeded(docchat("doctor", "--json")))["documents"]
+        refused = one_error_line(docchat("documents", "reindex"))
+    finally:
+        held.close()
+
+    assert library["vectors"] is None and "open in another docchat process" in library["problem"]
+    assert "stop it first, or use a Qdrant server" in refused

@@ -136,3 +136,15 @@ def test_a_reopened_index_finds_what_was_stored_before(tmp_path, vectors, embedd
 def test_an_index_built_for_another_embedding_size_is_refused(client, index):
     with pytest.raises(DocchatError, match="384-dimensional"):
         ChunkIndex(client, dimension=768).ensure_collection()
+
+
+def test_an_index_built_by_another_model_of_the_same_size_is_refused_until_rebuilt(client, vectors):
+    _fill(ChunkIndex(client, embedder="sentence-transformers/all-MiniLM-L6-v2"), vectors)
+    other = ChunkIndex(client, embedder="another-384-dimensional-model")
+
+    with pytest.raises(DocchatError, match="built with sentence-transformers/all-MiniLM-L6-v2 embeddings"):
+        other.ensure_collection()
+
+    other.recreate()
+    assert other.count() == 0
+    ChunkIndex(client, embedder="another-384-dimensional-model").ensure_collection()  # accepted now

@@ -102,6 +102,7 @@ def test_the_active_document_moves_up_on_a_close_call_and_nothing_is_dropped(lib
 def test_a_deleted_document_is_found_by_neither_side(services, library, books):
     library.delete(books["trust"])
 
+    assert library.index().count() == len(COOKERY_PASSAGES)
     assert keyword_side(services, "Determination Date Trustee") == []
     found = library.retrieve("When is the Determination Date?", top_k=10)
     assert {r.chunk.document_id for r in found} == {books["cookery"]}

@@ -20,6 +20,14 @@ MINILM_DIMENSION = 384
 
 class Embedder(Protocol):
     @property
+    def name(self) -> str: ...
+
+    @property
+    def model_id(self) -> str:
+        """Which model makes the vectors: vectors of different models cannot be compared."""
+        ...
+
+    @property
     def dimension(self) -> int: ...
 
     def embed(self, texts: list[str]) -> list[list[float]]: ...
@@ -37,6 +45,10 @@ class MiniLMEmbedder:
     @property
     def name(self) -> str:
         return "all-MiniLM-L6-v2 (bundled, on this CPU)"
+
+    @property
+    def model_id(self) -> str:
+        return "sentence-transformers/all-MiniLM-L6-v2"
 
     @property
     def dimension(self) -> int:

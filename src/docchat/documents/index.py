@@ -7,8 +7,9 @@ a server (`QdrantClient(url=...)`).
 
 Invariants:
 - A point's id is derived from its chunk id alone, so re-adding a chunk replaces it.
-- A search within a scope returns exactly the chunks an unrestricted search would rank first
-  among that scope's chunks, and never a chunk from outside it.
+- A search within a scope returns the chunks an unrestricted search would rank first among
+  that scope's chunks (up to the order of equal scores, and float rounding when a small scope
+  is scored here), and never a chunk from outside it.
 
 Local mode computes dense similarities with numpy, but checks a payload filter point by point
 in Python (about 170 ms at 10,000 chunks). So in local mode a scope is not sent as a filter:
@@ -22,11 +23,11 @@ import math
 import uuid
 import warnings
 from collections.abc import Sequence
-from dataclasses import dataclass
 
 import numpy as np
 from qdrant_client import QdrantClient, models
 
+from docchat.domain import Scope
 from docchat.errors import DocchatError
 
 DENSE = "dense"
@@ -41,14 +42,6 @@ OVERFETCH = 2
 _POINT_NAMESPACE = uuid.UUID("5d0c3c1e-2a7b-4f4e-9a51-6b1f0c9e4d27")
 
 
-@dataclass(frozen=True)
-class Scope:
-    """The documents a search is restricted to, and all of their chunks."""
-
-    document_ids: tuple[str, ...]
-    chunk_ids: tuple[str, ...]
-
-
 def point_id(chunk_id: str) -> str:
     """The Qdrant point id of a chunk: a UUID that depends on the chunk id only."""
     return str(uuid.uuid5(_POINT_NAMESPACE, chunk_id))
@@ -58,20 +51,24 @@ class ChunkIndex:
     """Chunks of every document, searchable by meaning."""
 
     def __init__(self, client: QdrantClient, collection: str = "docchat_chunks", dimension: int = 384,
-                 *, local: bool = True) -> None:
+                 *, local: bool = True, embedder: str | None = None) -> None:
         self._client = client
         self._collection = collection
         self._dimension = dimension
         self._local = local
+        # Which model made the vectors: two models of one size still make vectors that
+        # cannot be compared, so the collection remembers it.
+        self._embedder = embedder
 
     def ensure_collection(self) -> None:
-        """Creates the collection on first use; refuses one built for another embedding size."""
+        """Creates the collection on first use; refuses one built by another embedding model."""
         if self._client.collection_exists(self._collection):
-            self._check_dimension()
+            self._check_embedder()
             return
         self._client.create_collection(
             self._collection,
             vectors_config={DENSE: models.VectorParams(size=self._dimension, distance=models.Distance.COSINE)},
+            metadata={"embedder": self._embedder} if self._embedder else None,
         )
         # A server uses this index for the scope filter and for deletes; local mode has no
         # payload indexes and says so in a warning that would only be noise here.
@@ -132,13 +129,21 @@ class ChunkIndex:
     def count(self) -> int:
         return self._client.count(self._collection, exact=True).count
 
-    def _check_dimension(self) -> None:
-        vectors = self._client.get_collection(self._collection).config.params.vectors
+    def _check_embedder(self) -> None:
+        config = self._client.get_collection(self._collection).config
+        vectors = config.params.vectors
         size = vectors[DENSE].size if isinstance(vectors, dict) and DENSE in vectors else None
         if size != self._dimension:
             raise DocchatError(
                 f"The document index '{self._collection}' was built for {size}-dimensional "
                 f"embeddings, but the embedder makes {self._dimension}. Run `docchat documents reindex`."
+            )
+        # Collections made before the model was recorded carry none; they are taken as they are.
+        built_by = (config.metadata or {}).get("embedder")
+        if built_by and self._embedder and built_by != self._embedder:
+            raise DocchatError(
+                f"The document index was built with {built_by} embeddings, but docchat is set up for "
+                f"{self._embedder}. Run `docchat documents reindex`."
             )
 
     def _query(self, query_vector: Sequence[float], limit: int,

@@ -26,7 +26,9 @@ class OpenAIEmbedder:
         self._base_url = base_url.rstrip("/")
         self._model = model
         self._batch_size = batch_size
-        self._http = httpx.Client(timeout=timeout_s, transport=transport)
+        # A server that is down refuses at once; one that hangs must not hold up a question for
+        # the whole read timeout before retrieval falls back to keywords.
+        self._http = httpx.Client(timeout=httpx.Timeout(timeout_s, connect=5.0), transport=transport)
         self._dimension: int | None = None
         self._lock = threading.Lock()
 
@@ -38,11 +40,18 @@ class OpenAIEmbedder:
     @property
     def model(self) -> str:
         if self._model is None:
-            served = self._request("GET", "/models").get("data") or []
-            if not served:
-                raise DocchatError(f"The embeddings server at {self._base_url} serves no model.")
-            self._model = served[0]["id"]
+            reply = self._request("GET", "/models")
+            served = reply.get("data") if isinstance(reply, dict) else None
+            first = served[0] if isinstance(served, list) and served else None
+            if not isinstance(first, dict) or not first.get("id"):
+                raise DocchatError(f"The embeddings server at {self._base_url} lists no model; "
+                                   "set DOCCHAT_EMBEDDINGS_MODEL.")
+            self._model = str(first["id"])
         return self._model
+
+    @property
+    def model_id(self) -> str:
+        return self.model
 
     @property
     def dimension(self) -> int:
@@ -61,7 +70,7 @@ class OpenAIEmbedder:
         reply = self._request("POST", "/embeddings",
                               json={"model": self.model, "input": texts, "encoding_format": "float"})
         try:
-            rows = sorted(reply["data"], key=lambda row: row["index"])
+            rows = sorted(reply["data"], key=lambda row: row["index"])  # type errors: caught below
             matrix = np.array([row["embedding"] for row in rows], dtype=np.float32)
         except (KeyError, TypeError, ValueError) as error:
             raise DocchatError(f"The embeddings server at {self._base_url} sent a reply without "
@@ -91,7 +100,13 @@ class OpenAIEmbedder:
 
 def _message(response: httpx.Response) -> str:
     try:
-        error = response.json().get("error")
+        body = response.json()
     except ValueError:
         return response.text[:200]
-    return (error.get("message") if isinstance(error, dict) else str(error or ""))[:200]
+    # vLLM puts the message at the top level, OpenAI under "error".
+    error = body.get("error") if isinstance(body, dict) else None
+    if isinstance(error, dict):
+        return str(error.get("message", ""))[:200]
+    if isinstance(body, dict) and body.get("message"):
+        return str(body["message"])[:200]
+    return str(error or body)[:200]

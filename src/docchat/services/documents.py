@@ -17,10 +17,9 @@ from typing import Callable
 from docchat.documents.chunking import chunk
 from docchat.documents.files import content_hash, store_file
 from docchat.documents.fusion import fuse
-from docchat.documents.index import Scope
 from docchat.documents.parsing import MAX_BYTES, parse
 from docchat.documents.words import query_terms
-from docchat.domain import ChunkRecord, Document, DocumentUse, LibraryHealth, utcnow
+from docchat.domain import ChunkRecord, Document, DocumentUse, LibraryHealth, Scope, utcnow
 from docchat.errors import DocchatError, InvalidInput, NotFound
 from docchat.memory.tokens import TokenCounter
 from docchat.store.unit_of_work import SqlUnitOfWorkFactory
@@ -101,9 +100,11 @@ class DocumentService:
         except DocchatError as error:
             return LibraryHealth(len(documents), chunks, None, embedder, str(error))
         problem = None
-        if vectors < chunks:
-            problem = (f"{chunks - vectors} of {chunks} chunks have no vector and are found by keywords only; "
-                       "run `docchat documents reindex`")
+        if vectors != chunks:
+            # Fewer: chunks found by keywords only. More: vectors left by documents deleted while
+            # the index could not be opened (never returned, but taking space).
+            problem = (f"the index holds {vectors} vectors for {chunks} chunks; "
+                       "run `docchat documents reindex` with the app stopped")
         return LibraryHealth(len(documents), chunks, vectors, embedder, problem)
 
     # ingestion
@@ -175,6 +176,8 @@ class DocumentService:
                 cancel: threading.Event | None = None) -> int:
         """Embeds every chunk of every document again into a new, empty index, from the text
         kept in the database: after switching the embedding model, or if data/qdrant was lost.
+        The old index is dropped first, so searches by meaning find nothing until it finishes:
+        run it with the app stopped.
         Returns the number of chunks indexed. Cancelled, it leaves a partial index; run it again."""
         cancel = cancel or threading.Event()
         with self._uow() as uow:
