@@ -19,3 +19,22 @@ def other_data_dir(tmp_path) -> Path:
 def other_services(other_data_dir) -> Services:
     """A second, independent installation: its own data dir, its own database."""
     return build_services(Settings(data_dir=other_data_dir))
+
+
+@pytest.fixture(scope="session")
+def shared_embedder():
+    """One MiniLM for every test that embeds: loading the model is the slow part."""
+    from docchat.documents.embeddings import MiniLMEmbedder
+
+    return MiniLMEmbedder()
+
+
+def library_of(services: Services, embedder):
+    """The services' document library, embedding with `embedder`."""
+    services.documents._embedder = embedder
+    return services.documents
+
+
+@pytest.fixture
+def library(services, shared_embedder):
+    return library_of(services, shared_embedder)

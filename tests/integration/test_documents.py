@@ -11,6 +11,8 @@ from fpdf import FPDF
 from docchat.errors import InvalidInput, NotFound
 from docchat.services.documents import IngestionCancelled
 
+from tests.integration.conftest import library_of
+
 PAGES = [
     "Harbour Street Trust Agreement, dated 12 March 2024. This page lists the parties and definitions.",
     "The Determination Date is the 15th calendar day of each month. If it falls on a weekend, it moves "
@@ -28,20 +30,6 @@ def trust_pdf() -> bytes:
         pdf.set_font("helvetica", size=12)
         pdf.multi_cell(0, 8, text)
     return bytes(pdf.output())
-
-
-@pytest.fixture(scope="module")
-def shared_embedder():
-    from docchat.documents.embeddings import MiniLMEmbedder
-
-    return MiniLMEmbedder()
-
-
-@pytest.fixture
-def library(services, shared_embedder):
-    # One embedder for the module: loading the model is the slow part.
-    services.documents._embedder = shared_embedder
-    return services.documents
 
 
 def files_under(data_dir):
@@ -128,16 +116,11 @@ def test_reindex_rebuilds_a_lost_index_from_the_text_in_the_database(data_dir, s
     from docchat.bootstrap import build_services
     from docchat.config import Settings
 
-    def library_over(folder):
-        services = build_services(Settings(data_dir=folder))
-        services.documents._embedder = shared_embedder
-        return services.documents
-
-    first = library_over(data_dir)
+    first = library_of(build_services(Settings(data_dir=data_dir)), shared_embedder)
     document = first.ingest("trust.pdf", trust_pdf())
     first.index()._client.close()  # local mode: one client per folder
     shutil.rmtree(data_dir / "qdrant")
-    library = library_over(data_dir)
+    library = library_of(build_services(Settings(data_dir=data_dir)), shared_embedder)
     # The question shares no word with the page that answers it: only the vectors can find it.
     question = "Which monthly deadline applies?"
     assert library.retrieve(question, top_k=3) == []

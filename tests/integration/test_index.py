@@ -22,8 +22,8 @@ QUESTION = "When is the Determination Date?"
 
 
 @pytest.fixture(scope="module")
-def embedder() -> MiniLMEmbedder:
-    return MiniLMEmbedder()
+def embedder(shared_embedder) -> MiniLMEmbedder:
+    return shared_embedder
 
 
 @pytest.fixture(scope="module")

@@ -11,19 +11,6 @@ from docchat.documents.words import query_terms
 from tests.integration.sample_documents import COOKERY_PASSAGES, TRUST_PASSAGES, markdown
 
 
-@pytest.fixture(scope="module")
-def shared_embedder():
-    from docchat.documents.embeddings import MiniLMEmbedder
-
-    return MiniLMEmbedder()
-
-
-@pytest.fixture
-def library(services, shared_embedder):
-    services.documents._embedder = shared_embedder
-    return services.documents
-
-
 @pytest.fixture
 def books(library):
     """The two sample documents, ingested; their ids by short name."""

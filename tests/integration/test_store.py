@@ -167,20 +167,27 @@ def test_the_database_passes_integrity_checks_after_a_purge(services, data_dir):
     assert [c.id for c in services.conversations.list()] == [kept]
 
 
+def database_at(tmp_path, revision: str, *statements: str):
+    """A database file left at an older schema revision, holding the rows the statements add."""
+    url = f"sqlite:///{tmp_path / 'old.db'}"
+    engine = make_engine(url)
+    upgrade(engine, revision)
+    with engine.begin() as connection:
+        for statement in statements:
+            connection.execute(text(statement))
+    return url, engine
+
+
 def test_a_database_at_the_first_schema_upgrades_to_the_newest_keeping_its_conversations(tmp_path):
     from sqlalchemy import inspect
 
     from docchat.bootstrap import build_services
     from docchat.config import Settings
 
-    url = f"sqlite:///{tmp_path / 'old.db'}"
-    old = make_engine(url)
-    upgrade(old, "0001")
-    with old.begin() as connection:
-        connection.execute(text(
-            "INSERT INTO conversations (id, title, created_at, updated_at, pinned, archived, metadata) "
-            "VALUES ('5f0c1d2e-0000-4000-8000-000000000001', 'Lease renewal from last year', "
-            "'2025-11-01 09:00:00.000000', '2025-11-01 09:00:00.000000', 0, 0, '{}')"))
+    url, old = database_at(tmp_path, "0001", (
+        "INSERT INTO conversations (id, title, created_at, updated_at, pinned, archived, metadata) "
+        "VALUES ('5f0c1d2e-0000-4000-8000-000000000001', 'Lease renewal from last year', "
+        "'2025-11-01 09:00:00.000000', '2025-11-01 09:00:00.000000', 0, 0, '{}')"))
     old.dispose()
 
     services = build_services(Settings(data_dir=tmp_path, database_url=url))
@@ -193,18 +200,13 @@ def test_a_database_at_the_first_schema_upgrades_to_the_newest_keeping_its_conve
 def test_chunks_stored_before_the_keyword_index_existed_are_found_by_it_after_the_upgrade(tmp_path):
     from docchat.store.documents import DocumentRepository
 
-    url = f"sqlite:///{tmp_path / 'old.db'}"
-    old = make_engine(url)
-    upgrade(old, "0002")
-    with old.begin() as connection:
-        connection.execute(text(
-            "INSERT INTO documents (id, name, kind, path, size, content_hash, pages, chunks, status, added_at) "
-            "VALUES ('d0c00000-0000-4000-8000-000000000001', 'lease.md', 'markdown', 'documents/lease.md', 90, "
-            "'ab12', NULL, 1, 'ready', '2025-11-01 09:00:00.000000')"))
-        connection.execute(text(
-            "INSERT INTO chunks (id, document_id, position, label, page, text, token_count) "
-            "VALUES ('c0c00000-0000-4000-8000-000000000001', 'd0c00000-0000-4000-8000-000000000001', 0, "
-            "'Rent review', NULL, 'The rent is reviewed every fifth year on the Review Date.', 14)"))
+    _, old = database_at(tmp_path, "0002", (
+        "INSERT INTO documents (id, name, kind, path, size, content_hash, pages, chunks, status, added_at) "
+        "VALUES ('d0c00000-0000-4000-8000-000000000001', 'lease.md', 'markdown', 'documents/lease.md', 90, "
+        "'ab12', NULL, 1, 'ready', '2025-11-01 09:00:00.000000')"), (
+        "INSERT INTO chunks (id, document_id, position, label, page, text, token_count) "
+        "VALUES ('c0c00000-0000-4000-8000-000000000001', 'd0c00000-0000-4000-8000-000000000001', 0, "
+        "'Rent review', NULL, 'The rent is reviewed every fifth year on the Review Date.', 14)"))
 
     upgrade(old)
 
