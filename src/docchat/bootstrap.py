@@ -11,6 +11,7 @@ from pathlib import Path
 
 from docchat.config import Settings
 from docchat.context.engine import ContextEngine
+from docchat.context.pipeline import AnswerPipeline, PassageLimits
 from docchat.context.planner import Caps
 from docchat.context.programs import Programs, vllm_lm_factory
 from docchat.domain import utcnow
@@ -27,7 +28,8 @@ from docchat.services.llm import LLMService
 from docchat.services.stateless import StatelessChat
 from docchat.services.transfer import TransferService
 from docchat.store.engine import make_engine
-from docchat.store.migrate import upgrade
+from docchat.store.message_log import SqlMessageLog
+from docchat.store.migrate import current_revision, upgrade
 from docchat.store.unit_of_work import SqlUnitOfWorkFactory
 
 # Libraries below us otherwise try the network at import time and wait on it.
@@ -63,7 +65,9 @@ def build_services(settings: Settings | None = None, *, counter: TokenCounter | 
     gateway = gateway or _gateway(settings)
     info = _server_info(gateway)
     counter = counter or _counter(settings, gateway, info)
-    conversations = ConversationService(uow, counter, database=engine.url.render_as_string(hide_password=True))
+    conversations = ConversationService(uow, counter, log=SqlMessageLog(uow),
+                                        database=engine.url.render_as_string(hide_password=True),
+                                        schema_version=lambda: current_revision(engine))
     llm = LLMService(gateway, counter)
     programs = programs if programs is not None else _programs(settings, gateway)
     caps = Caps(system=settings.cap_system, summary=settings.cap_summary, chunks=settings.cap_chunks,
@@ -72,8 +76,9 @@ def build_services(settings: Settings | None = None, *, counter: TokenCounter | 
     embedder = _embedder(settings)
     documents = DocumentService(uow, settings.resolved_data_dir, lambda: _chunk_index(settings, embedder),
                                 embedder, counter, max_bytes=settings.max_upload_mb * 1024 * 1024)
-    chat = ChatService(conversations, uow, gateway, counter, context, programs=programs, documents=documents,
-                       top_k=settings.retrieval_top_k,
+    pipeline = AnswerPipeline(context, counter, programs=programs, retriever=documents,
+                              limits=PassageLimits(floor=settings.passages_min, ceiling=settings.passages_max))
+    chat = ChatService(conversations, uow, gateway, counter, pipeline, programs=programs,
                        answer_reserve=settings.max_tokens or _profile_max_tokens(settings))
     if info is not None:
         llm.calibration()  # once, at start-up, while the server is known to answer
@@ -82,7 +87,7 @@ def build_services(settings: Settings | None = None, *, counter: TokenCounter | 
         conversations=conversations,
         transfer=TransferService(uow, counter),
         chat=chat,
-        stateless=StatelessChat(chat, context, counter, gateway, programs),
+        stateless=StatelessChat(chat, pipeline, counter, gateway),
         documents=documents,
         llm=llm,
     )

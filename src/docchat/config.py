@@ -38,7 +38,10 @@ class Settings(BaseSettings):
     # Documents: Qdrant in local mode under the data dir unless a server URL is given.
     qdrant_url: str | None = None
     max_upload_mb: int = Field(default=50, ge=1)
-    retrieval_top_k: int = Field(default=4, ge=1, le=50)
+    # Retrieved passages fill the planner's chunks cap, at least `passages_min` of them (taking
+    # room from the history if need be) and at most `passages_max`.
+    passages_min: int = Field(default=2, ge=0, le=50)
+    passages_max: int = Field(default=256, ge=1, le=1024)
     # Embeddings from an OpenAI-compatible server (e.g. vLLM with an embedding model) instead of
     # the bundled MiniLM; the model defaults to the first one the server lists.
     embeddings_url: str | None = None

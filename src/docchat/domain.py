@@ -129,8 +129,14 @@ class Budget:
     counter: str
     exact: bool
     summary: int = 0
+    # Document tokens: whole documents in the prefix, or the passages in the user turn.
     chunks: int = 0
     history_share: int = 0
+    # How this turn used the documents: "documents" (whole, in the cached prefix), "passages"
+    # (retrieved into the user turn) or "none"; and how many parts or passages it gave.
+    mode: str = "none"
+    passages: int = 0
+    chunks_cap: int = 0
 
     @property
     def prompt(self) -> int:
@@ -204,6 +210,26 @@ class ChunkRecord:
     page: int | None
     text: str
     token_count: int
+
+
+@dataclass(frozen=True)
+class Retrieved:
+    """A chunk found for a question, with its document's name and its fused score."""
+
+    chunk: ChunkRecord
+    document: str
+    score: float
+
+    @property
+    def where(self) -> str:
+        return f"page {self.chunk.page}" if self.chunk.page else self.chunk.label
+
+    def citation(self, number: int, *, text: str | None = None) -> dict:
+        """What an answer stores about a source it was given, numbered as the prompt numbers it."""
+        chunk = self.chunk
+        return {"number": number, "document_id": chunk.document_id, "document": self.document,
+                "chunk_id": chunk.id, "where": self.where, "page": chunk.page, "section": chunk.label,
+                "text": chunk.text if text is None else text, "score": round(self.score, 6)}
 
 
 @dataclass(frozen=True)

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import threading
-from dataclasses import replace
+from dataclasses import dataclass, replace
 
-from docchat.domain import Message
+from docchat.domain import ChunkRecord, Conversation, Message, Retrieved
 from docchat.errors import NotFound
 from docchat.memory.log import LogState
 
@@ -132,3 +132,202 @@ class CountingCounter:
 
     def encode_message(self, role: str, content: str) -> list[int]:
         return self._inner.encode_message(role, content)
+
+
+# The LLM gateway port
+
+@dataclass(frozen=True)
+class FakeServerInfo:
+    base_url: str = "http://fake/v1"
+    model: str = "fake-model"
+    max_model_len: int = 8_192
+
+
+class FakeGeneration:
+    def __init__(self, model: str, deltas: list[str], usage: dict | None, failure: Exception | None):
+        self.model, self.usage, self.finish_reason = model, None, None
+        self._deltas, self._final_usage, self._failure = deltas, usage, failure
+        self.closed = False
+
+    def __iter__(self):
+        for delta in self._deltas:
+            yield delta
+        if self._failure is not None:
+            raise self._failure
+        self.usage, self.finish_reason = self._final_usage, "stop"
+
+    def close(self) -> None:
+        self.closed = True
+
+
+class FakeGateway:
+    """Scripted answers: `enqueue(deltas, usage=..., failure=...)`; records every request.
+
+    An answer with no script left is "fine." Usage defaults to the prompt's count by `counter`
+    (when given), so tests can compare it with the plan as the live tier does with vLLM's."""
+
+    def __init__(self, *, max_model_len: int = 8_192, counter=None, down: Exception | None = None):
+        self.base_url = "http://fake/v1"
+        self._info = FakeServerInfo(max_model_len=max_model_len)
+        self._counter = counter
+        self._script: list[tuple[list[str], dict | None, Exception | None]] = []
+        self.down = down
+        self.requests: list[tuple[list[dict], int]] = []
+
+    def enqueue(self, deltas: list[str], *, usage: dict | None = None, failure: Exception | None = None) -> None:
+        self._script.append((list(deltas), usage, failure))
+
+    def info(self, *, refresh: bool = False) -> FakeServerInfo:
+        if self.down is not None:
+            raise self.down
+        return self._info
+
+    def healthy(self, *, timeout: float = 2.0) -> bool:
+        return self.down is None
+
+    def prefix_cache(self):
+        return None
+
+    def count_tokens(self, messages: list[dict]) -> int:
+        return self.prompt_tokens(messages)
+
+    def prompt_tokens(self, messages: list[dict]) -> int:
+        if self._counter is None:
+            return 0
+        return sum(self._counter.count_message(m["role"], m["content"]) for m in messages) + \
+            getattr(self._counter, "generation_prompt_tokens", 0)
+
+    def stream(self, messages: list[dict], *, max_tokens: int, stop=None) -> FakeGeneration:
+        self.requests.append((messages, max_tokens))
+        deltas, usage, failure = self._script.pop(0) if self._script else (["fine."], None, None)
+        usage = usage or {"prompt_tokens": self.prompt_tokens(messages), "completion_tokens": len(deltas)}
+        return FakeGeneration(self._info.model, deltas, usage, failure)
+
+
+# The document library as the pipeline sees it (the chunk index and its search)
+
+def chunk(document: str, position: int, text: str, *, page: int | None = None, label: str = "",
+          document_id: str | None = None) -> Retrieved:
+    """A chunk of `document` at `position`, as retrieval hands it out (its tokens: its words)."""
+    document_id = document_id or document.lower().replace(" ", "-")
+    record = ChunkRecord(id=f"{document_id}#{position}", document_id=document_id, position=position,
+                         label=label or (f"page {page}" if page else "Body"), page=page, text=text,
+                         token_count=len(text.split()))
+    return Retrieved(record, document, 0.0)
+
+
+class FakeLibrary:
+    """The Retriever port over chunks in memory: ranks by words shared with the query."""
+
+    def __init__(self, *chunks: Retrieved):
+        self.chunks = list(chunks)
+        self.queries: list[str] = []
+
+    def retrieve(self, query: str, *, top_k: int, document_ids=None, active=frozenset()) -> list[Retrieved]:
+        self.queries.append(query)
+        words = {w.strip("?.,").lower() for w in query.split()}
+        scored = []
+        for hit in self.chunks:
+            if document_ids is not None and hit.chunk.document_id not in document_ids:
+                continue
+            shared = len(words & {w.strip("?.,").lower() for w in hit.chunk.text.split()})
+            if shared:
+                scored.append(replace(hit, score=float(shared)))
+        return sorted(scored, key=lambda h: (-h.score, h.chunk.id))[:top_k]
+
+    def whole(self, document_ids, *, max_tokens: int):
+        found = [h for h in self.chunks if document_ids is None or h.chunk.document_id in document_ids]
+        return found if found and sum(h.chunk.token_count for h in found) <= max_tokens else None
+
+
+# The unit of work and its repositories, in memory
+
+class FakeConversations:
+    def __init__(self):
+        self.conversations: dict[str, Conversation] = {}
+        self.marks: dict[str, tuple[int, int]] = {}
+        self.messages_by: dict[str, list[Message]] = {}
+        self.summaries_by: dict[str, list] = {}
+
+    def add_conversation(self, conversation: Conversation) -> None:
+        self.conversations[conversation.id] = conversation
+        self.marks[conversation.id] = (1, 1)
+        self.messages_by[conversation.id] = []
+
+    def get_conversation(self, conversation_id: str, *, include_deleted: bool = False):
+        found = self.conversations.get(conversation_id)
+        return replace(found, message_count=self.last_seq(conversation_id)) if found else None
+
+    def is_active(self, conversation_id: str) -> bool:
+        return conversation_id in self.conversations
+
+    def update_conversation(self, conversation_id: str, **values) -> None:
+        if "memory_start_seq" in values:
+            self.marks[conversation_id] = (values.pop("memory_start_seq"), values.pop("pruned_before_seq"))
+        self.conversations[conversation_id] = replace(self.conversations[conversation_id], **values)
+
+    def update_metadata(self, conversation_id: str, changes: dict) -> dict:
+        merged = {**self.conversations[conversation_id].metadata, **changes}
+        self.update_conversation(conversation_id, metadata=merged)
+        return merged
+
+    def memory_marks(self, conversation_id: str):
+        return self.marks.get(conversation_id)
+
+    def last_seq(self, conversation_id: str) -> int:
+        return len(self.messages_by.get(conversation_id, []))
+
+    def append_message(self, message: Message) -> Message:
+        stored = replace(message, seq=self.last_seq(message.conversation_id) + 1)
+        self.messages_by[message.conversation_id].append(stored)
+        return stored
+
+    def settle_message(self, message: Message) -> None:
+        stored = self.messages_by[message.conversation_id]
+        stored[:] = [replace(message, seq=m.seq) if m.id == message.id else m for m in stored]
+
+    def store_token_counts(self, counts: dict[str, int], tokenizer: str) -> None:
+        for conversation_id, stored in self.messages_by.items():
+            stored[:] = [replace(m, token_count=counts[m.id], tokenizer=tokenizer) if m.id in counts else m
+                         for m in stored]
+
+    def messages(self, conversation_id: str, *, after_seq: int = 0) -> list[Message]:
+        return [m for m in self.messages_by[conversation_id] if m.seq > after_seq]
+
+    def add_summary(self, summary) -> None:
+        self.summaries_by.setdefault(summary.conversation_id, []).append(summary)
+
+    def latest_summary(self, conversation_id: str):
+        return (self.summaries_by.get(conversation_id) or [None])[-1]
+
+
+class FakeDocuments:
+    def __init__(self):
+        self.citations: list[dict] = []
+
+    def add_citations(self, rows: list[dict]) -> None:
+        self.citations += rows
+
+
+class FakeUnitOfWork:
+    """One shared in-memory store. Writes land at once (no rollback); `opened` and `commits`
+    count the units of work and commits, so a test can tell that nothing was written."""
+
+    def __init__(self):
+        self.conversations = FakeConversations()
+        self.documents = FakeDocuments()
+        self.commits = 0
+        self.opened = 0
+
+    def __call__(self, *, write: bool = False) -> "FakeUnitOfWork":
+        self.opened += 1
+        return self
+
+    def __enter__(self) -> "FakeUnitOfWork":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        pass
+
+    def commit(self) -> None:
+        self.commits += 1

@@ -33,3 +33,25 @@ def test_services_never_import_streamlit(path):
 
 def test_the_domain_depends_on_nothing_but_the_standard_library():
     assert _imported_roots(PACKAGE / "domain.py") <= {"__future__", "dataclasses", "datetime", "enum"}
+
+
+ADAPTERS = ("docchat.store", "docchat.llm", "docchat.bootstrap", "docchat.documents.index",
+            "docchat.documents.embeddings", "docchat.documents.remote_embeddings")
+
+
+def _imported_modules(path: Path) -> set[str]:
+    modules = set()
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, ast.Import):
+            modules |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            modules.add(node.module)
+    return modules
+
+
+@pytest.mark.parametrize("path", sorted((PACKAGE / "services").glob("*.py")) + [PACKAGE / "context" / "pipeline.py"],
+                         ids=lambda p: p.name)
+def test_services_and_the_answer_pipeline_depend_on_ports_never_on_adapters_or_sdks(path):
+    imported = _imported_modules(path)
+    assert {m for m in imported if m.startswith(ADAPTERS)} == set()
+    assert {m.split(".")[0] for m in imported} & SDKS == set()

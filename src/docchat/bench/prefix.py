@@ -51,7 +51,7 @@ def script(turns: int = TURNS, *, case: str = "") -> list[tuple[str, list[str]]]
 def _docchat_run(services, steps) -> list[tuple[float, dict]]:
     results, conversation_id = [], None
     for question, passages in steps:
-        turn = services.chat.answer(conversation_id, question, context_chunks=passages)
+        turn = services.chat.answer(conversation_id, question, passages=passages)
         conversation_id = turn.conversation_id
         started, first = time.perf_counter(), None
         for _ in turn:

@@ -27,6 +27,7 @@ from docchat.cli.library import (
     bench,
     bench_retrieval,
     bench_prefix,
+    bench_followups,
 )
 from docchat.errors import DocchatError
 
@@ -154,4 +155,7 @@ def _parser() -> argparse.ArgumentParser:
     retrieval = suites.add_parser("retrieval", help="ingestion throughput and hybrid query latency at 10K chunks")
     retrieval.add_argument("--json", action="store_true")
     retrieval.set_defaults(handler=bench_retrieval)
+    followups = suites.add_parser("followups", help="recall of follow-up questions: alone, enriched, history-aware")
+    followups.add_argument("--json", action="store_true")
+    followups.set_defaults(handler=bench_followups)
     return parser

@@ -68,9 +68,7 @@ def _ask_stateless(services, args) -> int:
     turn = services.stateless.answer(history, args.question)
     if args.json:
         turn.text()
-        print_json({"answer": turn.answer, "usage": turn.usage, "budget": turn.budget.as_dict(),
-                     "rewritten_query": turn.stats.rewritten_query, "memory": turn.stats.as_dict(),
-                     "summary": turn.summary})
+        print_json({**_turn_json(turn, services), "summary": turn.summary})
         return 0
     for delta in turn:
         sys.stdout.write(delta)
@@ -80,6 +78,7 @@ def _ask_stateless(services, args) -> int:
 
 
 def _turn_json(turn, services) -> dict:
+    """The turn as `ask --json` prints it, stored or stateless (then conversation_id is null)."""
     answer = turn.answer
     return {
         "conversation_id": turn.conversation_id,
@@ -90,6 +89,9 @@ def _turn_json(turn, services) -> dict:
         "model": answer.model if answer else None,
         "usage": turn.usage,
         "budget": turn.budget.as_dict() if turn.budget else None,
+        # How the documents reached the model: "documents" (whole, in the cached prefix),
+        # "passages" (retrieved into the question's turn) or "none".
+        "mode": turn.budget.mode if turn.budget else None,
         "rewritten_query": turn.stats.rewritten_query if turn.stats else None,
         "memory": turn.stats.as_dict() if turn.stats else None,
         "session": turn.session,

@@ -179,6 +179,12 @@ def bench_retrieval(args) -> None:
     run_retrieval_bench(as_json=args.json)
 
 
+def bench_followups(args) -> None:
+    from docchat.bench.followups import run_followups_bench
+
+    run_followups_bench(as_json=args.json)
+
+
 def bench_prefix(args) -> None:
     from docchat.bench.prefix import run_prefix_bench
 

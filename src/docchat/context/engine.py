@@ -68,14 +68,22 @@ class ContextEngine:
         return self._system_tokens
 
     def assemble(self, *, conversation_id: str, tail: list[Message], summary: Summary | None,
-                 max_model_len: int, answer_reserve: int, may_condense: bool = True) -> Assembly:
+                 max_model_len: int, answer_reserve: int, may_condense: bool = True,
+                 documents: str | None = None, document_tokens: int = 0, passage_tokens: int = 0) -> Assembly:
         """`tail`: the messages after the summary, ending with the new question.
 
+        `documents`: the whole-document block (`document_tokens` with its template), or
+        `passage_tokens`: the part of the question's user turn that its passages take.
         `may_condense` is False for a while after a failed condensation, so that a failing
         condenser does not cost every turn its time-out.
         """
         *history, question = tail
-        budget, sent_summary = self._plan(summary, question, max_model_len, answer_reserve)
+        chunks, question_tokens = document_tokens + passage_tokens, question.token_count - passage_tokens
+
+        def planned(summary):
+            return self._plan(summary, question_tokens, chunks, max_model_len, answer_reserve)
+
+        budget, sent_summary = planned(summary)
         new_summary = condense_error = None
         over = _tokens(history) > CONDENSE_AT * budget.history_share
         if over:
@@ -89,7 +97,7 @@ class ContextEngine:
                     log.warning("condensation failed, truncating instead: %s", condense_error)
             if new_summary is not None:
                 summary, history = new_summary, recent
-                budget, sent_summary = self._plan(summary, question, max_model_len, answer_reserve)
+                budget, sent_summary = planned(summary)
         summary = sent_summary
         if over and new_summary is None:
             # Truncation, down to a low-water mark: the cut then holds (and the prompt prefix
@@ -99,25 +107,30 @@ class ContextEngine:
             kept = _fit(history, budget.history_share)
         truncated = len(history) - len(kept)
         return Assembly(
-            messages=prompt.build(self._system_prompt, summary, kept + [question]),
+            messages=prompt.build(self._system_prompt, summary, kept + [question], documents=documents),
             plan=budget, history=kept, summary=summary, new_summary=new_summary,
             truncated=truncated, condense_error=condense_error,
             cut_seq=(kept[0].seq if kept else question.seq) if truncated else None,
         )
 
-    def _plan(self, summary, question: Message, max_model_len: int, answer_reserve: int) -> tuple[Plan, Summary | None]:
+    def refuse_if_too_long(self, question_tokens: int, max_model_len: int, answer_reserve: int) -> Plan:
+        """The plan of a bare question: raises, with a message, when the question passes its cap."""
+        return self._plan(None, question_tokens, 0, max_model_len, answer_reserve)[0]
+
+    def _plan(self, summary, question: int, chunks: int, max_model_len: int,
+              answer_reserve: int) -> tuple[Plan, Summary | None]:
         """The plan, and the summary as it will be sent: clipped to its cap if it is larger
         (one written for a bigger window). Clipping is deterministic, so the prefix holds."""
-        budget = plan(max_model_len=max_model_len, answer_reserve=answer_reserve, template=self.template_tokens,
-                      system=self.system_tokens(), summary=0, chunks=0, question=question.token_count,
-                      caps=self._caps)
+        def planned(summary_tokens: int) -> Plan:
+            return plan(max_model_len=max_model_len, answer_reserve=answer_reserve, template=self.template_tokens,
+                        system=self.system_tokens(), summary=summary_tokens, chunks=chunks, question=question,
+                        caps=self._caps)
+
+        budget = planned(0)
         if summary is None:
             return budget, None
         summary = self._clip(summary, budget.cap("summary"))
-        tokens = self._summary_tokens(summary)
-        return plan(max_model_len=max_model_len, answer_reserve=answer_reserve, template=self.template_tokens,
-                    system=self.system_tokens(), summary=tokens, chunks=0, question=question.token_count,
-                    caps=self._caps), summary
+        return planned(self._summary_tokens(summary)), summary
 
     def _summary_tokens(self, summary: Summary) -> int:
         return self._counter.count_message("system", prompt.summary_text(summary))

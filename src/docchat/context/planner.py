@@ -1,9 +1,11 @@
 """One budget planner: how a prompt's parts share the model's window.
 
 The window minus the answer reserve and the chat template is split between the system
-prompt, the summary, retrieved chunks, the question and the history. Every part but the
-history has a cap (a share of what is available); whatever a part leaves unused goes to
-the history. The question is never cut: one that does not fit its cap is refused.
+prompt, the summary, the documents (whole, or retrieved passages), the question and the
+history. Every part but the history has a cap (a share of what is available); whatever a
+part leaves unused goes to the history. The question is never cut: one that does not fit
+its cap is refused. The documents are filled to their cap by the caller, which may go past
+it with a few passages (the floor) only out of the history's room.
 """
 
 from __future__ import annotations
@@ -55,9 +57,11 @@ def plan(*, max_model_len: int, answer_reserve: int, template: int, system: int,
     if system > limits["system"]:
         raise InvalidInput(f"the system prompt is too long for this model ({system:,} tokens, "
                            f"at most {limits['system']:,})")
-    used = system + min(summary, limits["summary"]) + min(chunks, limits["chunks"]) + question
+    used = system + min(summary, limits["summary"]) + chunks + question
+    if used > available:
+        raise InvalidInput(f"the documents given with this question ({chunks:,} tokens) do not fit the window")
     return Plan(
         max_model_len=max_model_len, answer_reserve=answer_reserve, template=template, available=available,
-        system=system, summary=min(summary, limits["summary"]), chunks=min(chunks, limits["chunks"]),
+        system=system, summary=min(summary, limits["summary"]), chunks=chunks,
         question=question, history_share=available - used, caps=limits,
     )

@@ -2,15 +2,16 @@
 
 Signal-gated: the DSPy rewriter runs only for a question with a reference word (it, this,
 that, they, same, ...) or a short one; any other question passes through at no cost.
-Without the rewriter, or when it fails, the question is enriched instead: the summary's
-topics and salient terms of recent turns are appended (no LLM needed).
+Without the rewriter, or when it fails, retrieval reads the question with the previous one
+(docchat.context.followup), which a small model cannot spoil. `enrich` (appending the
+summary's topics and recent salient terms) was the fallback before; it blurs a follow-up
+after two topics, and stays only as the baseline `docchat bench followups` measures.
 """
 
 from __future__ import annotations
 
 import logging
 import re
-from typing import Callable
 
 from docchat.context.terms import salient_terms
 
@@ -38,21 +39,17 @@ def enrich(question: str, *, topics: list[str], recent: list[str], limit: int = 
     return f"{question} {' '.join(extra)}".strip() if extra else question
 
 
-def standalone_query(programs, recent: list, question: str, *,
-                     topics: Callable[[], list[str]] = list) -> tuple[str | None, str]:
-    """(query, how it was made): "rewriter", "enriched", or (None, "none") when the question
-    needs no rewrite or nothing would change. `topics` is asked only if enrichment runs."""
-    if not recent or not needs_rewrite(question):
-        return None, "none"
-    query, method = None, "rewriter"
-    if programs is not None:
-        try:
-            query = programs.rewrite(transcript(recent), question, max_tokens=MAX_OUTPUT_TOKENS)
-        except Exception as error:  # a failed rewrite must never cost the answer
-            log.info("rewriter failed, enriching instead: %s", error)
-    if query is None:
-        query, method = enrich(question, topics=topics(), recent=[m.content for m in recent]), "enriched"
-    return (None, "none") if query == question else (query, method)
+def standalone_query(programs, recent: list, question: str) -> str | None:
+    """The rewriter's standalone query, or None when the question needs none, there is no
+    rewriter, it failed, or it changed nothing."""
+    if programs is None or not recent or not needs_rewrite(question):
+        return None
+    try:
+        query = programs.rewrite(transcript(recent), question, max_tokens=MAX_OUTPUT_TOKENS)
+    except Exception as error:  # a failed rewrite must never cost the answer
+        log.info("rewriter failed, reading the question with the previous one instead: %s", error)
+        return None
+    return None if query == question else query
 
 
 def transcript(messages) -> str:

@@ -24,7 +24,7 @@ from docchat.errors import (
     ModelMissing,
     StreamCut,
 )
-from docchat.llm.discovery import ServerInfo, fetch_info
+from docchat.llm.discovery import PrefixCache, ServerInfo, fetch_info, is_healthy, prefix_cache, server_token_count
 
 _POLL_S = 0.05
 
@@ -79,6 +79,22 @@ class VllmGateway:
                 self._info = fetch_info(self.base_url, expected_model=self._expected_model,
                                         timeout=self._timeouts.connect_s)
             return self._info
+
+    def healthy(self, *, timeout: float = 2.0) -> bool:
+        return is_healthy(self.base_url, timeout=timeout)
+
+    def prefix_cache(self) -> PrefixCache | None:
+        return prefix_cache(self.base_url)
+
+    def count_tokens(self, messages: list[dict]) -> int:
+        """The server's own count of a chat prompt (generation prompt included); raises LLMError."""
+        import httpx
+
+        info = self.info()
+        try:
+            return server_token_count(info.base_url, info.model, messages)
+        except (httpx.HTTPError, KeyError, ValueError) as error:
+            raise LLMServerError(f"/tokenize failed ({error})") from None
 
     def stream(self, messages: list[dict], *, max_tokens: int, stop: threading.Event | None = None) -> Generation:
         info = self.info()

@@ -6,13 +6,12 @@ import threading
 import uuid
 from collections import OrderedDict
 from datetime import timedelta
+from typing import Callable
 
 from docchat.domain import CleanupReport, Conversation, Message, SearchHit, StoreHealth, utcnow
 from docchat.errors import InvalidInput, NotFound
 from docchat.memory.conversation_memory import ConversationMemory
-from docchat.memory.tokens import TokenCounter
-from docchat.store.message_log import SqlMessageLog
-from docchat.store.unit_of_work import SqlUnitOfWorkFactory
+from docchat.ports import MessageLog, TokenCounter, UnitOfWorkFactory
 
 MAX_TITLE = 200
 DEFAULT_TITLE = "New conversation"
@@ -37,10 +36,13 @@ def title_from(text: str, *, words: int = 8) -> str:
 
 
 class ConversationService:
-    def __init__(self, uow: SqlUnitOfWorkFactory, counter: TokenCounter, database: str):
+    def __init__(self, uow: UnitOfWorkFactory, counter: TokenCounter, *, log: MessageLog, database: str,
+                 schema_version: Callable[[], str | None] = lambda: None):
         self._uow = uow
         self._counter = counter
+        self._log = log
         self._database = database
+        self._schema_version = schema_version
         self._memories: OrderedDict[str, ConversationMemory] = OrderedDict()
         self._memories_lock = threading.Lock()
 
@@ -167,7 +169,7 @@ class ConversationService:
             if memory is None:
                 self.get(conversation_id)
                 memory = ConversationMemory.open(
-                    conversation_id=conversation_id, log=SqlMessageLog(self._uow), counter=self._counter
+                    conversation_id=conversation_id, log=self._log, counter=self._counter
                 )
                 self._memories[conversation_id] = memory
                 if len(self._memories) > OPEN_MEMORIES:
@@ -178,14 +180,12 @@ class ConversationService:
     # health
 
     def health(self) -> StoreHealth:
-        from docchat.store.migrate import current_revision
-
         with self._uow() as uow:
             counts = uow.conversations.counts()
             integrity = uow.conversations.integrity()
         return StoreHealth(
             database=self._database,
-            schema_version=current_revision(self._uow.engine),
+            schema_version=self._schema_version(),
             integrity=integrity,
             tokenizer=self._counter.id,
             **counts,

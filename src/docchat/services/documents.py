@@ -10,7 +10,6 @@ from __future__ import annotations
 import logging
 import threading
 import uuid
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
@@ -19,10 +18,9 @@ from docchat.documents.files import content_hash, store_file
 from docchat.documents.fusion import fuse
 from docchat.documents.parsing import MAX_BYTES, parse
 from docchat.documents.words import query_terms
-from docchat.domain import ChunkRecord, Document, DocumentUse, LibraryHealth, Scope, utcnow
+from docchat.domain import ChunkRecord, Document, DocumentUse, LibraryHealth, Retrieved, Scope, utcnow
 from docchat.errors import DocchatError, InvalidInput, NotFound
-from docchat.memory.tokens import TokenCounter
-from docchat.store.unit_of_work import SqlUnitOfWorkFactory
+from docchat.ports import TokenCounter, UnitOfWorkFactory
 
 log = logging.getLogger(__name__)
 
@@ -32,6 +30,8 @@ ACTIVE_BOOST = 1.15
 # Each side of a hybrid search offers this many candidates per passage asked for, so fusion
 # has overlap to work with.
 CANDIDATES_PER_HIT = 4
+# Fewer tokens than any chunk but a section's tiny last one holds; a cheap first test of size.
+MIN_CHUNK_TOKENS = 8
 
 Progress = Callable[[str, float], None]
 
@@ -40,23 +40,8 @@ class IngestionCancelled(DocchatError):
     pass
 
 
-@dataclass(frozen=True)
-class Retrieved:
-    chunk: ChunkRecord
-    document: str
-    score: float
-
-    @property
-    def citation(self) -> dict:
-        chunk = self.chunk
-        where = f"page {chunk.page}" if chunk.page else chunk.label
-        return {"document_id": chunk.document_id, "document": self.document, "chunk_id": chunk.id,
-                "where": where, "page": chunk.page, "section": chunk.label, "text": chunk.text,
-                "score": round(self.score, 6)}
-
-
 class DocumentService:
-    def __init__(self, uow: SqlUnitOfWorkFactory, data_dir: Path, index_factory, embedder, counter: TokenCounter,
+    def __init__(self, uow: UnitOfWorkFactory, data_dir: Path, index_factory, embedder, counter: TokenCounter,
                  *, max_bytes: int = MAX_BYTES, chunk_tokens: int = 256, overlap: int = 48):
         self._uow = uow
         self._data_dir = data_dir
@@ -253,6 +238,22 @@ class DocumentService:
             records = uow.documents.chunks([r.chunk_id for r in ranked])
         return [Retrieved(records[r.chunk_id], names[r.document_id], r.score) for r in ranked
                 if r.chunk_id in records]
+
+    def whole(self, document_ids: list[str] | None, *, max_tokens: int) -> list[Retrieved] | None:
+        """Every chunk of the documents in scope, in document order (oldest document first), when
+        their tokens add up to at most `max_tokens`; None when they do not, or there are none."""
+        with self._uow() as uow:
+            ready = [d for d in uow.documents.list() if d.status == "ready"]
+            if document_ids is not None:
+                wanted = set(document_ids)
+                ready = [d for d in ready if d.id in wanted]
+            ready.sort(key=lambda d: (d.added_at, d.id))
+            if not ready or sum(d.chunks for d in ready) * MIN_CHUNK_TOKENS > max_tokens:
+                return None  # too many chunks to fit, whatever their size: nothing to read
+            found: list[Retrieved] = []
+            for document in ready:
+                found += [Retrieved(record, document.name, 0.0) for record in uow.documents.chunks_of(document.id)]
+        return found if sum(hit.chunk.token_count for hit in found) <= max_tokens else None
 
     def index(self):
         """The one index client of this process (Qdrant's local mode allows one per path)."""

@@ -2,40 +2,58 @@
 
 from __future__ import annotations
 
+import logging
+
 from docchat.domain import LLMStatus
 from docchat.errors import LLMError
-from docchat.llm.calibration import calibrate
-from docchat.llm.discovery import is_healthy, prefix_cache
-from docchat.memory.tokens import TokenCounter
+from docchat.ports import Gateway, TokenCounter
+
+log = logging.getLogger(__name__)
+
+# A sample conversation whose count is compared with the server's, once.
+SAMPLE = [
+    {"role": "system", "content": "You are docchat, a careful assistant."},
+    {"role": "user", "content": "What is the Determination Date in the 2024 trust agreement?"},
+    {"role": "assistant", "content": "It is the 15th of each month; if that is not a business day, the next one."},
+    {"role": "user", "content": "And what happens if it falls on a weekend?"},
+]
 
 
 class LLMService:
-    def __init__(self, gateway, counter: TokenCounter):
+    def __init__(self, gateway: Gateway, counter: TokenCounter):
         self._gateway = gateway
         self._counter = counter
         self._calibration: str | None = None
 
     def calibration(self) -> str:
-        """Checked once per process, the first time a server answers."""
+        """Whether local token counts equal the server's: checked once per process, the first
+        time a server answers ('matches server (N tokens)', or what differs, logged)."""
         if self._calibration is None:
+            local = sum(self._counter.count_message(m["role"], m["content"]) for m in SAMPLE)
+            local += getattr(self._counter, "generation_prompt_tokens", 0)
             try:
-                info = self._gateway.info()
+                server = self._gateway.count_tokens(SAMPLE)
             except LLMError as error:
                 return f"not checked: {error}"
-            self._calibration = calibrate(self._counter, info)
+            if server == local:
+                self._calibration = f"matches server ({server} tokens)"
+            else:
+                log.warning("token counter %s counts %d tokens for the sample conversation, the server %d",
+                            self._counter.id, local, server)
+                self._calibration = f"differs: local {local} vs server {server} tokens for the sample conversation"
         return self._calibration
 
     def reachable(self) -> str | None:
         """None when the server answers; otherwise what is wrong, in words for the user."""
         try:
-            self._gateway.info(refresh=not is_healthy(self._gateway.base_url, timeout=0.5))
+            self._gateway.info(refresh=not self._gateway.healthy(timeout=0.5))
         except LLMError as error:
             return f"{str(error)[0].upper()}{str(error)[1:]}."
         return None
 
     def status(self) -> LLMStatus:
         url = self._gateway.base_url
-        healthy = is_healthy(url)
+        healthy = self._gateway.healthy()
         model = max_model_len = error = None
         if healthy:
             try:
@@ -45,7 +63,7 @@ class LLMService:
                 error = str(failure)
         else:
             error = f"the LLM server is not running at {url}"
-        counters = prefix_cache(url) if healthy else None
+        counters = self._gateway.prefix_cache() if healthy else None
         return LLMStatus(
             url=url, healthy=healthy, model=model, max_model_len=max_model_len,
             counter=self._counter.id, counter_exact=self._counter.exact,

@@ -1,21 +1,20 @@
-"""Answers from history the caller keeps: no stored conversation, the same engine.
+"""Answers from history the caller keeps: no stored conversation, the same pipeline.
 
-The caller's `[{role, content}, ...]` gets the same budget, rewriting and condensation as
-a stored conversation; nothing is written. For clients that keep history themselves.
+The caller's `[{role, content}, ...]` gets the same budget, rewriting, retrieval (with
+citations) and condensation as a stored conversation; nothing is written. For clients
+that keep history themselves.
 """
 
 from __future__ import annotations
 
-import threading
-import time
-from dataclasses import dataclass, field
-from typing import Iterator
+from dataclasses import replace
 
-from docchat.context.engine import ContextEngine
-from docchat.context.rewrite import RECENT_MESSAGES, standalone_query
-from docchat.domain import Budget, MemoryStats, Message, Role, Status, utcnow
+from docchat.context.pipeline import AnswerPipeline, Request
+from docchat.domain import Message, Role, Status, utcnow
 from docchat.errors import InvalidInput
-from docchat.memory.tokens import TokenCounter
+from docchat.ports import Gateway, TokenCounter
+from docchat.services.chat import ChatService
+from docchat.services.turn import Turn
 
 ROLES = {role.value for role in Role}
 
@@ -36,73 +35,60 @@ def parse_history(history) -> list[tuple[Role, str]]:
     return parsed
 
 
-@dataclass
-class StatelessTurn:
-    budget: Budget
-    stats: MemoryStats
-    summary: str | None
-    stop: threading.Event = field(default_factory=threading.Event)
-    answer: str = ""
-    usage: dict | None = None
-    _deltas: Iterator[str] = field(default=iter(()), repr=False)
-
-    def __iter__(self) -> Iterator[str]:
-        return self._deltas
-
-    def text(self) -> str:
-        for _ in self:
-            pass
-        return self.answer
-
-
 class StatelessChat:
-    def __init__(self, chat, engine: ContextEngine, counter: TokenCounter, gateway, programs):
+    """The same pipeline as a stored conversation; the question and answer are only built in memory."""
+
+    def __init__(self, chat: ChatService, pipeline: AnswerPipeline, counter: TokenCounter, gateway: Gateway):
         self._chat = chat
-        self._engine = engine
+        self._pipeline = pipeline
         self._counter = counter
         self._gateway = gateway
-        self._programs = programs
 
-    def answer(self, history, question: str) -> StatelessTurn:
+    def answer(self, history, question: str, *, document_ids: list[str] | None = None) -> Turn:
+        """`history`: the caller's `[{role, content}, ...]`, oldest first; `document_ids`: the
+        documents to search (None: all of them)."""
         parsed = parse_history(history)
         if not isinstance(question, str) or not question.strip():
             raise InvalidInput("a message cannot be empty")
-        started = time.perf_counter()
         info = self._gateway.info()
         now = utcnow()
         messages = [self._message(number, role, content, now) for number, (role, content) in enumerate(parsed, 1)]
-        asked = self._message(len(messages) + 1, Role.USER, question, now)
+
+        def keep(sent: str | None, rewritten: str | None) -> Message:
+            asked = self._message(len(messages) + 1, Role.USER, question, now, sent_content=sent)
+            return replace(asked, rewritten_query=rewritten)
+
         reserve = self._chat.reserve_for(info.max_model_len)
-        assembly = self._engine.assemble(conversation_id="", tail=messages + [asked], summary=None,
-                                         max_model_len=info.max_model_len, answer_reserve=reserve)
-        rewritten, method = standalone_query(self._programs, messages[-RECENT_MESSAGES:], question)
-        budget = self._chat.budget_of(assembly, len(messages) + 1)
-        stats = MemoryStats(
-            total_messages=len(messages) + 1, total_tokens=sum(m.token_count for m in messages + [asked]),
-            kept_verbatim=len(assembly.history) + 1,
-            summarised=len(messages) - len(assembly.history) if assembly.new_summary else 0,
-            summary_version=1 if assembly.new_summary else None, summary_created_at=None,
-            summary_created=assembly.new_summary is not None, compactions=int(bool(assembly.truncated or
-                                                                                   assembly.new_summary)),
-            counter=self._counter.id, memory_ms=round((time.perf_counter() - started) * 1000, 2),
-            rewritten_query=rewritten, rewrite_method=method,
-        )
-        turn = StatelessTurn(budget=budget, stats=stats,
-                             summary=assembly.new_summary.content if assembly.new_summary else None)
-        turn._deltas = self._stream(turn, assembly.messages, reserve)
-        return turn
+        prepared = self._pipeline.prepare(Request(question=question, history=messages, scope=document_ids),
+                                          max_model_len=info.max_model_len, answer_reserve=reserve, keep_question=keep)
+        draft = Message(id="stateless-answer", conversation_id="", seq=len(messages) + 2, role=Role.ASSISTANT,
+                        content="", created_at=now, status=Status.STREAMING, model=info.model,
+                        citations=prepared.citations)
+        summary = prepared.assembly.new_summary
+        prompt = prepared.assembly.messages
+        return Turn(conversation_id=None, question=prepared.question, draft=draft, budget=prepared.budget,
+                    stats=prepared.stats, citations=prepared.citations, saver=_Unsaved(self._counter),
+                    summary=summary.content if summary else None,
+                    start=lambda stop: self._gateway.stream(prompt, max_tokens=reserve, stop=stop))
 
-    def _message(self, seq: int, role: Role, content: str, now) -> Message:
+    def _message(self, seq: int, role: Role, content: str, now, *, sent_content: str | None = None) -> Message:
         return Message(id=f"stateless-{seq}", conversation_id="", seq=seq, role=role, content=content,
-                       created_at=now, status=Status.COMPLETE,
-                       token_count=self._counter.count_message(role.value, content), tokenizer=self._counter.id)
+                       created_at=now, status=Status.COMPLETE, sent_content=sent_content, tokenizer=self._counter.id,
+                       token_count=self._counter.count_message(role.value, sent_content or content))
 
-    def _stream(self, turn: StatelessTurn, messages: list[dict], reserve: int) -> Iterator[str]:
-        generation = self._gateway.stream(messages, max_tokens=reserve, stop=turn.stop)
-        try:
-            for delta in generation:
-                turn.answer += delta
-                yield delta
-        finally:
-            generation.close()
-            turn.usage = generation.usage
+
+class _Unsaved:
+    """Keeps nothing: the caller has the answer, and its history."""
+
+    def __init__(self, counter: TokenCounter):
+        self._counter = counter
+
+    def checkpoint(self, answer: Message) -> None:
+        pass
+
+    def settle(self, answer: Message) -> Message:
+        return replace(answer, token_count=self._counter.count_message("assistant", answer.content),
+                       tokenizer=self._counter.id)
+
+    def completed(self, turn: Turn) -> None:
+        return None

@@ -11,16 +11,15 @@ from docchat import __version__
 from docchat.domain import ImportReport, utcnow
 from docchat.errors import InvalidExport, NotFound
 from docchat.exchange import ImportedConversation, parse_document, to_document, to_json, to_markdown
-from docchat.memory.tokens import TokenCounter
+from docchat.ports import TokenCounter, UnitOfWorkFactory
 from docchat.services.conversations import MAX_TITLE
-from docchat.store.unit_of_work import SqlUnitOfWorkFactory
 
 # Larger files are refused before parsing: an export of a 262K-token conversation is ~2 MB.
 MAX_IMPORT_BYTES = 512 * 1024 * 1024
 
 
 class TransferService:
-    def __init__(self, uow: SqlUnitOfWorkFactory, counter: TokenCounter):
+    def __init__(self, uow: UnitOfWorkFactory, counter: TokenCounter):
         self._uow = uow
         self._counter = counter
 

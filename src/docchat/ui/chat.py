@@ -155,6 +155,14 @@ def _meter(budget: Budget) -> None:
     st.caption(
         f"system {budget.system:,} · history {budget.history:,} ({budget.history_messages} messages"
         f"{f', {budget.dropped_messages} older left out' if budget.dropped_messages else ''}) · "
-        f"summary {budget.summary:,} · question {budget.question:,} · template {budget.template:,} · "
-        f"reserved for the answer {budget.answer_reserve:,}"
+        f"summary {budget.summary:,} · {_documents_share(budget)} · question {budget.question:,} · "
+        f"template {budget.template:,} · reserved for the answer {budget.answer_reserve:,}"
     )
+
+
+def _documents_share(budget: Budget) -> str:
+    if budget.mode == "documents":
+        return f"whole documents {budget.chunks:,} ({budget.passages} parts, cached prefix)"
+    if budget.mode == "passages":
+        return f"passages {budget.chunks:,} of {budget.chunks_cap:,} ({budget.passages} retrieved)"
+    return "no documents"

@@ -1,0 +1,245 @@
+"""The answer pipeline: one way from a question and its history to a planned prompt.
+
+rewrite -> find evidence (whole documents, or passages within their budget) -> keep the
+question -> plan and assemble (condensing when the history outgrows its share).
+Stored conversations, stateless answers, the CLI and the page all come through here; they
+differ only in where the history comes from and how the question is kept (`keep_question`:
+stored first, before any answer is asked for; or only built in memory).
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from dataclasses import dataclass
+from typing import Callable
+
+from docchat.context.engine import Assembly, ContextEngine
+from docchat.context.evidence import Block, Part, block_text, fill, parts_of
+from docchat.context.followup import joint_query, retrieve_follow_up
+from docchat.context.prompt import user_turn
+from docchat.context.rewrite import RECENT_MESSAGES, standalone_query
+from docchat.domain import Budget, MemoryStats, Message, Role, Summary
+from docchat.ports import Retriever, TokenCounter
+
+# Passages asked of retrieval per token of the passage budget (they are merged and cut to fit).
+TOKENS_PER_CANDIDATE = 96
+# In whole-document mode, the parts shown as an answer's sources: the best for the question.
+DOCUMENT_SOURCES = 4
+# Blocks kept counted, by the chunks they are made of: counting 200K tokens costs a while.
+BLOCKS_KEPT = 8
+# Around the passages in a user turn ("Context:\n", numbers, "Question: "), an upper bound.
+PASSAGE_FRAME_TOKENS = 8
+PASSAGE_SEPARATOR_TOKENS = 6
+
+
+@dataclass(frozen=True)
+class PassageLimits:
+    floor: int = 2
+    ceiling: int = 256
+
+
+@dataclass(frozen=True)
+class Request:
+    """A question and what the pipeline needs to know of its conversation."""
+
+    question: str
+    history: list[Message]  # after the summary in force, oldest first; the question not included
+    summary: Summary | None = None
+    conversation_id: str = ""
+    scope: list[str] | None = None  # document ids; None: every document
+    active_documents: frozenset[str] = frozenset()
+    cited_chunks: frozenset[str] = frozenset()  # what the previous answer cited
+    recent: list[Message] | None = None  # for the rewriter; default: the end of `history`
+    total_messages: int | None = None  # before the question; default: the history's
+    total_tokens: int | None = None
+    compactions: int = 0
+    may_condense: bool = True
+    passages: list[str] | None = None  # given instead of retrieved (benchmarks)
+
+
+@dataclass(frozen=True)
+class Evidence:
+    mode: str = "none"
+    block: Block | None = None
+    parts: tuple[Part, ...] = ()
+    given: tuple[str, ...] = ()  # passages as text, when supplied rather than retrieved
+    citations: tuple[dict, ...] = ()
+    searched: bool = False  # the library was searched for this question
+
+    def sent(self, question: str) -> str | None:
+        """The user turn as sent, when it is not the bare question."""
+        passages = list(self.given) or [part.source for part in self.parts]
+        return user_turn(question, passages) if passages else None
+
+
+@dataclass(frozen=True)
+class Prepared:
+    question: Message
+    assembly: Assembly
+    budget: Budget
+    stats: MemoryStats
+    citations: list[dict]
+    mode: str
+
+
+class AnswerPipeline:
+    def __init__(self, engine: ContextEngine, counter: TokenCounter, *, programs=None,
+                 retriever: Retriever | None = None, limits: PassageLimits = PassageLimits()):
+        self._engine = engine
+        self._counter = counter
+        self._programs = programs
+        self._retriever = retriever
+        self._limits = limits
+        self._blocks: OrderedDict[tuple, Block] = OrderedDict()
+
+    @property
+    def engine(self) -> ContextEngine:
+        return self._engine
+
+    def prepare(self, request: Request, *, max_model_len: int, answer_reserve: int,
+                keep_question: Callable[[str | None, str | None], Message]) -> Prepared:
+        """`keep_question(sent_content, rewritten_query)` keeps the question and returns it
+        with its seq and token count; it is called before anything can condense or answer."""
+        started = time.perf_counter()
+        question_tokens = self._counter.count_message("user", request.question)
+        # Only the question itself can make it too long: refused here, before anything is kept.
+        plan = self._engine.refuse_if_too_long(question_tokens, max_model_len, answer_reserve)
+        recent = request.recent if request.recent is not None else request.history[-RECENT_MESSAGES:]
+        rewritten = standalone_query(self._programs, recent, request.question)
+        evidence = self._evidence(request, rewritten or request.question, question_tokens, plan)
+        method = "rewriter" if rewritten else "none"
+        if rewritten is None and evidence.searched:
+            # Read with the previous question as well (the stored "searched as" says so).
+            rewritten = joint_query(request.question, _questions(request.history))
+            method = "history" if rewritten else "none"
+        sent = evidence.sent(request.question)
+        question = keep_question(sent, rewritten)
+        if question.model_text != (sent or request.question):
+            evidence = Evidence()  # asked again, and kept as it was sent then (passages and all)
+        block = evidence.block
+        assembly = self._engine.assemble(
+            conversation_id=request.conversation_id, tail=request.history + [question], summary=request.summary,
+            max_model_len=max_model_len, answer_reserve=answer_reserve, may_condense=request.may_condense,
+            documents=block.text if block else None, document_tokens=block.tokens if block else 0,
+            passage_tokens=question.token_count - question_tokens,
+        )
+        total_messages = (len(request.history) if request.total_messages is None else request.total_messages) + 1
+        budget = self._budget(assembly, total_messages, evidence)
+        summary = assembly.summary
+        stats = MemoryStats(
+            total_messages=total_messages,
+            total_tokens=(sum(m.token_count or 0 for m in request.history) if request.total_tokens is None
+                          else request.total_tokens) + question.token_count,
+            kept_verbatim=len(assembly.history) + 1,
+            summarised=(summary.last_seq - summary.first_seq + 1) if summary else 0,
+            summary_version=summary.version if summary else None,
+            summary_created_at=summary.created_at if summary else None,
+            summary_created=assembly.new_summary is not None,
+            compactions=request.compactions + int(assembly.new_summary is not None or bool(assembly.truncated)),
+            counter=self._counter.id, memory_ms=round((time.perf_counter() - started) * 1000, 2),
+            rewritten_query=rewritten, rewrite_method=method,
+        )
+        return Prepared(question, assembly, budget, stats, list(evidence.citations), evidence.mode)
+
+    # evidence
+
+    def _evidence(self, request: Request, query: str, question_tokens: int, plan) -> Evidence:
+        if request.passages is not None:
+            return Evidence("passages" if request.passages else "none", given=tuple(request.passages))
+        if self._retriever is None:
+            return Evidence()
+        cap = plan.cap("chunks")
+        block = self._block(request.scope, cap)
+        if block is not None:
+            ranked = self._ranked(request, query, DOCUMENT_SOURCES)
+            numbered = [(block.number_of(hit.chunk.id), hit) for hit in ranked]
+            return Evidence("documents", block=block, searched=bool(ranked),
+                            citations=tuple(hit.citation(n) for n, hit in numbered if n is not None))
+        # Past the floor, passages may take the history's room, never more.
+        room = plan.available - plan.system - plan.cap("summary") - question_tokens
+        top_k = min(self._limits.ceiling, max(self._limits.floor, cap // TOKENS_PER_CANDIDATE, 1))
+        while True:
+            ranked = self._ranked(request, query, top_k)
+            parts = self._fill(request.question, ranked, cap, room)
+            # Every candidate fitted: there may be room for more (chunks smaller than guessed).
+            if sum(len(p.chunk_ids) for p in parts) < top_k or len(ranked) < top_k or top_k >= self._limits.ceiling:
+                break
+            top_k = min(self._limits.ceiling, top_k * 2)
+        if not parts:
+            return Evidence(searched=bool(ranked))
+        return Evidence("passages", parts=tuple(parts), searched=True,
+                        citations=tuple(p.first.citation(n, text=p.text) for n, p in enumerate(parts, start=1)))
+
+    def _ranked(self, request: Request, query: str, top_k: int):
+        def retrieve(text: str):
+            return self._retriever.retrieve(text, top_k=top_k, document_ids=request.scope,
+                                            active=set(request.active_documents))
+
+        return retrieve_follow_up(retrieve, query, _questions(request.history), request.cited_chunks)
+
+    def _fill(self, question: str, ranked, cap: int, room: int) -> list[Part]:
+        """Passages within `cap` (the floor within `room`), by the exact count of the user turn.
+
+        Filling counts each passage alone plus a separator, first at an upper bound, then at
+        the separator's measured size; the exact count of the whole turn has the last word."""
+        counted: dict[str, int] = {}
+        bare = self._counter.count_message("user", question)
+
+        def text_tokens(part: Part) -> int:
+            if part.source not in counted:
+                counted[part.source] = self._counter.count_text(part.source)
+            return counted[part.source]
+
+        def exact(parts: list[Part]) -> int:
+            return self._counter.count_message("user", user_turn(question, [p.source for p in parts])) - bare
+
+        def filled(separator: int) -> list[Part]:
+            def tokens(parts: list[Part]) -> int:
+                return PASSAGE_FRAME_TOKENS + sum(text_tokens(part) + separator for part in parts)
+
+            return fill(ranked, fits=lambda trial: tokens(trial) <= cap, fits_window=lambda trial: tokens(trial) <= room,
+                        floor=self._limits.floor, ceiling=self._limits.ceiling)
+
+        parts = filled(PASSAGE_SEPARATOR_TOKENS)
+        if parts:
+            measured = -(-(exact(parts) - sum(text_tokens(part) for part in parts)) // len(parts))
+            if measured < PASSAGE_SEPARATOR_TOKENS:
+                parts = filled(max(0, measured))
+        while parts and exact(parts) > (cap if len(parts) > self._limits.floor else room):
+            parts.pop()
+        return parts
+
+    def _block(self, scope: list[str] | None, cap: int) -> Block | None:
+        """Whole documents when the scope fits the passage budget; counted once per content."""
+        chunks = self._retriever.whole(scope, max_tokens=cap)
+        if not chunks:
+            return None
+        key = tuple(hit.chunk.id for hit in chunks)
+        block = self._blocks.get(key)
+        if block is None:
+            parts = parts_of(chunks)
+            text = block_text(parts)
+            block = Block(text, self._counter.count_message("system", text), tuple(parts))
+            self._blocks[key] = block
+            if len(self._blocks) > BLOCKS_KEPT:
+                self._blocks.popitem(last=False)
+        self._blocks.move_to_end(key)
+        return block if block.tokens <= cap else None
+
+    def _budget(self, assembly: Assembly, total_messages: int, evidence: Evidence) -> Budget:
+        p = assembly.plan
+        return Budget(
+            max_model_len=p.max_model_len, answer_reserve=p.answer_reserve, system=p.system, summary=p.summary,
+            chunks=p.chunks, history=sum(m.token_count for m in assembly.history), question=p.question,
+            template=p.template, history_messages=len(assembly.history),
+            dropped_messages=total_messages - len(assembly.history) - 1,
+            counter=self._counter.id, exact=self._counter.exact, history_share=p.history_share,
+            mode=evidence.mode, passages=len(evidence.block.parts if evidence.block else evidence.parts or evidence.given),
+            chunks_cap=p.cap("chunks"),
+        )
+
+
+def _questions(history: list[Message]) -> list[str]:
+    """The user's earlier questions, as asked (not as sent with passages)."""
+    return [m.content for m in history if m.role is Role.USER]

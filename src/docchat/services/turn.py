@@ -1,0 +1,111 @@
+"""One answer, streamed: the same type for stored and stateless answers.
+
+A turn reads the LLM's deltas, hands the text to its `Saver` now and then (a stored
+conversation checkpoints it; a stateless one keeps nothing) and settles the answer once
+the stream ends, however it ends: `complete`, `interrupted` (stopped, cut off, the reader
+gone) or `error`, keeping whatever text arrived.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field, replace
+from typing import Callable, Iterator, Protocol
+
+from docchat.domain import Budget, MemoryStats, Message, Status
+from docchat.errors import DocchatError, GenerationStopped, LLMError
+from docchat.ports import Generation
+
+CHECKPOINT_S = 1.0
+
+
+class Saver(Protocol):
+    def checkpoint(self, answer: Message) -> None: ...
+
+    def settle(self, answer: Message) -> Message:
+        """The answer as it ended; returns it as kept (with its token count)."""
+
+    def completed(self, turn: "Turn") -> dict | None:
+        """After a complete answer: what the conversation now remembers (session memory)."""
+
+
+@dataclass(eq=False)
+class Turn:
+    """Iterate for text deltas; afterwards `answer`, `usage`, `error` (and `session`) are set.
+
+    `start(stop)` begins the generation; a turn made with `failure` instead raises it where
+    the stream is read, after settling the answer as an error.
+    """
+
+    conversation_id: str | None
+    question: Message
+    draft: Message
+    budget: Budget | None
+    saver: Saver
+    start: Callable[[threading.Event], Generation] | None = None
+    failure: DocchatError | None = None
+    stats: MemoryStats | None = None
+    citations: list = field(default_factory=list)
+    summary: str | None = None
+    stop: threading.Event = field(default_factory=threading.Event)
+    answer: Message | None = None
+    usage: dict | None = None
+    error: DocchatError | None = None
+    session: dict | None = None
+
+    def __post_init__(self) -> None:
+        self._deltas = self._run()
+
+    def __iter__(self) -> Iterator[str]:
+        return self._deltas
+
+    def close(self) -> None:
+        """Ends the stream now, keeping what arrived as interrupted. Safe to call twice.
+
+        Callers that may be interrupted (a Streamlit rerun) call this in a `finally`: a
+        generator left to the garbage collector may be finalised long after.
+        """
+        self._deltas.close()
+
+    def text(self) -> str:
+        """Consumes the stream and returns the whole answer (raises on failure)."""
+        for _ in self:
+            pass
+        return self.answer.content if self.answer else ""
+
+    def _run(self) -> Iterator[str]:
+        text, last_checkpoint, generation = "", time.monotonic(), None
+        status, error_text = Status.INTERRUPTED, None
+        try:
+            if self.failure is not None:
+                raise self.failure
+            generation = self.start(self.stop)
+            for delta in generation:
+                text += delta
+                if time.monotonic() - last_checkpoint >= CHECKPOINT_S:
+                    self.saver.checkpoint(replace(self.draft, content=text))
+                    last_checkpoint = time.monotonic()
+                yield delta
+            status = Status.COMPLETE
+        except GenerationStopped as stopped:
+            self.error = stopped
+        except LLMError as error:
+            self.error, error_text = error, str(error)
+            status = Status.INTERRUPTED if text else Status.ERROR
+            raise
+        except Exception as error:
+            error_text, status = f"unexpected failure: {error}", Status.ERROR
+            raise
+        finally:
+            # Also reached when the reader goes away (GeneratorExit): a closed page, or the
+            # Streamlit rerun that the stop button causes. What arrived is kept, as interrupted.
+            if generation is not None:
+                generation.close()
+            self.usage = generation.usage if generation is not None else None
+            self.answer = self.saver.settle(replace(
+                self.draft, content=text, status=status, usage=self.usage, error=error_text,
+                model=generation.model if generation is not None else self.draft.model,
+            ))
+            if status is Status.COMPLETE:
+                self.session = self.saver.completed(self)

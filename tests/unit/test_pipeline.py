@@ -1,0 +1,187 @@
+"""The answer pipeline with fakes of its ports: passage budget, whole documents, stateless answers."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from docchat.context.engine import ContextEngine
+from docchat.context.pipeline import PASSAGE_FRAME_TOKENS, AnswerPipeline, PassageLimits
+from docchat.context.planner import Caps
+from docchat.domain import Status
+from docchat.errors import InvalidInput
+from docchat.services.chat import ChatService
+from docchat.services.conversations import ConversationService
+from docchat.services.stateless import StatelessChat
+from docchat.store.message_log import SqlMessageLog
+
+from tests.unit.fakes import FakeGateway, FakeLibrary, FakeUnitOfWork, WordCounter, chunk
+
+SYSTEM = "You answer questions from the documents and cite them by number."
+RESERVE = 128
+
+TRUST = [
+    chunk("Trust Agreement", 0, "The Determination Date is the 15th calendar day of each month.", page=2),
+    chunk("Trust Agreement", 1, "If the Determination Date falls on a weekend it moves to the next Business Day.",
+          page=2),
+    chunk("Trust Agreement", 2, "The Payment Date is the second Business Day after the Determination Date.", page=3),
+]
+
+
+def filler(document: str, count: int, words: int = 60) -> list:
+    """Chunks about the reserve account, each `words` words long, on pages of their own."""
+    return [chunk(document, n, " ".join(["reserve account shortfall"] * (words // 3)) + f" item {n}.", page=n + 1)
+            for n in range(count)]
+
+
+class Setup:
+    def __init__(self, library: FakeLibrary, *, window: int = 2_048, caps: Caps = Caps(),
+                 limits: PassageLimits = PassageLimits()):
+        self.counter = WordCounter()
+        self.uow = FakeUnitOfWork()
+        self.gateway = FakeGateway(max_model_len=window, counter=self.counter)
+        self.conversations = ConversationService(self.uow, self.counter, log=SqlMessageLog(self.uow), database="memory")
+        engine = ContextEngine(self.counter, None, system_prompt=SYSTEM, caps=caps)
+        self.pipeline = AnswerPipeline(engine, self.counter, retriever=library, limits=limits)
+        self.chat = ChatService(self.conversations, self.uow, self.gateway, self.counter, self.pipeline,
+                                answer_reserve=RESERVE)
+        self.stateless = StatelessChat(self.chat, self.pipeline, self.counter, self.gateway)
+
+    def ask(self, question: str, conversation_id: str | None = None):
+        turn = self.chat.answer(conversation_id, question)
+        turn.text()
+        return turn
+
+    def prompt(self, index: int = -1) -> list[dict]:
+        return self.gateway.requests[index][0]
+
+
+def test_a_small_library_goes_in_whole_right_after_the_system_prompt_and_the_question_alone_in_the_turn():
+    setup = Setup(FakeLibrary(*TRUST))
+
+    turn = setup.ask("When is the Determination Date?")
+
+    prompt = setup.prompt()
+    assert turn.budget.mode == "documents" and turn.budget.passages == 2  # page 2 (merged), page 3
+    assert prompt[1]["role"] == "system"
+    assert "[1] Trust Agreement, page 2: The Determination Date is the 15th" in prompt[1]["content"]
+    assert "[2] Trust Agreement, page 3: The Payment Date" in prompt[1]["content"]
+    assert prompt[-1] == {"role": "user", "content": "When is the Determination Date?"}
+    assert [c["number"] for c in turn.answer.citations][:1] == [1]
+    assert turn.budget.chunks == setup.counter.count_message("system", prompt[1]["content"])
+
+
+def test_the_next_turn_with_a_document_block_extends_the_previous_prompt_and_its_answer_exactly():
+    setup = Setup(FakeLibrary(*TRUST))
+    setup.gateway.enqueue(["The 15th ", "of each month [1]."])
+    first = setup.ask("When is the Determination Date?")
+
+    setup.ask("And the Payment Date?", first.conversation_id)
+
+    before, after = setup.prompt(0), setup.prompt(1)
+    assert after[:len(before)] == before
+    assert after[len(before)] == {"role": "assistant", "content": "The 15th of each month [1]."}
+    assert after[len(before) + 1:] == [{"role": "user", "content": "And the Payment Date?"}]
+
+
+def test_documents_too_large_for_the_passage_budget_fall_back_to_passages_in_the_user_turn():
+    library = FakeLibrary(*TRUST, *filler("Reserve Manual", 40))
+    setup = Setup(library)
+
+    turn = setup.ask("When is the Determination Date?")
+
+    prompt = setup.prompt()
+    assert turn.budget.mode == "passages"
+    assert [m["role"] for m in prompt] == ["system", "user"]
+    assert prompt[-1]["content"].startswith("Context:\n[1] Trust Agreement, page 2: The Determination Date is")
+    assert prompt[-1]["content"].endswith("Question: When is the Determination Date?")
+    # The two chunks of page 2 are one passage, without the words they share repeated.
+    assert turn.answer.citations[0]["text"].count("The Determination Date is the 15th") == 1
+    question = setup.conversations.history(turn.conversation_id)[0]
+    assert question.content == "When is the Determination Date?" and question.sent_content == prompt[-1]["content"]
+
+
+def test_passages_fill_their_budget_not_a_fixed_number_and_the_meter_shows_their_share():
+    setup = Setup(FakeLibrary(*filler("Reserve Manual", 60, words=30)), window=4_096)
+
+    turn = setup.ask("What covers a reserve account shortfall?")
+
+    budget = turn.budget
+    assert budget.mode == "passages" and budget.passages > 10
+    assert budget.chunks <= budget.chunks_cap
+    # What is left is less than one more passage (its 32 words, "[n]" and "Reserve Manual, page
+    # N:" make 37) and the small margin kept for the frame around the passages.
+    assert budget.chunks_cap - budget.chunks < 37 + PASSAGE_FRAME_TOKENS
+    assert budget.chunks + budget.question == setup.counter.count_message("user", setup.prompt()[-1]["content"])
+
+
+def test_a_long_retrieval_never_makes_a_short_question_too_long():
+    setup = Setup(FakeLibrary(*filler("Reserve Manual", 200, words=90)), caps=Caps(chunks=0.9, question=0.05))
+
+    turn = setup.ask("What covers a shortfall in the reserve account?")
+
+    assert turn.answer.status is Status.COMPLETE and turn.budget.passages >= 2
+
+
+def test_a_question_over_its_own_cap_is_refused_and_nothing_is_stored():
+    setup = Setup(FakeLibrary(*TRUST))
+
+    with pytest.raises(InvalidInput, match="too long"):
+        setup.chat.answer(None, "word " * 2_000)
+
+    assert setup.uow.conversations.conversations == {} and setup.gateway.requests == []
+
+
+def test_the_passage_floor_is_given_even_when_the_cap_is_smaller_than_one_passage():
+    setup = Setup(FakeLibrary(*filler("Reserve Manual", 30, words=90)), caps=Caps(chunks=0.01),
+                  limits=PassageLimits(floor=2, ceiling=8))
+
+    turn = setup.ask("Which reserve account shortfall item applies?")
+
+    assert turn.budget.passages == 2 and turn.budget.chunks > turn.budget.chunks_cap
+    assert setup.gateway.prompt_tokens(setup.prompt()) + RESERVE <= 2_048
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_no_prompt_exceeds_the_window_at_any_passage_budget(seed):
+    draw = random.Random(seed)
+    window = draw.choice([1_024, 2_048, 4_096])
+    library = FakeLibrary(*[chunk(f"Book {n % 5}", n, " ".join(["reserve"] * draw.randint(5, 300)), page=n + 1)
+                            for n in range(80)])
+    setup = Setup(library, window=window, caps=Caps(chunks=draw.uniform(0.0, 0.9), question=0.05),
+                  limits=PassageLimits(floor=draw.randint(0, 6), ceiling=draw.randint(1, 64)))
+    conversation_id = None
+    for number in range(6):
+        turn = setup.ask(f"What does reserve item {number} say about the reserve?", conversation_id)
+        conversation_id = turn.conversation_id
+        sent = setup.gateway.prompt_tokens(setup.prompt())
+        assert sent == turn.budget.prompt
+        assert sent + turn.budget.answer_reserve <= window
+
+
+def test_a_stateless_answer_retrieves_and_cites_like_a_stored_one_and_writes_nothing():
+    setup = Setup(FakeLibrary(*TRUST, *filler("Reserve Manual", 40)))
+    history = [{"role": "user", "content": "What is the Determination Date?"},
+               {"role": "assistant", "content": "The 15th calendar day of each month."}]
+
+    turn = setup.stateless.answer(history, "What if it falls on a weekend?")
+    turn.text()
+
+    assert turn.budget.mode == "passages"
+    assert any("moves to the next Business Day" in c["text"] for c in turn.answer.citations)
+    assert turn.answer.content == "fine." and turn.conversation_id is None
+    assert turn.budget.history_messages == 2
+    assert (setup.uow.opened, setup.uow.commits) == (0, 0)
+
+
+def test_stateless_and_stored_answers_send_the_same_prompt_for_the_same_conversation():
+    stored, stateless = Setup(FakeLibrary(*TRUST)), Setup(FakeLibrary(*TRUST))
+    first = stored.ask("When is the Determination Date?")
+    stored.ask("And the Payment Date?", first.conversation_id)
+
+    stateless.stateless.answer([], "When is the Determination Date?").text()
+    stateless.stateless.answer([{"role": "user", "content": "When is the Determination Date?"},
+                                {"role": "assistant", "content": "fine."}], "And the Payment Date?").text()
+
+    assert stored.prompt(1) == stateless.prompt(1)
