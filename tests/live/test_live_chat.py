@@ -4,6 +4,7 @@ import json
 import os
 import subprocess
 import sys
+from collections import Counter
 from pathlib import Path
 
 from docchat.bootstrap import build_services
@@ -108,3 +109,16 @@ def test_doctor_reports_the_running_server_and_the_counter_in_use(live_settings,
     assert llm["healthy"] and llm["model"] == "SmolLM2-135M-Instruct" and llm["max_model_len"] == 8192
     assert llm["counter"].startswith("tokenizer.json:SmolLM2-135M-Instruct")
     assert llm["calibration"].startswith("matches server")
+
+
+def test_a_long_answer_does_not_repeat_itself(live_settings):
+    services = build_services(live_settings.model_copy(update={"max_tokens": 300}))
+    first = services.chat.answer(None, "Tell me about the Roman Empire.")
+    first.text()
+
+    words = services.chat.answer(first.conversation_id, "When did it fall?").text().split()
+
+    # Greedy decoding alone made the tiny model write "the Franks, the Lombards, the Franks, ..."
+    # to the token limit; no run of five words may come back more than twice.
+    runs = Counter(tuple(words[i:i + 5]) for i in range(len(words) - 4))
+    assert len(words) > 20 and max(runs.values()) <= 2, " ".join(words)

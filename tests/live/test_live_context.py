@@ -65,7 +65,10 @@ def test_a_title_the_user_set_is_never_overwritten(live_services):
     assert live_services.conversations.get(conversation.id).title == "My pension questions"
 
 
-def test_a_follow_up_gets_a_standalone_query_stored_on_the_question(live_services):
+def test_a_follow_up_is_searched_with_its_context_and_the_query_is_stored_on_the_question(live_services):
+    from tests.integration.test_documents import trust_pdf
+
+    live_services.documents.ingest("Harbour Street Trust.pdf", trust_pdf())
     first = live_services.chat.answer(None, "What is the Determination Date in the Harbour Street Trust Agreement?")
     first.text()
 
@@ -73,7 +76,7 @@ def test_a_follow_up_gets_a_standalone_query_stored_on_the_question(live_service
     follow_up.text()
 
     question = live_services.conversations.history(first.conversation_id)[2]
-    assert follow_up.stats.rewrite_method in {"rewriter", "enriched"}
+    assert follow_up.stats.rewrite_method in {"rewriter", "history"}
     assert question.rewritten_query == follow_up.stats.rewritten_query
     assert question.rewritten_query != question.content
     assert question.content == "And what happens if it falls on a weekend?"

@@ -1,23 +1,79 @@
-"""A question about an ingested document is answered with a citation to the right page."""
+"""Questions about ingested documents on the real server: passages, whole documents, stateless."""
 
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from docchat.bootstrap import build_services
 from docchat.domain import Status
 
 from tests.integration.test_documents import trust_pdf
 
 
-def test_a_question_about_an_ingested_pdf_is_answered_citing_the_right_page(live_services):
-    document = live_services.documents.ingest("Harbour Street Trust.pdf", trust_pdf())
+def test_a_question_about_an_ingested_pdf_is_answered_from_passages_citing_the_right_page(live_settings):
+    # A passage budget too small for the whole PDF: the passages go into the question's turn.
+    services = build_services(live_settings.model_copy(update={"cap_chunks": 0.005}))
+    document = services.documents.ingest("Harbour Street Trust.pdf", trust_pdf())
 
-    turn = live_services.chat.answer(None, "When is the Determination Date?")
+    turn = services.chat.answer(None, "When is the Determination Date?")
     turn.text()
 
     assert turn.answer.status is Status.COMPLETE and turn.answer.content
+    assert turn.budget.mode == "passages" and turn.budget.passages >= 1
     first = turn.answer.citations[0]
     assert (first["number"], first["document"], first["where"]) == (1, "Harbour Street Trust.pdf", "page 2")
     # The model was given the passages, numbered, before the question, and they are stored as sent.
-    question = live_services.conversations.history(turn.conversation_id)[0]
+    question = services.conversations.history(turn.conversation_id)[0]
     assert question.content == "When is the Determination Date?"
     assert question.sent_content.startswith("Context:\n[1] Harbour Street Trust.pdf, page 2:")
     assert turn.usage["prompt_tokens"] == turn.budget.prompt
-    uses = live_services.documents.usage(document.id)
+    uses = services.documents.usage(document.id)
     assert [u.conversation_id for u in uses] == [turn.conversation_id]
+
+
+def test_a_pdf_that_fits_goes_in_whole_and_the_next_turn_reads_it_from_the_prefix_cache(live_services):
+    live_services.documents.ingest("Harbour Street Trust.pdf", trust_pdf())
+
+    first = live_services.chat.answer(None, "When is the Determination Date?")
+    first.text()
+    follow_up = live_services.chat.answer(first.conversation_id, "And what is the Payment Date?")
+    follow_up.text()
+
+    assert first.budget.mode == follow_up.budget.mode == "documents"
+    assert first.usage["prompt_tokens"] == first.budget.prompt
+    assert follow_up.usage["prompt_tokens"] == follow_up.budget.prompt
+    assert first.answer.citations[0]["where"] == "page 2"
+    question = live_services.conversations.history(first.conversation_id)[0]
+    assert question.sent_content is None  # the question goes alone: the documents are in the prefix
+    # The whole block (and the first exchange) came from vLLM's prefix cache, bar its last block.
+    cached = follow_up.usage["prompt_tokens_details"]["cached_tokens"]
+    assert cached >= first.budget.system + first.budget.chunks - 128
+
+
+def test_a_stateless_answer_from_the_cli_retrieves_and_cites_with_full_passage_text(live_settings, data_dir, tmp_path):
+    env = {**os.environ, "DOCCHAT_DATA_DIR": str(data_dir), "DOCCHAT_LLM_URL": live_settings.llm_url,
+           "DOCCHAT_MAX_TOKENS": str(live_settings.max_tokens), "DOCCHAT_CAP_CHUNKS": "0.005"}
+    docchat = Path(sys.executable).with_name("docchat")
+    pdf = tmp_path / "Harbour Street Trust.pdf"
+    pdf.write_bytes(trust_pdf())
+    history = tmp_path / "history.json"
+    history.write_text(json.dumps([{"role": "user", "content": "What is the Harbour Street Trust?"},
+                                   {"role": "assistant", "content": "A trust agreement."}]))
+    ingested = subprocess.run([str(docchat), "ingest", str(pdf)], capture_output=True, text=True, env=env, timeout=300)
+    assert ingested.returncode == 0, ingested.stderr
+
+    result = subprocess.run([str(docchat), "ask", "--history", str(history), "--json",
+                             "When is its Determination Date?"], capture_output=True, text=True, env=env, timeout=300)
+
+    assert result.returncode == 0, result.stderr
+    reply = json.loads(result.stdout)
+    assert reply["conversation_id"] is None and reply["status"] == "complete" and reply["answer"]
+    assert reply["mode"] == "passages" and reply["budget"]["chunks"] > 0
+    assert reply["citations"][0]["where"] == "page 2" and "15th calendar day" in reply["citations"][0]["text"]
+    assert reply["rewritten_query"] and reply["memory"]["rewrite_method"] in {"rewriter", "history"}
+    assert reply["usage"]["prompt_tokens"] == reply["budget"]["prompt"]
+    listed = subprocess.run([str(docchat), "conversations", "list", "--json"], capture_output=True, text=True,
+                            env=env, timeout=120)
+    assert json.loads(listed.stdout) == []

@@ -10,7 +10,7 @@ from docchat.context.engine import ContextEngine
 from docchat.context.pipeline import PASSAGE_FRAME_TOKENS, AnswerPipeline, PassageLimits
 from docchat.context.planner import Caps
 from docchat.domain import Status
-from docchat.errors import InvalidInput
+from docchat.errors import InvalidInput, LLMUnavailable
 from docchat.services.chat import ChatService
 from docchat.services.conversations import ConversationService
 from docchat.services.stateless import StatelessChat
@@ -37,7 +37,7 @@ def filler(document: str, count: int, words: int = 60) -> list:
 
 class Setup:
     def __init__(self, library: FakeLibrary, *, window: int = 2_048, caps: Caps = Caps(),
-                 limits: PassageLimits = PassageLimits()):
+                 limits: PassageLimits = PassageLimits(), titler=None):
         self.counter = WordCounter()
         self.uow = FakeUnitOfWork()
         self.gateway = FakeGateway(max_model_len=window, counter=self.counter)
@@ -45,7 +45,7 @@ class Setup:
         engine = ContextEngine(self.counter, None, system_prompt=SYSTEM, caps=caps)
         self.pipeline = AnswerPipeline(engine, self.counter, retriever=library, limits=limits)
         self.chat = ChatService(self.conversations, self.uow, self.gateway, self.counter, self.pipeline,
-                                answer_reserve=RESERVE)
+                                answer_reserve=RESERVE, programs=titler)
         self.stateless = StatelessChat(self.chat, self.pipeline, self.counter, self.gateway)
 
     def ask(self, question: str, conversation_id: str | None = None):
@@ -185,3 +185,40 @@ def test_stateless_and_stored_answers_send_the_same_prompt_for_the_same_conversa
                                 {"role": "assistant", "content": "fine."}], "And the Payment Date?").text()
 
     assert stored.prompt(1) == stateless.prompt(1)
+
+
+class Titler:
+    """The DSPy programs as the chat service uses them after an answer: only the titler."""
+
+    def __init__(self, title: str):
+        self.titled: list[str] = []
+        self._title = title
+
+    def title(self, exchange: str, *, max_tokens: int) -> str:
+        self.titled.append(exchange)
+        return self._title
+
+
+def test_the_first_exchange_is_titled_after_the_answer_without_holding_it_up():
+    titler = Titler("Trust Determination Date")
+    setup = Setup(FakeLibrary(*TRUST), titler=titler)
+
+    turn = setup.ask("When is the Determination Date?")
+    setup.chat.wait_for_background(5)
+
+    assert turn.answer.status is Status.COMPLETE
+    assert setup.conversations.get(turn.conversation_id).title == "Trust Determination Date"
+    assert titler.titled == ["user: When is the Determination Date?\nassistant: fine."]
+
+
+def test_an_unreachable_server_keeps_the_question_and_stores_why_the_answer_failed():
+    setup = Setup(FakeLibrary(*TRUST))
+    setup.gateway.down = LLMUnavailable("the LLM server is not running at http://fake/v1")
+
+    turn = setup.chat.answer(None, "When is the Determination Date?")
+    with pytest.raises(LLMUnavailable):
+        turn.text()
+
+    question, answer = setup.conversations.history(turn.conversation_id)
+    assert question.content == "When is the Determination Date?"
+    assert (answer.status, answer.error) == (Status.ERROR, "the LLM server is not running at http://fake/v1")

@@ -11,7 +11,7 @@ import sys
 from fractions import Fraction
 from pathlib import Path
 
-from docchat.llm.profiles import gpu_command, gpu_fit
+from docchat.llm.profiles import cpu_dtype, gpu_command, gpu_fit
 
 GIB = 1024**3
 FULL_CONTEXT = 262_144
@@ -77,3 +77,9 @@ def test_docchat_llm_command_for_a_24_gib_gpu_prints_the_reduced_context(tmp_pat
     assert option(printed, "--max-model-len") == str(largest_context_on(24))
     assert option(printed, "--kv-cache-dtype") == "fp8"
     assert "instead" in finished.stderr
+
+
+def test_the_cpu_server_computes_in_fp32_unless_the_cpu_has_native_bf16():
+    assert cpu_dtype("flags : fpu sse4_2 avx2 fma") == "float32"
+    assert cpu_dtype("flags : avx2 avx512f avx512_bf16") == "bfloat16"
+    assert cpu_dtype("flags : avx2 amx_bf16 amx_tile") == "bfloat16"

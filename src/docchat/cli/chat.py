@@ -57,6 +57,7 @@ def ask(args) -> int:
         raise
     if args.json:
         print_json(_turn_json(turn, services))
+    services.chat.wait_for_background(services.settings.program_timeout_s)
     return 0
 
 

@@ -34,6 +34,8 @@ class Sampling:
     temperature: float = 0.0
     top_p: float | None = None
     top_k: int | None = None
+    # vLLM's own sampling parameter (sent in the request's extra body), 1.0 = off.
+    repetition_penalty: float | None = None
 
 
 @dataclass(frozen=True)
@@ -107,7 +109,9 @@ class VllmGateway:
     def _llm(self, info: ServerInfo, max_tokens: int, http):
         from llama_index.llms.openai_like import OpenAILike
 
-        extra_body = {"top_k": self._sampling.top_k} if self._sampling.top_k is not None else {}
+        extra_body = {name: value for name, value in (("top_k", self._sampling.top_k),
+                                                       ("repetition_penalty", self._sampling.repetition_penalty))
+                      if value is not None}
         additional = {"stream_options": {"include_usage": True}, "extra_body": extra_body}
         if self._sampling.top_p is not None:
             additional["top_p"] = self._sampling.top_p

@@ -10,6 +10,8 @@ max_model_len minus the answer reserve.
 from __future__ import annotations
 
 import logging
+import threading
+import time
 import uuid
 from dataclasses import replace
 
@@ -41,6 +43,8 @@ class ChatService:
         self._pipeline = pipeline
         self._programs = programs
         self._answer_reserve = answer_reserve
+        self._pending: set[threading.Thread] = set()
+        self._background_lock = threading.Lock()
 
     def answer(self, conversation_id: str | None, question: str, *, passages: list[str] | None = None) -> Turn:
         """Stores the question, then streams the answer. Bad input changes nothing.
@@ -77,6 +81,29 @@ class ChatService:
             return self._failed(asked, error)
         return self._turn(self._request(conversation_id, asked.content, before_seq=asked.seq), info,
                           lambda sent, rewritten: asked)
+
+    def wait_for_background(self, timeout_s: float) -> None:
+        """Lets work started after an answer (its title) finish: a command about to exit calls it."""
+        deadline = time.monotonic() + timeout_s
+        with self._background_lock:
+            pending = list(self._pending)
+        for work in pending:
+            work.join(max(0.0, deadline - time.monotonic()))
+
+    def _background(self, work) -> None:
+        def run() -> None:
+            try:
+                work()
+            except Exception:  # a nicety failed: nothing the user asked for depends on it
+                log.exception("work after an answer failed")
+            finally:
+                with self._background_lock:
+                    self._pending.discard(threading.current_thread())
+
+        thread = threading.Thread(target=run, name="docchat-after-answer", daemon=True)
+        with self._background_lock:
+            self._pending.add(thread)
+        thread.start()
 
     def reserve_for(self, max_model_len: int) -> int:
         """The answer reserve: the configured one, never more than a quarter of the window."""
@@ -185,7 +212,9 @@ class _Saved:
                                    tokenizer=counter.id))
 
     def completed(self, turn: Turn) -> dict:
-        self._title_after_first_exchange(turn)
+        # The titler is an LLM call (and, the first time, seconds of importing DSPy): the
+        # answer is done without it, and the page must not wait for it to show the answer.
+        self._chat._background(lambda: self._title_after_first_exchange(turn))
         return self._remember(turn)
 
     def _write(self, message: Message) -> Message:
