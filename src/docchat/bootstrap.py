@@ -59,15 +59,18 @@ class Services:
 
 
 def build_services(settings: Settings | None = None, *, counter: TokenCounter | None = None,
-                   gateway=None, programs: Programs | None = None) -> Services:
-    """Opens the database, applies pending migrations, and wires the services over it."""
+                   gateway=None, programs: Programs | None = None, contact_llm: bool = True) -> Services:
+    """Opens the database, applies pending migrations, and wires the services over it.
+
+    `contact_llm=False` (commands that never ask the model) skips asking the server which
+    model it serves; tokens are then counted with the profile's tokenizer."""
     settings = settings or Settings()
     engine = make_engine(settings.resolved_database_url, busy_timeout_s=settings.busy_timeout_s)
     upgrade(engine)
     uow = SqlUnitOfWorkFactory(engine)
     _recover_interrupted_answers(uow)
     gateway = gateway or _gateway(settings)
-    info = _server_info(gateway)
+    info = _server_info(gateway) if contact_llm else None
     counter = counter or _counter(settings, gateway, info)
     conversations = ConversationService(uow, counter, log=SqlMessageLog(uow),
                                         database=engine.url.render_as_string(hide_password=True),

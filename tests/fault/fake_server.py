@@ -39,6 +39,8 @@ class FakeLLMServer:
         # In mode "flaky", how many completion attempts are dropped before one is answered.
         self.resets = 2
         self.requests: list[dict] = []
+        # Every path asked for with GET (/v1/models, /health), in order.
+        self.looked_up: list[str] = []
         # Set when a client hangs up on an answer before its end, as vLLM notices to abort it.
         self.hung_up = threading.Event()
         self._stopping = threading.Event()
@@ -91,6 +93,7 @@ def _handler_for(server: FakeLLMServer):
             pass
 
         def do_GET(self):
+            server.looked_up.append(self.path)
             if self.path.rstrip("/") == "/v1/models":
                 self._json(200, {"object": "list", "data": [
                     {"id": MODEL, "object": "model", "owned_by": "fake", "max_model_len": MAX_MODEL_LEN}]})

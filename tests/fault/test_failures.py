@@ -387,3 +387,23 @@ def test_an_answer_that_timed_out_hangs_up_on_the_server(chat_services, fake_llm
         turn.text()
 
     assert fake_llm.hung_up.wait(timeout=5)
+
+
+@pytest.mark.parametrize("command", [["conversations", "list"], ["documents", "list"]])
+def test_commands_that_never_ask_the_model_do_not_contact_the_llm_server(fake_llm, data_dir, command):
+    env = {**os.environ, "DOCCHAT_DATA_DIR": str(data_dir), "DOCCHAT_LLM_URL": fake_llm.url + "/v1"}
+
+    result = subprocess.run([str(Path(sys.executable).with_name("docchat")), *command], capture_output=True,
+                            text=True, env=env, timeout=120)
+
+    assert result.returncode == 0, result.stderr
+    assert fake_llm.looked_up == [] and fake_llm.requests == []
+
+
+def test_doctor_does_ask_the_llm_server_what_it_serves(fake_llm, data_dir):
+    env = {**os.environ, "DOCCHAT_DATA_DIR": str(data_dir), "DOCCHAT_LLM_URL": fake_llm.url + "/v1"}
+
+    subprocess.run([str(Path(sys.executable).with_name("docchat")), "doctor", "--json"], capture_output=True,
+                   text=True, env=env, timeout=120)
+
+    assert "/v1/models" in fake_llm.looked_up

@@ -149,7 +149,9 @@ def _parser() -> argparse.ArgumentParser:
     memory.add_argument("--json", action="store_true")
     memory.set_defaults(handler=bench)
     prefix = suites.add_parser("prefix", help="prefix-cache hit ratio on the live server vs a context-in-system baseline")
-    prefix.add_argument("--turns", type=int, default=30)
+    prefix.add_argument("--turns", type=int, default=None, help="default: 30, or 8 with --documents")
+    prefix.add_argument("--documents", action="store_true",
+                        help="whole documents in the cached prefix against retrieved passages in the user turn")
     prefix.add_argument("--json", action="store_true")
     prefix.set_defaults(handler=bench_prefix)
     retrieval = suites.add_parser("retrieval", help="ingestion throughput and hybrid query latency at 10K chunks")

@@ -39,7 +39,7 @@ def run_app(args) -> int:
 
 
 def ask(args) -> int:
-    services = open_services()
+    services = open_services(llm=True)
     if args.history:
         return _ask_stateless(services, args)
     turn = services.chat.answer(args.conversation, args.question)

@@ -9,10 +9,12 @@ from pathlib import Path
 PROJECT_ROOT = Path(__file__).resolve().parents[3]
 
 
-def open_services():
+def open_services(*, llm: bool = False):
+    """The services; `llm=True` for commands that ask the model or count tokens for it (the
+    others do not wait on the LLM server at start-up)."""
     from docchat.bootstrap import build_services
 
-    return build_services()
+    return build_services(contact_llm=llm)
 
 
 def print_json(value) -> None:

@@ -83,7 +83,8 @@ def import_file(args) -> None:
 
 
 def ingest(args) -> int:
-    services = open_services()
+    # Chunks are cut by the served model's tokens.
+    services = open_services(llm=True)
     failures = 0
     added = []
     for name in args.paths:
@@ -155,7 +156,7 @@ def cleanup(args) -> None:
 
 
 def doctor(args) -> None:
-    services = open_services()
+    services = open_services(llm=True)
     parts = {"store": services.conversations.health(), "llm": services.llm.status(),
              "documents": services.documents.health()}
     if args.json:
@@ -186,9 +187,14 @@ def bench_followups(args) -> None:
 
 
 def bench_prefix(args) -> None:
-    from docchat.bench.prefix import run_prefix_bench
+    if args.documents:
+        from docchat.bench.prefix_documents import TURNS, run_document_prefix_bench
 
-    run_prefix_bench(turns=args.turns, as_json=args.json)
+        run_document_prefix_bench(turns=args.turns or TURNS, as_json=args.json)
+        return
+    from docchat.bench.prefix import TURNS, run_prefix_bench
+
+    run_prefix_bench(turns=args.turns or TURNS, as_json=args.json)
 
 
 def _conversation_json(c) -> dict:
