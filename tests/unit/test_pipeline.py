@@ -9,7 +9,7 @@ import pytest
 from docchat.context.engine import ContextEngine
 from docchat.context.pipeline import PASSAGE_FRAME_TOKENS, AnswerPipeline, PassageLimits
 from docchat.context.planner import Caps
-from docchat.domain import Status
+from docchat.domain import Conversation, Message, Role, Status, utcnow
 from docchat.errors import InvalidInput, LLMUnavailable
 from docchat.services.chat import ChatService
 from docchat.services.conversations import ConversationService
@@ -222,3 +222,19 @@ def test_an_unreachable_server_keeps_the_question_and_stores_why_the_answer_fail
     question, answer = setup.conversations.history(turn.conversation_id)
     assert question.content == "When is the Determination Date?"
     assert (answer.status, answer.error) == (Status.ERROR, "the LLM server is not running at http://fake/v1")
+
+
+def test_a_conversation_imported_with_old_style_citations_can_still_be_continued():
+    setup = Setup(FakeLibrary(*TRUST))
+    store, now = setup.uow.conversations, utcnow()
+    store.add_conversation(Conversation(id="imported", title="Imported trust questions", created_at=now, updated_at=now))
+    for role, text, cited in ((Role.USER, "When is the Determination Date?", []),
+                              # Older exports carried `page` and `quote`, and no chunk id.
+                              (Role.ASSISTANT, "The 15th.", [{"page": 2, "quote": "the 15th"}])):
+        store.append_message(Message(id=f"imported-{role}", conversation_id="imported", seq=0, role=role, content=text,
+                                     created_at=now, token_count=setup.counter.count_message(role, text),
+                                     tokenizer=setup.counter.id, citations=cited))
+
+    follow_up = setup.ask("And the Payment Date?", "imported")
+
+    assert follow_up.answer.status is Status.COMPLETE

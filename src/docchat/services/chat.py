@@ -136,7 +136,8 @@ class ChatService:
         return Request(
             question=question, history=history, summary=summary, conversation_id=conversation_id,
             scope=settings.get("document_scope"), active_documents=frozenset(session.get("active_documents") or []),
-            cited_chunks=frozenset(c["chunk_id"] for c in answers[-1].citations) if answers else frozenset(),
+            # Citations imported from older exports may name no chunk.
+            cited_chunks=frozenset(c.get("chunk_id") for c in answers[-1].citations) - {None} if answers else frozenset(),
             recent=[m for m in memory.get_recent(RECENT_MESSAGES + 1) if m.seq < next_seq][-RECENT_MESSAGES:],
             total_messages=total_messages, total_tokens=total_tokens,
             compactions=settings.get("compactions", 0), may_condense=next_seq >= settings.get("condense_after_seq", 0),
