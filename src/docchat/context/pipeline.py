@@ -9,6 +9,7 @@ stored first, before any answer is asked for; or only built in memory).
 
 from __future__ import annotations
 
+import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass
@@ -22,7 +23,7 @@ from docchat.context.rewrite import RECENT_MESSAGES, standalone_query
 from docchat.domain import Budget, MemoryStats, Message, Role, Summary
 from docchat.ports import Retriever, TokenCounter
 
-# Passages asked of retrieval per token of the passage budget (they are merged and cut to fit).
+# One passage is asked of retrieval per this many tokens of the budget (then merged and cut to fit).
 TOKENS_PER_CANDIDATE = 96
 # In whole-document mode, the parts shown as an answer's sources: the best for the question.
 DOCUMENT_SOURCES = 4
@@ -80,7 +81,6 @@ class Prepared:
     budget: Budget
     stats: MemoryStats
     citations: list[dict]
-    mode: str
 
 
 class AnswerPipeline:
@@ -92,10 +92,7 @@ class AnswerPipeline:
         self._retriever = retriever
         self._limits = limits
         self._blocks: OrderedDict[tuple, Block] = OrderedDict()
-
-    @property
-    def engine(self) -> ContextEngine:
-        return self._engine
+        self._blocks_lock = threading.Lock()  # the page answers several sessions at once
 
     def prepare(self, request: Request, *, max_model_len: int, answer_reserve: int,
                 keep_question: Callable[[str | None, str | None], Message]) -> Prepared:
@@ -140,7 +137,7 @@ class AnswerPipeline:
             counter=self._counter.id, memory_ms=round((time.perf_counter() - started) * 1000, 2),
             rewritten_query=rewritten, rewrite_method=method,
         )
-        return Prepared(question, assembly, budget, stats, list(evidence.citations), evidence.mode)
+        return Prepared(question, assembly, budget, stats, list(evidence.citations))
 
     # evidence
 
@@ -216,15 +213,17 @@ class AnswerPipeline:
         if not chunks:
             return None
         key = tuple(hit.chunk.id for hit in chunks)
-        block = self._blocks.get(key)
+        with self._blocks_lock:
+            block = self._blocks.get(key)
         if block is None:
             parts = parts_of(chunks)
             text = block_text(parts)
             block = Block(text, self._counter.count_message("system", text), tuple(parts))
+        with self._blocks_lock:
             self._blocks[key] = block
+            self._blocks.move_to_end(key)
             if len(self._blocks) > BLOCKS_KEPT:
                 self._blocks.popitem(last=False)
-        self._blocks.move_to_end(key)
         return block if block.tokens <= cap else None
 
     def _budget(self, assembly: Assembly, total_messages: int, evidence: Evidence) -> Budget:
