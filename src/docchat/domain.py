@@ -37,6 +37,39 @@ class Conversation:
 
 
 @dataclass(frozen=True)
+class Citation:
+    """A source an answer was given, numbered as the prompt numbered it; stands on its own
+    (document name, page or section, and the passage's text) when the document is gone."""
+
+    number: int
+    document: str
+    where: str
+    text: str
+    document_id: str = ""
+    chunk_id: str = ""
+    page: int | None = None
+    section: str = ""
+    score: float = 0.0
+
+    def as_dict(self) -> dict:
+        return dict(self.__dict__)
+
+    @classmethod
+    def from_dict(cls, data: dict, *, number: int) -> "Citation":
+        """From stored or exported JSON; older exports carry `page` and `quote` and no number."""
+        page = data.get("page") if isinstance(data.get("page"), int) else None
+        section = str(data.get("section") or "")
+        return cls(
+            number=data["number"] if isinstance(data.get("number"), int) else number,
+            document=str(data.get("document") or "unknown document"),
+            where=str(data.get("where") or (f"page {page}" if page else section)),
+            text=str(data.get("text") or data.get("quote") or ""),
+            document_id=str(data.get("document_id") or ""), chunk_id=str(data.get("chunk_id") or ""),
+            page=page, section=section, score=float(data.get("score") or 0.0),
+        )
+
+
+@dataclass(frozen=True)
 class Message:
     id: str
     conversation_id: str
@@ -47,7 +80,7 @@ class Message:
     status: Status = Status.COMPLETE
     token_count: int | None = None
     tokenizer: str | None = None
-    citations: list = field(default_factory=list)
+    citations: list[Citation] = field(default_factory=list)
     rewritten_query: str | None = None
     model: str | None = None
     usage: dict | None = None
@@ -224,12 +257,12 @@ class Retrieved:
     def where(self) -> str:
         return f"page {self.chunk.page}" if self.chunk.page else self.chunk.label
 
-    def citation(self, number: int, *, text: str | None = None) -> dict:
-        """What an answer stores about a source it was given, numbered as the prompt numbers it."""
+    def citation(self, number: int, *, text: str | None = None) -> Citation:
+        """What an answer keeps about a source it was given, numbered as the prompt numbers it."""
         chunk = self.chunk
-        return {"number": number, "document_id": chunk.document_id, "document": self.document,
-                "chunk_id": chunk.id, "where": self.where, "page": chunk.page, "section": chunk.label,
-                "text": chunk.text if text is None else text, "score": round(self.score, 6)}
+        return Citation(number=number, document=self.document, where=self.where,
+                        text=chunk.text if text is None else text, document_id=chunk.document_id,
+                        chunk_id=chunk.id, page=chunk.page, section=chunk.label, score=round(self.score, 6))
 
 
 @dataclass(frozen=True)

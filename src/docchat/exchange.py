@@ -16,7 +16,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, ValidationError
 
-from docchat.domain import Conversation, Message, Role, Status, Summary
+from docchat.domain import Citation, Conversation, Message, Role, Status, Summary
 from docchat.errors import InvalidExport
 
 SCHEMA = "docchat.conversation"
@@ -46,7 +46,7 @@ def message_record(message: Message) -> dict:
         "status": status.value,
         "token_count": message.token_count,
         "tokenizer": message.tokenizer,
-        "citations": list(message.citations),
+        "citations": [c.as_dict() for c in message.citations],
         "rewritten_query": message.rewritten_query,
         "model": message.model,
         "usage": message.usage,
@@ -115,20 +115,18 @@ def to_markdown(conversation: Conversation, messages: list[Message]) -> str:
         lines += [heading, "", message.content.rstrip(), ""]
         if message.citations:
             lines += ["**Sources**", ""]
-            lines += [_source_line(number, cited) for number, cited in enumerate(message.citations, start=1)]
+            lines += [_source_line(cited) for cited in message.citations]
             lines.append("")
     return "\n".join(lines)
 
 
-def _source_line(number: int, cited: dict) -> str:
-    """One numbered source: document, page or section, and the start of the passage on one line.
-    Older exports may carry `page` and `quote` instead of `where` and `text`."""
-    where = cited.get("where") or (f"page {cited['page']}" if cited.get("page") else cited.get("section"))
-    passage = " ".join(str(cited.get("text") or cited.get("quote") or "").split())
+def _source_line(cited: Citation) -> str:
+    """One numbered source: document, page or section, and the start of the passage on one line."""
+    passage = " ".join(cited.text.split())
     if len(passage) > 200:
         passage = passage[:199] + "…"
-    line = f"{cited.get('number', number)}. {cited.get('document', 'unknown document')}"
-    line += f", {where}" if where else ""
+    line = f"{cited.number}. {cited.document}"
+    line += f", {cited.where}" if cited.where else ""
     return line + (f": “{passage}”" if passage else "")
 
 
@@ -160,7 +158,7 @@ class _MessageIn(_Strict):
     status: Literal["complete", "interrupted", "error"]
     token_count: StrictInt | None = Field(ge=0)
     tokenizer: StrictStr | None
-    citations: list
+    citations: list[dict]
     rewritten_query: StrictStr | None
     model: StrictStr | None
     usage: dict | None
@@ -245,7 +243,8 @@ def _to_domain(document: _DocumentIn, source: str) -> ImportedConversation:
             Message(
                 id=m.id, conversation_id=c.id, seq=m.seq, role=Role(m.role), content=m.content,
                 created_at=_parse_iso(m.created_at), status=Status(m.status), token_count=m.token_count,
-                tokenizer=m.tokenizer, citations=m.citations, rewritten_query=m.rewritten_query,
+                tokenizer=m.tokenizer, rewritten_query=m.rewritten_query,
+                citations=[Citation.from_dict(c, number=n) for n, c in enumerate(m.citations, start=1)],
                 model=m.model, usage=m.usage,
             )
             for m in document.messages

@@ -6,7 +6,7 @@ import uuid
 from datetime import datetime
 
 from docchat.bootstrap import Services
-from docchat.domain import Summary, utcnow
+from docchat.domain import Citation, Summary, utcnow
 
 
 def set_updated_at(services: Services, conversation_id: str, moment: datetime) -> None:
@@ -61,7 +61,7 @@ def quarterly_conversation(services: Services) -> str:
     memory.add(
         "assistant",
         "Recurring revenue rose 8.4% quarter on quarter, to EUR 12.7 million (page 4).",
-        citations=[{"document": "q3-2025-report.pdf", "page": 4}],
+        citations=[Citation.from_dict({"document": "q3-2025-report.pdf", "page": 4}, number=1)],
         rewritten_query="recurring revenue Q3 2025 versus Q2 2025",
         model="Qwen/Qwen3-4B-Instruct-2507",
         usage={"prompt_tokens": 1812, "completion_tokens": 27},

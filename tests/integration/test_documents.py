@@ -64,8 +64,8 @@ def test_a_question_finds_the_page_that_answers_it(library):
     [best, *_] = library.retrieve("When is the Determination Date?", top_k=3)
 
     assert best.chunk.page == 2
-    assert best.citation(1)["where"] == "page 2"
-    assert "15th calendar day" in best.citation(1)["text"]
+    assert best.citation(1).where == "page 2"
+    assert "15th calendar day" in best.citation(1).text
 
 
 def test_a_bad_file_is_refused_and_nothing_is_half_ingested(library, data_dir):

@@ -9,7 +9,7 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from docchat.domain import Conversation, Message, Role, Status, Summary
+from docchat.domain import Citation, Conversation, Message, Role, Status, Summary
 from docchat.errors import InvalidExport
 from docchat.exchange import checksum, parse_document, to_document, to_json, to_markdown
 
@@ -38,7 +38,7 @@ def messages() -> list[Message]:
         message(1, Role.SYSTEM, "You answer questions about the Harbour Street Trust Agreement."),
         message(2, Role.USER, "When is the Determination Date under the trust agreement?"),
         message(3, Role.ASSISTANT, "The 15th of each month — der „Stichtag“, clause 4.2. 📅",
-                citations=[{"document": "trust-agreement.pdf", "page": 12, "quote": "Determination Date"}],
+                citations=[Citation.from_dict({"document": "trust-agreement.pdf", "page": 12, "quote": "Determination Date"}, number=1)],
                 model="Qwen/Qwen3-4B-Instruct-2507", usage={"prompt_tokens": 812, "completion_tokens": 24}),
         message(4, Role.USER, "And what if it falls on a weekend?",
                 rewritten_query="Determination Date falls on a weekend: which Business Day applies?"),
@@ -286,9 +286,26 @@ def test_markdown_lists_the_sources_an_answer_cited_under_it():
 
 def test_a_long_cited_passage_is_cut_to_one_line_in_markdown():
     cited = {"number": 2, "document": "lease.pdf", "where": "Rent review", "text": "The rent\nis reviewed. " * 40}
-    answer = message(3, Role.ASSISTANT, "Every fifth year [2].", citations=[cited])
+    answer = message(3, Role.ASSISTANT, "Every fifth year [2].", citations=[Citation.from_dict(cited, number=1)])
 
     [line] = [line for line in to_markdown(conversation(), [answer]).splitlines() if line.startswith("2. ")]
 
     assert line.startswith("2. lease.pdf, Rent review: “The rent is reviewed. The rent")
     assert line.endswith("…”") and len(line) < 260
+
+
+def test_a_citation_that_is_not_an_object_is_refused_naming_the_field():
+    data = document()
+    data["messages"][2]["citations"] = ["trust-agreement.pdf, page 12"]
+
+    with pytest.raises(InvalidExport, match=r"invalid export: messages\.2\.citations\.0"):
+        parse_document(resealed(data))
+
+
+def test_an_older_citation_without_where_or_text_reads_its_page_and_quote():
+    data = document()
+    data["messages"][2]["citations"] = [{"document": "trust-agreement.pdf", "page": 12, "quote": "the 15th day"}]
+
+    [cited] = parse_document(resealed(data)).messages[2].citations
+
+    assert (cited.number, cited.document, cited.where, cited.text) == (1, "trust-agreement.pdf", "page 12", "the 15th day")

@@ -9,7 +9,7 @@ import pytest
 from docchat.context.engine import ContextEngine
 from docchat.context.pipeline import PASSAGE_FRAME_TOKENS, AnswerPipeline, PassageLimits
 from docchat.context.planner import Caps
-from docchat.domain import Conversation, Message, Role, Status, utcnow
+from docchat.domain import Citation, Conversation, Message, Role, Status, utcnow
 from docchat.errors import InvalidInput, LLMUnavailable
 from docchat.services.chat import ChatService
 from docchat.services.conversations import ConversationService
@@ -68,7 +68,7 @@ def test_a_small_library_goes_in_whole_right_after_the_system_prompt_and_the_que
     assert "[1] Trust Agreement, page 2: The Determination Date is the 15th" in prompt[1]["content"]
     assert "[2] Trust Agreement, page 3: The Payment Date" in prompt[1]["content"]
     assert prompt[-1] == {"role": "user", "content": "When is the Determination Date?"}
-    assert [c["number"] for c in turn.answer.citations][:1] == [1]
+    assert [c.number for c in turn.answer.citations][:1] == [1]
     assert turn.budget.chunks == setup.counter.count_message("system", prompt[1]["content"])
 
 
@@ -97,7 +97,7 @@ def test_documents_too_large_for_the_passage_budget_fall_back_to_passages_in_the
     assert prompt[-1]["content"].startswith("Context:\n[1] Trust Agreement, page 2: The Determination Date is")
     assert prompt[-1]["content"].endswith("Question: When is the Determination Date?")
     # The two chunks of page 2 are one passage, without the words they share repeated.
-    assert turn.answer.citations[0]["text"].count("The Determination Date is the 15th") == 1
+    assert turn.answer.citations[0].text.count("The Determination Date is the 15th") == 1
     question = setup.conversations.history(turn.conversation_id)[0]
     assert question.content == "When is the Determination Date?" and question.sent_content == prompt[-1]["content"]
 
@@ -169,7 +169,7 @@ def test_a_stateless_answer_retrieves_and_cites_like_a_stored_one_and_writes_not
     turn.text()
 
     assert turn.budget.mode == "passages"
-    assert any("moves to the next Business Day" in c["text"] for c in turn.answer.citations)
+    assert any("moves to the next Business Day" in c.text for c in turn.answer.citations)
     assert turn.answer.content == "fine." and turn.conversation_id is None
     assert turn.budget.history_messages == 2
     assert (setup.uow.opened, setup.uow.commits) == (0, 0)
@@ -233,7 +233,7 @@ def test_a_conversation_imported_with_old_style_citations_can_still_be_continued
                               (Role.ASSISTANT, "The 15th.", [{"page": 2, "quote": "the 15th"}])):
         store.append_message(Message(id=f"imported-{role}", conversation_id="imported", seq=0, role=role, content=text,
                                      created_at=now, token_count=setup.counter.count_message(role, text),
-                                     tokenizer=setup.counter.id, citations=cited))
+                                     tokenizer=setup.counter.id, citations=[Citation.from_dict(c, number=1) for c in cited]))
 
     follow_up = setup.ask("And the Payment Date?", "imported")
 

@@ -97,7 +97,7 @@ def _turn_json(turn, services) -> dict:
         "memory": turn.stats.as_dict() if turn.stats else None,
         "session": turn.session,
         # The full text of every chunk the model was given, numbered as the prompt numbers them.
-        "citations": answer.citations if answer else [],
+        "citations": [c.as_dict() for c in answer.citations] if answer else [],
         "counter": services.conversations.counter.id,
     }
 

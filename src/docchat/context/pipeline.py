@@ -20,7 +20,7 @@ from docchat.context.evidence import Block, Part, block_text, fill, parts_of
 from docchat.context.followup import joint_query, retrieve_follow_up
 from docchat.context.prompt import user_turn
 from docchat.context.rewrite import RECENT_MESSAGES, standalone_query
-from docchat.domain import Budget, MemoryStats, Message, Role, Summary
+from docchat.domain import Budget, Citation, MemoryStats, Message, Role, Summary
 from docchat.ports import Retriever, TokenCounter
 
 # One passage is asked of retrieval per this many tokens of the budget (then merged and cut to fit).
@@ -65,7 +65,7 @@ class Evidence:
     block: Block | None = None
     parts: tuple[Part, ...] = ()
     given: tuple[str, ...] = ()  # passages as text, when supplied rather than retrieved
-    citations: tuple[dict, ...] = ()
+    citations: tuple[Citation, ...] = ()
     searched: bool = False  # the library was searched for this question
 
     def sent(self, question: str) -> str | None:
@@ -80,7 +80,7 @@ class Prepared:
     assembly: Assembly
     budget: Budget
     stats: MemoryStats
-    citations: list[dict]
+    citations: list[Citation]
 
 
 class AnswerPipeline:

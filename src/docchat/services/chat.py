@@ -137,7 +137,7 @@ class ChatService:
             question=question, history=history, summary=summary, conversation_id=conversation_id,
             scope=settings.get("document_scope"), active_documents=frozenset(session.get("active_documents") or []),
             # Citations imported from older exports may name no chunk.
-            cited_chunks=frozenset(c.get("chunk_id") for c in answers[-1].citations) - {None} if answers else frozenset(),
+            cited_chunks=frozenset(c.chunk_id for c in answers[-1].citations) - {""} if answers else frozenset(),
             recent=[m for m in memory.get_recent(RECENT_MESSAGES + 1) if m.seq < next_seq][-RECENT_MESSAGES:],
             total_messages=total_messages, total_tokens=total_tokens,
             compactions=settings.get("compactions", 0), may_condense=next_seq >= settings.get("condense_after_seq", 0),
@@ -247,11 +247,11 @@ class _Saved:
         with self._chat._uow(write=True) as uow:
             current = uow.conversations.get_conversation(turn.conversation_id).metadata.get("session")
             session = updated(current, question=turn.question.content, answer=answer.content,
-                              documents=[c["document_id"] for c in cited],
-                              sections=[f"{c['document']}: {c['where']}" for c in cited])
+                              documents=[c.document_id for c in cited],
+                              sections=[f"{c.document}: {c.where}" for c in cited])
             uow.documents.add_citations([
-                {"message_id": answer.id, "conversation_id": turn.conversation_id, "document_id": c["document_id"],
-                 "chunk_id": c["chunk_id"], "number": c["number"], "score": c["score"]} for c in cited])
+                {"message_id": answer.id, "conversation_id": turn.conversation_id, "document_id": c.document_id,
+                 "chunk_id": c.chunk_id, "number": c.number, "score": c.score} for c in cited])
             uow.conversations.update_metadata(turn.conversation_id, {"session": session})
             uow.commit()
         return session

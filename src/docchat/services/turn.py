@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Callable, Iterator, Protocol
 
-from docchat.domain import Budget, MemoryStats, Message, Status
+from docchat.domain import Budget, Citation, MemoryStats, Message, Status
 from docchat.errors import DocchatError, GenerationStopped, LLMError
 from docchat.ports import Generation
 
@@ -46,7 +46,7 @@ class Turn:
     start: Callable[[threading.Event], Generation] | None = None
     failure: DocchatError | None = None
     stats: MemoryStats | None = None
-    citations: list = field(default_factory=list)
+    citations: list[Citation] = field(default_factory=list)
     summary: str | None = None
     stop: threading.Event = field(default_factory=threading.Event)
     answer: Message | None = None

@@ -12,7 +12,7 @@ from datetime import datetime
 
 from sqlalchemy import Connection, delete, func, insert, select, text, update
 
-from docchat.domain import Conversation, Message, Role, SearchHit, Status, Summary, utcnow
+from docchat.domain import Citation, Conversation, Message, Role, SearchHit, Status, Summary, utcnow
 from docchat.store.search import search_conversations
 from docchat.store.tables import conversations, messages, summaries
 
@@ -40,6 +40,10 @@ def _conversation(row, message_count: int = 0) -> Conversation:
     )
 
 
+def citations_from(stored) -> list[Citation]:
+    return [Citation.from_dict(c, number=n) for n, c in enumerate(stored or [], start=1) if isinstance(c, dict)]
+
+
 def _message(row) -> Message:
     return Message(
         id=row.id,
@@ -51,7 +55,7 @@ def _message(row) -> Message:
         status=Status(row.status),
         token_count=row.token_count,
         tokenizer=row.tokenizer,
-        citations=list(row.citations or []),
+        citations=citations_from(row.citations),
         rewritten_query=row.rewritten_query,
         model=row.model,
         usage=row.usage,
@@ -72,7 +76,7 @@ def _message_row(message: Message) -> dict:
         "token_count": message.token_count,
         "tokenizer": message.tokenizer,
         "rewritten_query": message.rewritten_query,
-        "citations": message.citations,
+        "citations": [c.as_dict() for c in message.citations],
         "model": message.model,
         "usage": message.usage,
         "error": message.error,
@@ -206,7 +210,7 @@ class ConversationRepository:
                 model=message.model,
                 usage=message.usage,
                 error=message.error,
-                citations=message.citations,
+                citations=[c.as_dict() for c in message.citations],
                 updated_at=utcnow(),
             )
         )

@@ -62,8 +62,8 @@ def _message(message: Message) -> None:
         if message.citations:
             with st.expander(f"Sources ({len(message.citations)})"):
                 for cited in message.citations:
-                    st.markdown(f"**[{cited['number']}] {cited['document']}**, {cited['where']}")
-                    st.text(cited["text"][:400])
+                    st.markdown(f"**[{cited.number}] {cited.document}**, {cited.where}")
+                    st.text(cited.text[:400])
         if message.status is Status.INTERRUPTED:
             st.caption(f"Interrupted: {message.error or 'stopped before the end'}")
         elif message.status is Status.ERROR:
