@@ -133,3 +133,15 @@ def test_reindex_rebuilds_a_lost_index_from_the_text_in_the_database(data_dir, s
     assert stages[-1] == 1.0 and stages == sorted(stages)
     assert library.retrieve(question, top_k=3)[0].chunk.page == 2
     assert library.health().problem is None
+
+
+def test_the_whole_library_is_handed_out_in_order_only_when_its_tokens_fit(library):
+    document = library.ingest("trust.pdf", trust_pdf())
+    tokens = sum(c.chunk.token_count for c in library.whole(None, max_tokens=10**6))
+
+    chunks = library.whole([document.id], max_tokens=tokens)
+
+    assert [c.chunk.page for c in chunks] == sorted(c.chunk.page for c in chunks)
+    assert chunks[0].document == "trust.pdf" and len(chunks) == document.chunks
+    assert library.whole([document.id], max_tokens=tokens - 1) is None
+    assert library.whole([], max_tokens=tokens) is None

@@ -39,12 +39,11 @@ class ChatService:
         self._conversations = conversations
         self._uow = uow
         self._gateway = gateway
-        self._counter = counter
         self._pipeline = pipeline
-        self._programs = programs
         self._answer_reserve = answer_reserve
         self._pending: set[threading.Thread] = set()
         self._background_lock = threading.Lock()
+        self._saver = _Saved(uow, counter, conversations, programs, self._background)
 
     def answer(self, conversation_id: str | None, question: str, *, passages: list[str] | None = None) -> Turn:
         """Stores the question, then streams the answer. Bad input changes nothing.
@@ -155,14 +154,14 @@ class ChatService:
         draft = replace(self._start_answer(conversation_id, info.model), citations=prepared.citations)
         messages = prepared.assembly.messages
         return Turn(conversation_id=conversation_id, question=prepared.question, draft=draft, budget=prepared.budget,
-                    stats=prepared.stats, citations=prepared.citations, saver=_Saved(self),
+                    stats=prepared.stats, citations=prepared.citations, saver=self._saver,
                     summary=prepared.assembly.new_summary.content if prepared.assembly.new_summary else None,
                     start=lambda stop: self._gateway.stream(messages, max_tokens=reserve, stop=stop))
 
     def _failed(self, question: Message, error: LLMError) -> Turn:
         draft = self._start_answer(question.conversation_id, None)
         return Turn(conversation_id=question.conversation_id, question=question, draft=draft, budget=None,
-                    saver=_Saved(self), failure=error)
+                    saver=self._saver, failure=error)
 
     def _record_compaction(self, conversation_id: str, prepared: Prepared) -> None:
         """A new summary or a truncation is a compaction: the one event that breaks the prefix."""
@@ -201,32 +200,36 @@ class _Saved:
     """How a stored conversation keeps an answer: checkpoints, the settled row, then the
     title (after the first exchange) and the session memory with what the answer cited."""
 
-    def __init__(self, chat: ChatService):
-        self._chat = chat
+    def __init__(self, uow: UnitOfWorkFactory, counter: TokenCounter, conversations: ConversationService,
+                 programs: Programs | None, background):
+        self._uow = uow
+        self._counter = counter
+        self._conversations = conversations
+        self._programs = programs
+        self._background = background
 
     def checkpoint(self, answer: Message) -> None:
         self._write(answer)
 
     def settle(self, answer: Message) -> Message:
-        counter = self._chat._counter
-        return self._write(replace(answer, token_count=counter.count_message("assistant", answer.content),
-                                   tokenizer=counter.id))
+        return self._write(replace(answer, token_count=self._counter.count_message("assistant", answer.content),
+                                   tokenizer=self._counter.id))
 
     def completed(self, turn: Turn) -> dict:
         # The titler is an LLM call (and, the first time, seconds of importing DSPy): the
         # answer is done without it, and the page must not wait for it to show the answer.
-        self._chat._background(lambda: self._title_after_first_exchange(turn))
+        self._background(lambda: self._title_after_first_exchange(turn))
         return self._remember(turn)
 
     def _write(self, message: Message) -> Message:
-        with self._chat._uow(write=True) as uow:
+        with self._uow(write=True) as uow:
             uow.conversations.settle_message(message)
             uow.commit()
         return message
 
     def _title_after_first_exchange(self, turn: Turn) -> None:
         """The first complete exchange names the conversation, unless the user named it."""
-        conversations, programs = self._chat._conversations, self._chat._programs
+        conversations, programs = self._conversations, self._programs
         conversation = conversations.get(turn.conversation_id)
         if conversation.metadata.get("title_source") == "user" or conversations.memory(turn.conversation_id).count() > 2:
             return
@@ -244,7 +247,7 @@ class _Saved:
 
     def _remember(self, turn: Turn) -> dict:
         answer, cited = turn.answer, turn.answer.citations
-        with self._chat._uow(write=True) as uow:
+        with self._uow(write=True) as uow:
             current = uow.conversations.get_conversation(turn.conversation_id).metadata.get("session")
             session = updated(current, question=turn.question.content, answer=answer.content,
                               documents=[c.document_id for c in cited],

@@ -30,8 +30,6 @@ ACTIVE_BOOST = 1.15
 # Each side of a hybrid search offers this many candidates per passage asked for, so fusion
 # has overlap to work with.
 CANDIDATES_PER_HIT = 4
-# Fewer tokens than any chunk but a section's tiny last one holds; a cheap first test of size.
-MIN_CHUNK_TOKENS = 8
 
 Progress = Callable[[str, float], None]
 
@@ -247,13 +245,12 @@ class DocumentService:
             if document_ids is not None:
                 wanted = set(document_ids)
                 ready = [d for d in ready if d.id in wanted]
+            # Summed in the database: a library too large to go in whole is never read here.
+            if not ready or uow.documents.token_total([d.id for d in ready]) > max_tokens:
+                return None
             ready.sort(key=lambda d: (d.added_at, d.id))
-            if not ready or sum(d.chunks for d in ready) * MIN_CHUNK_TOKENS > max_tokens:
-                return None  # too many chunks to fit, whatever their size: nothing to read
-            found: list[Retrieved] = []
-            for document in ready:
-                found += [Retrieved(record, document.name, 0.0) for record in uow.documents.chunks_of(document.id)]
-        return found if sum(hit.chunk.token_count for hit in found) <= max_tokens else None
+            return [Retrieved(record, document.name, 0.0)
+                    for document in ready for record in uow.documents.chunks_of(document.id)]
 
     def index(self):
         """The one index client of this process (Qdrant's local mode allows one per path)."""

@@ -90,6 +90,13 @@ class DocumentRepository:
         rows = self._db.execute(select(chunks).where(chunks.c.document_id == document_id).order_by(chunks.c.position))
         return [_chunk(row) for row in rows]
 
+    def token_total(self, document_ids: Sequence[str]) -> int:
+        """The tokens of every chunk of the given documents."""
+        if not document_ids:
+            return 0
+        return self._db.execute(select(func.coalesce(func.sum(chunks.c.token_count), 0))
+                                .where(chunks.c.document_id.in_(list(document_ids)))).scalar_one()
+
     def chunk_ids(self, document_ids: Sequence[str]) -> list[str]:
         """Every chunk of the given documents."""
         if not document_ids:

@@ -2,22 +2,11 @@
 
 from __future__ import annotations
 
-from typing import Protocol
-
 from sqlalchemy import Engine
 
 from docchat.store.engine import WRITE_OPTION
 from docchat.store.documents import DocumentRepository
 from docchat.store.repository import ConversationRepository
-
-
-class UnitOfWork(Protocol):
-    conversations: ConversationRepository
-    documents: DocumentRepository
-
-    def __enter__(self) -> "UnitOfWork": ...
-    def __exit__(self, *exc) -> None: ...
-    def commit(self) -> None: ...
 
 
 class SqlUnitOfWork:
