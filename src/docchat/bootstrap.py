@@ -20,6 +20,7 @@ from docchat.llm.discovery import fetch_info
 from docchat.llm.gateway import Sampling, Timeouts, VllmGateway
 from docchat.llm.profiles import CPU_MAX_OUTPUT, CPU_MODEL_NAME, CPU_SAMPLING, GPU_MAX_OUTPUT, GPU_SAMPLING
 from docchat.memory.tokens import TokenCounter, counter_for
+from docchat.ports import Embedder
 from docchat.services.chat import ChatService
 from docchat.services.conversations import ConversationService
 from docchat.documents.embeddings import MiniLMEmbedder
@@ -59,7 +60,8 @@ class Services:
 
 
 def build_services(settings: Settings | None = None, *, counter: TokenCounter | None = None,
-                   gateway=None, programs: Programs | None = None, contact_llm: bool = True) -> Services:
+                   gateway=None, programs: Programs | None = None, embedder: Embedder | None = None,
+                   contact_llm: bool = True) -> Services:
     """Opens the database, applies pending migrations, and wires the services over it.
 
     `contact_llm=False` (commands that never ask the model) skips asking the server which
@@ -69,7 +71,7 @@ def build_services(settings: Settings | None = None, *, counter: TokenCounter | 
     upgrade(engine)
     uow = SqlUnitOfWorkFactory(engine)
     _recover_interrupted_answers(uow)
-    gateway = gateway or _gateway(settings)
+    gateway = gateway or gateway_for(settings)
     info = _server_info(gateway) if contact_llm else None
     counter = counter or _counter(settings, gateway, info)
     conversations = ConversationService(uow, counter, log=SqlMessageLog(uow),
@@ -80,7 +82,7 @@ def build_services(settings: Settings | None = None, *, counter: TokenCounter | 
     caps = Caps(system=settings.cap_system, summary=settings.cap_summary, chunks=settings.cap_chunks,
                 question=settings.cap_question)
     context = ContextEngine(counter, programs, system_prompt=settings.system_prompt, caps=caps)
-    embedder = _embedder(settings)
+    embedder = embedder or _embedder(settings)
     documents = DocumentService(uow, settings.resolved_data_dir, lambda: _chunk_index(settings, embedder),
                                 embedder, counter, max_bytes=settings.max_upload_mb * 1024 * 1024)
     pipeline = AnswerPipeline(context, counter, programs=programs, retriever=documents,
@@ -104,7 +106,8 @@ def embedded_model_dir(settings: Settings) -> Path:
     return settings.models_dir / EMBEDDED_MODEL_DIR
 
 
-def _gateway(settings: Settings) -> VllmGateway:
+def gateway_for(settings: Settings) -> VllmGateway:
+    """The client of the LLM server the settings name (benchmarks also talk to it directly)."""
     # The profile picks the sampling (the model card's for Qwen3, greedy for the tiny model);
     # a server given by URL may serve any model, so none is expected by name.
     cpu = settings.llm_profile == "cpu"

@@ -24,6 +24,94 @@ class Status(StrEnum):
     ERROR = "error"
 
 
+class TitleSource(StrEnum):
+    """Who chose a conversation's title: the user's is never replaced by an automatic one."""
+
+    DEFAULT = "default"
+    FIRST_WORDS = "first words"
+    MODEL = "model"
+    USER = "user"
+
+
+@dataclass(frozen=True)
+class SessionMemory:
+    """What a conversation has settled so far: terms the user asked about (-> a snippet of
+    the answer), the documents and sections its answers cited, and its complete exchanges."""
+
+    resolved_terms: dict[str, str] = field(default_factory=dict)
+    active_documents: tuple[str, ...] = ()
+    sections_seen: tuple[str, ...] = ()
+    turns: int = 0
+
+    def as_dict(self) -> dict:
+        return {"resolved_terms": dict(self.resolved_terms), "active_documents": list(self.active_documents),
+                "sections_seen": list(self.sections_seen), "turns": self.turns}
+
+    @classmethod
+    def from_dict(cls, data) -> "SessionMemory":
+        data = data if isinstance(data, dict) else {}
+        terms = data.get("resolved_terms")
+        return cls(
+            resolved_terms={str(k): str(v) for k, v in terms.items()} if isinstance(terms, dict) else {},
+            active_documents=_strings(data.get("active_documents")),
+            sections_seen=_strings(data.get("sections_seen")),
+            turns=_count(data.get("turns")),
+        )
+
+
+@dataclass(frozen=True)
+class ConversationSettings:
+    """What a conversation keeps besides its messages: who titled it, which documents it
+    searches (None: all), its session memory, and its compaction state (a failed condense
+    is retried from `condense_after_seq` on)."""
+
+    title_source: TitleSource = TitleSource.DEFAULT
+    document_scope: tuple[str, ...] | None = None
+    session: SessionMemory = field(default_factory=SessionMemory)
+    compactions: int = 0
+    truncations: int = 0
+    condense_after_seq: int = 0
+    last_condense_error: str | None = None
+
+    def as_dict(self) -> dict:
+        return {
+            "title_source": self.title_source.value,
+            "document_scope": list(self.document_scope) if self.document_scope is not None else None,
+            "session": self.session.as_dict(), "compactions": self.compactions, "truncations": self.truncations,
+            "condense_after_seq": self.condense_after_seq, "last_condense_error": self.last_condense_error,
+        }
+
+    @classmethod
+    def from_dict(cls, data) -> "ConversationSettings":
+        """From the store's JSON column or an export; keys missing or malformed take their default."""
+        data = data if isinstance(data, dict) else {}
+        scope = data.get("document_scope")
+        error = data.get("last_condense_error")
+        return cls(
+            title_source=_title_source(data.get("title_source")),
+            document_scope=_strings(scope) if isinstance(scope, list) else None,
+            session=SessionMemory.from_dict(data.get("session")),
+            compactions=_count(data.get("compactions")), truncations=_count(data.get("truncations")),
+            condense_after_seq=_count(data.get("condense_after_seq")),
+            last_condense_error=str(error) if error else None,
+        )
+
+
+def _title_source(value) -> TitleSource:
+    try:
+        return TitleSource(value)
+    except ValueError:
+        return TitleSource.DEFAULT
+
+
+def _strings(value) -> tuple[str, ...]:
+    return tuple(str(item) for item in value) if isinstance(value, (list, tuple)) else ()
+
+
+def _count(value) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+
+
 @dataclass(frozen=True)
 class Conversation:
     id: str
@@ -32,7 +120,7 @@ class Conversation:
     updated_at: datetime
     pinned: bool = False
     deleted_at: datetime | None = None
-    metadata: dict = field(default_factory=dict)
+    settings: ConversationSettings = field(default_factory=ConversationSettings)
     message_count: int = 0
 
 
@@ -220,6 +308,11 @@ class LLMStatus:
     error: str | None = None
 
 
+class DocumentStatus(StrEnum):
+    INGESTING = "ingesting"  # its chunks are being embedded; not searched yet
+    READY = "ready"
+
+
 @dataclass(frozen=True)
 class Document:
     id: str
@@ -230,7 +323,7 @@ class Document:
     content_hash: str
     pages: int | None
     chunks: int
-    status: str
+    status: DocumentStatus
     added_at: datetime
 
 

@@ -16,7 +16,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, ValidationError
 
-from docchat.domain import Citation, Conversation, Message, Role, Status, Summary
+from docchat.domain import Citation, Conversation, ConversationSettings, Message, Role, Status, Summary
 from docchat.errors import InvalidExport
 
 SCHEMA = "docchat.conversation"
@@ -86,7 +86,7 @@ def to_document(conversation: Conversation, messages: list[Message], summaries: 
             "created_at": iso(conversation.created_at),
             "updated_at": iso(conversation.updated_at),
             "pinned": conversation.pinned,
-            "metadata": conversation.metadata,
+            "metadata": conversation.settings.as_dict(),
         },
         "messages": records,
         "summaries": [summary_record(s) for s in summaries],
@@ -237,7 +237,7 @@ def _to_domain(document: _DocumentIn, source: str) -> ImportedConversation:
         c = document.conversation
         conversation = Conversation(
             id=c.id, title=c.title, created_at=_parse_iso(c.created_at), updated_at=_parse_iso(c.updated_at),
-            pinned=c.pinned, metadata=c.metadata,
+            pinned=c.pinned, settings=ConversationSettings.from_dict(c.metadata),
         )
         messages = [
             Message(

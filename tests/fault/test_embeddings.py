@@ -40,7 +40,7 @@ def test_a_chat_server_without_embeddings_is_named_with_its_refusal(data_dir, fa
 def test_when_the_embeddings_server_goes_away_passages_are_still_found_by_keywords(data_dir):
     bundled = build_services(Settings(data_dir=data_dir))
     bundled.documents.ingest("trust.pdf", trust_pdf())
-    bundled.documents.index()._client.close()  # local mode: one client per folder
+    bundled.documents.index().close()  # local mode: one client per folder
 
     services = build_services(Settings(data_dir=data_dir, embeddings_url=NO_SERVER))
     [best, *_] = services.documents.retrieve("When is the Determination Date?", top_k=3)

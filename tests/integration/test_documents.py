@@ -118,7 +118,7 @@ def test_reindex_rebuilds_a_lost_index_from_the_text_in_the_database(data_dir, s
 
     first = library_of(build_services(Settings(data_dir=data_dir)), shared_embedder)
     document = first.ingest("trust.pdf", trust_pdf())
-    first.index()._client.close()  # local mode: one client per folder
+    first.index().close()  # local mode: one client per folder
     shutil.rmtree(data_dir / "qdrant")
     library = library_of(build_services(Settings(data_dir=data_dir)), shared_embedder)
     # The question shares no word with the page that answers it: only the vectors can find it.

@@ -214,3 +214,28 @@ def test_chunks_stored_before_the_keyword_index_existed_are_found_by_it_after_th
         found = DocumentRepository(connection).keyword_search(["review", "date"], limit=5)
     old.dispose()
     assert found == [("c0c00000-0000-4000-8000-000000000001", "d0c00000-0000-4000-8000-000000000001")]
+
+
+def test_settings_written_by_an_earlier_version_read_back_and_a_change_keeps_the_rest(tmp_path):
+    from docchat.bootstrap import build_services
+    from docchat.config import Settings
+    from docchat.domain import TitleSource
+
+    url, old = database_at(tmp_path, "0001", (
+        "INSERT INTO conversations (id, title, created_at, updated_at, pinned, archived, metadata) "
+        "VALUES ('5f0c1d2e-0000-4000-8000-000000000002', 'Trust questions', "
+        "'2025-11-01 09:00:00.000000', '2025-11-01 09:00:00.000000', 0, 0, "
+        "'{\"title_source\": \"user\", \"document_scope\": [\"d1\"], \"compactions\": 2, "
+        "\"session\": {\"resolved_terms\": {\"Servicer\": \"The bank.\"}, \"turns\": 4}, \"turns\": \"junk\"}')"))
+    old.dispose()
+    services = build_services(Settings(data_dir=tmp_path, database_url=url))
+    conversation_id = "5f0c1d2e-0000-4000-8000-000000000002"
+
+    services.conversations.set_document_scope(conversation_id, ["d1", "d2"])
+    services.conversations.rename(conversation_id, "An automatic title", source=TitleSource.MODEL)
+
+    settings = build_services(Settings(data_dir=tmp_path, database_url=url)).conversations.get(conversation_id).settings
+    assert settings.document_scope == ("d1", "d2")
+    assert settings.title_source is TitleSource.USER
+    assert (settings.compactions, settings.session.turns) == (2, 4)
+    assert settings.session.resolved_terms == {"Servicer": "The bank."}

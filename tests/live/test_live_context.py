@@ -1,6 +1,6 @@
 """The context engine on the real server: condensation, titles, follow-up rewriting."""
 
-from docchat.domain import Status
+from docchat.domain import Status, TitleSource
 
 QUESTION = ("What does clause {i} of the Harbour Street Trust Agreement say about the Determination Date? "
             + "Explain the reserve account rules, the servicer's duties and the notice requirements. " * 6)
@@ -54,7 +54,8 @@ def test_the_first_exchange_names_the_conversation(live_services):
 
     title = live_services.conversations.get(turn.conversation_id).title
     assert 1 <= len(title.split()) <= 8
-    assert live_services.conversations.get(turn.conversation_id).metadata["title_source"] in {"model", "first words"}
+    assert live_services.conversations.get(turn.conversation_id).settings.title_source in {
+        TitleSource.MODEL, TitleSource.FIRST_WORDS}
 
 
 def test_a_title_the_user_set_is_never_overwritten(live_services):
@@ -100,9 +101,9 @@ def test_the_session_remembers_a_resolved_term_across_a_restart(live_services, l
     turn.text()
 
     restarted = build_services(live_settings)
-    session = restarted.conversations.get(turn.conversation_id).metadata["session"]
-    assert "Determination Date" in session["resolved_terms"]
-    assert session["turns"] == 1
+    session = restarted.conversations.get(turn.conversation_id).settings.session
+    assert "Determination Date" in session.resolved_terms
+    assert session.turns == 1
 
 
 def test_a_stateless_answer_uses_the_callers_history_and_stores_nothing(live_services):

@@ -2,7 +2,7 @@ from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from docchat.domain import Role, Status
+from docchat.domain import Role, SessionMemory, Status
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -154,8 +154,8 @@ def test_a_rewritten_query_and_the_session_memory_are_shown(chat_page, services)
     follow_up = services.conversations.append_message(conversation.id, "user", "And if it falls on a weekend?")
     with services.conversations._uow(write=True) as uow:
         uow.conversations.set_rewritten_query(follow_up.id, "Determination Date falls on a weekend")
-        uow.conversations.update_metadata(conversation.id, {"session": {
-            "resolved_terms": {"Determination Date": "The 15th of each month."}, "turns": 1}})
+        uow.conversations.update_settings(conversation.id, session=SessionMemory(
+            resolved_terms={"Determination Date": "The 15th of each month."}, turns=1))
         uow.commit()
 
     page = chat_page(conversation.id)
@@ -168,7 +168,7 @@ def test_the_documents_page_lists_the_library_and_who_cited_it(services):
     from tests.integration.test_documents import trust_pdf
 
     services.documents.ingest("Harbour Street Trust.pdf", trust_pdf())
-    services.documents.index()._client.close()  # the page opens its own client on the same folder
+    services.documents.index().close()  # the page opens its own client on the same folder
 
     page = AppTest.from_file(str(ROOT / "pages" / "1_Documents.py"), default_timeout=60).run()
 

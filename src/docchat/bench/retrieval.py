@@ -57,6 +57,14 @@ class _TimedEmbedder:
         self._known: dict[str, list[float]] = {}
 
     @property
+    def name(self) -> str:
+        return self._embedder.name
+
+    @property
+    def model_id(self) -> str:
+        return self._embedder.model_id
+
+    @property
     def dimension(self) -> int:
         return self._embedder.dimension
 
@@ -88,14 +96,9 @@ def _timed(calls) -> tuple[float, float]:
 def run_retrieval_bench(*, as_json: bool = False) -> dict:
     from qdrant_client import QdrantClient
 
+    from docchat.bootstrap import build_services
     from docchat.config import Settings
     from docchat.documents.embeddings import MiniLMEmbedder
-    from docchat.documents.index import ChunkIndex
-    from docchat.memory.tokens import counter_for
-    from docchat.services.documents import DocumentService
-    from docchat.store.engine import make_engine
-    from docchat.store.migrate import upgrade
-    from docchat.store.unit_of_work import SqlUnitOfWorkFactory
 
     embedder = _TimedEmbedder(MiniLMEmbedder())
     embedder.embed(["warm up"])
@@ -104,12 +107,9 @@ def run_retrieval_bench(*, as_json: bool = False) -> dict:
     questions = [f"What does it say about the {' and the '.join(rng.sample(rng.choice(list(_TOPICS.values())).split(), 2))}?"
                  for _ in range(QUERIES)]
     with tempfile.TemporaryDirectory(prefix="docchat-bench-retrieval-") as tmp:
-        engine = make_engine(f"sqlite:///{Path(tmp) / 'docchat.db'}")
-        upgrade(engine)
-        client = QdrantClient(path=str(Path(tmp) / "qdrant"))
-        index = ChunkIndex(client)
-        library = DocumentService(SqlUnitOfWorkFactory(engine), Path(tmp), lambda: index, embedder,
-                                  counter_for(Settings().tokenizer_model))
+        # The search is timed, not the model: no LLM server is needed or asked.
+        library = build_services(Settings(data_dir=Path(tmp) / "docchat"), embedder=embedder,
+                                 contact_llm=False).documents
         began = time.perf_counter()
         documents = [library.ingest(name, data) for name, data in _library()]
         ingest_s = time.perf_counter() - began
@@ -121,13 +121,14 @@ def run_retrieval_bench(*, as_json: bool = False) -> dict:
         docchat = {mode: _timed(lambda q=q, s=scope: library.retrieve(q, top_k=TOP_K, document_ids=s)
                                 for q in questions)
                    for mode, scope in scopes.items()}
-        baseline_index = _QdrantHybrid(client, engine)
-        baseline_index.build()
+        client = QdrantClient(path=str(Path(tmp) / "baseline"))
+        baseline_index = _QdrantHybrid(client)
+        baseline_index.build(library)
         baseline = {mode: _timed(lambda q=q, s=scope: baseline_index.search(q, embedder.embed([q])[0], scope=s)
                                  for q in questions)
                     for mode, scope in scopes.items()}
         client.close()
-        engine.dispose()
+        library.index().close()
 
     result = {
         "chunks": chunks, "ingest_chunks_per_s": round(chunks / ingest_s, 1),
@@ -153,43 +154,39 @@ def run_retrieval_bench(*, as_json: bool = False) -> dict:
 
 
 class _QdrantHybrid:
-    """The baseline: dense and sparse vectors side by side in one Qdrant collection."""
+    """The baseline: dense and sparse vectors side by side in one Qdrant collection (a folder
+    of its own), the dense ones copied from docchat's index."""
 
     COLLECTION = "baseline_hybrid"
 
-    def __init__(self, client, engine) -> None:
+    def __init__(self, client) -> None:
         self._client = client
-        self._engine = engine
 
-    def build(self) -> None:
+    def build(self, library) -> None:
+        from itertools import islice
+
         from qdrant_client import models
-        from sqlalchemy import select
 
         from docchat.bench.sparse import document_vector
-        from docchat.documents.index import DENSE, UPSERT_BATCH
-        from docchat.store.tables import chunks
+        from docchat.documents.index import DENSE, UPSERT_BATCH, point_id
 
-        with self._engine.connect() as connection:
-            texts = dict(connection.execute(select(chunks.c.id, chunks.c.text)).all())
+        texts = {hit.chunk.id: hit.chunk.text for hit in library.whole(None, max_tokens=10**12)}
         self._client.create_collection(
             self.COLLECTION,
             vectors_config={DENSE: models.VectorParams(size=384, distance=models.Distance.COSINE)},
             sparse_vectors_config={"bm25": models.SparseVectorParams(modifier=models.Modifier.IDF)},
         )
-        offset = None
-        while True:
-            records, offset = self._client.scroll("docchat_chunks", limit=UPSERT_BATCH, offset=offset,
-                                                  with_payload=True, with_vectors=True)
+        vectors = library.index().vectors()
+        while batch := list(islice(vectors, UPSERT_BATCH)):
             points = []
-            for record in records:
-                terms = document_vector(texts[record.payload["chunk_id"]])
-                points.append(models.PointStruct(id=record.id, payload=record.payload, vector={
-                    DENSE: record.vector[DENSE],
-                    "bm25": models.SparseVector(indices=list(terms.indices), values=list(terms.values)),
-                }))
+            for chunk_id, document_id, vector in batch:
+                terms = document_vector(texts[chunk_id])
+                points.append(models.PointStruct(
+                    id=point_id(chunk_id), payload={"chunk_id": chunk_id, "document_id": document_id}, vector={
+                        DENSE: vector,
+                        "bm25": models.SparseVector(indices=list(terms.indices), values=list(terms.values)),
+                    }))
             self._client.upsert(self.COLLECTION, points, wait=True)
-            if offset is None:
-                return
 
     def search(self, question: str, vector: list[float], *, scope: list[str] | None) -> list:
         from qdrant_client import models

@@ -95,7 +95,7 @@ def _turn_json(turn, services) -> dict:
         "mode": turn.budget.mode if turn.budget else None,
         "rewritten_query": turn.stats.rewritten_query if turn.stats else None,
         "memory": turn.stats.as_dict() if turn.stats else None,
-        "session": turn.session,
+        "session": turn.session.as_dict() if turn.session else None,
         # The full text of every chunk the model was given, numbered as the prompt numbers them.
         "citations": [c.as_dict() for c in answer.citations] if answer else [],
         "counter": services.conversations.counter.id,

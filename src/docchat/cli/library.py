@@ -106,7 +106,7 @@ def ingest(args) -> int:
 
 
 def _scope(services, conversation_id: str) -> list[str]:
-    return services.conversations.get(conversation_id).metadata.get("document_scope") or []
+    return list(services.conversations.get(conversation_id).settings.document_scope or ())
 
 
 def _progress_bar(name: str):

@@ -1,13 +1,15 @@
 """Session memory: what a conversation has settled so far, kept in the store with it.
 
 Resolved terms (a term the user asked about -> a short snippet of the answer), the active
-documents and sections seen (filled by retrieval once documents land; their chunks get a
-x1.15 boost, never a filter), and a turn count.
+documents and sections its answers cited (retrieval boosts their chunks x1.15, never
+filters by them), and a turn count.
 """
 
 from __future__ import annotations
 
 import re
+
+from docchat.domain import SessionMemory
 
 MAX_TERMS = 50
 SNIPPET = 160
@@ -29,11 +31,10 @@ def term_asked_about(question: str) -> str | None:
     return term
 
 
-def updated(session: dict | None, *, question: str, answer: str, documents: list[str] = (),
-            sections: list[str] = ()) -> dict:
+def updated(session: SessionMemory, *, question: str, answer: str, documents: list[str] = (),
+            sections: list[str] = ()) -> SessionMemory:
     """The session after one complete exchange; `documents`/`sections` are what it cited."""
-    session = dict(session or {})
-    terms = dict(session.get("resolved_terms") or {})
+    terms = dict(session.resolved_terms)
     term = term_asked_about(question)
     if term and answer.strip():
         text = " ".join(answer.split())
@@ -41,15 +42,13 @@ def updated(session: dict | None, *, question: str, answer: str, documents: list
         terms[term] = text if len(text) <= SNIPPET else text[: SNIPPET - 1].rstrip() + "…"
         while len(terms) > MAX_TERMS:
             terms.pop(next(iter(terms)))
-    return {
-        "resolved_terms": terms,
-        "active_documents": _merged(session.get("active_documents"), documents),
-        "sections_seen": _merged(session.get("sections_seen"), sections)[-MAX_TERMS:],
-        "turns": int(session.get("turns") or 0) + 1,
-    }
+    return SessionMemory(
+        resolved_terms=terms,
+        active_documents=_merged(session.active_documents, documents),
+        sections_seen=_merged(session.sections_seen, sections)[-MAX_TERMS:],
+        turns=session.turns + 1,
+    )
 
 
-def _merged(old, new) -> list:
-    merged = list(old or [])
-    merged += [item for item in dict.fromkeys(new) if item not in merged]
-    return merged
+def _merged(old: tuple[str, ...], new) -> tuple[str, ...]:
+    return old + tuple(item for item in dict.fromkeys(new) if item not in old)

@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 import uuid
 import warnings
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 import numpy as np
 from qdrant_client import QdrantClient, models
@@ -125,6 +125,22 @@ class ChunkIndex:
             points_selector=models.FilterSelector(filter=_scope_filter([document_id])),
             wait=True,
         )
+
+    def vectors(self) -> Iterator[tuple[str, str, list[float]]]:
+        """(chunk id, document id, vector) of every chunk, a batch at a time: to copy the
+        vectors into another index without embedding the chunks again."""
+        offset = None
+        while True:
+            records, offset = self._client.scroll(self._collection, limit=UPSERT_BATCH, offset=offset,
+                                                  with_payload=True, with_vectors=True)
+            for record in records:
+                yield record.payload["chunk_id"], record.payload["document_id"], record.vector[DENSE]
+            if offset is None:
+                return
+
+    def close(self) -> None:
+        """Lets go of the index; in local mode, of the folder's lock."""
+        self._client.close()
 
     def count(self) -> int:
         return self._client.count(self._collection, exact=True).count

@@ -19,7 +19,7 @@ from docchat.context.pipeline import AnswerPipeline, Prepared, Request
 from docchat.context.programs import Programs
 from docchat.context.rewrite import RECENT_MESSAGES
 from docchat.context.session import updated
-from docchat.domain import Message, Role, Status, utcnow
+from docchat.domain import Message, Role, SessionMemory, Status, TitleSource, utcnow
 from docchat.errors import InvalidInput, LLMError, NotFound
 from docchat.ports import Gateway, TokenCounter, UnitOfWorkFactory
 from docchat.services.conversations import ConversationService, clean_title, title_from
@@ -121,7 +121,7 @@ class ChatService:
         with self._uow() as uow:
             summary = uow.conversations.latest_summary(conversation_id)
             next_seq = uow.conversations.last_seq(conversation_id) + 1
-        settings = self._conversations.get(conversation_id).metadata
+        settings = self._conversations.get(conversation_id).settings
         history, _ = memory.after(summary.last_seq if summary else 0)
         total_messages, total_tokens = memory.count(), memory.token_total()
         if before_seq is not None:
@@ -131,15 +131,15 @@ class ChatService:
             total_tokens -= sum(m.token_count or 0 for m in asked)
             next_seq = before_seq
         answers = [m for m in history if m.role is Role.ASSISTANT]
-        session = settings.get("session") or {}
         return Request(
             question=question, history=history, summary=summary, conversation_id=conversation_id,
-            scope=settings.get("document_scope"), active_documents=frozenset(session.get("active_documents") or []),
+            scope=list(settings.document_scope) if settings.document_scope is not None else None,
+            active_documents=frozenset(settings.session.active_documents),
             # Citations imported from older exports may name no chunk.
             cited_chunks=frozenset(c.chunk_id for c in answers[-1].citations) - {""} if answers else frozenset(),
             recent=[m for m in memory.get_recent(RECENT_MESSAGES + 1) if m.seq < next_seq][-RECENT_MESSAGES:],
             total_messages=total_messages, total_tokens=total_tokens,
-            compactions=settings.get("compactions", 0), may_condense=next_seq >= settings.get("condense_after_seq", 0),
+            compactions=settings.compactions, may_condense=next_seq >= settings.condense_after_seq,
             passages=passages,
         )
 
@@ -170,17 +170,17 @@ class ChatService:
             return  # an ordinary turn writes nothing here
         with self._uow(write=True) as uow:
             changes = {}
-            current = uow.conversations.get_conversation(conversation_id).metadata
+            current = uow.conversations.get_conversation(conversation_id).settings
             if assembly.new_summary is not None:
                 uow.conversations.add_summary(assembly.new_summary)
             if assembly.new_summary is not None or assembly.truncated:
-                changes["compactions"] = current.get("compactions", 0) + 1
+                changes["compactions"] = current.compactions + 1
             if assembly.truncated:
-                changes["truncations"] = current.get("truncations", 0) + 1
+                changes["truncations"] = current.truncations + 1
             if assembly.condense_error:
                 changes["condense_after_seq"] = prepared.question.seq + CONDENSE_RETRY_AFTER
                 changes["last_condense_error"] = assembly.condense_error
-            uow.conversations.update_metadata(conversation_id, changes)
+            uow.conversations.update_settings(conversation_id, **changes)
             uow.commit()
 
     def _start_answer(self, conversation_id: str, model: str | None) -> Message:
@@ -231,7 +231,7 @@ class _Saved:
         """The first complete exchange names the conversation, unless the user named it."""
         conversations, programs = self._conversations, self._programs
         conversation = conversations.get(turn.conversation_id)
-        if conversation.metadata.get("title_source") == "user" or conversations.memory(turn.conversation_id).count() > 2:
+        if conversation.settings.title_source is TitleSource.USER or conversations.memory(turn.conversation_id).count() > 2:
             return
         title = None
         if programs is not None:
@@ -243,18 +243,18 @@ class _Saved:
         if title is None:
             title = title_from(turn.question.content)
         if title != conversation.title:
-            conversations.rename(turn.conversation_id, title, source="model")
+            conversations.rename(turn.conversation_id, title, source=TitleSource.MODEL)
 
-    def _remember(self, turn: Turn) -> dict:
+    def _remember(self, turn: Turn) -> SessionMemory:
         answer, cited = turn.answer, turn.answer.citations
         with self._uow(write=True) as uow:
-            current = uow.conversations.get_conversation(turn.conversation_id).metadata.get("session")
+            current = uow.conversations.get_conversation(turn.conversation_id).settings.session
             session = updated(current, question=turn.question.content, answer=answer.content,
                               documents=[c.document_id for c in cited],
                               sections=[f"{c.document}: {c.where}" for c in cited])
             uow.documents.add_citations([
                 {"message_id": answer.id, "conversation_id": turn.conversation_id, "document_id": c.document_id,
                  "chunk_id": c.chunk_id, "number": c.number, "score": c.score} for c in cited])
-            uow.conversations.update_metadata(turn.conversation_id, {"session": session})
+            uow.conversations.update_settings(turn.conversation_id, session=session)
             uow.commit()
         return session

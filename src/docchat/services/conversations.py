@@ -8,7 +8,16 @@ from collections import OrderedDict
 from datetime import timedelta
 from typing import Callable
 
-from docchat.domain import CleanupReport, Conversation, Message, SearchHit, StoreHealth, utcnow
+from docchat.domain import (
+    CleanupReport,
+    Conversation,
+    ConversationSettings,
+    Message,
+    SearchHit,
+    StoreHealth,
+    TitleSource,
+    utcnow,
+)
 from docchat.errors import InvalidInput, NotFound
 from docchat.memory.conversation_memory import ConversationMemory
 from docchat.ports import MessageLog, TokenCounter, UnitOfWorkFactory
@@ -52,13 +61,13 @@ class ConversationService:
 
     # conversations
 
-    def create(self, title: str = DEFAULT_TITLE, *, source: str | None = None) -> Conversation:
+    def create(self, title: str = DEFAULT_TITLE, *, source: TitleSource | None = None) -> Conversation:
         """`source` says who chose the title; a title given here is the user's unless told otherwise."""
         now = utcnow()
         title = clean_title(title)
-        source = source or ("default" if title == DEFAULT_TITLE else "user")
+        source = source or (TitleSource.DEFAULT if title == DEFAULT_TITLE else TitleSource.USER)
         conversation = Conversation(id=str(uuid.uuid4()), title=title, created_at=now, updated_at=now,
-                                    metadata={"title_source": source})
+                                    settings=ConversationSettings(title_source=source))
         with self._uow(write=True) as uow:
             uow.conversations.add_conversation(conversation)
             uow.commit()
@@ -73,15 +82,15 @@ class ConversationService:
         with self._uow() as uow:
             return self._require(uow, conversation_id)
 
-    def rename(self, conversation_id: str, title: str, *, source: str = "user") -> Conversation:
+    def rename(self, conversation_id: str, title: str, *, source: TitleSource = TitleSource.USER) -> Conversation:
         """A title the user sets is never overwritten by an automatic one."""
         title = clean_title(title)
         with self._uow(write=True) as uow:
             current = self._require(uow, conversation_id)
-            if source != "user" and current.metadata.get("title_source") == "user":
+            if source is not TitleSource.USER and current.settings.title_source is TitleSource.USER:
                 return current
             uow.conversations.update_conversation(conversation_id, title=title, updated_at=utcnow())
-            uow.conversations.update_metadata(conversation_id, {"title_source": source})
+            uow.conversations.update_settings(conversation_id, title_source=source)
             changed = self._require(uow, conversation_id)
             uow.commit()
             return changed
@@ -143,9 +152,9 @@ class ConversationService:
         if not isinstance(text, str) or not text.strip():
             raise InvalidInput("a message cannot be empty")
         if conversation_id is None:
-            conversation_id = self.create(title_from(text), source="first words").id
+            conversation_id = self.create(title_from(text), source=TitleSource.FIRST_WORDS).id
         elif self.get(conversation_id).title == DEFAULT_TITLE and self.memory(conversation_id).count() == 0:
-            self.rename(conversation_id, title_from(text), source="first words")
+            self.rename(conversation_id, title_from(text), source=TitleSource.FIRST_WORDS)
         return self.memory(conversation_id).add("user", text, sent_content=sent_content,
                                                  rewritten_query=rewritten_query)
 
@@ -153,7 +162,8 @@ class ConversationService:
         """Which documents this conversation searches; None means all of them."""
         with self._uow(write=True) as uow:
             self._require(uow, conversation_id)
-            uow.conversations.update_metadata(conversation_id, {"document_scope": document_ids})
+            uow.conversations.update_settings(
+                conversation_id, document_scope=tuple(document_ids) if document_ids is not None else None)
             uow.commit()
 
     def history(self, conversation_id: str) -> list[Message]:

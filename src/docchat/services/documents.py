@@ -11,6 +11,7 @@ import logging
 import threading
 import uuid
 from pathlib import Path
+from dataclasses import replace
 from typing import Callable
 
 from docchat.documents.chunking import chunk
@@ -18,7 +19,16 @@ from docchat.documents.files import content_hash, store_file
 from docchat.documents.fusion import fuse
 from docchat.documents.parsing import MAX_BYTES, parse
 from docchat.documents.words import query_terms
-from docchat.domain import ChunkRecord, Document, DocumentUse, LibraryHealth, Retrieved, Scope, utcnow
+from docchat.domain import (
+    ChunkRecord,
+    Document,
+    DocumentStatus,
+    DocumentUse,
+    LibraryHealth,
+    Retrieved,
+    Scope,
+    utcnow,
+)
 from docchat.errors import DocchatError, InvalidInput, NotFound
 from docchat.ports import TokenCounter, UnitOfWorkFactory
 
@@ -57,7 +67,7 @@ class DocumentService:
 
     def list(self) -> list[Document]:
         with self._uow() as uow:
-            return [d for d in uow.documents.list() if d.status == "ready"]
+            return [d for d in uow.documents.list() if d.status is DocumentStatus.READY]
 
     def delete(self, document_id: str) -> None:
         """Removes the document, its chunks and its vectors; the file goes unless another uses it."""
@@ -99,7 +109,7 @@ class DocumentService:
         digest = content_hash(data)
         with self._uow() as uow:
             existing = uow.documents.by_hash(digest)
-        if existing is not None and existing.status == "ready":
+        if existing is not None and existing.status is DocumentStatus.READY:
             progress("already in the library", 1.0)
             return existing
         if existing is not None:  # left half-ingested by a crash: start again
@@ -111,7 +121,7 @@ class DocumentService:
             raise InvalidInput(f"{name} has no text to index")
         document = Document(
             id=str(uuid.uuid4()), name=name, kind=parsed.kind, path="", size=len(data), content_hash=digest,
-            pages=max((s.page or 0) for s in parsed.sections) or None, chunks=len(pieces), status="ingesting",
+            pages=max((s.page or 0) for s in parsed.sections) or None, chunks=len(pieces), status=DocumentStatus.INGESTING,
             added_at=utcnow(),
         )
         path = store_file(self._data_dir, name, data)
@@ -131,7 +141,7 @@ class DocumentService:
             uow.documents.mark_ready(document.id, chunk_count=len(records))
             uow.commit()
         progress("ready", 1.0)
-        return Document(**{**document.__dict__, "status": "ready"})
+        return replace(document, status=DocumentStatus.READY)
 
     def _embed_and_index(self, document: Document, records: list[ChunkRecord], progress: Progress,
                          cancel: threading.Event) -> None:
@@ -164,7 +174,7 @@ class DocumentService:
         Returns the number of chunks indexed. Cancelled, it leaves a partial index; run it again."""
         cancel = cancel or threading.Event()
         with self._uow() as uow:
-            documents = [d for d in uow.documents.list() if d.status == "ready"]
+            documents = [d for d in uow.documents.list() if d.status is DocumentStatus.READY]
             chunks = {d.id: uow.documents.chunks_of(d.id) for d in documents}
         total = sum(len(records) for records in chunks.values())
         with self._index_lock:
@@ -214,7 +224,7 @@ class DocumentService:
         `document_ids=None` searches every document; an empty list searches none."""
         candidates = CANDIDATES_PER_HIT * top_k
         with self._uow() as uow:
-            names = {d.id: d.name for d in uow.documents.list() if d.status == "ready"}
+            names = {d.id: d.name for d in uow.documents.list() if d.status is DocumentStatus.READY}
             scope = None
             if document_ids is not None:
                 in_scope = [d for d in document_ids if d in names]
@@ -241,7 +251,7 @@ class DocumentService:
         """Every chunk of the documents in scope, in document order (oldest document first), when
         their tokens add up to at most `max_tokens`; None when they do not, or there are none."""
         with self._uow() as uow:
-            ready = [d for d in uow.documents.list() if d.status == "ready"]
+            ready = [d for d in uow.documents.list() if d.status is DocumentStatus.READY]
             if document_ids is not None:
                 wanted = set(document_ids)
                 ready = [d for d in ready if d.id in wanted]

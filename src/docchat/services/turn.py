@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Callable, Iterator, Protocol
 
-from docchat.domain import Budget, Citation, MemoryStats, Message, Status
+from docchat.domain import Budget, Citation, MemoryStats, Message, SessionMemory, Status
 from docchat.errors import DocchatError, GenerationStopped, LLMError
 from docchat.ports import Generation
 
@@ -26,7 +26,7 @@ class Saver(Protocol):
     def settle(self, answer: Message) -> Message:
         """The answer as it ended; returns it as kept (with its token count)."""
 
-    def completed(self, turn: "Turn") -> dict | None:
+    def completed(self, turn: "Turn") -> SessionMemory | None:
         """After a complete answer: what the conversation now remembers (session memory)."""
 
 
@@ -52,7 +52,7 @@ class Turn:
     answer: Message | None = None
     usage: dict | None = None
     error: DocchatError | None = None
-    session: dict | None = None
+    session: SessionMemory | None = None
 
     def __post_init__(self) -> None:
         self._deltas = self._run()

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 
 from sqlalchemy import Connection, bindparam, delete, func, insert, select, text, update
 
-from docchat.domain import ChunkRecord, Document, DocumentUse
+from docchat.domain import ChunkRecord, Document, DocumentStatus, DocumentUse
 from docchat.store.tables import chunks, citations, conversations, documents
 
 
@@ -40,7 +40,7 @@ def match_any(terms: Sequence[str]) -> str:
 
 def _document(row) -> Document:
     return Document(id=row.id, name=row.name, kind=row.kind, path=row.path, size=row.size,
-                    content_hash=row.content_hash, pages=row.pages, chunks=row.chunks, status=row.status,
+                    content_hash=row.content_hash, pages=row.pages, chunks=row.chunks, status=DocumentStatus(row.status),
                     added_at=row.added_at)
 
 
@@ -57,7 +57,7 @@ class DocumentRepository:
         self._db.execute(insert(documents).values(
             id=document.id, name=document.name, kind=document.kind, path=document.path, size=document.size,
             content_hash=document.content_hash, pages=document.pages, chunks=document.chunks,
-            status=document.status, added_at=document.added_at))
+            status=document.status.value, added_at=document.added_at))
 
     def get(self, document_id: str) -> Document | None:
         row = self._db.execute(select(documents).where(documents.c.id == document_id)).first()
@@ -73,7 +73,7 @@ class DocumentRepository:
 
     def mark_ready(self, document_id: str, *, chunk_count: int) -> None:
         self._db.execute(update(documents).where(documents.c.id == document_id)
-                         .values(status="ready", chunks=chunk_count))
+                         .values(status=DocumentStatus.READY.value, chunks=chunk_count))
 
     def add_chunks(self, records: list[ChunkRecord]) -> None:
         if records:

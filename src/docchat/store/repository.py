@@ -12,7 +12,17 @@ from datetime import datetime
 
 from sqlalchemy import Connection, delete, func, insert, select, text, update
 
-from docchat.domain import Citation, Conversation, Message, Role, SearchHit, Status, Summary, utcnow
+from docchat.domain import (
+    Citation,
+    Conversation,
+    ConversationSettings,
+    Message,
+    Role,
+    SearchHit,
+    Status,
+    Summary,
+    utcnow,
+)
 from docchat.store.search import search_conversations
 from docchat.store.tables import conversations, messages, summaries
 
@@ -35,7 +45,7 @@ def _conversation(row, message_count: int = 0) -> Conversation:
         updated_at=row.updated_at,
         pinned=bool(row.pinned),
         deleted_at=row.deleted_at,
-        metadata=dict(row.metadata or {}),
+        settings=ConversationSettings.from_dict(row.metadata),
         message_count=message_count,
     )
 
@@ -117,7 +127,7 @@ class ConversationRepository:
                 deleted_at=conversation.deleted_at,
                 memory_start_seq=1,
                 pruned_before_seq=1,
-                metadata=conversation.metadata,
+                metadata=conversation.settings.as_dict(),
             )
         )
 
@@ -218,14 +228,14 @@ class ConversationRepository:
     def set_rewritten_query(self, message_id: str, query: str) -> None:
         self._db.execute(update(messages).where(messages.c.id == message_id).values(rewritten_query=query))
 
-    def update_metadata(self, conversation_id: str, changes: dict) -> dict:
-        """Merges `changes` into the conversation's metadata and returns the result."""
-        current = self._db.execute(
+    def update_settings(self, conversation_id: str, **changes) -> ConversationSettings:
+        """Changes some of the conversation's settings, keeping the rest; returns them all."""
+        stored = self._db.execute(
             select(conversations.c.metadata).where(conversations.c.id == conversation_id)
-        ).scalar_one_or_none() or {}
-        merged = {**current, **changes}
-        self.update_conversation(conversation_id, metadata=merged)
-        return merged
+        ).scalar_one_or_none()
+        settings = replace(ConversationSettings.from_dict(stored), **changes)
+        self.update_conversation(conversation_id, metadata=settings.as_dict())
+        return settings
 
     def interrupt_stale_streaming(self, before: datetime) -> int:
         """Answers left `streaming` by a crash become `interrupted`, keeping their text."""

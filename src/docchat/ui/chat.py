@@ -140,10 +140,10 @@ def _budget_meter(conversation_id: str | None) -> None:
 
 
 def _session_panel(conversation_id: str | None) -> None:
-    session = services().conversations.get(conversation_id).metadata.get("session") if conversation_id else None
-    if session and session.get("resolved_terms"):
-        with st.expander(f"Session memory: {len(session['resolved_terms'])} terms, {session.get('turns', 0)} turns"):
-            for term, snippet in session["resolved_terms"].items():
+    session = services().conversations.get(conversation_id).settings.session if conversation_id else None
+    if session and session.resolved_terms:
+        with st.expander(f"Session memory: {len(session.resolved_terms)} terms, {session.turns} turns"):
+            for term, snippet in session.resolved_terms.items():
                 st.text(f"{term}: {snippet}")
 
 

@@ -64,7 +64,7 @@ def _library() -> None:
 def _scope(conversation_id: str, documents) -> None:
     conversation = services().conversations.get(conversation_id)
     st.subheader(f"Documents used by “{conversation.title}”", anchor=False)
-    scope = conversation.metadata.get("document_scope")
+    scope = conversation.settings.document_scope
     names = {d.id: d.name for d in documents}
     chosen = st.multiselect("Search only these (empty: all documents)", options=list(names),
                             default=[d for d in (scope or []) if d in names], format_func=names.get,
