@@ -2,7 +2,7 @@
 
 import streamlit as st
 
-from docchat.ui import chat, sidebar
+from docchat.ui import ICON, chat, sidebar
 from docchat.ui.session import current_conversation_id, show_flash
 
 
@@ -13,10 +13,11 @@ def chat_page() -> None:
     chat.render(conversation_id)
 
 
+# A bundled image: an icon by name makes the browser fetch a font from the internet.
+st.set_page_config(page_title="docchat", page_icon=str(ICON), layout="wide")
 # Until this script has run once in a session, Streamlit's page list is the pages/ folder's
 # ("app", "Documents", "Settings"); a click on it in that first moment opens the page outside
 # this navigation. The e2e tests wait for the chat input before navigating.
-st.set_page_config(page_title="docchat", page_icon=":material/forum:", layout="wide")
 st.navigation(
     [
         st.Page(chat_page, title="Chat", icon=":material/forum:", default=True),

@@ -17,11 +17,26 @@ class Role(StrEnum):
     ASSISTANT = "assistant"
 
 
+class Rating(StrEnum):
+    """A user's thumbs up or down on an answer."""
+
+    UP = "up"
+    DOWN = "down"
+
+
 class Status(StrEnum):
+    """Where an answer stands; `FINISHED` ones are part of the history the model sees."""
+
     COMPLETE = "complete"
+    # Ended at the answer's token limit: a whole answer as far as the model goes (sent back
+    # with the history), marked so the user can have it continued.
+    TRUNCATED = "truncated"
     STREAMING = "streaming"
     INTERRUPTED = "interrupted"
     ERROR = "error"
+
+
+FINISHED = frozenset({Status.COMPLETE, Status.TRUNCATED})
 
 
 class TitleSource(StrEnum):
@@ -177,6 +192,10 @@ class Message:
     # What the model was sent for this user turn when it differs from what is shown
     # (retrieved context first, then the question); later turns resend it byte for byte.
     sent_content: str | None = None
+    # An answer's prompt budget and what the memory did for it.
+    budget: "Budget | None" = None
+    stats: "MemoryStats | None" = None
+    rating: Rating | None = None
 
     @property
     def model_text(self) -> str:
@@ -270,6 +289,10 @@ class Budget:
     def as_dict(self) -> dict:
         return {**self.__dict__, "prompt": self.prompt, "free": self.free}
 
+    @classmethod
+    def from_dict(cls, data: dict) -> "Budget":
+        return cls(**{name: data[name] for name in cls.__dataclass_fields__ if name in data})
+
 
 @dataclass(frozen=True)
 class MemoryStats:
@@ -292,6 +315,12 @@ class MemoryStats:
         data = dict(self.__dict__)
         data["summary_created_at"] = self.summary_created_at.isoformat() if self.summary_created_at else None
         return data
+
+    @classmethod
+    def from_dict(cls, data: dict) -> "MemoryStats":
+        known = {name: data[name] for name in cls.__dataclass_fields__ if name in data}
+        created = known.get("summary_created_at")
+        return cls(**{**known, "summary_created_at": datetime.fromisoformat(created) if created else None})
 
 
 @dataclass(frozen=True)
@@ -325,6 +354,14 @@ class Document:
     chunks: int
     status: DocumentStatus
     added_at: datetime
+
+
+@dataclass(frozen=True)
+class IngestReport:
+    """A file added to the library, or found there already (same content): then nothing changed."""
+
+    document: Document
+    already_present: bool
 
 
 @dataclass(frozen=True)

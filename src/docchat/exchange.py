@@ -1,6 +1,7 @@
 """The export formats: readable Markdown, and versioned, checksummed JSON for import.
 
-JSON layout (version 1): {"schema", "version", "exported_at", "app_version",
+JSON layout (version 2; version 1 had no message `rating`, and still imports):
+{"schema", "version", "exported_at", "app_version",
 "conversation": {...}, "messages": [...], "summaries": [...], "checksum": {...}}.
 The checksum is the sha256 of the messages list serialised with sorted keys, compact
 separators and UTF-8, so any change to any message is caught on import.
@@ -16,11 +17,12 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, ValidationError
 
-from docchat.domain import Citation, Conversation, ConversationSettings, Message, Role, Status, Summary
+from docchat.domain import Citation, Conversation, ConversationSettings, Message, Rating, Role, Status, Summary
 from docchat.errors import InvalidExport
 
 SCHEMA = "docchat.conversation"
-VERSION = 1
+VERSION = 2
+READABLE = (1, 2)
 
 
 def iso(moment: datetime) -> str:
@@ -50,6 +52,7 @@ def message_record(message: Message) -> dict:
         "rewritten_query": message.rewritten_query,
         "model": message.model,
         "usage": message.usage,
+        "rating": message.rating.value if message.rating else None,
     }
 
 
@@ -112,6 +115,8 @@ def to_markdown(conversation: Conversation, messages: list[Message]) -> str:
         heading = f"## {message.role.value.capitalize()} · {_readable(message.created_at)}"
         if message.status is not Status.COMPLETE:
             heading += f" ({message.status.value})"
+        if message.rating:
+            heading += " · rated 👍" if message.rating is Rating.UP else " · rated 👎"
         lines += [heading, "", message.content.rstrip(), ""]
         if message.citations:
             lines += ["**Sources**", ""]
@@ -155,13 +160,14 @@ class _MessageIn(_Strict):
     role: Literal["system", "user", "assistant"]
     content: StrictStr
     created_at: StrictStr
-    status: Literal["complete", "interrupted", "error"]
+    status: Literal["complete", "truncated", "interrupted", "error"]
     token_count: StrictInt | None = Field(ge=0)
     tokenizer: StrictStr | None
     citations: list[dict]
     rewritten_query: StrictStr | None
     model: StrictStr | None
     usage: dict | None
+    rating: Literal["up", "down"] | None = None
 
 
 class _SummaryIn(_Strict):
@@ -201,24 +207,34 @@ class ImportedConversation:
 
 def parse_document(raw: bytes, *, source: str = "file") -> ImportedConversation:
     """Validates an export and returns its content, or raises InvalidExport naming the problem."""
+    return document_from(read_json(raw, source=source), source=source)
+
+
+def read_json(raw: bytes, *, source: str) -> object:
+    """The file's JSON, or InvalidExport saying why it is not JSON at all."""
     try:
         # utf-8-sig: an export re-saved by an editor that adds a byte-order mark still reads.
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError:
-        raise InvalidExport(f"{source}: not UTF-8 text, so not a docchat export") from None
+        raise InvalidExport(f"{source}: not UTF-8 text, so not a conversation export") from None
     try:
-        data = json.loads(text)
+        return json.loads(text)
     except json.JSONDecodeError as error:
         raise InvalidExport(
             f"{source}: not valid JSON (truncated or damaged?): {error.msg}, line {error.lineno} column {error.colno}"
         ) from None
+
+
+def document_from(data: object, *, source: str) -> ImportedConversation:
+    """Validates docchat's own export, already read from JSON."""
     if not isinstance(data, dict):
         raise InvalidExport(f"{source}: not a docchat export: expected a JSON object")
     if data.get("schema") != SCHEMA:
         raise InvalidExport(f"{source}: not a docchat conversation export (schema is {data.get('schema')!r})")
-    if data.get("version") != VERSION:
+    if data.get("version") not in READABLE:
         raise InvalidExport(
-            f"{source}: unsupported export version {data.get('version')!r} (this docchat reads version {VERSION})"
+            f"{source}: unsupported export version {data.get('version')!r} "
+            f"(this docchat reads versions {', '.join(map(str, READABLE))})"
         )
     try:
         document = _DocumentIn.model_validate(data)
@@ -245,7 +261,7 @@ def _to_domain(document: _DocumentIn, source: str) -> ImportedConversation:
                 created_at=_parse_iso(m.created_at), status=Status(m.status), token_count=m.token_count,
                 tokenizer=m.tokenizer, rewritten_query=m.rewritten_query,
                 citations=[Citation.from_dict(c, number=n) for n, c in enumerate(m.citations, start=1)],
-                model=m.model, usage=m.usage,
+                model=m.model, usage=m.usage, rating=Rating(m.rating) if m.rating else None,
             )
             for m in document.messages
         ]

@@ -76,8 +76,32 @@ def _serve(tmp_path, *, llm_url: str, max_tokens: str = "64"):
         log.close()
 
 
+# The page's first run imports the app: about 3 s on two idle cores (LlamaIndex alone takes
+# 2 s), more when the machine is busy. Later runs reuse the imports.
+FIRST_LOAD_MS = 30_000
+
+
+def open_app(page, url: str) -> None:
+    """Opens the app as a user would and waits for its first run to finish. Until then,
+    Streamlit's page list is the pages/ folder's, not app.py's."""
+    from playwright.sync_api import expect
+
+    page.goto(url)
+    expect(page.get_by_placeholder("Ask about your documents")).to_be_visible(timeout=FIRST_LOAD_MS)
+
+
 @pytest.fixture
 def page():
+    yield from _browser_page("light")
+
+
+@pytest.fixture
+def dark_page():
+    """A browser whose user prefers dark pages."""
+    yield from _browser_page("dark")
+
+
+def _browser_page(color_scheme: str):
     from playwright.sync_api import sync_playwright
 
     if not Path(CHROMIUM).exists():
@@ -85,7 +109,26 @@ def page():
     ARTIFACTS.mkdir(exist_ok=True)
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        context = browser.new_context(viewport={"width": 1280, "height": 860})
+        context = browser.new_context(viewport={"width": 1280, "height": 860}, color_scheme=color_scheme)
         yield context.new_page()
         context.close()
         browser.close()
+
+
+@pytest.fixture
+def seeded(tmp_path):
+    """The services over the data dir the page will open, to put conversations there first (a
+    test that ingests lets go of the document index before the page opens it)."""
+    from docchat.bootstrap import build_services
+    from docchat.config import Settings
+
+    return build_services(Settings(data_dir=tmp_path / "data", llm_url="http://127.0.0.1:9/v1"),
+                          contact_llm=False)
+
+
+def settled(page) -> None:
+    """Waits until the page's script has finished its run: during a rerun Streamlit keeps the last
+    run's elements on screen, marked stale, until it has drawn their replacements."""
+    from playwright.sync_api import expect
+
+    expect(page.locator("[data-stale='true']")).to_have_count(0, timeout=30_000)

@@ -2,31 +2,31 @@ import re
 
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import ARTIFACTS
+from tests.e2e.conftest import ARTIFACTS, open_app
 
 QUESTION = "What is the Determination Date in the 2024 trust agreement?"
 
 
 def test_a_posted_message_is_still_there_after_a_browser_reload(app_url, page):
-    page.goto(app_url)
+    open_app(page, app_url)
     page.get_by_role("button", name="New conversation").click()
-    page.wait_for_url("**/?c=*")
 
     chat_input = page.get_by_placeholder("Ask about your documents")
     chat_input.fill(QUESTION)
     chat_input.press("Enter")
+    page.wait_for_url("**/?c=*")  # stored with its first message
     expect(page.get_by_test_id("stChatMessage").filter(has_text=QUESTION)).to_be_visible()
     expect(page.get_by_text("the LLM server is not running").first).to_be_visible()
 
     page.reload()
     expect(page.get_by_test_id("stChatMessage").filter(has_text=QUESTION)).to_be_visible()
     # The new thread took its title from the first message, in the sidebar too.
-    expect(page.get_by_test_id("stSidebar").get_by_text("What is the Determination Date in the")).to_be_visible()
+    expect(page.get_by_test_id("stSidebar").get_by_text("What is the Determination Date in the 2024…")).to_be_visible()
     page.screenshot(path=str(ARTIFACTS / "chat_after_reload.png"), full_page=True)
 
 
 def test_a_question_typed_in_the_page_gets_a_streamed_answer_from_the_real_server(live_app_url, page):
-    page.goto(live_app_url)
+    open_app(page, live_app_url)
     chat_input = page.get_by_placeholder("Ask about your documents")
     chat_input.fill("What is the capital of France?")
     chat_input.press("Enter")
@@ -39,7 +39,7 @@ def test_a_question_typed_in_the_page_gets_a_streamed_answer_from_the_real_serve
 
 
 def test_stop_ends_a_streaming_answer_and_keeps_what_arrived(live_app_url_long_answers, page):
-    page.goto(live_app_url_long_answers)
+    open_app(page, live_app_url_long_answers)
     chat_input = page.get_by_placeholder("Ask about your documents")
     chat_input.fill("Write a long story about a lighthouse keeper and his cat.")
     chat_input.press("Enter")
@@ -55,3 +55,71 @@ def test_stop_ends_a_streaming_answer_and_keeps_what_arrived(live_app_url_long_a
     expect(kept).to_contain_text(re.compile(r"\w+ \w+"))
     expect(page.get_by_role("button", name="Retry the answer")).to_be_visible()
     page.screenshot(path=str(ARTIFACTS / "stopped_answer.png"), full_page=True)
+
+
+def test_a_follow_up_says_what_it_is_doing_until_its_first_word_and_every_answer_keeps_its_figures(
+        live_app_url, page):
+    open_app(page, live_app_url)
+    chat_input = page.get_by_placeholder("Ask about your documents")
+    chat_input.fill("What is the capital of France?")
+    chat_input.press("Enter")
+    messages = page.get_by_test_id("stChatMessage")
+    expect(messages).to_have_count(2, timeout=60_000)
+    expect(page.get_by_text("Token budget:")).to_be_visible(timeout=60_000)
+
+    chat_input.fill("And which river runs through it?")
+    chat_input.press("Enter")
+    # From the moment it is sent, the turn says what it is doing and can be stopped.
+    answer = messages.nth(3)
+    expect(answer.get_by_role("button", name="Stop")).to_be_visible(timeout=5_000)
+    expect(answer.get_by_text(re.compile(
+        "Reading the question|Searching your documents|Fitting the conversation|Waiting for the model"))).to_be_visible()
+    page.screenshot(path=str(ARTIFACTS / "follow_up_waiting.png"), full_page=True)
+    expect(answer.get_by_text("Token budget:")).to_be_visible(timeout=90_000)
+    expect(answer.get_by_role("button", name="Stop")).to_have_count(0)
+    messages.nth(1).get_by_role("radio", name="Thumbs up").click()
+    expect(messages.nth(1).get_by_role("radio", name="Thumbs up")).to_be_checked()
+
+    page.reload()
+    expect(messages).to_have_count(4, timeout=30_000)
+    expect(messages.nth(1).get_by_role("radio", name="Thumbs up")).to_be_checked()  # stored with the answer
+    # The earlier answer keeps its figures one click away; the latest shows its meter.
+    expect(messages.nth(1).get_by_text(re.compile(r"Budget: [\d,]+ of 8,192 tokens"))).to_be_visible()
+    expect(messages.nth(3).get_by_text("Token budget:")).to_be_visible()
+    page.screenshot(path=str(ARTIFACTS / "answers_with_figures.png"), full_page=True)
+
+
+def test_a_message_too_long_for_the_window_is_kept_to_edit_and_nothing_is_stored(live_app_url, page):
+    open_app(page, live_app_url)
+    chat_input = page.get_by_placeholder("Ask about your documents")
+    chat_input.fill("Please summarise this: " + "the tenant pays the rent on time " * 1_500)
+    chat_input.press("Enter")
+
+    expect(page.get_by_text(re.compile("Not sent: this message is too long"))).to_be_visible(timeout=60_000)
+    kept = page.get_by_label("Your message")
+    expect(kept).to_have_value(re.compile(r"^Please summarise this: the tenant pays"))
+    expect(page.get_by_test_id("stSidebar").get_by_text("No conversations yet.")).to_be_visible()
+    page.screenshot(path=str(ARTIFACTS / "too_long_kept.png"))
+
+    kept.fill("What is the capital of France?")
+    page.get_by_role("button", name="Send").click()
+    expect(page.get_by_test_id("stChatMessage").nth(1)).to_contain_text("Paris", timeout=90_000)
+    expect(page.get_by_label("Your message")).to_have_count(0)
+
+
+def test_an_answer_cut_at_the_length_limit_says_so_and_can_be_continued(live_app_url, page):
+    open_app(page, live_app_url)
+    chat_input = page.get_by_placeholder("Ask about your documents")
+    chat_input.fill("Write a long story about a dragon who learns to bake bread.")
+    chat_input.press("Enter")
+
+    answer = page.get_by_test_id("stChatMessage").nth(1)
+    expect(answer.get_by_text("Cut at the answer length limit")).to_be_visible(timeout=90_000)
+    before = answer.get_by_test_id("stMarkdown").first.inner_text()
+    page.get_by_role("button", name="Continue the answer").click()
+
+    # Once the continuation is stored, the same answer reads on from where it was cut.
+    expect(answer.get_by_test_id("stMarkdown").first).to_have_text(
+        re.compile("^" + re.escape(before) + r"\s*\S"), timeout=90_000)
+    expect(page.get_by_test_id("stChatMessage")).to_have_count(2)
+    page.screenshot(path=str(ARTIFACTS / "continued_answer.png"), full_page=True)

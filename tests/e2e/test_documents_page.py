@@ -3,7 +3,7 @@ sees the cited source, against the real vLLM-CPU server."""
 
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import ARTIFACTS
+from tests.e2e.conftest import ARTIFACTS, open_app
 from tests.integration.test_documents import trust_pdf
 
 NAME = "Harbour Street Trust.pdf"
@@ -12,9 +12,7 @@ NAME = "Harbour Street Trust.pdf"
 def test_an_uploaded_pdf_is_ingested_and_cited_in_an_answer(live_app_url, page, tmp_path):
     upload = tmp_path / NAME
     upload.write_bytes(trust_pdf())
-    page.goto(live_app_url)
-    # The page list is app.py's once the chat page has run (before that, Streamlit lists pages/).
-    expect(page.get_by_placeholder("Ask about your documents")).to_be_visible()
+    open_app(page, live_app_url)
     page.get_by_test_id("stSidebarNav").get_by_text("Documents").click()
     expect(page.get_by_text("No documents yet.")).to_be_visible()
 

@@ -6,7 +6,7 @@ import uuid
 from datetime import datetime
 
 from docchat.bootstrap import Services
-from docchat.domain import Citation, Summary, utcnow
+from docchat.domain import Citation, Conversation, Summary, utcnow
 
 
 def set_updated_at(services: Services, conversation_id: str, moment: datetime) -> None:
@@ -69,3 +69,12 @@ def quarterly_conversation(services: Services) -> str:
     memory.add("user", "And the gross margin — naïve question, but did it hold up?")
     add_summary(services, conversation.id, "Q3 recurring revenue up 8.4% to EUR 12.7M.", last_seq=3)
     return conversation.id
+
+
+def conversation_with_id(services: Services, conversation_id: str, title: str) -> str:
+    """An empty conversation under an id chosen by the test (as an imported one keeps its own)."""
+    now = utcnow()
+    with services.conversations._uow(write=True) as uow:
+        uow.conversations.add_conversation(Conversation(id=conversation_id, title=title, created_at=now, updated_at=now))
+        uow.commit()
+    return conversation_id

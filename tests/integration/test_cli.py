@@ -40,11 +40,12 @@ def docchat(data_dir, tmp_path):
     """Runs `docchat ARGS...` against `data_dir` (or another one) and returns the finished process."""
     command = _docchat_command()
 
-    def run(*args: str, data: Path | None = None) -> subprocess.CompletedProcess:
+    def run(*args: str, data: Path | None = None, stdin: str = "") -> subprocess.CompletedProcess:
         env = {**os.environ, "DOCCHAT_DATA_DIR": str(data or data_dir)}
         env.pop("DOCCHAT_DATABASE_URL", None)
+        # Standard input is a pipe, never the terminal pytest runs in: as under cron or CI.
         return subprocess.run(
-            [command, *args], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=120
+            [command, *args], env=env, cwd=tmp_path, input=stdin, capture_output=True, text=True, timeout=120
         )
 
     return run
@@ -142,6 +143,51 @@ def test_delete_purge_removes_a_conversation_and_its_messages(docchat, services,
 
     assert out.strip() == f"purged {trust_id}"
     assert table_contents(data_dir) == {"conversations": [], "messages": [], "summaries": []}
+
+
+def test_trash_json_lists_deleted_conversations_with_when_they_were_deleted(docchat, services):
+    trust_id = trust_conversation(services)
+    services.conversations.create("Q3 2025 quarterly report")
+    services.conversations.delete(trust_id)
+
+    listed = json.loads(succeeded(docchat("conversations", "trash", "--json")))
+
+    assert [(c["id"], c["title"], c["messages"]) for c in listed] == [
+        (trust_id, "Hartley family trust agreement", len(TRUST_TURNS))]
+    assert listed[0]["deleted_at"] == services.conversations.trash()[0].deleted_at.isoformat()
+
+
+def test_restore_brings_a_deleted_conversation_back_into_the_list(docchat, services):
+    trust_id = trust_conversation(services)
+    services.conversations.delete(trust_id)
+
+    out = succeeded(docchat("conversations", "restore", trust_id))
+
+    assert out.strip() == f"restored {trust_id} (Hartley family trust agreement)"
+    assert [c.id for c in services.conversations.list()] == [trust_id]
+    assert services.conversations.trash() == []
+
+
+def test_empty_trash_yes_purges_every_deleted_conversation(docchat, services, data_dir):
+    trust_id = trust_conversation(services)
+    report = services.conversations.create("Q3 2025 quarterly report")
+    services.conversations.delete(trust_id)
+
+    out = succeeded(docchat("conversations", "empty-trash", "--yes"))
+
+    assert out.splitlines() == ["purged 1 conversation(s)", f"  {trust_id}  Hartley family trust agreement"]
+    assert [row[1] for row in table_contents(data_dir)["conversations"]] == [report.id]
+    assert table_contents(data_dir)["messages"] == []
+
+
+def test_empty_trash_without_yes_and_without_a_terminal_to_ask_removes_nothing(docchat, services, data_dir):
+    services.conversations.delete(trust_conversation(services))
+    before = table_contents(data_dir)
+
+    process = docchat("conversations", "empty-trash", stdin="y\n")
+
+    assert one_error_line(process) == "docchat: empty-trash purges 1 conversation(s) for good; confirm with --yes"
+    assert table_contents(data_dir) == before
 
 
 def test_an_unknown_id_prints_one_error_line_and_exits_1(docchat, services):
@@ -248,6 +294,23 @@ def test_cleanup_dry_run_lists_stale_conversations_and_removes_nothing(docchat, 
     assert lines[1].endswith("Lease renewal for the Leeds office")
     assert len(lines) == 2
     assert table_contents(data_dir) == before
+
+
+def test_cleanup_dry_run_also_lists_conversations_long_in_the_trash(docchat, services):
+    stale = services.conversations.create("Lease renewal for the Leeds office")
+    set_updated_at(services, stale.id, utcnow() - timedelta(days=45))
+    old_trash = services.conversations.create("Board minutes, March")
+    services.conversations.delete(old_trash.id)
+    with services.conversations._uow(write=True) as uow:
+        uow.conversations.update_conversation(old_trash.id, deleted_at=utcnow() - timedelta(days=40))
+        uow.commit()
+
+    out = succeeded(docchat("cleanup", "--older-than", "30", "--dry-run"))
+
+    lines = out.splitlines()
+    assert lines[0] == "would remove 1 conversation(s) not updated for 30 days and 1 in the trash for as long"
+    assert lines[2].split()[:5] == [old_trash.id, "in", "the", "trash", "since"]
+    assert lines[2].endswith("Board minutes, March")
 
 
 def test_doctor_reports_the_database_schema_integrity_and_counts(docchat, services, data_dir):

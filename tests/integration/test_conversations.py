@@ -246,7 +246,7 @@ def test_posting_without_a_conversation_starts_one_titled_from_the_message(servi
     )
 
     conversation = services.conversations.get(message.conversation_id)
-    assert conversation.title == "Summarise the termination clauses of the Leeds office"
+    assert conversation.title == "Summarise the termination clauses of the Leeds office…"
     assert [m.content for m in services.conversations.history(conversation.id)] == [
         "Summarise the termination clauses of the Leeds office lease, please."
     ]

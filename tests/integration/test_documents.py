@@ -58,6 +58,18 @@ def test_the_same_content_is_ingested_once(library):
     assert len(library.list()) == 1
 
 
+def test_adding_content_already_in_the_library_says_so_and_changes_nothing(library, data_dir):
+    first = library.add("trust.pdf", trust_pdf())
+    stored = files_under(data_dir)
+
+    again = library.add("a copy of the trust.pdf", trust_pdf())
+
+    assert (first.already_present, again.already_present) == (False, True)
+    assert again.document == library.list()[0]
+    assert (again.document.id, again.document.name) == (first.document.id, "trust.pdf")
+    assert files_under(data_dir) == stored
+
+
 def test_a_question_finds_the_page_that_answers_it(library):
     library.ingest("trust.pdf", trust_pdf())
 

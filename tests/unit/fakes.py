@@ -144,9 +144,11 @@ class FakeServerInfo:
 
 
 class FakeGeneration:
-    def __init__(self, model: str, deltas: list[str], usage: dict | None, failure: Exception | None):
+    def __init__(self, model: str, deltas: list[str], usage: dict | None, failure: Exception | None,
+                 finish_reason: str = "stop"):
         self.model, self.usage, self.finish_reason = model, None, None
         self._deltas, self._final_usage, self._failure = deltas, usage, failure
+        self._finish_reason = finish_reason
         self.closed = False
 
     def __iter__(self):
@@ -154,7 +156,7 @@ class FakeGeneration:
             yield delta
         if self._failure is not None:
             raise self._failure
-        self.usage, self.finish_reason = self._final_usage, "stop"
+        self.usage, self.finish_reason = self._final_usage, self._finish_reason
 
     def close(self) -> None:
         self.closed = True
@@ -170,12 +172,14 @@ class FakeGateway:
         self.base_url = "http://fake/v1"
         self._info = FakeServerInfo(max_model_len=max_model_len)
         self._counter = counter
-        self._script: list[tuple[list[str], dict | None, Exception | None]] = []
+        self._script: list[tuple[list[str], dict | None, Exception | None, str]] = []
         self.down = down
         self.requests: list[tuple[list[dict], int]] = []
+        self.continued: list[bool] = []
 
-    def enqueue(self, deltas: list[str], *, usage: dict | None = None, failure: Exception | None = None) -> None:
-        self._script.append((list(deltas), usage, failure))
+    def enqueue(self, deltas: list[str], *, usage: dict | None = None, failure: Exception | None = None,
+                finish_reason: str = "stop") -> None:
+        self._script.append((list(deltas), usage, failure, finish_reason))
 
     def info(self, *, refresh: bool = False) -> FakeServerInfo:
         if self.down is not None:
@@ -197,11 +201,12 @@ class FakeGateway:
         return sum(self._counter.count_message(m["role"], m["content"]) for m in messages) + \
             getattr(self._counter, "generation_prompt_tokens", 0)
 
-    def stream(self, messages: list[dict], *, max_tokens: int, stop=None) -> FakeGeneration:
+    def stream(self, messages: list[dict], *, max_tokens: int, stop=None, continue_last: bool = False) -> FakeGeneration:
         self.requests.append((messages, max_tokens))
-        deltas, usage, failure = self._script.pop(0) if self._script else (["fine."], None, None)
+        self.continued.append(continue_last)
+        deltas, usage, failure, finish = self._script.pop(0) if self._script else (["fine."], None, None, "stop")
         usage = usage or {"prompt_tokens": self.prompt_tokens(messages), "completion_tokens": len(deltas)}
-        return FakeGeneration(self._info.model, deltas, usage, failure)
+        return FakeGeneration(self._info.model, deltas, usage, failure, finish)
 
 
 # The document library as the pipeline sees it (the chunk index and its search)
@@ -281,6 +286,13 @@ class FakeConversations:
         stored = replace(message, seq=self.last_seq(message.conversation_id) + 1)
         self.messages_by[message.conversation_id].append(stored)
         return stored
+
+    def get_message(self, message_id: str):
+        return next((m for stored in self.messages_by.values() for m in stored if m.id == message_id), None)
+
+    def set_rating(self, message_id: str, rating) -> None:
+        for stored in self.messages_by.values():
+            stored[:] = [replace(m, rating=rating) if m.id == message_id else m for m in stored]
 
     def settle_message(self, message: Message) -> None:
         stored = self.messages_by[message.conversation_id]

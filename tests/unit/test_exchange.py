@@ -14,6 +14,7 @@ from docchat.domain import (
     Conversation,
     ConversationSettings,
     Message,
+    Rating,
     Role,
     SessionMemory,
     Status,
@@ -52,7 +53,8 @@ def messages() -> list[Message]:
         message(2, Role.USER, "When is the Determination Date under the trust agreement?"),
         message(3, Role.ASSISTANT, "The 15th of each month — der „Stichtag“, clause 4.2. 📅",
                 citations=[Citation.from_dict({"document": "trust-agreement.pdf", "page": 12, "quote": "Determination Date"}, number=1)],
-                model="Qwen/Qwen3-4B-Instruct-2507", usage={"prompt_tokens": 812, "completion_tokens": 24}),
+                model="Qwen/Qwen3-4B-Instruct-2507", usage={"prompt_tokens": 812, "completion_tokens": 24},
+                rating=Rating.UP),
         message(4, Role.USER, "And what if it falls on a weekend?",
                 rewritten_query="Determination Date falls on a weekend: which Business Day applies?"),
         message(5, Role.ASSISTANT, "It moves to the next Business Day", status=Status.INTERRUPTED),
@@ -111,7 +113,7 @@ def test_the_checksum_is_the_sha256_of_the_canonical_utf8_messages():
 def test_the_export_names_its_schema_and_version():
     data = json.loads(exported_bytes())
 
-    assert (data["schema"], data["version"]) == ("docchat.conversation", 1)
+    assert (data["schema"], data["version"]) == ("docchat.conversation", 2)
 
 
 def test_a_message_still_streaming_exports_as_interrupted():
@@ -154,9 +156,9 @@ def test_a_json_array_is_refused_as_not_an_export():
 
 def test_an_export_of_a_newer_version_is_refused_naming_both_versions():
     data = document()
-    data["version"] = 2
+    data["version"] = 3
 
-    with pytest.raises(InvalidExport, match=r"unsupported export version 2 \(this docchat reads version 1\)"):
+    with pytest.raises(InvalidExport, match=r"unsupported export version 3 \(this docchat reads versions 1, 2\)"):
         parse_document(exported_bytes(data))
 
 
@@ -226,7 +228,7 @@ def test_a_timestamp_without_a_time_zone_is_refused():
 
 def test_the_error_names_the_file_it_came_from():
     data = document()
-    data["version"] = 2
+    data["version"] = 3
 
     with pytest.raises(InvalidExport, match=r"^harbour-street-trust\.json: "):
         parse_document(exported_bytes(data), source="harbour-street-trust.json")
@@ -249,7 +251,7 @@ def test_markdown_has_a_role_heading_with_timestamp_for_each_message():
     assert headings == [
         "## System · 2025-03-14 09:31:00 UTC",
         "## User · 2025-03-14 09:32:00 UTC",
-        "## Assistant · 2025-03-14 09:33:00 UTC",
+        "## Assistant · 2025-03-14 09:33:00 UTC · rated 👍",
         "## User · 2025-03-14 09:34:00 UTC",
         "## Assistant · 2025-03-14 09:35:00 UTC (interrupted)",
     ]
@@ -293,7 +295,7 @@ def test_a_conversation_title_that_docchat_would_not_accept_is_refused(title):
 def test_markdown_lists_the_sources_an_answer_cited_under_it():
     lines = to_markdown(conversation(), messages()).splitlines()
 
-    at = lines.index("## Assistant · 2025-03-14 09:33:00 UTC")
+    at = lines.index("## Assistant · 2025-03-14 09:33:00 UTC · rated 👍")
     assert lines[at + 4:at + 7] == ["**Sources**", "", "1. trust-agreement.pdf, page 12: “Determination Date”"]
 
 
@@ -329,3 +331,19 @@ def test_settings_in_an_export_that_are_missing_or_malformed_take_their_defaults
                                                "session": {"resolved_terms": ["x"], "turns": True}})
 
     assert settings == ConversationSettings()
+
+
+def test_an_export_of_version_1_without_ratings_still_imports():
+    data = document()
+    data["version"] = 1
+    for record in data["messages"]:
+        del record["rating"]
+
+    imported = parse_document(resealed(data))
+
+    assert [m.rating for m in imported.messages] == [None] * 5
+    assert [m.content for m in imported.messages] == [m.content for m in messages()]
+
+
+def test_a_rating_is_exported_and_imported_back():
+    assert [m.rating for m in parse_document(exported_bytes()).messages] == [None, None, Rating.UP, None, None]

@@ -238,3 +238,47 @@ def test_a_conversation_imported_with_old_style_citations_can_still_be_continued
     follow_up = setup.ask("And the Payment Date?", "imported")
 
     assert follow_up.answer.status is Status.COMPLETE
+
+
+def test_a_turn_says_what_it_is_doing_before_the_first_token_and_keeps_its_figures_with_the_answer():
+    setup = Setup(FakeLibrary(*filler("Reserve Manual", 40)))
+    first = setup.ask("What is the reserve account?")
+    stages = []
+
+    turn = setup.chat.answer(first.conversation_id, "And its shortfall?", progress=stages.append)
+    turn.text()
+
+    assert stages == ["Searching your documents…", "Fitting the conversation into the window…"]
+    stored = setup.conversations.history(first.conversation_id)[-1]
+    assert (stored.budget, stored.stats) == (turn.budget, turn.stats)
+    assert stored.budget.mode == "passages"
+
+
+def test_an_answer_cut_at_the_token_limit_is_marked_and_continued_in_the_same_message():
+    setup = Setup(FakeLibrary())
+    setup.gateway.enqueue(["The Determination Date is ", "the 15th"], finish_reason="length")
+    cut = setup.ask("When is the Determination Date?")
+    assert cut.answer.status is Status.TRUNCATED
+
+    setup.gateway.enqueue([" calendar day of each month."])
+    continued = setup.chat.continue_answer(cut.conversation_id)
+    continued.text()
+
+    sent = setup.prompt()
+    assert sent[-1] == {"role": "assistant", "content": "The Determination Date is the 15th"}
+    assert setup.gateway.continued[-1] is True
+    question, answer = setup.conversations.history(cut.conversation_id)
+    assert (answer.id, answer.status) == (cut.answer.id, Status.COMPLETE)
+    assert answer.content == "The Determination Date is the 15th calendar day of each month."
+
+
+def test_a_cut_answer_is_part_of_the_history_and_only_a_cut_answer_can_be_continued():
+    setup = Setup(FakeLibrary())
+    setup.gateway.enqueue(["The 15th of each"], finish_reason="length")
+    cut = setup.ask("When is the Determination Date?")
+
+    follow_up = setup.ask("And the Payment Date?", cut.conversation_id)
+
+    assert {"role": "assistant", "content": "The 15th of each"} in setup.prompt()
+    with pytest.raises(InvalidInput, match="only an answer cut at the length limit can be continued"):
+        setup.chat.continue_answer(follow_up.conversation_id)

@@ -93,10 +93,20 @@ def test_the_length_limit_applies_after_whitespace_is_collapsed():
 
 # title_from
 
-def test_a_provisional_title_is_the_first_eight_words_of_the_message():
+def test_a_provisional_title_is_the_first_eight_words_of_the_message_and_says_it_was_cut():
     text = "When is the Determination Date under the trust agreement, and what if it falls on a weekend?"
 
-    assert title_from(text) == "When is the Determination Date under the trust"
+    assert title_from(text) == "When is the Determination Date under the trust…"
+
+
+def test_a_short_first_sentence_is_the_whole_provisional_title():
+    assert title_from("What is the capital of France? And its river?") == "What is the capital of France?"
+
+
+def test_a_cut_title_never_ends_on_a_word_that_leaves_the_phrase_open():
+    text = "Please explain what the trustee must do with the reserve account every month"
+
+    assert title_from(text) == "Please explain what the trustee must do…"
 
 
 def test_a_provisional_title_drops_trailing_punctuation():
@@ -104,7 +114,7 @@ def test_a_provisional_title_drops_trailing_punctuation():
 
 
 def test_a_provisional_title_collapses_line_breaks():
-    assert title_from("Determination\n\nDate?\tWeekend") == "Determination Date? Weekend"
+    assert title_from("Determination\n\nDate\tWeekend") == "Determination Date Weekend"
 
 
 def test_a_provisional_title_is_at_most_eighty_characters():
@@ -119,4 +129,4 @@ def test_a_message_with_no_usable_words_gives_the_default_title(text):
 
 
 def test_the_number_of_words_can_be_chosen():
-    assert title_from("When is the Determination Date?", words=3) == "When is the"
+    assert title_from("When is the Determination Date?", words=4) == "When is the Determination…"

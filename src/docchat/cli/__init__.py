@@ -14,6 +14,9 @@ from docchat.cli.library import (
     pin_conversation,
     unpin_conversation,
     delete_conversation,
+    list_trash,
+    restore_conversation,
+    empty_trash,
     search_conversations,
     export,
     import_file,
@@ -78,7 +81,8 @@ def _parser() -> argparse.ArgumentParser:
         sub.add_argument("--gpu-memory-gib", type=float, help="the GPU's memory, when it cannot be detected")
         sub.set_defaults(handler=handler)
 
-    conversations = commands.add_parser("conversations", help="list, create, rename, pin, delete, search")
+    conversations = commands.add_parser("conversations",
+                                        help="list, create, rename, pin, delete, search; the trash")
     verbs = conversations.add_subparsers(title="verbs", metavar="VERB", required=True)
     listing = verbs.add_parser("list", help="pinned first, then most recently updated")
     listing.add_argument("--json", action="store_true")
@@ -98,6 +102,15 @@ def _parser() -> argparse.ArgumentParser:
     delete.add_argument("id")
     delete.add_argument("--purge", action="store_true", help="remove it and its messages from the database")
     delete.set_defaults(handler=delete_conversation)
+    trash = verbs.add_parser("trash", help="deleted conversations, not yet purged, the most recently deleted first")
+    trash.add_argument("--json", action="store_true")
+    trash.set_defaults(handler=list_trash)
+    restore = verbs.add_parser("restore", help="take a deleted conversation out of the trash")
+    restore.add_argument("id")
+    restore.set_defaults(handler=restore_conversation)
+    emptying = verbs.add_parser("empty-trash", help="purge every conversation in the trash, for good")
+    emptying.add_argument("--yes", action="store_true", help="do not ask for confirmation")
+    emptying.set_defaults(handler=empty_trash)
     search = verbs.add_parser("search", help="full-text search over titles and messages")
     search.add_argument("text")
     search.add_argument("--json", action="store_true")
@@ -110,7 +123,8 @@ def _parser() -> argparse.ArgumentParser:
     exporting.add_argument("--all", action="store_true", help="every conversation as JSON, in one zip")
     exporting.set_defaults(handler=export)
 
-    importing = commands.add_parser("import", help="import a JSON export (or a zip of them)")
+    importing = commands.add_parser("import", help="import a JSON export (or a zip of them), ChatGPT's "
+                                    "conversations.json or an Open WebUI chat export")
     importing.add_argument("file")
     importing.add_argument("--as-copy", action="store_true", help="import under a new id")
     importing.set_defaults(handler=import_file)
@@ -133,7 +147,8 @@ def _parser() -> argparse.ArgumentParser:
     reindexing = doc_verbs.add_parser("reindex", help="embed every chunk again (after changing the embedding model)")
     reindexing.set_defaults(handler=reindex_documents)
 
-    cleaning = commands.add_parser("cleanup", help="remove unpinned conversations not updated for DAYS days")
+    cleaning = commands.add_parser("cleanup", help="remove unpinned conversations not updated for DAYS "
+                                       "days, and those in the trash for DAYS days")
     cleaning.add_argument("--older-than", type=int, required=True, metavar="DAYS")
     cleaning.add_argument("--dry-run", action="store_true", help="list what would be removed, remove nothing")
     cleaning.set_defaults(handler=cleanup)

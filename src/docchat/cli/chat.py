@@ -42,7 +42,8 @@ def ask(args) -> int:
     services = open_services(llm=True)
     if args.history:
         return _ask_stateless(services, args)
-    turn = services.chat.answer(args.conversation, args.question)
+    conversation_id = services.conversations.resolve_id(args.conversation) if args.conversation else None
+    turn = services.chat.answer(conversation_id, args.question)
     try:
         if args.json:
             turn.text()

@@ -26,20 +26,63 @@ def new_conversation(args) -> None:
 
 
 def rename_conversation(args) -> None:
-    open_services().conversations.rename(args.id, args.title)
+    conversations = open_services().conversations
+    conversations.rename(conversations.resolve_id(args.id), args.title)
 
 
 def pin_conversation(args) -> None:
-    open_services().conversations.pin(args.id)
+    conversations = open_services().conversations
+    conversations.pin(conversations.resolve_id(args.id))
 
 
 def unpin_conversation(args) -> None:
-    open_services().conversations.unpin(args.id)
+    conversations = open_services().conversations
+    conversations.unpin(conversations.resolve_id(args.id))
 
 
 def delete_conversation(args) -> None:
-    open_services().conversations.delete(args.id, purge=args.purge)
-    print(f"{'purged' if args.purge else 'deleted'} {args.id}")
+    conversations = open_services().conversations
+    # Only a purge acts on a conversation already deleted.
+    conversation_id = conversations.resolve_id(args.id, include_deleted=args.purge)
+    conversations.delete(conversation_id, purge=args.purge)
+    print(f"{'purged' if args.purge else 'deleted'} {conversation_id}")
+
+
+def list_trash(args) -> None:
+    trash = open_services().conversations.trash()
+    if args.json:
+        print_json([{**_conversation_json(c), "deleted_at": c.deleted_at.isoformat()} for c in trash])
+        return
+    if not trash:
+        print("The trash is empty.")
+    for c in trash:
+        print(f"  {c.id}  deleted {c.deleted_at:%Y-%m-%d %H:%M}  {c.message_count:>5} msgs  {c.title}")
+
+
+def restore_conversation(args) -> None:
+    conversations = open_services().conversations
+    conversation = conversations.restore(conversations.resolve_id(args.id, include_deleted=True))
+    print(f"restored {conversation.id} ({conversation.title})")
+
+
+def empty_trash(args) -> int:
+    conversations = open_services().conversations
+    waiting = len(conversations.trash())
+    if not waiting:
+        print("The trash is empty.")
+        return 0
+    if not args.yes:
+        question = f"Purge the {waiting} conversation(s) in the trash, with their messages, for good? [y/N] "
+        if not sys.stdin.isatty():
+            raise DocchatError(f"empty-trash purges {waiting} conversation(s) for good; confirm with --yes")
+        if input(question).strip().lower() not in ("y", "yes"):
+            print("Nothing removed.")
+            return 1
+    purged = conversations.empty_trash()
+    print(f"purged {len(purged)} conversation(s)")
+    for c in purged:
+        print(f"  {c.id}  {c.title}")
+    return 0
 
 
 def search_conversations(args) -> None:
@@ -54,7 +97,8 @@ def search_conversations(args) -> None:
 
 
 def export(args) -> None:
-    transfer = open_services().transfer
+    services = open_services()
+    transfer = services.transfer
     if args.all:
         if not args.output:
             raise DocchatError("export --all needs -o FILE.zip")
@@ -62,7 +106,9 @@ def export(args) -> None:
         return
     if not args.id:
         raise DocchatError("give a conversation ID, or --all -o FILE.zip")
-    text = transfer.export_markdown(args.id) if args.format == "md" else transfer.export_json(args.id)
+    conversation_id = services.conversations.resolve_id(args.id)
+    text = (transfer.export_markdown(conversation_id) if args.format == "md"
+            else transfer.export_json(conversation_id))
     if args.output:
         write_atomically(args.output, text.encode("utf-8"))
     else:
@@ -85,6 +131,8 @@ def import_file(args) -> None:
 def ingest(args) -> int:
     # Chunks are cut by the served model's tokens.
     services = open_services(llm=True)
+    # Before any file is read: a mistyped id should not cost an ingestion.
+    conversation_id = services.conversations.resolve_id(args.conversation) if args.conversation else None
     failures = 0
     added = []
     for name in args.paths:
@@ -99,9 +147,9 @@ def ingest(args) -> int:
             continue
         added.append(document.id)
         print(f"\r{document.name}: {document.chunks} chunks, {document.pages or '-'} pages  {document.id}")
-    if args.conversation and added:
+    if conversation_id and added:
         services.conversations.set_document_scope(
-            args.conversation, sorted(set(_scope(services, args.conversation)) | set(added)))
+            conversation_id, sorted(set(_scope(services, conversation_id)) | set(added)))
     return 1 if failures else 0
 
 
@@ -130,8 +178,10 @@ def list_documents(args) -> None:
 
 
 def delete_document(args) -> None:
-    open_services().documents.delete(args.id)
-    print(f"deleted {args.id}")
+    documents = open_services().documents
+    document_id = documents.resolve_id(args.id)
+    documents.delete(document_id)
+    print(f"deleted {document_id}")
 
 
 def reindex_documents(args) -> None:
@@ -140,7 +190,8 @@ def reindex_documents(args) -> None:
 
 
 def document_usage(args) -> None:
-    uses = open_services().documents.usage(args.id)
+    documents = open_services().documents
+    uses = documents.usage(documents.resolve_id(args.id))
     if not uses:
         print("No conversation has cited this document yet.")
     for use in uses:
@@ -150,9 +201,12 @@ def document_usage(args) -> None:
 def cleanup(args) -> None:
     report = open_services().conversations.cleanup(older_than_days=args.older_than, dry_run=args.dry_run)
     verb = "would remove" if report.dry_run else "removed"
-    print(f"{verb} {len(report.conversations)} conversation(s) not updated for {args.older_than} days")
+    trashed = [c for c in report.conversations if c.deleted_at is not None]
+    print(f"{verb} {len(report.conversations) - len(trashed)} conversation(s) not updated for {args.older_than} days"
+          + (f" and {len(trashed)} in the trash for as long" if trashed else ""))
     for c in report.conversations:
-        print(f"  {c.id}  {c.updated_at:%Y-%m-%d}  {c.title}")
+        when = f"in the trash since {c.deleted_at:%Y-%m-%d}" if c.deleted_at else f"{c.updated_at:%Y-%m-%d}"
+        print(f"  {c.id}  {when}  {c.title}")
 
 
 def doctor(args) -> None:

@@ -95,15 +95,21 @@ class AnswerPipeline:
         self._blocks_lock = threading.Lock()  # the page answers several sessions at once
 
     def prepare(self, request: Request, *, max_model_len: int, answer_reserve: int,
-                keep_question: Callable[[str | None, str | None], Message]) -> Prepared:
+                keep_question: Callable[[str | None, str | None], Message],
+                progress: Callable[[str], None] = lambda stage: None) -> Prepared:
         """`keep_question(sent_content, rewritten_query)` keeps the question and returns it
-        with its seq and token count; it is called before anything can condense or answer."""
+        with its seq and token count; it is called before anything can condense or answer.
+        `progress(stage)` is told, in words, what takes time (a page shows it)."""
         started = time.perf_counter()
         question_tokens = self._counter.count_message("user", request.question)
         # Only the question itself can make it too long: refused here, before anything is kept.
         plan = self._engine.refuse_if_too_long(question_tokens, max_model_len, answer_reserve)
         recent = request.recent if request.recent is not None else request.history[-RECENT_MESSAGES:]
+        if self._programs is not None and recent:
+            progress("Reading the question with the conversation…")
         rewritten = standalone_query(self._programs, recent, request.question)
+        if self._retriever is not None and request.passages is None:
+            progress("Searching your documents…")
         evidence = self._evidence(request, rewritten or request.question, question_tokens, plan)
         method = "rewriter" if rewritten else "none"
         if rewritten is None and evidence.searched:
@@ -115,6 +121,7 @@ class AnswerPipeline:
         if question.model_text != (sent or request.question):
             evidence = Evidence()  # asked again, and kept as it was sent then (passages and all)
         block = evidence.block
+        progress("Fitting the conversation into the window…")
         assembly = self._engine.assemble(
             conversation_id=request.conversation_id, tail=request.history + [question], summary=request.summary,
             max_model_len=max_model_len, answer_reserve=answer_reserve, may_condense=request.may_condense,

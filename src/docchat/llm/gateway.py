@@ -98,20 +98,26 @@ class VllmGateway:
         except (httpx.HTTPError, KeyError, ValueError) as error:
             raise LLMServerError(f"/tokenize failed ({error})") from None
 
-    def stream(self, messages: list[dict], *, max_tokens: int, stop: threading.Event | None = None) -> Generation:
+    def stream(self, messages: list[dict], *, max_tokens: int, stop: threading.Event | None = None,
+               continue_last: bool = False) -> Generation:
+        """`continue_last`: the last message is an assistant answer cut short, and the model
+        goes on writing it (vLLM's continue_final_message) instead of starting a new one."""
         info = self.info()
         generation = Generation(model=info.model)
-        generation._chunks = self._deltas(info, messages, max_tokens, stop or threading.Event(), generation)
+        generation._chunks = self._deltas(info, messages, max_tokens, stop or threading.Event(), generation,
+                                          continue_last)
         return generation
 
     # internals
 
-    def _llm(self, info: ServerInfo, max_tokens: int, http):
+    def _llm(self, info: ServerInfo, max_tokens: int, http, continue_last: bool):
         from llama_index.llms.openai_like import OpenAILike
 
         extra_body = {name: value for name, value in (("top_k", self._sampling.top_k),
                                                        ("repetition_penalty", self._sampling.repetition_penalty))
                       if value is not None}
+        if continue_last:
+            extra_body.update(continue_final_message=True, add_generation_prompt=False)
         additional = {"stream_options": {"include_usage": True}, "extra_body": extra_body}
         if self._sampling.top_p is not None:
             additional["top_p"] = self._sampling.top_p
@@ -130,7 +136,7 @@ class VllmGateway:
             http_client=http,
         )
 
-    def _deltas(self, info, messages, max_tokens, stop, generation) -> Iterator[str]:
+    def _deltas(self, info, messages, max_tokens, stop, generation, continue_last) -> Iterator[str]:
         from llama_index.core.llms import ChatMessage
 
         import httpx
@@ -146,7 +152,7 @@ class VllmGateway:
         http = httpx.Client(timeout=httpx.Timeout(None, connect=self._timeouts.connect_s),
                             event_hooks={"response": [responses.append]})
         worker = threading.Thread(
-            target=self._pump, args=(self._llm(info, max_tokens, http), chat, events, abandon), daemon=True,
+            target=self._pump, args=(self._llm(info, max_tokens, http, continue_last), chat, events, abandon), daemon=True,
             name="docchat-llm-stream",
         )
         worker.start()

@@ -19,7 +19,7 @@ from llama_index.core.base.llms.types import ChatMessage, MessageRole
 from llama_index.core.bridge.pydantic import PrivateAttr
 from llama_index.core.memory.types import BaseMemory
 
-from docchat.domain import Message, Role, Status, utcnow
+from docchat.domain import FINISHED, Message, Role, Status, utcnow
 from docchat.errors import InvalidInput
 from docchat.memory.log import MessageLog
 from docchat.memory.tokens import TokenCounter
@@ -209,7 +209,7 @@ class ConversationMemory(BaseMemory):
 
     def _extend(self, stored: list[Message]) -> None:
         recount = {m.id: self._counter.count_message(m.role.value, m.model_text)
-                   for m in stored if m.status is Status.COMPLETE
+                   for m in stored if m.status in FINISHED
                    and (m.tokenizer != self._counter.id or m.token_count is None)}
         if recount:
             self._log.store_token_counts(recount, self._counter.id)
@@ -221,7 +221,7 @@ class ConversationMemory(BaseMemory):
             self._last_seq = max(self._last_seq, message.seq)
             if message.seq < start_seq or (message.seq < pruned_before and message.role is not Role.SYSTEM):
                 continue
-            if message.status is not Status.COMPLETE:
+            if message.status not in FINISHED:
                 # Failed or stopped answers are kept in the transcript, never sent back to the model.
                 continue
             if message.id in recount:

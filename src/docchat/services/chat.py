@@ -14,6 +14,7 @@ import threading
 import time
 import uuid
 from dataclasses import replace
+from typing import Callable
 
 from docchat.context.pipeline import AnswerPipeline, Prepared, Request
 from docchat.context.programs import Programs
@@ -27,7 +28,10 @@ from docchat.services.turn import Turn
 
 log = logging.getLogger(__name__)
 
+Progress = Callable[[str], None]
 TITLE_TOKENS = 24
+# Fewer tokens than this left in the window: continuing an answer would add next to nothing.
+MIN_CONTINUATION = 32
 # After a failed condensation, the next try waits this many messages.
 CONDENSE_RETRY_AFTER = 8
 
@@ -45,11 +49,13 @@ class ChatService:
         self._background_lock = threading.Lock()
         self._saver = _Saved(uow, counter, conversations, programs, self._background)
 
-    def answer(self, conversation_id: str | None, question: str, *, passages: list[str] | None = None) -> Turn:
+    def answer(self, conversation_id: str | None, question: str, *, passages: list[str] | None = None,
+               progress: Progress = lambda stage: None) -> Turn:
         """Stores the question, then streams the answer. Bad input changes nothing.
 
         `passages`, when given, replace retrieval (benchmarks): they go into the user turn
-        before the question and are stored with it as sent.
+        before the question and are stored with it as sent. `progress(stage)` hears, in
+        words, what the turn is doing before the model's first token.
         """
         if not isinstance(question, str) or not question.strip():
             raise InvalidInput("a message cannot be empty")
@@ -65,9 +71,9 @@ class ChatService:
             return self._conversations.post_user_message(conversation_id, question, sent_content=sent,
                                                          rewritten_query=rewritten)
 
-        return self._turn(self._request(conversation_id, question, passages=passages), info, keep)
+        return self._turn(self._request(conversation_id, question, passages=passages), info, keep, progress)
 
-    def retry(self, conversation_id: str) -> Turn:
+    def retry(self, conversation_id: str, *, progress: Progress = lambda stage: None) -> Turn:
         """Answers the last question again; the failed answer stays in the transcript."""
         history = self._conversations.history(conversation_id)
         questions = [m for m in history if m.role is Role.USER]
@@ -79,7 +85,7 @@ class ChatService:
         except LLMError as error:
             return self._failed(asked, error)
         return self._turn(self._request(conversation_id, asked.content, before_seq=asked.seq), info,
-                          lambda sent, rewritten: asked)
+                          lambda sent, rewritten: asked, progress)
 
     def wait_for_background(self, timeout_s: float) -> None:
         """Lets work started after an answer (its title) finish: a command about to exit calls it."""
@@ -143,20 +149,43 @@ class ChatService:
             passages=passages,
         )
 
-    def _turn(self, request: Request, info, keep) -> Turn:
+    def continue_answer(self, conversation_id: str, *, progress: Progress = lambda stage: None) -> Turn:
+        """Goes on writing the last answer, cut at the token limit, into the same message: the
+        model is sent the same prompt with the answer so far as its own unfinished turn."""
+        history = self._conversations.history(conversation_id)
+        cut = history[-1] if history else None
+        if cut is None or cut.role is not Role.ASSISTANT or cut.status is not Status.TRUNCATED:
+            raise InvalidInput("only an answer cut at the length limit can be continued")
+        asked = next(m for m in reversed(history) if m.role is Role.USER)
+        info = self._gateway.info()
+        return self._turn(self._request(conversation_id, asked.content, before_seq=asked.seq), info,
+                          lambda sent, rewritten: asked, progress, continuing=cut)
+
+    def _turn(self, request: Request, info, keep, progress: Progress, *, continuing: Message | None = None) -> Turn:
         reserve = self.reserve_for(info.max_model_len)
         prepared = self._pipeline.prepare(request, max_model_len=info.max_model_len, answer_reserve=reserve,
-                                          keep_question=keep)
+                                          keep_question=keep, progress=progress)
         conversation_id = prepared.question.conversation_id
         if prepared.assembly.cut_seq is not None:
             self._conversations.memory(conversation_id).forget_before(prepared.assembly.cut_seq)
         self._record_compaction(conversation_id, prepared)
-        draft = replace(self._start_answer(conversation_id, info.model), citations=prepared.citations)
         messages = prepared.assembly.messages
+        if continuing is None:
+            draft = replace(self._start_answer(conversation_id, info.model), citations=prepared.citations,
+                            budget=prepared.budget, stats=prepared.stats)
+            max_tokens, prefix = reserve, ""
+        else:
+            draft, prefix = replace(continuing, status=Status.STREAMING), continuing.content
+            messages = [*messages, {"role": "assistant", "content": prefix}]
+            # The answer so far now sits in the prompt, so the rest gets what the window has left.
+            max_tokens = min(reserve, info.max_model_len - prepared.budget.prompt - (continuing.token_count or 0))
+            if max_tokens < MIN_CONTINUATION:
+                raise InvalidInput("the window has no room left to continue this answer; ask for the rest instead")
         return Turn(conversation_id=conversation_id, question=prepared.question, draft=draft, budget=prepared.budget,
-                    stats=prepared.stats, citations=prepared.citations, saver=self._saver,
+                    stats=prepared.stats, citations=prepared.citations, saver=self._saver, prefix=prefix,
                     summary=prepared.assembly.new_summary.content if prepared.assembly.new_summary else None,
-                    start=lambda stop: self._gateway.stream(messages, max_tokens=reserve, stop=stop))
+                    start=lambda stop: self._gateway.stream(messages, max_tokens=max_tokens, stop=stop,
+                                                            continue_last=bool(prefix)))
 
     def _failed(self, question: Message, error: LLMError) -> Turn:
         draft = self._start_answer(question.conversation_id, None)

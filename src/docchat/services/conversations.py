@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import threading
 import uuid
 from collections import OrderedDict
@@ -13,6 +14,8 @@ from docchat.domain import (
     Conversation,
     ConversationSettings,
     Message,
+    Rating,
+    Role,
     SearchHit,
     StoreHealth,
     TitleSource,
@@ -21,9 +24,16 @@ from docchat.domain import (
 from docchat.errors import InvalidInput, NotFound
 from docchat.memory.conversation_memory import ConversationMemory
 from docchat.ports import MessageLog, TokenCounter, UnitOfWorkFactory
+from docchat.services.id_prefixes import resolve
 
 MAX_TITLE = 200
 DEFAULT_TITLE = "New conversation"
+MAX_PROVISIONAL = 80
+_SENTENCE_END = re.compile(r"(?<=[.?!])\s")
+# Words a cut title must not end on: "What is the Determination Date in the" reads broken.
+_DANGLING = frozenset("a an the of in on at to for from by with and or but about as into than that this "
+                      "these those my your our their its is are was were be what which who how when where "
+                      "why if".split())
 # Memories kept in RAM at once; a memory dropped here reloads from the store when next used.
 OPEN_MEMORIES = 32
 
@@ -38,10 +48,18 @@ def clean_title(title: str) -> str:
 
 
 def title_from(text: str, *, words: int = 8) -> str:
-    """A provisional title from the first message, until a model writes a better one."""
-    first = " ".join(text.split()[:words])
-    first = first[:80].rstrip(" ,.;:")
-    return first or DEFAULT_TITLE
+    """A provisional title from the first message, until a model writes a better one: its first
+    sentence, or its first words ending on a word that can end a phrase, then "…"."""
+    sentence = _SENTENCE_END.split(" ".join(text.split()), maxsplit=1)[0]
+    chosen = sentence.split()
+    cut = len(chosen) > words or len(sentence) > MAX_PROVISIONAL
+    chosen = chosen[:words]
+    while len(" ".join(chosen)) > MAX_PROVISIONAL and len(chosen) > 1:
+        chosen.pop()
+    while cut and len(chosen) > 1 and chosen[-1].lower().strip(",;:") in _DANGLING:
+        chosen.pop()
+    title = " ".join(chosen)[:MAX_PROVISIONAL].rstrip(" ,.;:")
+    return (f"{title}…" if cut else title) or DEFAULT_TITLE
 
 
 class ConversationService:
@@ -82,6 +100,18 @@ class ConversationService:
         with self._uow() as uow:
             return self._require(uow, conversation_id)
 
+    def resolve_id(self, prefix: str, *, include_deleted: bool = False) -> str:
+        """The id of the one conversation whose id starts with `prefix` (a full id names its own);
+        deleted ones count only with `include_deleted`, for the commands that act on them."""
+        with self._uow() as uow:
+            repo = uow.conversations
+            return resolve(
+                prefix, "conversation",
+                exists=lambda found: repo.get_conversation(found, include_deleted=include_deleted) is not None,
+                starting_with=lambda start: [(c.id, c.title) for c in
+                                             repo.conversations_starting_with(start, include_deleted=include_deleted)],
+            )
+
     def rename(self, conversation_id: str, title: str, *, source: TitleSource = TitleSource.USER) -> Conversation:
         """A title the user sets is never overwritten by an automatic one."""
         title = clean_title(title)
@@ -114,6 +144,37 @@ class ConversationService:
             uow.commit()
         self._forget_memory(conversation_id)
 
+    # the trash: conversations deleted but not purged
+
+    def trash(self) -> list[Conversation]:
+        """Deleted conversations, with their message counts, the most recently deleted first."""
+        with self._uow() as uow:
+            return uow.conversations.deleted_conversations()
+
+    def restore(self, conversation_id: str) -> Conversation:
+        """Takes a conversation out of the trash, back where its last update puts it in the list."""
+        with self._uow(write=True) as uow:
+            found = uow.conversations.get_conversation(conversation_id, include_deleted=True)
+            if found is None:
+                raise NotFound(f"no conversation with id {conversation_id} in the trash")
+            if found.deleted_at is None:
+                raise NotFound(f"“{found.title}” ({conversation_id}) is not in the trash")
+            uow.conversations.update_conversation(conversation_id, deleted_at=None)
+            restored = self._require(uow, conversation_id)
+            uow.commit()
+            return restored
+
+    def empty_trash(self) -> list[Conversation]:
+        """Purges every conversation in the trash, with its messages; returns those it removed."""
+        with self._uow(write=True) as uow:
+            purged = uow.conversations.deleted_conversations()
+            for conversation in purged:
+                uow.conversations.purge_conversation(conversation.id)
+            uow.commit()
+        for conversation in purged:
+            self._forget_memory(conversation.id)
+        return purged
+
     def search(self, text: str, *, limit: int = 20) -> list[SearchHit]:
         if not isinstance(text, str) or not text.strip():
             return []
@@ -121,12 +182,15 @@ class ConversationService:
             return uow.conversations.search(text, limit=limit)
 
     def cleanup(self, *, older_than_days: int, dry_run: bool = False) -> CleanupReport:
-        """Purges unpinned conversations not updated for `older_than_days` days."""
+        """Purges unpinned conversations not updated for `older_than_days` days, and those that
+        have been in the trash that long. A conversation in the trash counts from its deletion
+        (pinned or not), so one deleted today stays restorable for the whole period."""
         if not isinstance(older_than_days, int) or older_than_days < 1:
             raise InvalidInput("--older-than must be a whole number of days, at least 1")
         cutoff = utcnow() - timedelta(days=older_than_days)
         with self._uow(write=not dry_run) as uow:
-            stale = uow.conversations.conversations_updated_before(cutoff)
+            stale = (uow.conversations.conversations_updated_before(cutoff)
+                     + uow.conversations.deleted_conversations(deleted_before=cutoff))
             if not dry_run:
                 for conversation in stale:
                     uow.conversations.purge_conversation(conversation.id)
@@ -157,6 +221,15 @@ class ConversationService:
             self.rename(conversation_id, title_from(text), source=TitleSource.FIRST_WORDS)
         return self.memory(conversation_id).add("user", text, sent_content=sent_content,
                                                  rewritten_query=rewritten_query)
+
+    def rate(self, conversation_id: str, message_id: str, rating: Rating | None) -> None:
+        """A thumbs up or down on one of the conversation's answers; None takes it back."""
+        with self._uow(write=True) as uow:
+            found = uow.conversations.get_message(message_id)
+            if found is None or found.conversation_id != conversation_id or found.role is not Role.ASSISTANT:
+                raise NotFound(f"no answer with id {message_id} in this conversation")
+            uow.conversations.set_rating(message_id, rating)
+            uow.commit()
 
     def set_document_scope(self, conversation_id: str, document_ids: list[str] | None) -> None:
         """Which documents this conversation searches; None means all of them."""

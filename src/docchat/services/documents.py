@@ -24,6 +24,7 @@ from docchat.domain import (
     Document,
     DocumentStatus,
     DocumentUse,
+    IngestReport,
     LibraryHealth,
     Retrieved,
     Scope,
@@ -31,6 +32,7 @@ from docchat.domain import (
 )
 from docchat.errors import DocchatError, InvalidInput, NotFound
 from docchat.ports import TokenCounter, UnitOfWorkFactory
+from docchat.services.id_prefixes import resolve
 
 log = logging.getLogger(__name__)
 
@@ -77,6 +79,13 @@ class DocumentService:
             raise NotFound(f"no document with id {document_id}")
         self._remove(document)
 
+    def resolve_id(self, prefix: str) -> str:
+        """The id of the one document whose id starts with `prefix` (a full id names its own)."""
+        with self._uow() as uow:
+            repo = uow.documents
+            return resolve(prefix, "document", exists=lambda found: repo.get(found) is not None,
+                           starting_with=lambda start: [(d.id, d.name) for d in repo.documents_starting_with(start)])
+
     def usage(self, document_id: str) -> list[DocumentUse]:
         with self._uow() as uow:
             if uow.documents.get(document_id) is None:
@@ -104,6 +113,13 @@ class DocumentService:
 
     def ingest(self, name: str, data: bytes, *, progress: Progress = lambda stage, share: None,
                cancel: threading.Event | None = None) -> Document:
+        """The document made of this file: added now, or the one already in the library."""
+        return self.add(name, data, progress=progress, cancel=cancel).document
+
+    def add(self, name: str, data: bytes, *, progress: Progress = lambda stage, share: None,
+            cancel: threading.Event | None = None) -> IngestReport:
+        """Ingests the file, saying whether the same content was in the library already (then
+        it changes nothing and returns the document that holds it)."""
         cancel = cancel or threading.Event()
         parsed = parse(name, data, max_bytes=self._max_bytes)
         digest = content_hash(data)
@@ -111,7 +127,7 @@ class DocumentService:
             existing = uow.documents.by_hash(digest)
         if existing is not None and existing.status is DocumentStatus.READY:
             progress("already in the library", 1.0)
-            return existing
+            return IngestReport(existing, already_present=True)
         if existing is not None:  # left half-ingested by a crash: start again
             self._remove(existing)
         progress("parsed", 0.05)
@@ -141,7 +157,7 @@ class DocumentService:
             uow.documents.mark_ready(document.id, chunk_count=len(records))
             uow.commit()
         progress("ready", 1.0)
-        return replace(document, status=DocumentStatus.READY)
+        return IngestReport(replace(document, status=DocumentStatus.READY), already_present=False)
 
     def _embed_and_index(self, document: Document, records: list[ChunkRecord], progress: Progress,
                          cancel: threading.Event) -> None:

@@ -10,7 +10,8 @@ from dataclasses import replace
 from docchat import __version__
 from docchat.domain import ImportReport, utcnow
 from docchat.errors import InvalidExport, NotFound
-from docchat.exchange import ImportedConversation, parse_document, to_document, to_json, to_markdown
+from docchat.exchange import ImportedConversation, to_document, to_json, to_markdown
+from docchat.foreign import parse_export
 from docchat.ports import TokenCounter, UnitOfWorkFactory
 from docchat.services.conversations import MAX_TITLE
 
@@ -42,10 +43,12 @@ class TransferService:
         return buffer.getvalue()
 
     def import_bytes(self, raw: bytes, *, name: str = "file", as_copy: bool = False) -> list[ImportReport]:
-        """Imports one JSON export or a zip of them. Every file is checked before anything is written."""
+        """Imports one JSON export or a zip of them, or a ChatGPT or Open WebUI export of many
+        conversations. Every file is checked before anything is written."""
         if len(raw) > MAX_IMPORT_BYTES:
             raise InvalidExport(f"{name}: too large to be a docchat export ({len(raw)} bytes)")
-        documents = [parse_document(content, source=source) for source, content in _entries(raw, name)]
+        documents = [document for source, content in _entries(raw, name)
+                     for document in parse_export(content, source=source)]
         reports = []
         with self._uow(write=True) as uow:
             for document in documents:

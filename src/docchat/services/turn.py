@@ -13,7 +13,7 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Callable, Iterator, Protocol
 
-from docchat.domain import Budget, Citation, MemoryStats, Message, SessionMemory, Status
+from docchat.domain import FINISHED, Budget, Citation, MemoryStats, Message, SessionMemory, Status
 from docchat.errors import DocchatError, GenerationStopped, LLMError
 from docchat.ports import Generation
 
@@ -53,6 +53,8 @@ class Turn:
     usage: dict | None = None
     error: DocchatError | None = None
     session: SessionMemory | None = None
+    # The answer so far when the turn continues one cut at the token limit; deltas add to it.
+    prefix: str = ""
 
     def __post_init__(self) -> None:
         self._deltas = self._run()
@@ -75,7 +77,7 @@ class Turn:
         return self.answer.content if self.answer else ""
 
     def _run(self) -> Iterator[str]:
-        text, last_checkpoint, generation = "", time.monotonic(), None
+        text, last_checkpoint, generation = self.prefix, time.monotonic(), None
         status, error_text = Status.INTERRUPTED, None
         try:
             if self.failure is not None:
@@ -87,7 +89,7 @@ class Turn:
                     self.saver.checkpoint(replace(self.draft, content=text))
                     last_checkpoint = time.monotonic()
                 yield delta
-            status = Status.COMPLETE
+            status = Status.TRUNCATED if generation.finish_reason == "length" else Status.COMPLETE
         except GenerationStopped as stopped:
             self.error = stopped
         except LLMError as error:
@@ -107,5 +109,6 @@ class Turn:
                 self.draft, content=text, status=status, usage=self.usage, error=error_text,
                 model=generation.model if generation is not None else self.draft.model,
             ))
-            if status is Status.COMPLETE:
+            # A continued answer was remembered when it was first cut.
+            if status in FINISHED and not self.prefix:
                 self.session = self.saver.completed(self)

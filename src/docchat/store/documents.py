@@ -63,6 +63,13 @@ class DocumentRepository:
         row = self._db.execute(select(documents).where(documents.c.id == document_id)).first()
         return _document(row) if row else None
 
+    def documents_starting_with(self, prefix: str) -> list[Document]:
+        """Documents whose id starts with `prefix` (case-sensitive), the most recently added first."""
+        rows = self._db.execute(select(documents).where(documents.c.id.startswith(prefix, autoescape=True))
+                                .order_by(documents.c.added_at.desc(), documents.c.pk.desc()))
+        # SQLite's LIKE ignores ASCII case; ids are compared exactly, as on any other database.
+        return [_document(row) for row in rows if row.id.startswith(prefix)]
+
     def by_hash(self, content_hash: str) -> Document | None:
         row = self._db.execute(select(documents).where(documents.c.content_hash == content_hash)).first()
         return _document(row) if row else None

@@ -13,10 +13,13 @@ from datetime import datetime
 from sqlalchemy import Connection, delete, func, insert, select, text, update
 
 from docchat.domain import (
+    Budget,
     Citation,
     Conversation,
     ConversationSettings,
+    MemoryStats,
     Message,
+    Rating,
     Role,
     SearchHit,
     Status,
@@ -71,7 +74,25 @@ def _message(row) -> Message:
         usage=row.usage,
         error=row.error,
         sent_content=row.sent_content,
+        rating=Rating(row.rating) if row.rating else None,
+        **_figures(row.figures),
     )
+
+
+def _figures(stored) -> dict:
+    """An answer's budget and memory figures; figures this version cannot read are left out."""
+    try:
+        return {"budget": Budget.from_dict(stored["budget"]) if stored and stored.get("budget") else None,
+                "stats": MemoryStats.from_dict(stored["memory"]) if stored and stored.get("memory") else None}
+    except (TypeError, ValueError, KeyError):
+        return {}
+
+
+def _figures_row(message: Message) -> dict | None:
+    if message.budget is None and message.stats is None:
+        return None
+    return {"budget": message.budget.as_dict() if message.budget else None,
+            "memory": message.stats.as_dict() if message.stats else None}
 
 
 def _message_row(message: Message) -> dict:
@@ -91,6 +112,8 @@ def _message_row(message: Message) -> dict:
         "usage": message.usage,
         "error": message.error,
         "sent_content": message.sent_content,
+        "figures": _figures_row(message),
+        "rating": message.rating.value if message.rating else None,
     }
 
 
@@ -140,6 +163,18 @@ class ConversationRepository:
             return None
         return _conversation(row, self.last_seq(conversation_id))
 
+    def conversations_starting_with(self, prefix: str, *, include_deleted: bool = False) -> list[Conversation]:
+        """Conversations whose id starts with `prefix` (case-sensitive), most recently updated first."""
+        query = (
+            select(*_CONVERSATION_COLUMNS)
+            .where(conversations.c.id.startswith(prefix, autoescape=True))
+            .order_by(conversations.c.updated_at.desc(), conversations.c.pk.desc())
+        )
+        if not include_deleted:
+            query = query.where(conversations.c.deleted_at.is_(None))
+        # SQLite's LIKE ignores ASCII case; ids are compared exactly, as on any other database.
+        return [_conversation(row) for row in self._db.execute(query) if row.id.startswith(prefix)]
+
     def is_active(self, conversation_id: str) -> bool:
         """True when the conversation exists and is not deleted."""
         query = select(conversations.c.pk).where(
@@ -170,12 +205,31 @@ class ConversationRepository:
         self._db.execute(delete(conversations).where(conversations.c.id == conversation_id))
 
     def conversations_updated_before(self, cutoff: datetime) -> list[Conversation]:
+        """Active, unpinned conversations last updated before `cutoff`, the oldest first."""
         query = (
             select(*_CONVERSATION_COLUMNS)
-            .where(conversations.c.updated_at < cutoff, conversations.c.pinned.is_(False))
+            .where(conversations.c.updated_at < cutoff, conversations.c.pinned.is_(False),
+                   conversations.c.deleted_at.is_(None))
             .order_by(conversations.c.updated_at)
         )
         return [_conversation(row) for row in self._db.execute(query)]
+
+    def deleted_conversations(self, *, deleted_before: datetime | None = None) -> list[Conversation]:
+        """The trash: soft-deleted conversations with their message counts, the most recently
+        deleted first; only those deleted before `deleted_before` when it is given."""
+        count = (
+            select(func.count())
+            .where(messages.c.conversation_id == conversations.c.id)
+            .scalar_subquery()
+        )
+        query = (
+            select(*_CONVERSATION_COLUMNS, count.label("message_count"))
+            .where(conversations.c.deleted_at.is_not(None))
+            .order_by(conversations.c.deleted_at.desc(), conversations.c.pk.desc())
+        )
+        if deleted_before is not None:
+            query = query.where(conversations.c.deleted_at < deleted_before)
+        return [_conversation(row, row.message_count) for row in self._db.execute(query)]
 
     def memory_marks(self, conversation_id: str) -> tuple[int, int] | None:
         """(memory_start_seq, pruned_before_seq), or None for an unknown conversation."""
@@ -221,9 +275,18 @@ class ConversationRepository:
                 usage=message.usage,
                 error=message.error,
                 citations=[c.as_dict() for c in message.citations],
+                figures=_figures_row(message),
                 updated_at=utcnow(),
             )
         )
+
+    def get_message(self, message_id: str) -> Message | None:
+        row = self._db.execute(select(messages).where(messages.c.id == message_id)).first()
+        return None if row is None else _message(row)
+
+    def set_rating(self, message_id: str, rating: Rating | None) -> None:
+        self._db.execute(update(messages).where(messages.c.id == message_id)
+                         .values(rating=rating.value if rating else None))
 
     def set_rewritten_query(self, message_id: str, query: str) -> None:
         self._db.execute(update(messages).where(messages.c.id == message_id).values(rewritten_query=query))

@@ -93,6 +93,9 @@ messages = Table(
     Column("sampling", JSON, nullable=True),
     Column("usage", JSON, nullable=True),
     Column("error", Text, nullable=True),
+    # An answer's budget and memory figures: {"budget": {...}, "memory": {...}}.
+    Column("figures", JSON, nullable=True),
+    Column("rating", String(8), nullable=True),
     UniqueConstraint("conversation_id", "seq", name="uq_messages_conversation_seq"),
 )
 

@@ -1,4 +1,5 @@
-"""The chat pane: the stored history, the streamed answer with a stop button, the budget meter."""
+"""The chat pane: the header, the stored history with each answer's figures, and the answer being
+streamed, with what the turn is doing until its first word and a Stop button from the start."""
 
 from __future__ import annotations
 
@@ -6,53 +7,93 @@ import time
 
 import streamlit as st
 
-from docchat.domain import Budget, Message, Status
+from docchat.domain import FINISHED, Budget, Conversation, MemoryStats, Message, Rating, Role, Status
 from docchat.errors import DocchatError, NotFound
-from docchat.ui.session import open_conversation, services
+from docchat.ui import header
+from docchat.ui.session import flash, open_conversation, services
+from docchat.ui.text import count
 
 KEY = "chat"
 STREAMING = f"{KEY}_streaming_turn"
+# A message that was not sent (refused, or stopped before its answer began), kept to edit.
+UNSENT = f"{KEY}_unsent"
 SETTLE_WAIT_S = 5.0
+# st.feedback's thumbs: 0 is down, 1 is up.
+THUMBS = {Rating.DOWN: 0, Rating.UP: 1}
 AVATARS = {"user": ":material/person:", "assistant": ":material/smart_toy:", "system": ":material/settings:"}
 
 
 def render(conversation_id: str | None) -> None:
     _stop_previous_answer()
-    history = _header_and_history(conversation_id)
-    if history is None:
-        conversation_id, history = None, []
+    conversation = _open(conversation_id)
+    history = services().conversations.history(conversation.id) if conversation else []
+    if conversation is None:
+        conversation_id = None
+        st.header("docchat", anchor=False)
+        st.caption("Chat with your documents, on your own machine. Type below to start a conversation.")
+    else:
+        header.render(conversation)
+        _session_panel(conversation)
+    answers = [m for m in history if m.role is Role.ASSISTANT]
     for message in history:
-        _message(message)
+        _message(message, latest=bool(answers) and message is answers[-1])
     _server_notice()
     if conversation_id and history and _needs_retry(history[-1]):
         if st.button("Retry the answer", key=f"{KEY}_retry", icon=":material/refresh:"):
-            _stream(lambda: services().chat.retry(conversation_id))
-    _budget_meter(conversation_id)
-    _session_panel(conversation_id)
+            _stream(lambda progress: services().chat.retry(conversation_id, progress=progress))
+    if conversation_id and history and history[-1].status is Status.TRUNCATED:
+        if st.button("Continue the answer", key=f"{KEY}_continue", icon=":material/arrow_forward:"):
+            _stream(lambda progress: services().chat.continue_answer(conversation_id, progress=progress))
+    edited = _unsent(conversation_id, history)
     text = st.chat_input("Ask about your documents", key=f"{KEY}_input")
-    if text:
-        with st.chat_message("user", avatar=AVATARS["user"]):
-            st.markdown(text)
-        _stream(lambda: services().chat.answer(conversation_id, text))
+    for question in (edited, text):
+        if question is not None:
+            _ask(conversation_id, question)
 
 
-def _header_and_history(conversation_id: str | None) -> list[Message] | None:
-    if conversation_id:
-        try:
-            conversation = services().conversations.get(conversation_id)
-            history = services().conversations.history(conversation_id)
-        except NotFound:
-            open_conversation(None)
-            st.warning("That conversation no longer exists.")
-        else:
-            st.header(conversation.title, anchor=False)
-            return history
-    st.header("docchat", anchor=False)
-    st.caption("Chat with your documents, on your own machine. Type below to start a conversation.")
-    return None
+def _open(conversation_id: str | None) -> Conversation | None:
+    if not conversation_id:
+        return None
+    try:
+        return services().conversations.get(conversation_id)
+    except NotFound:
+        open_conversation(None)
+        st.warning("That conversation no longer exists.")
+        return None
 
 
-def _message(message: Message) -> None:
+def _ask(conversation_id: str | None, text: str) -> None:
+    if not text.strip():
+        st.warning("A message cannot be empty.", icon=":material/edit_off:")
+        return
+    # Kept until the question is stored: a refusal or an early Stop leaves it here to edit.
+    st.session_state[UNSENT] = {"conversation": conversation_id, "text": text, "why": None}
+    with st.chat_message("user", avatar=AVATARS["user"]):
+        st.markdown(text)
+    _stream(lambda progress: services().chat.answer(conversation_id, text, progress=progress))
+
+
+def _unsent(conversation_id: str | None, history: list[Message]) -> str | None:
+    """The message that was not sent, in a box to edit and send again; returns it once sent."""
+    unsent = st.session_state.get(UNSENT)
+    if not unsent or unsent["conversation"] != conversation_id:
+        return None
+    asked = [m.content for m in history if m.role is Role.USER]
+    if asked and asked[-1] == unsent["text"] and unsent["why"] is None:
+        st.session_state.pop(UNSENT)  # stopped after the question was stored: nothing was lost
+        return None
+    with st.container(border=True, key=f"{KEY}_unsent_box"):
+        st.caption(unsent["why"] or "Not sent: stopped before the answer began. Edit it or send it again.")
+        text = st.text_area("Your message", value=unsent["text"], key=f"{KEY}_unsent_text_{hash(unsent['text'])}")
+        with st.container(horizontal=True):
+            send = st.button("Send", key=f"{KEY}_unsent_send", type="primary", icon=":material/send:")
+            if st.button("Discard", key=f"{KEY}_unsent_discard"):
+                st.session_state.pop(UNSENT)
+                st.rerun()
+    return text if send else None
+
+
+def _message(message: Message, *, latest: bool) -> None:
     with st.chat_message(message.role.value, avatar=AVATARS[message.role.value]):
         if message.content:
             # Markdown, never HTML: user and model text must not inject markup.
@@ -66,14 +107,61 @@ def _message(message: Message) -> None:
                     st.text(cited.text[:400])
         if message.status is Status.INTERRUPTED:
             st.caption(f"Interrupted: {message.error or 'stopped before the end'}")
+        elif message.status is Status.TRUNCATED:
+            st.caption("Cut at the answer length limit: “Continue the answer” goes on from here.")
         elif message.status is Status.ERROR:
             st.error(f"No answer: {message.error or 'the LLM failed'}", icon=":material/error:")
         elif message.status is Status.STREAMING:
             st.caption("Still being written…")
+        if message.role is Role.ASSISTANT and message.status in FINISHED and message.content:
+            _answer_actions(message)
+        if message.budget is not None:
+            _figures(message.budget, message.stats, expanded=latest)
+
+
+def _answer_actions(answer: Message) -> None:
+    with st.container(horizontal=True, vertical_alignment="center", key=f"{KEY}_actions_{answer.id}"):
+        key = f"{KEY}_rate_{answer.id}"
+        st.feedback("thumbs", key=key, default=THUMBS.get(answer.rating), on_change=_rate, args=(answer, key))
+        with st.popover("Copy", icon=":material/content_copy:", type="tertiary"):
+            # A code block has the browser's copy button; the answer's Markdown, as written.
+            st.code(answer.content, language="markdown", wrap_lines=True)
+
+
+def _rate(answer: Message, key: str) -> None:
+    chosen = st.session_state.get(key)
+    rating = None if chosen is None else next(r for r, thumb in THUMBS.items() if thumb == chosen)
+    try:
+        services().conversations.rate(answer.conversation_id, answer.id, rating)
+    except DocchatError as error:
+        flash(str(error), "error")
+
+
+def _figures(budget: Budget, stats: MemoryStats | None, *, expanded: bool) -> None:
+    """The latest answer shows its budget meter; every answer keeps it, one click away."""
+    if expanded:
+        _meter(budget)
+        if stats is not None:
+            with st.expander("Memory for this answer"):
+                st.caption(_memory_line(stats))
+        return
+    used = budget.prompt + budget.answer_reserve
+    with st.expander(f"Budget: {used:,} of {budget.max_model_len:,} tokens"):
+        _meter(budget)
+        if stats is not None:
+            st.caption(_memory_line(stats))
+
+
+def _memory_line(stats: MemoryStats) -> str:
+    return (f"{count(stats.total_messages, 'message')}, {count(stats.total_tokens, 'token')}; "
+            f"{stats.kept_verbatim} sent verbatim, {stats.summarised} summarised (summary version "
+            f"{stats.summary_version or '—'}{', new this turn' if stats.summary_created else ''}); "
+            f"{count(stats.compactions, 'compaction')}; "
+            f"{stats.memory_ms:.0f} ms in memory; counter {stats.counter}")
 
 
 def _needs_retry(last: Message) -> bool:
-    return last.status in (Status.ERROR, Status.INTERRUPTED) or last.role.value == "user"
+    return last.status in (Status.ERROR, Status.INTERRUPTED) or last.role is Role.USER
 
 
 def _server_notice() -> None:
@@ -84,18 +172,27 @@ def _server_notice() -> None:
 
 
 def _stream(start_turn) -> None:
-    """Streams one answer into the page; a click on Stop (or any rerun) ends it as interrupted."""
-    try:
-        turn = start_turn()
-    except DocchatError as error:
-        st.error(str(error))
-        return
-    open_conversation(turn.conversation_id)
-    st.session_state[STREAMING] = turn
+    """Streams one answer into the page. Until its first word, the page says what the turn is
+    doing; a click on Stop (or any rerun) ends it, as interrupted once the answer has begun."""
     with st.chat_message("assistant", avatar=AVATARS["assistant"]):
         st.button("Stop", key=f"{KEY}_stop", icon=":material/stop_circle:")
+        stage = st.empty()
+        stage.caption(":material/hourglass_top: Reading the conversation…")
         try:
-            st.write_stream(turn)
+            turn = start_turn(lambda text: stage.caption(f":material/hourglass_top: {text}"))
+        except DocchatError as error:
+            unsent = st.session_state.get(UNSENT)
+            if unsent is None:
+                flash(str(error), "error")
+            else:
+                unsent["why"] = f"Not sent: {error}. Edit it and send again."
+            st.rerun()
+        st.session_state.pop(UNSENT, None)
+        open_conversation(turn.conversation_id)
+        st.session_state[STREAMING] = turn
+        stage.caption(":material/hourglass_top: Waiting for the model…")
+        try:
+            st.write_stream(_clearing(turn, stage))
         except DocchatError:
             pass  # stored with the message; shown by the rerun below
         finally:
@@ -103,9 +200,17 @@ def _stream(start_turn) -> None:
             # here settles the answer as interrupted before the next run reads it.
             turn.close()
     st.session_state.pop(STREAMING, None)
-    if turn.budget is not None:
-        st.session_state[f"{KEY}_budget_{turn.conversation_id}"] = (turn.budget, turn.stats)
     st.rerun()
+
+
+def _clearing(turn, stage):
+    """The turn's deltas; the first one replaces the "waiting" line."""
+    waiting = True
+    for delta in turn:
+        if waiting:
+            stage.empty()
+            waiting = False
+        yield delta
 
 
 def _stop_previous_answer() -> None:
@@ -123,26 +228,11 @@ def _stop_previous_answer() -> None:
         time.sleep(0.05)
 
 
-def _budget_meter(conversation_id: str | None) -> None:
-    last = st.session_state.get(f"{KEY}_budget_{conversation_id}")
-    if last is None:
-        return
-    budget, stats = last
-    _meter(budget)
-    if stats is not None:
-        with st.expander("Memory for this answer"):
-            st.caption(
-                f"{stats.total_messages} messages, {stats.total_tokens:,} tokens; {stats.kept_verbatim} sent verbatim, "
-                f"{stats.summarised} summarised (summary version {stats.summary_version or '—'}"
-                f"{', new this turn' if stats.summary_created else ''}); {stats.compactions} compactions; "
-                f"{stats.memory_ms:.0f} ms in memory; counter {stats.counter}"
-            )
-
-
-def _session_panel(conversation_id: str | None) -> None:
-    session = services().conversations.get(conversation_id).settings.session if conversation_id else None
-    if session and session.resolved_terms:
-        with st.expander(f"Session memory: {len(session.resolved_terms)} terms, {session.turns} turns"):
+def _session_panel(conversation: Conversation) -> None:
+    session = conversation.settings.session
+    if session.resolved_terms:
+        with st.expander(f"Session memory: {count(len(session.resolved_terms), 'term')}, "
+                         f"{count(session.turns, 'turn')}"):
             for term, snippet in session.resolved_terms.items():
                 st.text(f"{term}: {snippet}")
 
@@ -153,7 +243,7 @@ def _meter(budget: Budget) -> None:
                 text=f"Token budget: {used:,} of {budget.max_model_len:,} "
                      f"({'exact' if budget.exact else 'estimated'}, {budget.counter})")
     st.caption(
-        f"system {budget.system:,} · history {budget.history:,} ({budget.history_messages} messages"
+        f"system {budget.system:,} · history {budget.history:,} ({count(budget.history_messages, 'message')}"
         f"{f', {budget.dropped_messages} older left out' if budget.dropped_messages else ''}) · "
         f"summary {budget.summary:,} · {_documents_share(budget)} · question {budget.question:,} · "
         f"template {budget.template:,} · reserved for the answer {budget.answer_reserve:,}"

@@ -5,7 +5,8 @@ from __future__ import annotations
 import streamlit as st
 
 from docchat.errors import DocchatError
-from docchat.ui.session import current_conversation_id, services
+from docchat.ui.session import current_conversation_id, flash, services, show_flash
+from docchat.ui.text import count, literal, size
 
 KEY = "documents"
 TYPES = ["pdf", "docx", "md", "markdown", "txt", "html", "htm"]
@@ -14,6 +15,7 @@ TYPES = ["pdf", "docx", "md", "markdown", "txt", "html", "htm"]
 def render() -> None:
     st.title("Documents", anchor=False)
     _upload()
+    show_flash()
     _library()
 
 
@@ -26,16 +28,30 @@ def _upload() -> None:
     cancel = st.empty()
     cancel.button("Cancel", key=f"{KEY}_cancel", help="Stop ingesting; nothing of the unfinished file is kept")
     for upload in files:
-        with st.status(f"Ingesting {upload.name}…", expanded=False) as status:
-            bar = st.progress(0.0)
-            try:
-                document = services().documents.ingest(
-                    upload.name, upload.getvalue(), progress=lambda stage, share: bar.progress(min(share, 1.0), stage))
-            except DocchatError as error:
-                status.update(label=str(error), state="error")
-                continue
-            status.update(label=f"{document.name}: {document.chunks} chunks ready", state="complete")
+        _ingest(upload)
     cancel.empty()  # nothing left to cancel
+
+
+def _ingest(upload) -> None:
+    """One file: its progress bar and stage while it runs, then one line saying how it went."""
+    slot = st.empty()
+    bar = slot.progress(0.0, text=f"{literal(upload.name)}: reading")
+
+    def show(stage: str, share: float) -> None:
+        bar.progress(min(share, 1.0), text=f"{literal(upload.name)}: {stage}")
+
+    try:
+        added = services().documents.add(upload.name, upload.getvalue(), progress=show)
+    except DocchatError as error:
+        slot.error(literal(str(error)), icon=":material/error:")
+        return
+    document = added.document
+    if added.already_present:
+        also = "" if document.name == upload.name else f" (as “{document.name}”)"
+        slot.info(literal(f"{upload.name} is already in the library{also}"), icon=":material/info:")
+    else:
+        slot.success(literal(f"{document.name}: {count(document.chunks, 'chunk')} ready"),
+                     icon=":material/check_circle:")
 
 
 def _library() -> None:
@@ -48,22 +64,45 @@ def _library() -> None:
     for document in documents:
         with st.container(border=True):
             left, right = st.columns([4, 1])
-            left.markdown(f"**{document.name}**")
-            left.caption(f"{document.kind.upper()} · {document.size / 1024:,.0f} KB · {document.pages or '—'} pages · "
-                         f"{document.chunks} chunks · added {document.added_at:%Y-%m-%d %H:%M}")
+            left.markdown(f"**{literal(document.name)}**")
+            facts = [document.kind.upper(), size(document.size)]
+            if document.pages:
+                facts.append(count(document.pages, "page"))
+            facts += [count(document.chunks, "chunk"), f"added {document.added_at:%Y-%m-%d %H:%M}"]
+            left.caption(" · ".join(facts))
             uses = services().documents.usage(document.id)
             if uses:
-                left.caption("Cited in: " + ", ".join(f"{u.title} ({u.citations})" for u in uses))
+                left.caption(literal("Cited in: " + ", ".join(f"{u.title} ({u.citations})" for u in uses)))
             if right.button("Delete", key=f"{KEY}_delete_{document.id}"):
-                services().documents.delete(document.id)
-                st.rerun()
+                st.session_state[f"{KEY}_confirm_delete"] = document.id
+            if st.session_state.get(f"{KEY}_confirm_delete") == document.id:
+                _confirm_delete(document)
     if conversation_id:
         _scope(conversation_id, documents)
 
 
+def _confirm_delete(document) -> None:
+    st.warning(literal(f"Delete “{document.name}”? It is removed from the library and from every "
+                       "conversation's search; answers that cited it keep their quotes."),
+               icon=":material/delete:")
+    yes, no = st.columns(2)
+    if yes.button("Yes, delete", key=f"{KEY}_delete_yes", type="primary", width="stretch"):
+        st.session_state.pop(f"{KEY}_confirm_delete")
+        try:
+            services().documents.delete(document.id)
+        except DocchatError as error:
+            flash(literal(str(error)), "error")
+        else:
+            flash(literal(f"Deleted “{document.name}”."))
+        st.rerun()
+    if no.button("Cancel", key=f"{KEY}_delete_no", width="stretch"):
+        st.session_state.pop(f"{KEY}_confirm_delete")
+        st.rerun()
+
+
 def _scope(conversation_id: str, documents) -> None:
     conversation = services().conversations.get(conversation_id)
-    st.subheader(f"Documents used by “{conversation.title}”", anchor=False)
+    st.subheader(f"Documents used by “{literal(conversation.title)}”", anchor=False)
     scope = conversation.settings.document_scope
     names = {d.id: d.name for d in documents}
     chosen = st.multiselect("Search only these (empty: all documents)", options=list(names),

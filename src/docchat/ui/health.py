@@ -1,16 +1,25 @@
-"""The store's and the LLM's health, as `docchat doctor` reports them."""
+"""The Settings page: the store's and the LLM's health, as `docchat doctor` reports them, and
+the trash of deleted conversations."""
 
 from __future__ import annotations
 
 import streamlit as st
 
-from docchat.ui.session import services
+from docchat.domain import Conversation, utcnow
+from docchat.errors import DocchatError
+from docchat.ui.session import flash, services, show_flash
+from docchat.ui.text import ago, count, literal
+
+KEY = "settings"
+CONFIRM = f"{KEY}_confirm"  # the conversation id to delete forever, or EVERYTHING
+EVERYTHING = "the whole trash"
 
 
 def render() -> None:
     st.title("Settings", anchor=False)
     _llm()
     _storage()
+    _trash()
     _documents()
 
 
@@ -54,3 +63,63 @@ def _documents() -> None:
     columns[2].metric("Vectors", health.vectors if health.vectors is not None else "—")
     if health.problem:
         st.warning(health.problem, icon=":material/warning:")
+
+
+def _trash() -> None:
+    trash = services().conversations.trash()
+    st.subheader(f"Trash ({len(trash)})", anchor=False)
+    show_flash()
+    if not trash:
+        st.caption("A deleted conversation waits here until you restore it or delete it forever.")
+        return
+    now = utcnow()
+    for conversation in trash:
+        with st.container(border=True):
+            about, restore, purge = st.columns([4, 1, 1], vertical_alignment="center")
+            about.markdown(f"**{literal(conversation.title)}**")
+            about.caption(f"Deleted {ago(conversation.deleted_at, now)} · "
+                          f"{count(conversation.message_count, 'message')}")
+            if restore.button("Restore", key=f"{KEY}_restore_{conversation.id}", icon=":material/restore_from_trash:",
+                              width="stretch"):
+                _attempt(lambda: services().conversations.restore(conversation.id),
+                         f"Restored “{conversation.title}”: it is back in the chat's conversation list.")
+            if purge.button("Delete forever", key=f"{KEY}_purge_{conversation.id}", width="stretch"):
+                st.session_state[CONFIRM] = conversation.id
+            if st.session_state.get(CONFIRM) == conversation.id:
+                _confirm_purge(conversation)
+    if st.button("Empty trash", key=f"{KEY}_empty", icon=":material/delete_forever:"):
+        st.session_state[CONFIRM] = EVERYTHING
+    if st.session_state.get(CONFIRM) == EVERYTHING:
+        their = "its" if len(trash) == 1 else "their"
+        _confirm(f"Delete the {count(len(trash), 'conversation')} in the trash forever, with {their} messages? "
+                 "This cannot be undone.",
+                 lambda: services().conversations.empty_trash(), "The trash is empty.", key="empty")
+
+
+def _confirm_purge(conversation: Conversation) -> None:
+    messages = f", with its {count(conversation.message_count, 'message')}" if conversation.message_count else ""
+    _confirm(f"Delete “{conversation.title}” forever{messages}? This cannot be undone.",
+             lambda: services().conversations.delete(conversation.id, purge=True),
+             f"Deleted “{conversation.title}” forever.", key="purge")
+
+
+def _confirm(question: str, action, done: str, *, key: str) -> None:
+    st.warning(literal(question), icon=":material/warning:")
+    yes, no = st.columns(2)
+    if yes.button("Yes, delete forever", key=f"{KEY}_{key}_yes", type="primary", width="stretch"):
+        st.session_state.pop(CONFIRM, None)
+        _attempt(action, done)
+    if no.button("Cancel", key=f"{KEY}_{key}_no", width="stretch"):
+        st.session_state.pop(CONFIRM, None)
+        st.rerun()
+
+
+def _attempt(action, done: str) -> None:
+    """Runs one service call, then reruns the page with its one-line outcome."""
+    try:
+        action()
+    except DocchatError as error:
+        flash(literal(str(error)), "error")
+    else:
+        flash(literal(done))
+    st.rerun()

@@ -8,6 +8,7 @@ from docchat.bootstrap import Services, build_services
 from docchat.config import Settings
 
 CONVERSATION_PARAM = "c"
+OPEN = "open_conversation"
 
 
 @st.cache_resource(show_spinner="Opening the database…")
@@ -21,11 +22,20 @@ def services() -> Services:
 
 
 def current_conversation_id() -> str | None:
-    """The open conversation lives in the URL, so a browser reload keeps it open."""
-    return st.query_params.get(CONVERSATION_PARAM)
+    """The open conversation: in the URL, so a reload keeps it open, and in the tab's session,
+    because a click on another page (Documents, Settings) drops the URL's parameters."""
+    in_url = st.query_params.get(CONVERSATION_PARAM)
+    if in_url:
+        st.session_state[OPEN] = in_url
+        return in_url
+    kept = st.session_state.get(OPEN)
+    if kept:
+        st.query_params[CONVERSATION_PARAM] = kept
+    return kept
 
 
 def open_conversation(conversation_id: str | None) -> None:
+    st.session_state[OPEN] = conversation_id
     if conversation_id is None:
         st.query_params.pop(CONVERSATION_PARAM, None)
     else:

@@ -1,0 +1,99 @@
+"""The open conversation's header: its title and what can be done to it (rename, pin, choose
+its documents, export, delete), at the top of the chat pane whatever the thread list holds."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from docchat.domain import Conversation
+from docchat.errors import DocchatError
+from docchat.ui.session import flash, open_conversation, services
+
+KEY = "header"
+CONFIRM_DELETE = f"{KEY}_confirm_delete"
+
+
+def render(conversation: Conversation) -> None:
+    st.header(conversation.title, anchor=False)
+    with st.container(horizontal=True, key=f"{KEY}_actions"):
+        _rename(conversation)
+        _pin(conversation)
+        with st.popover("Documents", icon=":material/description:", key=f"{KEY}_documents"):
+            scope_picker(conversation)
+        _export(conversation)
+        if st.button("Delete", key=f"{KEY}_delete", icon=":material/delete:"):
+            st.session_state[CONFIRM_DELETE] = conversation.id
+    if st.session_state.get(CONFIRM_DELETE) == conversation.id:
+        _confirm_delete(conversation)
+
+
+def scope_picker(conversation: Conversation) -> None:
+    """Which documents this conversation searches; also on the Documents page."""
+    documents = services().documents.list()
+    if not documents:
+        st.caption("No documents yet: add some on the Documents page.")
+        return
+    names = {d.id: d.name for d in documents}
+    scope = conversation.settings.document_scope
+    chosen = st.multiselect(
+        "Search only these (empty: all documents)", options=list(names), format_func=names.get,
+        default=[d for d in (scope or ()) if d in names], key=f"{KEY}_scope_{conversation.id}_{scope}")
+    if st.button("Save scope", key=f"{KEY}_scope_save"):
+        _attempt(lambda: services().conversations.set_document_scope(conversation.id, chosen or None),
+                 f"Searches {len(chosen)} of {len(names)} documents." if chosen else "Searches all documents.")
+
+
+def _rename(conversation: Conversation) -> None:
+    with st.popover("Rename", icon=":material/edit:", key=f"{KEY}_rename"):
+        # Keyed on the title too: once the title changes (the first answer names the
+        # conversation), the field shows the new one instead of what it held before.
+        with st.form(key=f"{KEY}_rename_form", border=False):
+            title = st.text_input("Title", value=conversation.title, key=f"{KEY}_title_{conversation.id}_{conversation.title}")
+            if st.form_submit_button("Save title"):
+                _attempt(lambda: services().conversations.rename(conversation.id, title), "Renamed.")
+
+
+def _pin(conversation: Conversation) -> None:
+    conversations = services().conversations
+    if conversation.pinned:
+        if st.button("Unpin", key=f"{KEY}_unpin", icon=":material/keep_off:"):
+            _attempt(lambda: conversations.unpin(conversation.id), "Unpinned.")
+    elif st.button("Pin", key=f"{KEY}_pin", icon=":material/keep:"):
+        _attempt(lambda: conversations.pin(conversation.id), "Pinned to the top.")
+
+
+def _export(conversation: Conversation) -> None:
+    transfer = services().transfer
+    with st.popover("Export", icon=":material/download:", key=f"{KEY}_export"):
+        # The whole id: `docchat import` and every command that takes an id accept it as is.
+        st.download_button("Markdown", key=f"{KEY}_md", data=lambda: transfer.export_markdown(conversation.id),
+                           file_name=f"conversation-{conversation.id}.md", mime="text/markdown",
+                           on_click="ignore", icon=":material/article:")
+        st.download_button("JSON (to import again)", key=f"{KEY}_json",
+                           data=lambda: transfer.export_json(conversation.id),
+                           file_name=f"conversation-{conversation.id}.json", mime="application/json",
+                           on_click="ignore", icon=":material/data_object:")
+
+
+def _confirm_delete(conversation: Conversation) -> None:
+    st.warning(f"Delete “{conversation.title}”? It moves to the trash (Settings), where it can be restored.")
+    with st.container(horizontal=True):
+        if st.button("Yes, delete", key=f"{KEY}_delete_yes", type="primary"):
+            st.session_state.pop(CONFIRM_DELETE)
+            services().conversations.delete(conversation.id)
+            open_conversation(None)
+            flash("Conversation moved to the trash.")
+            st.rerun()
+        if st.button("Cancel", key=f"{KEY}_delete_no"):
+            st.session_state.pop(CONFIRM_DELETE)
+            st.rerun()
+
+
+def _attempt(action, done: str) -> None:
+    try:
+        action()
+    except DocchatError as error:
+        flash(str(error), "error")
+    else:
+        flash(done)
+    st.rerun()

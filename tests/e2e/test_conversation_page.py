@@ -1,0 +1,100 @@
+"""The chat page as a user finds their way around it: the open conversation stays open across
+pages, its actions sit at the top, new chats leave no empty threads, and the theme follows the
+browser. No LLM server is needed."""
+
+from playwright.sync_api import expect
+
+from tests.e2e.conftest import ARTIFACTS, open_app
+
+LEASE = b"# Lease\n\n## Break clause\n\nThe tenant may end the lease on the fifth anniversary with six months' notice.\n"
+
+
+def _with_exchange(services, title: str, question: str, answer: str) -> str:
+    conversation = services.conversations.create(title)
+    services.conversations.append_message(conversation.id, "user", question)
+    services.conversations.append_message(conversation.id, "assistant", answer)
+    return conversation.id
+
+
+def _open_thread(page, title: str) -> None:
+    page.get_by_test_id("stSidebar").get_by_role("button", name=title).click()
+    expect(page.get_by_role("heading", name=title)).to_be_visible()
+
+
+def test_the_open_conversation_stays_open_across_pages_and_its_documents_are_chosen_in_the_chat(
+        seeded, app_url, page):
+    _with_exchange(seeded, "Lease renewal", "When can the lease end?", "On the fifth anniversary.")
+    _with_exchange(seeded, "Trust questions", "Who is the trustee?", "Harbour Street Bank.")
+    seeded.documents.ingest("lease.md", LEASE)
+    seeded.documents.index().close()  # local mode: the page opens the index itself
+    open_app(page, app_url)
+    _open_thread(page, "Trust questions")
+
+    nav = page.get_by_test_id("stSidebarNav")
+    nav.get_by_text("Documents").click()
+    expect(page.get_by_text("Documents used by “Trust questions”")).to_be_visible()
+    nav.get_by_text("Chat").click()
+    expect(page.get_by_role("heading", name="Trust questions")).to_be_visible()
+    expect(page.get_by_text("Harbour Street Bank.")).to_be_visible()
+
+    page.get_by_role("button", name="Documents").click()
+    page.get_by_role("combobox", name="Search only these").click()
+    page.get_by_role("option", name="lease.md").click()
+    page.keyboard.press("Escape")
+    page.get_by_role("button", name="Save scope").click()
+    expect(page.get_by_text("Searches 1 of 1 documents.")).to_be_visible()
+    page.screenshot(path=str(ARTIFACTS / "conversation_scope.png"), full_page=True)
+
+
+def test_a_conversation_s_actions_are_at_the_top_whatever_the_thread_list_holds(seeded, app_url, page):
+    for n in range(14):
+        _with_exchange(seeded, f"Older question {n}", f"Question {n}?", f"Answer {n}.")
+    _with_exchange(seeded, "Supplier contract", "When does it renew?", "Every January.")
+    open_app(page, app_url)
+    _open_thread(page, "Older question 0")  # at the bottom of the list
+
+    page.get_by_role("button", name="Delete").click()
+    confirm = page.get_by_role("button", name="Yes, delete")
+    expect(confirm).to_be_in_viewport()
+    page.screenshot(path=str(ARTIFACTS / "conversation_delete_confirm.png"))
+    confirm.click()
+
+    expect(page.get_by_text("Conversation moved to the trash.")).to_be_visible()
+    expect(page.get_by_test_id("stSidebar").get_by_role("button", name="Older question 0")).to_have_count(0)
+
+
+def test_new_conversation_clicks_leave_no_empty_threads(seeded, app_url, page):
+    _with_exchange(seeded, "Supplier contract", "When does it renew?", "Every January.")
+    open_app(page, app_url)
+    _open_thread(page, "Supplier contract")
+
+    for _ in range(3):
+        page.get_by_role("button", name="New conversation").click()
+        expect(page.get_by_role("heading", name="docchat")).to_be_visible()
+
+    sidebar = page.get_by_test_id("stSidebar")
+    expect(sidebar.get_by_role("button", name="New conversation", exact=True)).to_have_count(1)  # the action
+    expect(sidebar.get_by_role("button", name="Supplier contract")).to_have_count(1)
+
+
+def _background(page) -> tuple[int, ...]:
+    color = page.get_by_test_id("stApp").evaluate("element => getComputedStyle(element).backgroundColor")
+    return tuple(int(part) for part in color[color.index("(") + 1:color.index(")")].split(",")[:3])
+
+
+def test_the_page_follows_a_dark_browser(seeded, app_url, dark_page):
+    _with_exchange(seeded, "Supplier contract", "When does it **renew**?", "Every January, for a year.")
+    open_app(dark_page, app_url)
+    _open_thread(dark_page, "Supplier contract")
+
+    assert sum(_background(dark_page)) < 150
+    dark_page.screenshot(path=str(ARTIFACTS / "chat_dark.png"), full_page=True)
+
+
+def test_the_page_is_light_in_a_light_browser(seeded, app_url, page):
+    _with_exchange(seeded, "Supplier contract", "When does it **renew**?", "Every January, for a year.")
+    open_app(page, app_url)
+    _open_thread(page, "Supplier contract")
+
+    assert sum(_background(page)) > 600
+    page.screenshot(path=str(ARTIFACTS / "chat_light.png"), full_page=True)

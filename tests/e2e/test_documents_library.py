@@ -1,0 +1,84 @@
+"""A user uploads a Markdown file in the Documents page, uploads it again (it is already in the
+library), and deletes it after a confirmation, with no LLM server behind the page."""
+
+from playwright.sync_api import expect
+
+from tests.e2e.conftest import ARTIFACTS, open_app, settled
+
+NAME = "kitchen-notebook.md"
+NOTES = """# Bread
+
+Knead the dough for ten minutes, then let it rise for an hour in a warm kitchen.
+Bake at 220 °C for thirty-five minutes, until the loaf sounds hollow when tapped.
+"""
+DELETE_QUESTION = (f"Delete “{NAME}”? It is removed from the library and from every conversation's search; "
+                   "answers that cited it keep their quotes.")
+
+
+def _open_documents(page, app_url) -> None:
+    open_app(page, app_url)
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Documents").click()
+
+
+def _upload(page, path) -> None:
+    chooser = page.locator("input[type=file]")
+    chooser.set_input_files([])  # a browser ignores choosing the file its input already holds
+    chooser.set_input_files(str(path))
+    expect(page.get_by_role("button", name=f"Remove {path.name}")).to_be_visible()
+    page.get_by_role("button", name="Ingest").click()
+
+
+def test_a_file_uploaded_twice_is_ingested_once_and_the_second_time_says_so(app_url, page, tmp_path):
+    notes = tmp_path / NAME
+    notes.write_text(NOTES)
+    _open_documents(page, app_url)
+    expect(page.get_by_text("No documents yet.")).to_be_visible()
+
+    _upload(page, notes)
+    # While it ingests (the embedding model loads first), its progress bar and stage are in view.
+    progress = page.get_by_test_id("stProgress")
+    expect(progress).to_be_visible()
+    expect(progress).to_contain_text(f"{NAME}:")
+    page.screenshot(path=str(ARTIFACTS / "documents_ingesting.png"), full_page=True)
+    expect(page.get_by_text(f"{NAME}: 1 chunk ready")).to_be_visible(timeout=120_000)
+    expect(page.get_by_text("Library (1)")).to_be_visible()
+    expect(page.get_by_text("MARKDOWN · ").filter(has_text="bytes · 1 chunk · added")).to_be_visible()
+
+    # The same file again: taken out of the uploader, chosen again, ingested again.
+    page.get_by_role("button", name=f"Remove {NAME}").click()
+    expect(page.get_by_role("button", name=f"Remove {NAME}")).to_have_count(0)
+    _upload(page, notes)
+
+    expect(page.get_by_text(f"{NAME} is already in the library")).to_be_visible(timeout=60_000)
+    expect(page.get_by_text("chunk ready")).to_have_count(0)
+    expect(page.get_by_text("Library (1)")).to_be_visible()
+    expect(page.get_by_text("MARKDOWN · ").filter(has_text="bytes · 1 chunk · added")).to_be_visible()
+    settled(page)
+    page.screenshot(path=str(ARTIFACTS / "documents_already_in_library.png"), full_page=True)
+
+
+def test_deleting_a_document_asks_first_and_cancel_keeps_it(app_url, page, tmp_path):
+    notes = tmp_path / NAME
+    notes.write_text(NOTES)
+    _open_documents(page, app_url)
+    _upload(page, notes)
+    expect(page.get_by_text(f"{NAME}: 1 chunk ready")).to_be_visible(timeout=120_000)
+    library = page.get_by_test_id("stMain")
+
+    library.get_by_role("button", name="Delete").click()
+    expect(page.get_by_text(DELETE_QUESTION)).to_be_visible()
+    settled(page)
+    page.screenshot(path=str(ARTIFACTS / "documents_delete_confirmation.png"), full_page=True)
+    page.get_by_role("button", name="Cancel").click()
+
+    expect(page.get_by_text(DELETE_QUESTION)).to_have_count(0)
+    expect(page.get_by_text("Library (1)")).to_be_visible()
+
+    library.get_by_role("button", name="Delete").click()
+    page.get_by_role("button", name="Yes, delete").click()
+
+    expect(page.get_by_text(f"Deleted “{NAME}”.")).to_be_visible()
+    expect(page.get_by_text("Library (0)")).to_be_visible()
+    expect(page.get_by_text("No documents yet.")).to_be_visible()
+    settled(page)
+    page.screenshot(path=str(ARTIFACTS / "documents_deleted.png"), full_page=True)
