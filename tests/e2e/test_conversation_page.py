@@ -98,3 +98,34 @@ def test_the_page_is_light_in_a_light_browser(seeded, app_url, page):
 
     assert sum(_background(page)) > 600
     page.screenshot(path=str(ARTIFACTS / "chat_light.png"), full_page=True)
+
+
+def test_a_chatgpt_export_is_imported_from_the_sidebar_and_opened(app_url, page, tmp_path):
+    from tests.foreign_exports import as_file, chatgpt_export
+
+    export = tmp_path / "conversations.json"
+    export.write_bytes(as_file(chatgpt_export()))
+    open_app(page, app_url)
+
+    page.get_by_test_id("stSidebar").get_by_role("button", name="Import").click()
+    page.get_by_test_id("stPopoverBody").locator("input[type=file]").set_input_files(str(export))
+    page.get_by_test_id("stPopoverBody").get_by_role("button", name="Import").click()
+
+    expect(page.get_by_text("Imported 2 conversations.")).to_be_visible(timeout=30_000)
+    _open_thread(page, "Leeds office lease: rent review")
+    expect(page.get_by_text("Yes, once: clause 9.2")).to_be_visible()
+    expect(page.get_by_text("Every year, on the anniversary")).to_have_count(0)  # not the branch shown
+    page.screenshot(path=str(ARTIFACTS / "imported_chatgpt.png"), full_page=True)
+
+
+def test_a_file_that_is_not_an_export_is_refused_in_the_page_and_nothing_is_added(app_url, page, tmp_path):
+    notes = tmp_path / "notes.json"
+    notes.write_text('{"shopping": ["milk", "eggs"]}')
+    open_app(page, app_url)
+
+    page.get_by_test_id("stSidebar").get_by_role("button", name="Import").click()
+    page.get_by_test_id("stPopoverBody").locator("input[type=file]").set_input_files(str(notes))
+    page.get_by_test_id("stPopoverBody").get_by_role("button", name="Import").click()
+
+    expect(page.get_by_test_id("stPopoverBody").get_by_text("notes.json:")).to_be_visible(timeout=30_000)
+    expect(page.get_by_test_id("stSidebar").get_by_text("No conversations yet.")).to_be_visible()

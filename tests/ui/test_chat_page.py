@@ -76,7 +76,13 @@ def test_an_empty_thread_nobody_named_is_not_listed(chat_page, services):
     assert _sidebar_labels(chat_page()) == ["Named by the user"]
 
 
+def _open(page, popover: str):
+    page.session_state[popover] = True
+    page.run()
+
+
 def _rename(page, conversation, title: str):
+    _open(page, "header_rename")
     page.text_input(key=f"header_title_{conversation.id}_{conversation.title}").set_value(title)
     page.button[[b.label for b in page.button].index("Save title")].click().run()
 
@@ -96,7 +102,7 @@ def test_the_title_field_shows_the_title_given_after_the_page_opened(chat_page, 
     page = chat_page(conversation.id)
     services.conversations.rename(conversation.id, "Lease break clause", source=TitleSource.MODEL)
 
-    page.run()
+    _open(page, "header_rename")
 
     renamed = services.conversations.get(conversation.id)
     assert page.text_input(key=f"header_title_{renamed.id}_{renamed.title}").value == "Lease break clause"
@@ -214,6 +220,7 @@ def test_the_document_scope_can_be_chosen_from_the_chat_page(chat_page, services
     document = services.documents.ingest("Harbour Street Trust.pdf", trust_pdf())
     conversation = services.conversations.create("Trust questions")
     page = chat_page(conversation.id)
+    _open(page, "header_documents")
 
     page.multiselect(key=f"header_scope_{conversation.id}_None").set_value([document.id])
     page.button(key="header_scope_save").click().run()

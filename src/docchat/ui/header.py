@@ -7,7 +7,7 @@ import streamlit as st
 
 from docchat.domain import Conversation
 from docchat.errors import DocchatError
-from docchat.ui.session import flash, open_conversation, services
+from docchat.ui.session import close_popover, flash, open_conversation, popover, services
 
 KEY = "header"
 CONFIRM_DELETE = f"{KEY}_confirm_delete"
@@ -18,8 +18,9 @@ def render(conversation: Conversation) -> None:
     with st.container(horizontal=True, key=f"{KEY}_actions"):
         _rename(conversation)
         _pin(conversation)
-        with st.popover("Documents", icon=":material/description:", key=f"{KEY}_documents"):
-            scope_picker(conversation)
+        with popover("Documents", icon=":material/description:", key=f"{KEY}_documents") as box:
+            if box.open:
+                scope_picker(conversation, closes=f"{KEY}_documents")
         _export(conversation)
         if st.button("Delete", key=f"{KEY}_delete", icon=":material/delete:"):
             st.session_state[CONFIRM_DELETE] = conversation.id
@@ -27,8 +28,9 @@ def render(conversation: Conversation) -> None:
         _confirm_delete(conversation)
 
 
-def scope_picker(conversation: Conversation) -> None:
-    """Which documents this conversation searches; also on the Documents page."""
+def scope_picker(conversation: Conversation, *, closes: str | None = None) -> None:
+    """Which documents this conversation searches; also on the Documents page. `closes`: the
+    popover it sits in, closed once the scope is saved."""
     documents = services().documents.list()
     if not documents:
         st.caption("No documents yet: add some on the Documents page.")
@@ -40,17 +42,21 @@ def scope_picker(conversation: Conversation) -> None:
         default=[d for d in (scope or ()) if d in names], key=f"{KEY}_scope_{conversation.id}_{scope}")
     if st.button("Save scope", key=f"{KEY}_scope_save"):
         _attempt(lambda: services().conversations.set_document_scope(conversation.id, chosen or None),
-                 f"Searches {len(chosen)} of {len(names)} documents." if chosen else "Searches all documents.")
+                 f"Searches {len(chosen)} of {len(names)} documents." if chosen else "Searches all documents.",
+                 closes=closes)
 
 
 def _rename(conversation: Conversation) -> None:
-    with st.popover("Rename", icon=":material/edit:", key=f"{KEY}_rename"):
+    with popover("Rename", icon=":material/edit:", key=f"{KEY}_rename") as box:
+        if not box.open:
+            return
         # Keyed on the title too: once the title changes (the first answer names the
         # conversation), the field shows the new one instead of what it held before.
         with st.form(key=f"{KEY}_rename_form", border=False):
             title = st.text_input("Title", value=conversation.title, key=f"{KEY}_title_{conversation.id}_{conversation.title}")
             if st.form_submit_button("Save title"):
-                _attempt(lambda: services().conversations.rename(conversation.id, title), "Renamed.")
+                _attempt(lambda: services().conversations.rename(conversation.id, title), "Renamed.",
+                         closes=f"{KEY}_rename")
 
 
 def _pin(conversation: Conversation) -> None:
@@ -89,11 +95,13 @@ def _confirm_delete(conversation: Conversation) -> None:
             st.rerun()
 
 
-def _attempt(action, done: str) -> None:
+def _attempt(action, done: str, *, closes: str | None = None) -> None:
     try:
         action()
     except DocchatError as error:
         flash(str(error), "error")
     else:
         flash(done)
+        if closes:
+            close_popover(closes)
     st.rerun()

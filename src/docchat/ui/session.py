@@ -42,6 +42,17 @@ def open_conversation(conversation_id: str | None) -> None:
         st.query_params[CONVERSATION_PARAM] = conversation_id
 
 
+def popover(label: str, *, key: str, **options):
+    """A popover that an action inside it closes, with `close_popover(key)` before its rerun."""
+    if st.session_state.pop(f"{key}_close", False):
+        st.session_state[key] = False
+    return st.popover(label, key=key, on_change="rerun", **options)
+
+
+def close_popover(key: str) -> None:
+    st.session_state[f"{key}_close"] = True
+
+
 def flash(message: str, kind: str = "success") -> None:
     """A message to show once, after the rerun an action triggers."""
     st.session_state["flash"] = (kind, message)

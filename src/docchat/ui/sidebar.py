@@ -5,9 +5,12 @@ from __future__ import annotations
 import streamlit as st
 
 from docchat.domain import TitleSource
-from docchat.ui.session import open_conversation, services
+from docchat.errors import DocchatError
+from docchat.ui.session import close_popover, flash, open_conversation, popover, services
+from docchat.ui.text import count
 
 KEY = "sidebar"
+IMPORT = f"{KEY}_import"
 
 
 def render(current_id: str | None) -> None:
@@ -18,11 +21,39 @@ def render(current_id: str | None) -> None:
         if st.button("New conversation", key=f"{KEY}_new", icon=":material/add:", use_container_width=True):
             open_conversation(None)
             st.rerun()
+        with popover("Import", icon=":material/upload:", use_container_width=True, key=IMPORT) as box:
+            if box.open:
+                _import()
         query = st.text_input("Search", key=f"{KEY}_search", placeholder="Search titles and messages")
         if query.strip():
             _search_results(query)
         else:
             _thread_list(current_id)
+
+
+def _import() -> None:
+    st.caption("A docchat JSON export or a zip of them, ChatGPT's conversations.json, or an Open WebUI "
+               "export. Every conversation in the file is checked before any is added.")
+    # A new key empties the uploader once its file is imported.
+    attempt = st.session_state.get(f"{KEY}_import_attempt", 0)
+    upload = st.file_uploader("Conversation export", type=["json", "zip"], key=f"{KEY}_import_file_{attempt}")
+    if upload is None or not st.button("Import", key=f"{KEY}_import_go", type="primary"):
+        return
+    try:
+        reports = services().transfer.import_bytes(upload.getvalue(), name=upload.name)
+    except DocchatError as error:
+        st.error(str(error))
+        return
+    st.session_state[f"{KEY}_import_attempt"] = attempt + 1
+    close_popover(IMPORT)
+    added = [r for r in reports if not r.already_present]
+    notes = [f"“{r.title}” is in the trash: restore it from Settings." if r.present_but_deleted
+             else f"“{r.title}” was already here." for r in reports if r.already_present]
+    flash(" ".join([f"Imported {count(len(added), 'conversation')}."] + notes) if added else " ".join(notes),
+          "success" if added else "info")
+    if added:
+        open_conversation(added[0].conversation_id)
+    st.rerun()
 
 
 def _search_results(query: str) -> None:
