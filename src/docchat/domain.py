@@ -87,6 +87,8 @@ class ConversationSettings:
     truncations: int = 0
     condense_after_seq: int = 0
     last_condense_error: str | None = None
+    # The user's instructions for this conversation, sent after the system prompt.
+    instructions: str = ""
 
     def as_dict(self) -> dict:
         return {
@@ -94,6 +96,7 @@ class ConversationSettings:
             "document_scope": list(self.document_scope) if self.document_scope is not None else None,
             "session": self.session.as_dict(), "compactions": self.compactions, "truncations": self.truncations,
             "condense_after_seq": self.condense_after_seq, "last_condense_error": self.last_condense_error,
+            "instructions": self.instructions,
         }
 
     @classmethod
@@ -109,6 +112,7 @@ class ConversationSettings:
             compactions=_count(data.get("compactions")), truncations=_count(data.get("truncations")),
             condense_after_seq=_count(data.get("condense_after_seq")),
             last_condense_error=str(error) if error else None,
+            instructions=data["instructions"] if isinstance(data.get("instructions"), str) else "",
         )
 
 

@@ -4,6 +4,7 @@ from pathlib import Path
 from streamlit.testing.v1 import AppTest
 
 from docchat.domain import Budget, Role, SessionMemory, Status, TitleSource
+from docchat.ui.text import literal
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -256,3 +257,38 @@ def test_the_documents_page_lists_the_library_and_who_cited_it(services):
     assert page.subheader[0].value == "Library (1)"
     assert any(m.value == "**Harbour Street Trust.pdf**" for m in page.markdown)
     assert any("3 pages" in caption.value for caption in page.caption)
+
+
+def test_instructions_are_saved_shown_under_the_title_and_sent_after_the_system_prompt(chat_page, services):
+    conversation = services.conversations.create("Lease questions")
+    page = chat_page(conversation.id)
+    _open(page, "header_instructions")
+
+    page.text_area(key=f"header_instructions_{conversation.id}_{hash('')}").set_value("Answer in French.")
+    page.button[[b.label for b in page.button].index("Save instructions")].click().run()
+
+    assert services.conversations.get(conversation.id).settings.instructions == "Answer in French."
+    assert any(c.value == f"Instructions: {literal('Answer in French.')}" for c in page.caption)
+
+
+def test_clear_opens_a_fresh_conversation_with_the_same_documents_and_instructions(chat_page, services):
+    conversation = services.conversations.create("Lease questions")
+    services.conversations.append_message(conversation.id, "user", "When can the lease end?")
+    services.conversations.set_document_scope(conversation.id, ["doc-lease"])
+    services.conversations.set_instructions(conversation.id, "Answer briefly.")
+    page = chat_page(conversation.id)
+
+    page.button(key="header_clear").click().run()
+
+    fresh = services.conversations.get(page.query_params["c"])
+    assert fresh.id != conversation.id and page.chat_message.len == 0
+    assert (fresh.settings.document_scope, fresh.settings.instructions) == (("doc-lease",), "Answer briefly.")
+    assert len(services.conversations.history(conversation.id)) == 1
+
+
+def test_a_title_is_shown_as_typed_not_as_markdown(chat_page, services):
+    conversation = services.conversations.create("*draft* #2: [link](x)")
+
+    page = chat_page(conversation.id)
+
+    assert page.header[0].value == literal("*draft* #2: [link](x)") != "*draft* #2: [link](x)"

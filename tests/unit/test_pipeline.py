@@ -282,3 +282,15 @@ def test_a_cut_answer_is_part_of_the_history_and_only_a_cut_answer_can_be_contin
     assert {"role": "assistant", "content": "The 15th of each"} in setup.prompt()
     with pytest.raises(InvalidInput, match="only an answer cut at the length limit can be continued"):
         setup.chat.continue_answer(follow_up.conversation_id)
+
+
+def test_a_conversation_s_instructions_follow_the_system_prompt_and_count_in_its_share():
+    setup = Setup(FakeLibrary())
+    plain = setup.ask("When is the Determination Date?")
+    conversation_id = plain.conversation_id
+    setup.conversations.set_instructions(conversation_id, "Answer in French, in one sentence.")
+
+    instructed = setup.ask("And the Payment Date?", conversation_id)
+
+    assert setup.prompt()[0] == {"role": "system", "content": f"{SYSTEM}\n\nAnswer in French, in one sentence."}
+    assert instructed.budget.system == plain.budget.system + setup.counter.count_text("Answer in French, in one sentence.")

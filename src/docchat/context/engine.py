@@ -67,12 +67,19 @@ class ContextEngine:
     def template_tokens(self) -> int:
         return getattr(self._counter, "generation_prompt_tokens", 0)
 
-    def system_tokens(self) -> int:
-        return self._system_tokens
+    def system_prompt(self, instructions: str = "") -> str:
+        """The system prompt, followed by a conversation's own instructions when it has some."""
+        return f"{self._system_prompt}\n\n{instructions}" if instructions else self._system_prompt
+
+    def system_tokens(self, instructions: str = "") -> int:
+        if not instructions:
+            return self._system_tokens
+        return self._counter.count_message("system", self.system_prompt(instructions))
 
     def assemble(self, *, conversation_id: str, tail: list[Message], summary: Summary | None,
                  max_model_len: int, answer_reserve: int, may_condense: bool = True,
-                 documents: str | None = None, document_tokens: int = 0, passage_tokens: int = 0) -> Assembly:
+                 documents: str | None = None, document_tokens: int = 0, passage_tokens: int = 0,
+                 instructions: str = "") -> Assembly:
         """`tail`: the messages after the summary, ending with the new question.
 
         `documents`: the whole-document block (`document_tokens` with its template), or
@@ -84,7 +91,7 @@ class ContextEngine:
         chunks, question_tokens = document_tokens + passage_tokens, question.token_count - passage_tokens
 
         def planned(summary):
-            return self._plan(summary, question_tokens, chunks, max_model_len, answer_reserve)
+            return self._plan(summary, question_tokens, chunks, max_model_len, answer_reserve, instructions)
 
         budget, sent_summary = planned(summary)
         new_summary = condense_error = None
@@ -110,23 +117,26 @@ class ContextEngine:
             kept = _fit(history, budget.history_share)
         truncated = len(history) - len(kept)
         return Assembly(
-            messages=prompt.build(self._system_prompt, summary, kept + [question], documents=documents),
+            messages=prompt.build(self.system_prompt(instructions), summary, kept + [question], documents=documents),
             plan=budget, history=kept, summary=summary, new_summary=new_summary,
             truncated=truncated, condense_error=condense_error,
             cut_seq=(kept[0].seq if kept else question.seq) if truncated else None,
         )
 
-    def refuse_if_too_long(self, question_tokens: int, max_model_len: int, answer_reserve: int) -> Plan:
+    def refuse_if_too_long(self, question_tokens: int, max_model_len: int, answer_reserve: int,
+                           instructions: str = "") -> Plan:
         """The plan of a bare question: raises, with a message, when the question passes its cap."""
-        return self._plan(None, question_tokens, 0, max_model_len, answer_reserve)[0]
+        return self._plan(None, question_tokens, 0, max_model_len, answer_reserve, instructions)[0]
 
-    def _plan(self, summary, question: int, chunks: int, max_model_len: int,
-              answer_reserve: int) -> tuple[Plan, Summary | None]:
+    def _plan(self, summary, question: int, chunks: int, max_model_len: int, answer_reserve: int,
+              instructions: str = "") -> tuple[Plan, Summary | None]:
         """The plan, and the summary as it will be sent: clipped to its cap if it is larger
         (one written for a bigger window). Clipping is deterministic, so the prefix holds."""
+        system = self.system_tokens(instructions)
+
         def planned(summary_tokens: int) -> Plan:
             return plan(max_model_len=max_model_len, answer_reserve=answer_reserve, template=self.template_tokens,
-                        system=self.system_tokens(), summary=summary_tokens, chunks=chunks, question=question,
+                        system=system, summary=summary_tokens, chunks=chunks, question=question,
                         caps=self._caps)
 
         budget = planned(0)

@@ -57,6 +57,7 @@ class Request:
     compactions: int = 0
     may_condense: bool = True
     passages: list[str] | None = None  # given instead of retrieved (benchmarks)
+    instructions: str = ""  # the conversation's own, after the system prompt
 
 
 @dataclass(frozen=True)
@@ -103,7 +104,7 @@ class AnswerPipeline:
         started = time.perf_counter()
         question_tokens = self._counter.count_message("user", request.question)
         # Only the question itself can make it too long: refused here, before anything is kept.
-        plan = self._engine.refuse_if_too_long(question_tokens, max_model_len, answer_reserve)
+        plan = self._engine.refuse_if_too_long(question_tokens, max_model_len, answer_reserve, request.instructions)
         recent = request.recent if request.recent is not None else request.history[-RECENT_MESSAGES:]
         if self._programs is not None and recent:
             progress("Reading the question with the conversation…")
@@ -126,7 +127,7 @@ class AnswerPipeline:
             conversation_id=request.conversation_id, tail=request.history + [question], summary=request.summary,
             max_model_len=max_model_len, answer_reserve=answer_reserve, may_condense=request.may_condense,
             documents=block.text if block else None, document_tokens=block.tokens if block else 0,
-            passage_tokens=question.token_count - question_tokens,
+            passage_tokens=question.token_count - question_tokens, instructions=request.instructions,
         )
         total_messages = (len(request.history) if request.total_messages is None else request.total_messages) + 1
         budget = self._budget(assembly, total_messages, evidence)

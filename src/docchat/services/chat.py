@@ -146,7 +146,7 @@ class ChatService:
             recent=[m for m in memory.get_recent(RECENT_MESSAGES + 1) if m.seq < next_seq][-RECENT_MESSAGES:],
             total_messages=total_messages, total_tokens=total_tokens,
             compactions=settings.compactions, may_condense=next_seq >= settings.condense_after_seq,
-            passages=passages,
+            passages=passages, instructions=settings.instructions,
         )
 
     def continue_answer(self, conversation_id: str, *, progress: Progress = lambda stage: None) -> Turn:

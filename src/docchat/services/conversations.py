@@ -27,6 +27,7 @@ from docchat.ports import MessageLog, TokenCounter, UnitOfWorkFactory
 from docchat.services.id_prefixes import resolve
 
 MAX_TITLE = 200
+MAX_INSTRUCTIONS = 4_000
 DEFAULT_TITLE = "New conversation"
 MAX_PROVISIONAL = 80
 _SENTENCE_END = re.compile(r"(?<=[.?!])\s")
@@ -221,6 +222,29 @@ class ConversationService:
             self.rename(conversation_id, title_from(text), source=TitleSource.FIRST_WORDS)
         return self.memory(conversation_id).add("user", text, sent_content=sent_content,
                                                  rewritten_query=rewritten_query)
+
+    def set_instructions(self, conversation_id: str, text: str) -> None:
+        """The conversation's own instructions to the model (a system prompt of its own); empty
+        removes them."""
+        if not isinstance(text, str):
+            raise InvalidInput("instructions must be text")
+        text = text.strip()
+        if len(text) > MAX_INSTRUCTIONS:
+            raise InvalidInput(f"instructions can be at most {MAX_INSTRUCTIONS:,} characters ({len(text):,} given)")
+        with self._uow(write=True) as uow:
+            self._require(uow, conversation_id)
+            uow.conversations.update_settings(conversation_id, instructions=text)
+            uow.commit()
+
+    def fresh_start(self, conversation_id: str) -> Conversation:
+        """A new, empty conversation that searches the same documents with the same instructions."""
+        settings = self.get(conversation_id).settings
+        conversation = self.create()
+        with self._uow(write=True) as uow:
+            uow.conversations.update_settings(conversation.id, document_scope=settings.document_scope,
+                                              instructions=settings.instructions)
+            uow.commit()
+        return self.get(conversation.id)
 
     def rate(self, conversation_id: str, message_id: str, rating: Rating | None) -> None:
         """A thumbs up or down on one of the conversation's answers; None takes it back."""

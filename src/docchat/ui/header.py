@@ -8,20 +8,28 @@ import streamlit as st
 from docchat.domain import Conversation
 from docchat.errors import DocchatError
 from docchat.ui.session import close_popover, flash, open_conversation, popover, services
+from docchat.ui.text import literal
 
 KEY = "header"
 CONFIRM_DELETE = f"{KEY}_confirm_delete"
 
 
 def render(conversation: Conversation) -> None:
-    st.header(conversation.title, anchor=False)
+    st.header(literal(conversation.title), anchor=False)
+    if conversation.settings.instructions:
+        st.caption(f"Instructions: {literal(_shortened(conversation.settings.instructions))}")
     with st.container(horizontal=True, key=f"{KEY}_actions"):
         _rename(conversation)
         _pin(conversation)
         with popover("Documents", icon=":material/description:", key=f"{KEY}_documents") as box:
             if box.open:
                 scope_picker(conversation, closes=f"{KEY}_documents")
+        _instructions(conversation)
         _export(conversation)
+        if st.button("Clear", key=f"{KEY}_clear", icon=":material/restart_alt:",
+                     help="A new conversation with the same documents and instructions; this one is kept"):
+            open_conversation(services().conversations.fresh_start(conversation.id).id)
+            st.rerun()
         if st.button("Delete", key=f"{KEY}_delete", icon=":material/delete:"):
             st.session_state[CONFIRM_DELETE] = conversation.id
     if st.session_state.get(CONFIRM_DELETE) == conversation.id:
@@ -59,6 +67,26 @@ def _rename(conversation: Conversation) -> None:
                          closes=f"{KEY}_rename")
 
 
+def _instructions(conversation: Conversation) -> None:
+    with popover("Instructions", icon=":material/tune:", key=f"{KEY}_instructions") as box:
+        if not box.open:
+            return
+        current = conversation.settings.instructions
+        with st.form(key=f"{KEY}_instructions_form", border=False):
+            text = st.text_area("How the model should answer in this conversation", value=current,
+                                placeholder="For example: answer in French, in at most three sentences.",
+                                key=f"{KEY}_instructions_{conversation.id}_{hash(current)}")
+            if st.form_submit_button("Save instructions"):
+                _attempt(lambda: services().conversations.set_instructions(conversation.id, text),
+                         "Instructions saved." if text.strip() else "Instructions removed.",
+                         closes=f"{KEY}_instructions")
+
+
+def _shortened(text: str, limit: int = 160) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
 def _pin(conversation: Conversation) -> None:
     conversations = services().conversations
     if conversation.pinned:
@@ -82,7 +110,7 @@ def _export(conversation: Conversation) -> None:
 
 
 def _confirm_delete(conversation: Conversation) -> None:
-    st.warning(f"Delete “{conversation.title}”? It moves to the trash (Settings), where it can be restored.")
+    st.warning(f"Delete “{literal(conversation.title)}”? It moves to the trash (Settings), where it can be restored.")
     with st.container(horizontal=True):
         if st.button("Yes, delete", key=f"{KEY}_delete_yes", type="primary"):
             st.session_state.pop(CONFIRM_DELETE)

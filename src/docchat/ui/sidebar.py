@@ -7,7 +7,7 @@ import streamlit as st
 from docchat.domain import TitleSource
 from docchat.errors import DocchatError
 from docchat.ui.session import close_popover, flash, open_conversation, popover, services
-from docchat.ui.text import count
+from docchat.ui.text import count, literal
 
 KEY = "sidebar"
 IMPORT = f"{KEY}_import"
@@ -61,10 +61,10 @@ def _search_results(query: str) -> None:
     if not hits:
         st.caption("No matches.")
     for hit in hits:
-        if st.button(hit.title, key=f"{KEY}_hit_{hit.conversation_id}", use_container_width=True):
+        if st.button(literal(hit.title), key=f"{KEY}_hit_{hit.conversation_id}", use_container_width=True):
             open_conversation(hit.conversation_id)
             st.rerun()
-        st.caption(hit.snippet)
+        st.caption(literal(hit.snippet))
 
 
 def _thread_list(current_id: str | None) -> None:
@@ -74,7 +74,7 @@ def _thread_list(current_id: str | None) -> None:
     if not conversations:
         st.caption("No conversations yet. Type a message to start one.")
     for conversation in conversations:
-        label = f"📌 {conversation.title}" if conversation.pinned else conversation.title
+        label = f"📌 {literal(conversation.title)}" if conversation.pinned else literal(conversation.title)
         kind = "primary" if conversation.id == current_id else "secondary"
         if st.button(label, key=f"{KEY}_open_{conversation.id}", type=kind, use_container_width=True):
             open_conversation(conversation.id)
