@@ -400,6 +400,20 @@ class Retrieved:
 
 
 @dataclass(frozen=True)
+class SourceView:
+    """A cited passage where it stands in its document, for the reader to check it: a PDF's
+    page drawn with the passage marked, or, for other formats, the passage's section with the
+    cited part flagged; and the original file. Only the citation is left of a deleted document."""
+
+    citation: Citation
+    document: Document | None
+    page_image: bytes | None = None
+    marked: int = 0  # places the passage was found and marked on the page
+    section: tuple[tuple[str, bool], ...] = ()  # (text, is the cited passage), in order
+    original: bytes | None = None
+
+
+@dataclass(frozen=True)
 class DocumentUse:
     conversation_id: str
     title: str

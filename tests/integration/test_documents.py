@@ -157,3 +157,18 @@ def test_the_whole_library_is_handed_out_in_order_only_when_its_tokens_fit(libra
     assert chunks[0].document == "trust.pdf" and len(chunks) == document.chunks
     assert library.whole([document.id], max_tokens=tokens - 1) is None
     assert library.whole([], max_tokens=tokens) is None
+
+
+def test_a_cited_pdf_page_is_drawn_with_the_passage_marked_and_a_deleted_document_leaves_the_quote(services):
+    document = services.documents.ingest("Harbour Street Trust.pdf", trust_pdf())
+    document = getattr(document, "document", document)
+    [hit] = services.documents.retrieve("When is the Determination Date?", top_k=1)
+    cited = hit.citation(1)
+
+    view = services.documents.source(cited)
+
+    assert view.page_image.startswith(b"\x89PNG") and view.marked >= 1
+    assert view.original == trust_pdf()
+    services.documents.delete(document.id)
+    gone = services.documents.source(cited)
+    assert (gone.document, gone.page_image, gone.citation.text) == (None, None, cited.text)

@@ -18,9 +18,11 @@ from docchat.documents.chunking import chunk
 from docchat.documents.files import content_hash, store_file
 from docchat.documents.fusion import fuse
 from docchat.documents.parsing import MAX_BYTES, parse
+from docchat.documents.render import page_with_passage
 from docchat.documents.words import query_terms
 from docchat.domain import (
     ChunkRecord,
+    Citation,
     Document,
     DocumentStatus,
     DocumentUse,
@@ -28,6 +30,7 @@ from docchat.domain import (
     LibraryHealth,
     Retrieved,
     Scope,
+    SourceView,
     utcnow,
 )
 from docchat.errors import DocchatError, InvalidInput, NotFound
@@ -91,6 +94,23 @@ class DocumentService:
             if uow.documents.get(document_id) is None:
                 raise NotFound(f"no document with id {document_id}")
             return uow.documents.usage(document_id)
+
+    def source(self, citation: Citation) -> SourceView:
+        """The cited passage in its document, as a reader checks it (see SourceView)."""
+        with self._uow() as uow:
+            document = uow.documents.get(citation.document_id) if citation.document_id else None
+            chunks = uow.documents.chunks_of(document.id) if document is not None else []
+        if document is None:
+            return SourceView(citation, None)
+        stored = self._data_dir / document.path
+        original = stored.read_bytes() if stored.is_file() else None
+        if document.kind == "pdf" and citation.page and original is not None:
+            image, marked = page_with_passage(original, citation.page, citation.text)
+            return SourceView(citation, document, page_image=image, marked=marked, original=original)
+        section = [c for c in chunks if c.label == citation.section and citation.section] or \
+                  [c for c in chunks if c.id == citation.chunk_id]
+        shown = tuple((c.text, c.id == citation.chunk_id) for c in section) or ((citation.text, True),)
+        return SourceView(citation, document, section=shown, original=original)
 
     def health(self) -> LibraryHealth:
         """Documents, chunks and vectors; a problem when the index is unreachable or behind."""

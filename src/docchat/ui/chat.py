@@ -9,7 +9,7 @@ import streamlit as st
 
 from docchat.domain import FINISHED, Budget, Conversation, MemoryStats, Message, Rating, Role, Status
 from docchat.errors import DocchatError, NotFound
-from docchat.ui import header
+from docchat.ui import header, sources
 from docchat.ui.session import flash, open_conversation, services
 from docchat.ui.text import count
 
@@ -35,6 +35,7 @@ def render(conversation_id: str | None) -> None:
         header.render(conversation)
         _session_panel(conversation)
     answers = [m for m in history if m.role is Role.ASSISTANT]
+    sources.open_linked(history)
     for message in history:
         _message(message, latest=bool(answers) and message is answers[-1])
     _server_notice()
@@ -97,14 +98,11 @@ def _message(message: Message, *, latest: bool) -> None:
     with st.chat_message(message.role.value, avatar=AVATARS[message.role.value]):
         if message.content:
             # Markdown, never HTML: user and model text must not inject markup.
-            st.markdown(message.content)
+            st.markdown(sources.linked(message) if message.citations else message.content)
         if message.rewritten_query:
             st.caption(f"Searched as: {message.rewritten_query}")
         if message.citations:
-            with st.expander(f"Sources ({len(message.citations)})"):
-                for cited in message.citations:
-                    st.markdown(f"**[{cited.number}] {cited.document}**, {cited.where}")
-                    st.text(cited.text[:400])
+            sources.listed(message)
         if message.status is Status.INTERRUPTED:
             st.caption(f"Interrupted: {message.error or 'stopped before the end'}")
         elif message.status is Status.TRUNCATED:

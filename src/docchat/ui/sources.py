@@ -1,0 +1,84 @@
+"""An answer's sources: its [n] marks link to them, its list opens them, and a source shows
+the cited passage where it stands in its document (a PDF page drawn with the passage marked,
+or the section with the passage flagged), with the original file to download."""
+
+from __future__ import annotations
+
+import re
+
+import streamlit as st
+
+from docchat.domain import Citation, Message
+from docchat.ui.session import CONVERSATION_PARAM, services
+from docchat.ui.text import literal
+
+KEY = "sources"
+# ?s=<message id>.<number>: the source an [n] mark links to.
+SOURCE_PARAM = "s"
+_MARK = re.compile(r"\[(\d{1,3})\]")
+
+
+def linked(answer: Message) -> str:
+    """The answer's Markdown with each [n] that names one of its sources made a link to it."""
+    numbers = {c.number for c in answer.citations}
+
+    def link(match: re.Match) -> str:
+        number = int(match.group(1))
+        if number not in numbers:
+            return match.group(0)
+        return (f"[\\[{number}\\]](?{CONVERSATION_PARAM}={answer.conversation_id}"
+                f"&{SOURCE_PARAM}={answer.id}.{number} 'source {number}')")
+
+    return _MARK.sub(link, answer.content)
+
+
+def listed(answer: Message) -> None:
+    with st.expander(f"Sources ({len(answer.citations)})"):
+        for cited in answer.citations:
+            st.markdown(f"**[{cited.number}] {literal(cited.document)}**, {literal(cited.where)}")
+            st.text(cited.text[:400])
+            if st.button("Open the source", key=f"{KEY}_open_{answer.id}_{cited.number}",
+                         icon=":material/open_in_new:", type="tertiary"):
+                _show(cited)
+
+
+def open_linked(history: list[Message]) -> None:
+    """Opens the source an [n] link names (the link opens the page with it in the URL)."""
+    wanted = st.query_params.pop(SOURCE_PARAM, None)
+    if not wanted or "." not in wanted:
+        return
+    message_id, _, number = wanted.rpartition(".")
+    for message in history:
+        if message.id == message_id:
+            for cited in message.citations:
+                if str(cited.number) == number:
+                    _show(cited)
+                    return
+
+
+@st.dialog("Source", width="large")
+def _show(cited: Citation) -> None:
+    view = services().documents.source(cited)
+    st.markdown(f"**[{cited.number}] {literal(cited.document)}**, {literal(cited.where)}")
+    if view.document is None:
+        st.caption("The document was removed from the library; this is the passage the answer was given.")
+        st.text(cited.text)
+        return
+    if view.page_image is not None:
+        note = "marked in yellow" if view.marked else "not found on the page as text (a scan?); it reads:"
+        st.caption(f"Page {cited.page} of {view.document.pages or '?'}; the passage is {note}")
+        if not view.marked:
+            st.text(cited.text)
+        st.image(view.page_image, width="stretch")
+    else:
+        for text, cited_here in view.section:
+            # Shown as typed; the cited passage stands out, a paragraph at a time (a colour
+            # directive ends at a blank line).
+            paragraphs = [literal(p) for p in text.split("\n\n") if p.strip()]
+            if cited_here:
+                paragraphs = [f":orange-background[{p}]" for p in paragraphs]
+            st.markdown("\n\n".join(paragraphs))
+    if view.original is not None:
+        st.download_button(f"Download {view.document.name}", data=view.original, file_name=view.document.name,
+                           key=f"{KEY}_download_{cited.chunk_id}_{cited.number}", icon=":material/download:",
+                           on_click="ignore")
