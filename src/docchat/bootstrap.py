@@ -58,6 +58,10 @@ class Services:
     documents: DocumentService
     llm: LLMService
 
+    def close(self) -> None:
+        """Lets go of what one process may hold at a time (the local document index)."""
+        self.documents.close()
+
 
 def build_services(settings: Settings | None = None, *, counter: TokenCounter | None = None,
                    gateway=None, programs: Programs | None = None, embedder: Embedder | None = None,
@@ -77,7 +81,7 @@ def build_services(settings: Settings | None = None, *, counter: TokenCounter | 
     conversations = ConversationService(uow, counter, log=SqlMessageLog(uow),
                                         database=engine.url.render_as_string(hide_password=True),
                                         schema_version=lambda: current_revision(engine))
-    llm = LLMService(gateway, counter)
+    llm = LLMService(gateway, counter, probe=lambda url: fetch_info(url, timeout=3.0))
     programs = programs if programs is not None else _programs(settings, gateway)
     caps = Caps(system=settings.cap_system, summary=settings.cap_summary, chunks=settings.cap_chunks,
                 question=settings.cap_question)
@@ -88,7 +92,7 @@ def build_services(settings: Settings | None = None, *, counter: TokenCounter | 
     pipeline = AnswerPipeline(context, counter, programs=programs, retriever=documents,
                               limits=PassageLimits(floor=settings.passages_min, ceiling=settings.passages_max))
     chat = ChatService(conversations, uow, gateway, counter, pipeline, programs=programs,
-                       answer_reserve=settings.max_tokens or _profile_max_tokens(settings))
+                       answer_reserve=settings.max_tokens or profile_answer_tokens(settings))
     if info is not None:
         llm.calibration()  # once, at start-up, while the server is known to answer
     return Services(
@@ -196,7 +200,7 @@ def _programs(settings: Settings, gateway) -> Programs | None:
     return Programs(lm_for)
 
 
-def _profile_max_tokens(settings: Settings) -> int:
+def profile_answer_tokens(settings: Settings) -> int:
     return CPU_MAX_OUTPUT if settings.llm_profile == "cpu" else GPU_MAX_OUTPUT
 
 

@@ -56,10 +56,21 @@ def live_app_url_long_answers(tmp_path, live_llm):
     yield from _serve(tmp_path, llm_url=live_llm.url, max_tokens="400")
 
 
-def _serve(tmp_path, *, llm_url: str, max_tokens: str = "64"):
+@pytest.fixture
+def app_url_with_saved_settings(tmp_path):
+    """The page with no LLM server behind it, told so by the settings file the Settings page
+    writes rather than by environment variables (which the page cannot change)."""
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / "settings.json").write_text('{"llm_url": "http://127.0.0.1:9/v1"}')
+    yield from _serve(tmp_path, llm_url=None, max_tokens=None)
+
+
+def _serve(tmp_path, *, llm_url: str | None, max_tokens: str | None = "64"):
     port = free_port()
-    env = {**os.environ, "DOCCHAT_DATA_DIR": str(tmp_path / "data"), "DOCCHAT_LLM_URL": llm_url,
-           "DOCCHAT_MAX_TOKENS": max_tokens}
+    env = {**os.environ, "DOCCHAT_DATA_DIR": str(tmp_path / "data")}
+    env.update({name: value for name, value in (("DOCCHAT_LLM_URL", llm_url), ("DOCCHAT_MAX_TOKENS", max_tokens))
+                if value is not None})
     log = open(tmp_path / "streamlit.log", "wb")
     process = subprocess.Popen(
         [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.address", "127.0.0.1",

@@ -50,7 +50,7 @@ def test_delete_forever_asks_first_and_cancel_keeps_the_conversation(services):
     page.button(key=f"settings_purge_{trust_id}").click().run()
 
     assert [w.value for w in page.warning if "forever" in w.value] == [
-        "Delete “Hartley family trust agreement” forever, with its 1 message? This cannot be undone\\."]
+        "Delete “Hartley family trust agreement” forever, with its 1 message? This cannot be undone."]
     assert [c.id for c in services.conversations.trash()] == [trust_id]
     page.button(key="settings_purge_no").click().run()
     assert not [w for w in page.warning if "forever" in w.value]

@@ -63,11 +63,14 @@ def test_how_long_ago_reads_as_words_then_as_a_date_after_a_month(before, phrase
 @pytest.mark.parametrize("typed, escaped", [
     ("Q3 *draft* report", r"Q3 \*draft\* report"),
     ("# Board minutes", r"\# Board minutes"),
-    ("1. Lease [renewal](x)", r"1\. Lease \[renewal\]\(x\)"),
+    ("1. Lease [renewal](x)", r"1\. Lease \[renewal\](x)"),
+    ("- pros and cons", r"\- pros and cons"),
+    ("+ more", r"\+ more"),
     (":red[urgent] costs $5 and $6", r"\:red\[urgent\] costs \$5 and \$6"),
     ("<b>bold</b> and `code`", r"\<b\>bold\</b\> and \`code\`"),
     (r"C:\reports\q3", r"C\:\\reports\\q3"),
     ("Hartley family trust agreement", "Hartley family trust agreement"),
+    ("Harbour Street Trust v2.1 - final (signed).pdf", "Harbour Street Trust v2.1 - final (signed).pdf"),
 ])
 def test_typed_text_is_escaped_so_markdown_shows_it_as_typed(typed, escaped):
     assert literal(typed) == escaped

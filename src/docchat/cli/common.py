@@ -30,9 +30,9 @@ def write_atomically(path: str, data: bytes) -> None:
 
 
 def load_settings():
-    from docchat.config import Settings
+    from docchat import preferences
 
-    return Settings()
+    return preferences.load()
 
 
 def embedded_server(settings):

@@ -298,6 +298,12 @@ class DocumentService:
             return [Retrieved(record, document.name, 0.0)
                     for document in ready for record in uow.documents.chunks_of(document.id)]
 
+    def close(self) -> None:
+        with self._index_lock:
+            if self._index is not None:
+                self._index.close()
+                self._index, self._index_checked = None, False
+
     def index(self):
         """The one index client of this process (Qdrant's local mode allows one per path)."""
         with self._index_lock:

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import logging
+from typing import Callable
 
 from docchat.domain import LLMStatus
 from docchat.errors import LLMError
-from docchat.ports import Gateway, TokenCounter
+from docchat.ports import Gateway, ServerInfo, TokenCounter
 
 log = logging.getLogger(__name__)
 
@@ -20,10 +21,20 @@ SAMPLE = [
 
 
 class LLMService:
-    def __init__(self, gateway: Gateway, counter: TokenCounter):
+    def __init__(self, gateway: Gateway, counter: TokenCounter,
+                 probe: Callable[[str], ServerInfo] | None = None):
         self._gateway = gateway
         self._counter = counter
+        self._probe = probe
         self._calibration: str | None = None
+
+    def check(self, url: str) -> str:
+        """Whether an LLM server answers at `url`, in words: what it serves and its window.
+        Raises LLMError, with a message, when it does not."""
+        if self._probe is None:
+            raise LLMError("no way to reach another server from here")
+        info = self._probe(url.strip().rstrip("/"))
+        return f"{info.model} answers at {info.base_url}, with a window of {info.max_model_len:,} tokens"
 
     def calibration(self) -> str:
         """Whether local token counts equal the server's: checked once per process, the first

@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from docchat.errors import DocchatError
+from docchat.ui.header import scope_picker
 from docchat.ui.session import current_conversation_id, flash, services, show_flash
 from docchat.ui.text import count, literal, size
 
@@ -78,7 +79,7 @@ def _library() -> None:
             if st.session_state.get(f"{KEY}_confirm_delete") == document.id:
                 _confirm_delete(document)
     if conversation_id:
-        _scope(conversation_id, documents)
+        _scope(conversation_id)
 
 
 def _confirm_delete(document) -> None:
@@ -100,14 +101,7 @@ def _confirm_delete(document) -> None:
         st.rerun()
 
 
-def _scope(conversation_id: str, documents) -> None:
+def _scope(conversation_id: str) -> None:
     conversation = services().conversations.get(conversation_id)
     st.subheader(f"Documents used by “{literal(conversation.title)}”", anchor=False)
-    scope = conversation.settings.document_scope
-    names = {d.id: d.name for d in documents}
-    chosen = st.multiselect("Search only these (empty: all documents)", options=list(names),
-                            default=[d for d in (scope or []) if d in names], format_func=names.get,
-                            key=f"{KEY}_scope_{conversation_id}")
-    if st.button("Save scope", key=f"{KEY}_scope_save"):
-        services().conversations.set_document_scope(conversation_id, chosen or None)
-        st.success("Saved.")
+    scope_picker(conversation)

@@ -7,6 +7,7 @@ import streamlit as st
 
 from docchat.domain import Conversation, utcnow
 from docchat.errors import DocchatError
+from docchat.ui import preferences
 from docchat.ui.session import flash, services, show_flash
 from docchat.ui.text import ago, count, literal
 
@@ -18,6 +19,7 @@ EVERYTHING = "the whole trash"
 def render() -> None:
     st.title("Settings", anchor=False)
     _llm()
+    preferences.render()
     _storage()
     _trash()
     _documents()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import streamlit as st
 
+from docchat import preferences
 from docchat.bootstrap import Services, build_services
 from docchat.config import Settings
 
@@ -13,12 +14,20 @@ OPEN = "open_conversation"
 
 @st.cache_resource(show_spinner="Opening the database…")
 def _services_for(database_url: str) -> Services:
-    return build_services(Settings())
+    return build_services(preferences.load())
 
 
 def services() -> Services:
     # Keyed on the database so that tests (and a changed DOCCHAT_DATA_DIR) get their own.
     return _services_for(Settings().resolved_database_url)
+
+
+def rebuild_services() -> None:
+    """Builds the services again from the settings as saved now: how a change on the Settings
+    page applies without a restart. The old ones let go of the document index first (local
+    mode allows one client per folder)."""
+    services().close()
+    _services_for.clear()
 
 
 def current_conversation_id() -> str | None:

@@ -6,9 +6,13 @@ import re
 from datetime import datetime
 
 UNITS = ("KB", "MB", "GB", "TB")
-# Every character Streamlit's Markdown gives a meaning to: CommonMark's, its colour and emoji
-# directives (:red[...], :smile:) and its LaTeX ($...$).
-_MARKDOWN = re.compile(r"([\\`*_{}\[\]()<>#+\-.!|~:$])")
+# The characters Streamlit's Markdown gives a meaning to wherever they stand: CommonMark's
+# emphasis, code, links, HTML and headings, tables and strike-through, Streamlit's colour and
+# emoji directives (:red[...], :smile:) and LaTeX ($...$). Parentheses and "!" mean something only
+# next to an (escaped) bracket.
+_INLINE = re.compile(r"([\\`*_\[\]<>#|~:$])")
+# And those that start a list only at the start of a line: "- ", "+ ", "1. ", "1) ".
+_LIST_START = re.compile(r"^(\s*)([-+]|\d+(?=[.)]))", re.MULTILINE)
 
 
 def count(number: int, noun: str, plural: str | None = None) -> str:
@@ -47,4 +51,5 @@ def ago(moment: datetime, now: datetime) -> str:
 def literal(text: str) -> str:
     """`text` for st.markdown (and the widgets whose labels are Markdown), shown as typed:
     a title such as `*draft* #2` is not turned into emphasis or a heading."""
-    return _MARKDOWN.sub(r"\\\1", text)
+    escaped = _INLINE.sub(r"\\\1", text)
+    return _LIST_START.sub(lambda m: m[1] + (f"\\{m[2]}" if m[2] in "-+" else f"{m[2]}\\"), escaped)

@@ -1,0 +1,67 @@
+"""The part of the Settings page that changes settings: answer length, the LLM server (with a
+live check), the embeddings server and the passage share. Saved in the data directory and
+applied at once; what an environment variable sets is shown, not changeable."""
+
+from __future__ import annotations
+
+import streamlit as st
+
+from docchat import preferences
+from docchat.bootstrap import profile_answer_tokens
+from docchat.errors import DocchatError
+from docchat.ui.session import rebuild_services, services
+
+KEY = "preferences"
+SAVED = f"{KEY}_saved"
+
+
+def render() -> None:
+    settings = services().settings
+    locked = preferences.from_environment()
+    st.subheader("Preferences", anchor=False)
+    if st.session_state.pop(SAVED, False):
+        st.success("Preferences saved and applied.", icon=":material/check_circle:")
+    if locked:
+        st.caption("Set by environment variables, so fixed here: " +
+                   ", ".join(f"DOCCHAT_{name.upper()}" for name in sorted(locked)))
+    url = st.text_input("LLM server address", value=settings.llm_url or "", key=f"{KEY}_llm_url",
+                        placeholder=f"{settings.embedded_url} (docchat's own server, started by make run)",
+                        disabled="llm_url" in locked)
+    if st.button("Check this address", key=f"{KEY}_check", icon=":material/network_check:"):
+        _check(url or settings.embedded_url)
+    with st.form(key=f"{KEY}_form", border=False):
+        answer = st.number_input("Longest answer, in tokens", min_value=16, max_value=262_144, step=64,
+                                 value=settings.max_tokens or profile_answer_tokens(settings),
+                                 disabled="max_tokens" in locked, key=f"{KEY}_max_tokens")
+        share = st.slider("Share of the window for documents", min_value=0.0, max_value=0.8, step=0.05,
+                          value=float(settings.cap_chunks), disabled="cap_chunks" in locked, key=f"{KEY}_cap_chunks",
+                          help="Whole documents or retrieved passages take at most this share; the history gets the rest.")
+        embeddings = st.text_input("Embeddings server (OpenAI-compatible)", value=settings.embeddings_url or "",
+                                   placeholder="empty: the bundled all-MiniLM-L6-v2", key=f"{KEY}_embeddings_url",
+                                   disabled="embeddings_url" in locked,
+                                   help="Another embedding model needs `docchat documents reindex` afterwards.")
+        model = st.text_input("Embedding model", value=settings.embeddings_model or "", key=f"{KEY}_embeddings_model",
+                              placeholder="empty: the first model the server lists",
+                              disabled="embeddings_model" in locked)
+        if st.form_submit_button("Save preferences", type="primary"):
+            changes = {"llm_url": url.strip() or None, "max_tokens": int(answer), "cap_chunks": round(share, 2),
+                       "embeddings_url": embeddings.strip() or None, "embeddings_model": model.strip() or None}
+            _save({name: value for name, value in changes.items() if name not in locked})
+
+
+def _check(url: str) -> None:
+    try:
+        st.success(services().llm.check(url), icon=":material/check_circle:")
+    except DocchatError as error:
+        st.error(str(error), icon=":material/cloud_off:")
+
+
+def _save(changes: dict) -> None:
+    try:
+        preferences.save(services().settings, changes)
+    except DocchatError as error:
+        st.error(str(error))
+        return
+    rebuild_services()
+    st.session_state[SAVED] = True
+    st.rerun()
