@@ -200,6 +200,15 @@ class Message:
     budget: "Budget | None" = None
     stats: "MemoryStats | None" = None
     rating: Rating | None = None
+    # Versions: a regenerated answer names the first version of its group; the version shown
+    # is the one the history (and the model) follows, the others are kept.
+    version_of: str | None = None
+    shown: bool = True
+
+    @property
+    def group(self) -> str:
+        """The id of the first version of this message: the same for all its versions."""
+        return self.version_of or self.id
 
     @property
     def model_text(self) -> str:

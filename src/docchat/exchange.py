@@ -1,6 +1,7 @@
 """The export formats: readable Markdown, and versioned, checksummed JSON for import.
 
-JSON layout (version 2; version 1 had no message `rating`, and still imports):
+JSON layout (version 2; version 1 had no message `rating`, `version_of` or `shown`, and still
+imports):
 {"schema", "version", "exported_at", "app_version",
 "conversation": {...}, "messages": [...], "summaries": [...], "checksum": {...}}.
 The checksum is the sha256 of the messages list serialised with sorted keys, compact
@@ -53,6 +54,8 @@ def message_record(message: Message) -> dict:
         "model": message.model,
         "usage": message.usage,
         "rating": message.rating.value if message.rating else None,
+        "version_of": message.version_of,
+        "shown": message.shown,
     }
 
 
@@ -115,6 +118,8 @@ def to_markdown(conversation: Conversation, messages: list[Message]) -> str:
         heading = f"## {message.role.value.capitalize()} · {_readable(message.created_at)}"
         if message.status is not Status.COMPLETE:
             heading += f" ({message.status.value})"
+        if not message.shown:
+            heading += " · an earlier version, not in the conversation's history"
         if message.rating:
             heading += " · rated 👍" if message.rating is Rating.UP else " · rated 👎"
         lines += [heading, "", message.content.rstrip(), ""]
@@ -168,6 +173,8 @@ class _MessageIn(_Strict):
     model: StrictStr | None
     usage: dict | None
     rating: Literal["up", "down"] | None = None
+    version_of: StrictStr | None = Field(default=None, min_length=1, max_length=36)
+    shown: StrictBool = True
 
 
 class _SummaryIn(_Strict):
@@ -262,6 +269,7 @@ def _to_domain(document: _DocumentIn, source: str) -> ImportedConversation:
                 tokenizer=m.tokenizer, rewritten_query=m.rewritten_query,
                 citations=[Citation.from_dict(c, number=n) for n, c in enumerate(m.citations, start=1)],
                 model=m.model, usage=m.usage, rating=Rating(m.rating) if m.rating else None,
+                version_of=m.version_of, shown=m.shown,
             )
             for m in document.messages
         ]

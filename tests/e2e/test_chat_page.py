@@ -58,7 +58,7 @@ def test_stop_ends_a_streaming_answer_and_keeps_what_arrived(live_app_url_long_a
 
 
 def test_a_follow_up_says_what_it_is_doing_until_its_first_word_and_every_answer_keeps_its_figures(
-        live_app_url, page):
+        live_app_url, page, dark_page):
     open_app(page, live_app_url)
     chat_input = page.get_by_placeholder("Ask about your documents")
     chat_input.fill("What is the capital of France?")
@@ -87,6 +87,10 @@ def test_a_follow_up_says_what_it_is_doing_until_its_first_word_and_every_answer
     expect(messages.nth(1).get_by_text(re.compile(r"Budget: [\d,]+ of 8,192 tokens"))).to_be_visible()
     expect(messages.nth(3).get_by_text("Token budget:")).to_be_visible()
     page.screenshot(path=str(ARTIFACTS / "answers_with_figures.png"), full_page=True)
+    # The same conversation in a browser that prefers dark pages.
+    open_app(dark_page, page.url)
+    expect(dark_page.get_by_test_id("stChatMessage").nth(3).get_by_text("Token budget:")).to_be_visible()
+    dark_page.screenshot(path=str(ARTIFACTS / "answers_dark.png"), full_page=True)
 
 
 def test_a_message_too_long_for_the_window_is_kept_to_edit_and_nothing_is_stored(live_app_url, page):
@@ -123,3 +127,22 @@ def test_an_answer_cut_at_the_length_limit_says_so_and_can_be_continued(live_app
         re.compile("^" + re.escape(before) + r"\s*\S"), timeout=90_000)
     expect(page.get_by_test_id("stChatMessage")).to_have_count(2)
     page.screenshot(path=str(ARTIFACTS / "continued_answer.png"), full_page=True)
+
+
+def test_a_regenerated_answer_is_a_new_version_and_the_arrows_bring_back_the_first(live_app_url, page):
+    open_app(page, live_app_url)
+    chat_input = page.get_by_placeholder("Ask about your documents")
+    chat_input.fill("What is the capital of France?")
+    chat_input.press("Enter")
+    messages = page.get_by_test_id("stChatMessage")
+    expect(messages.nth(1).get_by_text("Token budget:")).to_be_visible(timeout=90_000)
+    first = messages.nth(1).get_by_test_id("stMarkdown").first.inner_text()
+
+    page.get_by_role("button", name="Regenerate").click()
+
+    expect(page.get_by_text("2 / 2")).to_be_visible(timeout=90_000)
+    expect(messages).to_have_count(2)  # the new version replaces the first in view
+    page.get_by_role("button", name="‹", exact=True).click()
+    expect(page.get_by_text("1 / 2")).to_be_visible()
+    expect(messages.nth(1).get_by_test_id("stMarkdown").first).to_have_text(first)
+    page.screenshot(path=str(ARTIFACTS / "answer_versions.png"), full_page=True)

@@ -239,3 +239,25 @@ def test_settings_written_by_an_earlier_version_read_back_and_a_change_keeps_the
     assert settings.title_source is TitleSource.USER
     assert (settings.compactions, settings.session.turns) == (2, 4)
     assert settings.session.resolved_terms == {"Servicer": "The bank."}
+
+
+def test_switching_the_version_shown_is_stored_and_the_memory_follows_it(services):
+    from dataclasses import replace
+
+    conversations = services.conversations
+    conversation = conversations.create("Capital")
+    conversations.append_message(conversation.id, "user", "What is the capital of France?")
+    first = conversations.append_message(conversation.id, "assistant", "Paris.")
+    conversations.show_version(conversation.id, None, group=first.id)
+    with conversations._uow(write=True) as uow:  # as a regenerated answer is stored
+        uow.conversations.append_message(replace(first, id=str(uuid.uuid4()), content="It is Paris, on the Seine.",
+                                                 version_of=first.id, shown=True))
+        uow.commit()
+    assert [m.content for m in conversations.memory(conversation.id).get_all()][-1] == "It is Paris, on the Seine."
+
+    conversations.show_version(conversation.id, first.id)
+
+    assert [(m.content, m.shown) for m in conversations.history(conversation.id)[1:]] == [
+        ("Paris.", True), ("It is Paris, on the Seine.", False)]
+    assert [m.content for m in conversations.memory(conversation.id).get_all()] == [
+        "What is the capital of France?", "Paris."]

@@ -292,3 +292,26 @@ def test_a_title_is_shown_as_typed_not_as_markdown(chat_page, services):
     page = chat_page(conversation.id)
 
     assert page.header[0].value == literal("*draft* #2: [link](x)") != "*draft* #2: [link](x)"
+
+
+def test_an_answer_with_versions_shows_which_one_and_the_arrows_switch_the_one_followed(chat_page, services):
+    import uuid
+
+    conversation = services.conversations.create("Capital")
+    services.conversations.append_message(conversation.id, "user", "What is the capital of France?")
+    first = services.conversations.append_message(conversation.id, "assistant", "Paris.")
+    services.conversations.show_version(conversation.id, None, group=first.id)
+    with services.conversations._uow(write=True) as uow:
+        uow.conversations.append_message(replace(first, id=str(uuid.uuid4()), content="It is Paris, on the Seine.",
+                                                 version_of=first.id, shown=True))
+        uow.commit()
+    page = chat_page(conversation.id)
+
+    assert [m.markdown[0].value for m in page.chat_message] == ["What is the capital of France?",
+                                                                 "It is Paris, on the Seine."]
+    assert any(c.value == "2 / 2" for c in page.caption)
+    page.button(key=[b.key for b in page.button if b.key.endswith("_-1") and "version" in b.key][0]).click().run()
+
+    assert [m.markdown[0].value for m in page.chat_message][1] == "Paris."
+    assert any(c.value == "1 / 2" for c in page.caption)
+    assert [m.shown for m in services.conversations.history(conversation.id)] == [True, True, False]

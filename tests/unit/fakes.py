@@ -290,6 +290,10 @@ class FakeConversations:
     def get_message(self, message_id: str):
         return next((m for stored in self.messages_by.values() for m in stored if m.id == message_id), None)
 
+    def show_version(self, conversation_id: str, group: str, message_id) -> None:
+        stored = self.messages_by[conversation_id]
+        stored[:] = [replace(m, shown=m.id == message_id) if m.group == group else m for m in stored]
+
     def set_rating(self, message_id: str, rating) -> None:
         for stored in self.messages_by.values():
             stored[:] = [replace(m, rating=rating) if m.id == message_id else m for m in stored]

@@ -221,8 +221,9 @@ class ConversationMemory(BaseMemory):
             self._last_seq = max(self._last_seq, message.seq)
             if message.seq < start_seq or (message.seq < pruned_before and message.role is not Role.SYSTEM):
                 continue
-            if message.status not in FINISHED:
-                # Failed or stopped answers are kept in the transcript, never sent back to the model.
+            if message.status not in FINISHED or not message.shown:
+                # Failed or stopped answers, and versions not shown, are kept in the transcript,
+                # never sent back to the model.
                 continue
             if message.id in recount:
                 message = replace(message, token_count=recount[message.id], tokenizer=self._counter.id)

@@ -74,18 +74,23 @@ class ChatService:
         return self._turn(self._request(conversation_id, question, passages=passages), info, keep, progress)
 
     def retry(self, conversation_id: str, *, progress: Progress = lambda stage: None) -> Turn:
-        """Answers the last question again; the failed answer stays in the transcript."""
-        history = self._conversations.history(conversation_id)
+        """Answers the last question again (regenerate). An answer it already had is kept as
+        an earlier version, hidden; the new one is shown and the history follows it."""
+        history = [m for m in self._conversations.history(conversation_id) if m.shown]
         questions = [m for m in history if m.role is Role.USER]
         if not questions:
             raise InvalidInput("there is no question to answer again in this conversation")
         asked = questions[-1]
+        answered = history[-1] if history[-1].role is Role.ASSISTANT and history[-1].seq > asked.seq else None
+        if answered is not None:
+            self._conversations.show_version(conversation_id, None, group=answered.group)
+        version_of = answered.group if answered is not None else None
         try:
             info = self._gateway.info()
         except LLMError as error:
-            return self._failed(asked, error)
+            return self._failed(asked, error, version_of=version_of)
         return self._turn(self._request(conversation_id, asked.content, before_seq=asked.seq), info,
-                          lambda sent, rewritten: asked, progress)
+                          lambda sent, rewritten: asked, progress, version_of=version_of)
 
     def wait_for_background(self, timeout_s: float) -> None:
         """Lets work started after an answer (its title) finish: a command about to exit calls it."""
@@ -152,7 +157,7 @@ class ChatService:
     def continue_answer(self, conversation_id: str, *, progress: Progress = lambda stage: None) -> Turn:
         """Goes on writing the last answer, cut at the token limit, into the same message: the
         model is sent the same prompt with the answer so far as its own unfinished turn."""
-        history = self._conversations.history(conversation_id)
+        history = [m for m in self._conversations.history(conversation_id) if m.shown]
         cut = history[-1] if history else None
         if cut is None or cut.role is not Role.ASSISTANT or cut.status is not Status.TRUNCATED:
             raise InvalidInput("only an answer cut at the length limit can be continued")
@@ -161,7 +166,8 @@ class ChatService:
         return self._turn(self._request(conversation_id, asked.content, before_seq=asked.seq), info,
                           lambda sent, rewritten: asked, progress, continuing=cut)
 
-    def _turn(self, request: Request, info, keep, progress: Progress, *, continuing: Message | None = None) -> Turn:
+    def _turn(self, request: Request, info, keep, progress: Progress, *, continuing: Message | None = None,
+              version_of: str | None = None) -> Turn:
         reserve = self.reserve_for(info.max_model_len)
         prepared = self._pipeline.prepare(request, max_model_len=info.max_model_len, answer_reserve=reserve,
                                           keep_question=keep, progress=progress)
@@ -171,8 +177,8 @@ class ChatService:
         self._record_compaction(conversation_id, prepared)
         messages = prepared.assembly.messages
         if continuing is None:
-            draft = replace(self._start_answer(conversation_id, info.model), citations=prepared.citations,
-                            budget=prepared.budget, stats=prepared.stats)
+            draft = replace(self._start_answer(conversation_id, info.model, version_of=version_of),
+                            citations=prepared.citations, budget=prepared.budget, stats=prepared.stats)
             max_tokens, prefix = reserve, ""
         else:
             draft, prefix = replace(continuing, status=Status.STREAMING), continuing.content
@@ -187,8 +193,8 @@ class ChatService:
                     start=lambda stop: self._gateway.stream(messages, max_tokens=max_tokens, stop=stop,
                                                             continue_last=bool(prefix)))
 
-    def _failed(self, question: Message, error: LLMError) -> Turn:
-        draft = self._start_answer(question.conversation_id, None)
+    def _failed(self, question: Message, error: LLMError, *, version_of: str | None = None) -> Turn:
+        draft = self._start_answer(question.conversation_id, None, version_of=version_of)
         return Turn(conversation_id=question.conversation_id, question=question, draft=draft, budget=None,
                     saver=self._saver, failure=error)
 
@@ -212,10 +218,10 @@ class ChatService:
             uow.conversations.update_settings(conversation_id, **changes)
             uow.commit()
 
-    def _start_answer(self, conversation_id: str, model: str | None) -> Message:
+    def _start_answer(self, conversation_id: str, model: str | None, *, version_of: str | None = None) -> Message:
         message = Message(
             id=str(uuid.uuid4()), conversation_id=conversation_id, seq=0, role=Role.ASSISTANT, content="",
-            created_at=utcnow(), status=Status.STREAMING, model=model,
+            created_at=utcnow(), status=Status.STREAMING, model=model, version_of=version_of,
         )
         with self._uow(write=True) as uow:
             if not uow.conversations.is_active(conversation_id):

@@ -246,6 +246,20 @@ class ConversationService:
             uow.commit()
         return self.get(conversation.id)
 
+    def show_version(self, conversation_id: str, message_id: str | None, *, group: str | None = None) -> None:
+        """Shows one version of an answer (the history, and so the model, follow it) and hides
+        its other versions; `message_id=None` hides every version of `group`."""
+        with self._uow(write=True) as uow:
+            if message_id is not None:
+                found = uow.conversations.get_message(message_id)
+                if found is None or found.conversation_id != conversation_id:
+                    raise NotFound(f"no message with id {message_id} in this conversation")
+                group = found.group
+            uow.conversations.show_version(conversation_id, group, message_id)
+            uow.commit()
+        # The memory holds the versions it was shown; it reads the conversation again.
+        self._forget_memory(conversation_id)
+
     def rate(self, conversation_id: str, message_id: str, rating: Rating | None) -> None:
         """A thumbs up or down on one of the conversation's answers; None takes it back."""
         with self._uow(write=True) as uow:

@@ -121,8 +121,10 @@ def _entries(raw: bytes, name: str) -> list[tuple[str, bytes]]:
 def _as_copy(document: ImportedConversation) -> ImportedConversation:
     new_id = str(uuid.uuid4())
     title = f"{document.conversation.title} (copy)"[:MAX_TITLE]
+    ids = {m.id: str(uuid.uuid4()) for m in document.messages}  # versions keep naming their first
     return ImportedConversation(
         conversation=replace(document.conversation, id=new_id, title=title),
-        messages=[replace(m, id=str(uuid.uuid4()), conversation_id=new_id) for m in document.messages],
+        messages=[replace(m, id=ids[m.id], conversation_id=new_id, version_of=ids.get(m.version_of))
+                  for m in document.messages],
         summaries=[replace(s, id=str(uuid.uuid4()), conversation_id=new_id) for s in document.summaries],
     )

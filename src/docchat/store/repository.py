@@ -75,6 +75,8 @@ def _message(row) -> Message:
         error=row.error,
         sent_content=row.sent_content,
         rating=Rating(row.rating) if row.rating else None,
+        version_of=row.version_of,
+        shown=bool(row.shown),
         **_figures(row.figures),
     )
 
@@ -114,6 +116,8 @@ def _message_row(message: Message) -> dict:
         "sent_content": message.sent_content,
         "figures": _figures_row(message),
         "rating": message.rating.value if message.rating else None,
+        "version_of": message.version_of,
+        "shown": message.shown,
     }
 
 
@@ -283,6 +287,16 @@ class ConversationRepository:
     def get_message(self, message_id: str) -> Message | None:
         row = self._db.execute(select(messages).where(messages.c.id == message_id)).first()
         return None if row is None else _message(row)
+
+    def show_version(self, conversation_id: str, group: str, message_id: str | None) -> None:
+        """Shows `message_id` of the versions in `group` (the id of the first), hiding the
+        others; None hides them all."""
+        self._db.execute(
+            update(messages)
+            .where(messages.c.conversation_id == conversation_id,
+                   (messages.c.id == group) | (messages.c.version_of == group))
+            .values(shown=messages.c.id == message_id if message_id else False)
+        )
 
     def set_rating(self, message_id: str, rating: Rating | None) -> None:
         self._db.execute(update(messages).where(messages.c.id == message_id)

@@ -17,6 +17,7 @@ from sqlalchemy import (
     Table,
     Text,
     UniqueConstraint,
+    true,
 )
 from sqlalchemy.types import TypeDecorator
 
@@ -96,6 +97,8 @@ messages = Table(
     # An answer's budget and memory figures: {"budget": {...}, "memory": {...}}.
     Column("figures", JSON, nullable=True),
     Column("rating", String(8), nullable=True),
+    Column("version_of", String(36), nullable=True),
+    Column("shown", Boolean, nullable=False, default=True, server_default=true()),
     UniqueConstraint("conversation_id", "seq", name="uq_messages_conversation_seq"),
 )
 

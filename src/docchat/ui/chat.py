@@ -26,7 +26,12 @@ AVATARS = {"user": ":material/person:", "assistant": ":material/smart_toy:", "sy
 def render(conversation_id: str | None) -> None:
     _stop_previous_answer()
     conversation = _open(conversation_id)
-    history = services().conversations.history(conversation.id) if conversation else []
+    stored = services().conversations.history(conversation.id) if conversation else []
+    # Every version of an answer is kept; the page (and the model's history) follows the one shown.
+    versions: dict[str, list[Message]] = {}
+    for message in stored:
+        versions.setdefault(message.group, []).append(message)
+    history = [m for m in stored if m.shown]
     if conversation is None:
         conversation_id = None
         st.header("docchat", anchor=False)
@@ -37,7 +42,8 @@ def render(conversation_id: str | None) -> None:
     answers = [m for m in history if m.role is Role.ASSISTANT]
     sources.open_linked(history)
     for message in history:
-        _message(message, latest=bool(answers) and message is answers[-1])
+        _message(message, latest=bool(answers) and message is answers[-1], versions=versions[message.group],
+                 last=message is history[-1])
     _server_notice()
     if conversation_id and history and _needs_retry(history[-1]):
         if st.button("Retry the answer", key=f"{KEY}_retry", icon=":material/refresh:"):
@@ -94,7 +100,7 @@ def _unsent(conversation_id: str | None, history: list[Message]) -> str | None:
     return text if send else None
 
 
-def _message(message: Message, *, latest: bool) -> None:
+def _message(message: Message, *, latest: bool, versions: list[Message] = (), last: bool = False) -> None:
     with st.chat_message(message.role.value, avatar=AVATARS[message.role.value]):
         if message.content:
             # Markdown, never HTML: user and model text must not inject markup.
@@ -111,19 +117,38 @@ def _message(message: Message, *, latest: bool) -> None:
             st.error(f"No answer: {message.error or 'the LLM failed'}", icon=":material/error:")
         elif message.status is Status.STREAMING:
             st.caption("Still being written…")
-        if message.role is Role.ASSISTANT and message.status in FINISHED and message.content:
-            _answer_actions(message)
+        if message.role is Role.ASSISTANT and (message.status in FINISHED and message.content or len(versions) > 1):
+            _answer_actions(message, versions, regenerate=last and message.status in FINISHED)
         if message.budget is not None:
             _figures(message.budget, message.stats, expanded=latest)
 
 
-def _answer_actions(answer: Message) -> None:
+def _answer_actions(answer: Message, versions: list[Message], *, regenerate: bool) -> None:
     with st.container(horizontal=True, vertical_alignment="center", key=f"{KEY}_actions_{answer.id}"):
-        key = f"{KEY}_rate_{answer.id}"
-        st.feedback("thumbs", key=key, default=THUMBS.get(answer.rating), on_change=_rate, args=(answer, key))
-        with st.popover("Copy", icon=":material/content_copy:", type="tertiary"):
-            # A code block has the browser's copy button; the answer's Markdown, as written.
-            st.code(answer.content, language="markdown", wrap_lines=True)
+        if len(versions) > 1:
+            _version_switch(answer, versions)
+        if answer.status in FINISHED and answer.content:
+            key = f"{KEY}_rate_{answer.id}"
+            st.feedback("thumbs", key=key, default=THUMBS.get(answer.rating), on_change=_rate, args=(answer, key))
+            with st.popover("Copy", icon=":material/content_copy:", type="tertiary"):
+                # A code block has the browser's copy button; the answer's Markdown, as written.
+                st.code(answer.content, language="markdown", wrap_lines=True)
+        if regenerate and st.button("Regenerate", key=f"{KEY}_regenerate", icon=":material/refresh:", type="tertiary",
+                                    help="Answer again; this answer is kept as an earlier version"):
+            _stream(lambda progress: services().chat.retry(answer.conversation_id, progress=progress))
+
+
+def _version_switch(answer: Message, versions: list[Message]) -> None:
+    """‹ 2 / 3 ›: which version of this answer is shown, and followed by the history."""
+    at = versions.index(answer)
+    for step, arrow, label in ((-1, "‹", "Previous version"), (1, "›", "Next version")):
+        if step == 1:
+            st.caption(f"{at + 1} / {len(versions)}")
+        target = at + step
+        if st.button(arrow, key=f"{KEY}_version_{answer.id}_{step}", type="tertiary", help=label,
+                     disabled=not 0 <= target < len(versions)):
+            services().conversations.show_version(answer.conversation_id, versions[target].id)
+            st.rerun()
 
 
 def _rate(answer: Message, key: str) -> None:

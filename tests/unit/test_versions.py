@@ -1,0 +1,67 @@
+"""Versions of an answer: regenerating keeps the earlier one, the model's history follows the
+version shown, and switching back changes what the next turn is sent."""
+
+from __future__ import annotations
+
+import pytest
+
+from docchat.domain import Role, Status
+from docchat.errors import LLMUnavailable
+
+from tests.unit.test_pipeline import Setup
+from tests.unit.fakes import FakeLibrary
+
+
+def _shown(setup, conversation_id):
+    return [m for m in setup.conversations.history(conversation_id) if m.shown]
+
+
+def test_regenerating_keeps_the_first_answer_as_a_version_and_shows_the_new_one():
+    setup = Setup(FakeLibrary())
+    setup.gateway.enqueue(["Paris."])
+    first = setup.ask("What is the capital of France?")
+    setup.gateway.enqueue(["It is Paris, on the Seine."])
+
+    again = setup.chat.retry(first.conversation_id)
+    again.text()
+
+    history = setup.conversations.history(first.conversation_id)
+    assert [m.content for m in history] == ["What is the capital of France?", "Paris.", "It is Paris, on the Seine."]
+    assert [m.shown for m in history] == [True, False, True]
+    assert history[2].version_of == history[1].id
+    # The regenerated answer was asked for with the same history as the first.
+    assert setup.prompt(-1) == setup.prompt(-2)
+
+
+def test_the_next_turn_is_sent_the_version_shown_and_switching_back_changes_it():
+    setup = Setup(FakeLibrary())
+    setup.gateway.enqueue(["Paris."])
+    first = setup.ask("What is the capital of France?")
+    conversation_id = first.conversation_id
+    setup.gateway.enqueue(["It is Paris, on the Seine."])
+    setup.chat.retry(conversation_id).text()
+
+    setup.ask("And its population?", conversation_id)
+    assert {"role": "assistant", "content": "It is Paris, on the Seine."} in setup.prompt()
+    assert {"role": "assistant", "content": "Paris."} not in setup.prompt()
+
+    original = setup.conversations.history(conversation_id)[1]
+    setup.conversations.show_version(conversation_id, original.id)
+    setup.ask("And its river?", conversation_id)
+    assert {"role": "assistant", "content": "Paris."} in setup.prompt()
+    assert {"role": "assistant", "content": "It is Paris, on the Seine."} not in setup.prompt()
+
+
+def test_a_failed_answer_retried_is_replaced_in_view_not_followed_by_a_second_answer():
+    setup = Setup(FakeLibrary())
+    setup.gateway.down = LLMUnavailable("the LLM server is not running")
+    failed = setup.chat.answer(None, "What is the capital of France?")
+    with pytest.raises(LLMUnavailable):
+        failed.text()
+    setup.gateway.down = None
+
+    setup.chat.retry(failed.conversation_id).text()
+
+    question, answer = _shown(setup, failed.conversation_id)
+    assert (question.role, answer.role, answer.status) == (Role.USER, Role.ASSISTANT, Status.COMPLETE)
+    assert answer.version_of == failed.draft.id
