@@ -102,17 +102,8 @@ def open_app(page, url: str) -> None:
 
 
 @pytest.fixture
-def page():
-    yield from _browser_page("light")
-
-
-@pytest.fixture
-def dark_page():
-    """A browser whose user prefers dark pages."""
-    yield from _browser_page("dark")
-
-
-def _browser_page(color_scheme: str):
+def browser():
+    """One Chromium per test; Playwright's sync API allows one instance at a time."""
     from playwright.sync_api import sync_playwright
 
     if not Path(CHROMIUM).exists():
@@ -120,10 +111,25 @@ def _browser_page(color_scheme: str):
     ARTIFACTS.mkdir(exist_ok=True)
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS, headless=True)
-        context = browser.new_context(viewport={"width": 1280, "height": 860}, color_scheme=color_scheme)
-        yield context.new_page()
-        context.close()
+        yield browser
         browser.close()
+
+
+@pytest.fixture
+def page(browser):
+    yield from _browser_page(browser, "light")
+
+
+@pytest.fixture
+def dark_page(browser):
+    """A browser whose user prefers dark pages."""
+    yield from _browser_page(browser, "dark")
+
+
+def _browser_page(browser, color_scheme: str):
+    context = browser.new_context(viewport={"width": 1280, "height": 860}, color_scheme=color_scheme)
+    yield context.new_page()
+    context.close()
 
 
 @pytest.fixture

@@ -106,7 +106,7 @@ def test_a_message_too_long_for_the_window_is_kept_to_edit_and_nothing_is_stored
     page.screenshot(path=str(ARTIFACTS / "too_long_kept.png"))
 
     kept.fill("What is the capital of France?")
-    page.get_by_role("button", name="Send").click()
+    page.get_by_role("button", name="Send", exact=True).click()
     expect(page.get_by_test_id("stChatMessage").nth(1)).to_contain_text("Paris", timeout=90_000)
     expect(page.get_by_label("Your message")).to_have_count(0)
 

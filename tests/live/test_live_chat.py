@@ -8,7 +8,7 @@ from collections import Counter
 from pathlib import Path
 
 from docchat.bootstrap import build_services
-from docchat.domain import Role, Status
+from docchat.domain import FINISHED, Role, Status
 
 from tests.live.conftest import ANSWER_TOKENS
 
@@ -64,7 +64,7 @@ def test_a_conversation_longer_than_the_window_is_trimmed_and_never_overflows(li
     turn = live_services.chat.answer(conversation.id, "Summarise the last note in one sentence.")
     turn.text()
 
-    assert turn.answer.status is Status.COMPLETE
+    assert turn.answer.status in FINISHED  # answered, in full or up to the answer limit
     assert turn.budget.dropped_messages > 0
     assert turn.usage["prompt_tokens"] == turn.budget.prompt
     assert turn.usage["prompt_tokens"] + turn.budget.answer_reserve <= window
@@ -76,7 +76,7 @@ def test_a_restarted_app_finds_the_history_and_continues_the_conversation(live_s
 
     restarted = build_services(live_settings)
     history = restarted.conversations.history(first.conversation_id)
-    assert [m.status for m in history] == [Status.COMPLETE, Status.COMPLETE]
+    assert history[0].status is Status.COMPLETE and history[1].status in FINISHED
     follow_up = restarted.chat.answer(first.conversation_id, "What is my name?")
     follow_up.text()
 

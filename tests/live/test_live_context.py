@@ -1,6 +1,6 @@
 """The context engine on the real server: condensation, titles, follow-up rewriting."""
 
-from docchat.domain import Status, TitleSource
+from docchat.domain import FINISHED, Status, TitleSource
 
 QUESTION = ("What does clause {i} of the Harbour Street Trust Agreement say about the Determination Date? "
             + "Explain the reserve account rules, the servicer's duties and the notice requirements. " * 6)
@@ -22,7 +22,7 @@ def test_a_history_past_its_share_is_compacted_and_the_turn_is_still_answered(li
     turn = live_services.chat.answer(conversation.id, "Summarise the Determination Date rules in one sentence.")
     turn.text()
 
-    assert turn.answer.status is Status.COMPLETE and turn.answer.content
+    assert turn.answer.status in FINISHED and turn.answer.content  # in full or up to the answer limit
     assert turn.stats.compactions == 1
     assert turn.usage["prompt_tokens"] == turn.budget.prompt
     assert turn.usage["prompt_tokens"] + turn.budget.answer_reserve <= turn.budget.max_model_len
