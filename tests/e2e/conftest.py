@@ -101,6 +101,13 @@ def open_app(page, url: str) -> None:
     expect(page.get_by_placeholder("Ask about your documents")).to_be_visible(timeout=FIRST_LOAD_MS)
 
 
+def ask(page, question: str) -> None:
+    """Types a question in the chat box and sends it with Enter, as a user does."""
+    box = page.get_by_placeholder("Ask about your documents")
+    box.fill(question)
+    box.press("Enter")
+
+
 @pytest.fixture
 def browser():
     """One Chromium per test; Playwright's sync API allows one instance at a time."""

@@ -2,7 +2,7 @@ import re
 
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import ARTIFACTS, open_app
+from tests.e2e.conftest import ARTIFACTS, ask, open_app
 
 QUESTION = "What is the Determination Date in the 2024 trust agreement?"
 
@@ -11,9 +11,7 @@ def test_a_posted_message_is_still_there_after_a_browser_reload(app_url, page):
     open_app(page, app_url)
     page.get_by_role("button", name="New conversation").click()
 
-    chat_input = page.get_by_placeholder("Ask about your documents")
-    chat_input.fill(QUESTION)
-    chat_input.press("Enter")
+    ask(page, QUESTION)
     page.wait_for_url("**/?c=*")  # stored with its first message
     expect(page.get_by_test_id("stChatMessage").filter(has_text=QUESTION)).to_be_visible()
     expect(page.get_by_text("the LLM server is not running").first).to_be_visible()
@@ -27,9 +25,7 @@ def test_a_posted_message_is_still_there_after_a_browser_reload(app_url, page):
 
 def test_a_question_typed_in_the_page_gets_a_streamed_answer_from_the_real_server(live_app_url, page):
     open_app(page, live_app_url)
-    chat_input = page.get_by_placeholder("Ask about your documents")
-    chat_input.fill("What is the capital of France?")
-    chat_input.press("Enter")
+    ask(page, "What is the capital of France?")
 
     messages = page.get_by_test_id("stChatMessage")
     expect(messages).to_have_count(2, timeout=60_000)
@@ -40,9 +36,7 @@ def test_a_question_typed_in_the_page_gets_a_streamed_answer_from_the_real_serve
 
 def test_stop_ends_a_streaming_answer_and_keeps_what_arrived(live_app_url_long_answers, page):
     open_app(page, live_app_url_long_answers)
-    chat_input = page.get_by_placeholder("Ask about your documents")
-    chat_input.fill("Write a long story about a lighthouse keeper and his cat.")
-    chat_input.press("Enter")
+    ask(page, "Write a long story about a lighthouse keeper and his cat.")
 
     answer = page.get_by_test_id("stChatMessage").nth(1)
     # stMarkdown is the streamed text; the Stop button's label is a markdown container too.
@@ -60,15 +54,12 @@ def test_stop_ends_a_streaming_answer_and_keeps_what_arrived(live_app_url_long_a
 def test_a_follow_up_says_what_it_is_doing_until_its_first_word_and_every_answer_keeps_its_figures(
         live_app_url, page, dark_page):
     open_app(page, live_app_url)
-    chat_input = page.get_by_placeholder("Ask about your documents")
-    chat_input.fill("What is the capital of France?")
-    chat_input.press("Enter")
+    ask(page, "What is the capital of France?")
     messages = page.get_by_test_id("stChatMessage")
     expect(messages).to_have_count(2, timeout=60_000)
     expect(page.get_by_text("Token budget:")).to_be_visible(timeout=60_000)
 
-    chat_input.fill("And which river runs through it?")
-    chat_input.press("Enter")
+    ask(page, "And which river runs through it?")
     # From the moment it is sent, the turn says what it is doing and can be stopped.
     answer = messages.nth(3)
     expect(answer.get_by_role("button", name="Stop")).to_be_visible(timeout=5_000)
@@ -95,9 +86,7 @@ def test_a_follow_up_says_what_it_is_doing_until_its_first_word_and_every_answer
 
 def test_a_message_too_long_for_the_window_is_kept_to_edit_and_nothing_is_stored(live_app_url, page):
     open_app(page, live_app_url)
-    chat_input = page.get_by_placeholder("Ask about your documents")
-    chat_input.fill("Please summarise this: " + "the tenant pays the rent on time " * 1_500)
-    chat_input.press("Enter")
+    ask(page, "Please summarise this: " + "the tenant pays the rent on time " * 1_500)
 
     expect(page.get_by_text(re.compile("Not sent: this message is too long"))).to_be_visible(timeout=60_000)
     kept = page.get_by_label("Your message")
@@ -113,9 +102,7 @@ def test_a_message_too_long_for_the_window_is_kept_to_edit_and_nothing_is_stored
 
 def test_an_answer_cut_at_the_length_limit_says_so_and_can_be_continued(live_app_url, page):
     open_app(page, live_app_url)
-    chat_input = page.get_by_placeholder("Ask about your documents")
-    chat_input.fill("Write a long story about a dragon who learns to bake bread.")
-    chat_input.press("Enter")
+    ask(page, "Write a long story about a dragon who learns to bake bread.")
 
     answer = page.get_by_test_id("stChatMessage").nth(1)
     expect(answer.get_by_text("Cut at the answer length limit")).to_be_visible(timeout=90_000)
@@ -131,9 +118,7 @@ def test_an_answer_cut_at_the_length_limit_says_so_and_can_be_continued(live_app
 
 def test_a_regenerated_answer_is_a_new_version_and_the_arrows_bring_back_the_first(live_app_url, page):
     open_app(page, live_app_url)
-    chat_input = page.get_by_placeholder("Ask about your documents")
-    chat_input.fill("What is the capital of France?")
-    chat_input.press("Enter")
+    ask(page, "What is the capital of France?")
     messages = page.get_by_test_id("stChatMessage")
     expect(messages.nth(1).get_by_text("Token budget:")).to_be_visible(timeout=90_000)
     first = messages.nth(1).get_by_test_id("stMarkdown").first.inner_text()

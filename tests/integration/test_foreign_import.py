@@ -2,9 +2,6 @@
 
 from __future__ import annotations
 
-import io
-import zipfile
-
 import pytest
 
 from docchat.domain import Role, Status
@@ -19,14 +16,8 @@ from tests.foreign_exports import (
 )
 from tests.integration.sample_data import trust_conversation
 from tests.integration.sqlite_files import table_contents
+from tests.integration.test_transfer import zip_of
 
-
-def zip_of(*files: tuple[str, bytes]) -> bytes:
-    buffer = io.BytesIO()
-    with zipfile.ZipFile(buffer, "w") as archive:
-        for name, content in files:
-            archive.writestr(name, content)
-    return buffer.getvalue()
 
 
 def test_a_chatgpt_export_imports_every_conversation_with_its_current_branch(services):
