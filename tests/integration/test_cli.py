@@ -344,6 +344,9 @@ def test_ingest_then_reindex_embeds_every_chunk_again(docchat, tmp_path):
     notes.write_text("## Rent review\n\nThe rent is reviewed every fifth year.\n\n## Break clause\n\n"
                      "The tenant may end the lease on the tenth anniversary.\n")
     assert "lease.md: 2 chunks" in succeeded(docchat("ingest", str(notes)))
+    assert "lease.md: already in the library" in succeeded(docchat("ingest", str(notes)))
+    listed = succeeded(docchat("documents", "list"))
+    assert "128 bytes" in listed and "2 chunks" in listed and " KB" not in listed
 
     assert "re-indexed 2 chunks" in succeeded(docchat("documents", "reindex"))
     library = json.loads(succeeded(docchat("doctor", "--json")))["documents"]

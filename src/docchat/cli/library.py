@@ -7,6 +7,7 @@ from pathlib import Path
 
 from docchat.cli.common import open_services, print_json, write_atomically
 from docchat.errors import DocchatError
+from docchat.wording import count, size
 
 
 def list_conversations(args) -> None:
@@ -139,14 +140,19 @@ def ingest(args) -> int:
         path = Path(name)
         try:
             data = path.read_bytes()
-            document = services.documents.ingest(path.name, data, progress=_progress_bar(path.name))
+            report = services.documents.add(path.name, data, progress=_progress_bar(path.name))
         except (DocchatError, OSError) as error:
             failures += 1
             print(f"\rdocchat: {error if isinstance(error, DocchatError) else f'{path}: {error.strerror}'}",
                   file=sys.stderr)
             continue
+        document = report.document
         added.append(document.id)
-        print(f"\r{document.name}: {document.chunks} chunks, {document.pages or '-'} pages  {document.id}")
+        if report.already_present:
+            print(f"\r{path.name}: already in the library, as {document.name}  {document.id}")
+            continue
+        pages = f", {count(document.pages, 'page')}" if document.pages else ""
+        print(f"\r{document.name}: {count(document.chunks, 'chunk')}{pages}  {document.id}")
     if conversation_id and added:
         services.conversations.set_document_scope(
             conversation_id, sorted(set(_scope(services, conversation_id)) | set(added)))
@@ -173,8 +179,8 @@ def list_documents(args) -> None:
     if not documents:
         print("No documents yet. Add some with: docchat ingest FILE...")
     for d in documents:
-        print(f"{d.id}  {d.kind:<5} {d.size / 1024:>8.0f} KB  {d.pages or '-':>4} pages  {d.chunks:>5} chunks  "
-              f"{d.added_at:%Y-%m-%d}  {d.name}")
+        print(f"{d.id}  {d.kind:<8} {size(d.size):>10}  {count(d.pages, 'page') if d.pages else '-':>9}  "
+              f"{count(d.chunks, 'chunk'):>12}  {d.added_at:%Y-%m-%d}  {d.name}")
 
 
 def delete_document(args) -> None:
@@ -185,8 +191,8 @@ def delete_document(args) -> None:
 
 
 def reindex_documents(args) -> None:
-    count = open_services().documents.reindex(progress=_progress_bar("re-indexing"))
-    print(f"\rre-indexed {count} chunks" + " " * 90)
+    done = open_services().documents.reindex(progress=_progress_bar("re-indexing"))
+    print(f"\rre-indexed {count(done, 'chunk')}" + " " * 90)
 
 
 def document_usage(args) -> None:

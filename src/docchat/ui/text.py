@@ -5,7 +5,10 @@ from __future__ import annotations
 import re
 from datetime import datetime
 
-UNITS = ("KB", "MB", "GB", "TB")
+from docchat.wording import count, size
+
+__all__ = ["ago", "count", "literal", "size"]
+
 # The characters Streamlit's Markdown gives a meaning to wherever they stand: CommonMark's
 # emphasis, code, links, HTML and headings, tables and strike-through, Streamlit's colour and
 # emoji directives (:red[...], :smile:) and LaTeX ($...$). Parentheses and "!" mean something only
@@ -13,25 +16,6 @@ UNITS = ("KB", "MB", "GB", "TB")
 _INLINE = re.compile(r"([\\`*_\[\]<>#|~:$])")
 # And those that start a list only at the start of a line: "- ", "+ ", "1. ", "1) ".
 _LIST_START = re.compile(r"^(\s*)([-+]|\d+(?=[.)]))", re.MULTILINE)
-
-
-def count(number: int, noun: str, plural: str | None = None) -> str:
-    """`1 chunk`, `2 chunks`, `1,204 pages`."""
-    return f"{number:,} {noun if number == 1 else plural or noun + 's'}"
-
-
-def size(length: int) -> str:
-    """A file size in the units people read: `86 bytes`, `4.2 KB`, `86 KB`, `1.3 MB` (1 KB = 1,024
-    bytes); never `0 KB`."""
-    if length < 1024:
-        return count(length, "byte")
-    value = length / 1024
-    for unit in UNITS:
-        shown = f"{value:.1f}" if value < 9.95 else f"{value:.0f}"
-        if float(shown) < 1024 or unit == UNITS[-1]:
-            break
-        value /= 1024
-    return f"{shown} {unit}"
 
 
 def ago(moment: datetime, now: datetime) -> str:
