@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from docchat.domain import Role, Status
-from docchat.errors import LLMUnavailable
+from docchat.errors import InvalidInput, LLMUnavailable
 
 from tests.unit.test_pipeline import Setup
 from tests.unit.fakes import FakeLibrary
@@ -65,3 +65,14 @@ def test_a_failed_answer_retried_is_replaced_in_view_not_followed_by_a_second_an
     question, answer = _shown(setup, failed.conversation_id)
     assert (question.role, answer.role, answer.status) == (Role.USER, Role.ASSISTANT, Status.COMPLETE)
     assert answer.version_of == failed.draft.id
+
+
+def test_a_regeneration_refused_before_it_starts_leaves_the_answer_in_view():
+    setup = Setup(FakeLibrary())
+    first = setup.ask("What is the capital of France?")
+    setup.gateway._info = type(setup.gateway._info)(max_model_len=64)  # the window no longer holds the question
+
+    with pytest.raises(InvalidInput):
+        setup.chat.retry(first.conversation_id)
+
+    assert [m.shown for m in setup.conversations.history(first.conversation_id)] == [True, True]

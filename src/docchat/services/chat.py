@@ -82,8 +82,6 @@ class ChatService:
             raise InvalidInput("there is no question to answer again in this conversation")
         asked = questions[-1]
         answered = history[-1] if history[-1].role is Role.ASSISTANT and history[-1].seq > asked.seq else None
-        if answered is not None:
-            self._conversations.show_version(conversation_id, None, group=answered.group)
         version_of = answered.group if answered is not None else None
         try:
             info = self._gateway.info()
@@ -219,6 +217,10 @@ class ChatService:
             uow.commit()
 
     def _start_answer(self, conversation_id: str, model: str | None, *, version_of: str | None = None) -> Message:
+        """The answer's row, streaming; a new version of an answer hides the others only now,
+        once the turn is ready, so a refused retry leaves the answer there was in view."""
+        if version_of is not None:
+            self._conversations.show_version(conversation_id, None, group=version_of)
         message = Message(
             id=str(uuid.uuid4()), conversation_id=conversation_id, seq=0, role=Role.ASSISTANT, content="",
             created_at=utcnow(), status=Status.STREAMING, model=model, version_of=version_of,
