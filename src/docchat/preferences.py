@@ -10,11 +10,10 @@ from __future__ import annotations
 import json
 import logging
 import os
-import tempfile
-from pathlib import Path
 
 from pydantic import ValidationError
 
+from docchat.atomic import write_atomically
 from docchat.config import Settings
 from docchat.errors import InvalidInput
 
@@ -75,18 +74,6 @@ def save(settings: Settings, changes: dict) -> Settings:
     except ValidationError as error:
         first = error.errors()[0]
         raise InvalidInput(f"{first['loc'][0]}: {first['msg']}") from None
-    _write(settings.resolved_data_dir / FILE, merged)
+    settings.resolved_data_dir.mkdir(parents=True, exist_ok=True)
+    write_atomically(settings.resolved_data_dir / FILE, (json.dumps(merged, indent=2, sort_keys=True) + "\n").encode())
     return result
-
-
-def _write(path: Path, data: dict) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=".settings-", suffix=".part")
-    try:
-        with os.fdopen(handle, "w", encoding="utf-8") as stream:
-            json.dump(data, stream, indent=2, sort_keys=True)
-            stream.write("\n")
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise

@@ -1,9 +1,8 @@
-"""What the `docchat` commands share: the services, JSON output, safe file writes, the LLM server."""
+"""What the `docchat` commands share: the services, JSON output, the LLM server."""
 
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parents[3]
@@ -20,13 +19,6 @@ def open_services(*, llm: bool = False):
 def print_json(value) -> None:
     print(json.dumps(value, ensure_ascii=False, indent=2, default=str))
 
-
-def write_atomically(path: str, data: bytes) -> None:
-    """Writes next to the target, then renames: a crash never leaves half a file."""
-    target = Path(path)
-    partial = target.with_name(f".{target.name}.partial")
-    partial.write_bytes(data)
-    os.replace(partial, target)
 
 
 def load_settings():

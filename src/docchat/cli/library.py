@@ -5,7 +5,8 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from docchat.cli.common import open_services, print_json, write_atomically
+from docchat.atomic import write_atomically
+from docchat.cli.common import open_services, print_json
 from docchat.errors import DocchatError
 from docchat.wording import count, size
 

@@ -99,7 +99,6 @@ class DocumentService:
         """The cited passage in its document, as a reader checks it (see SourceView)."""
         with self._uow() as uow:
             document = uow.documents.get(citation.document_id) if citation.document_id else None
-            chunks = uow.documents.chunks_of(document.id) if document is not None else []
         if document is None:
             return SourceView(citation, None)
         stored = self._data_dir / document.path
@@ -107,6 +106,8 @@ class DocumentService:
         if document.kind == "pdf" and citation.page and original is not None:
             image, marked = page_with_passage(original, citation.page, citation.text)
             return SourceView(citation, document, page_image=image, marked=marked, original=original)
+        with self._uow() as uow:  # the section around the passage, for the formats not drawn
+            chunks = uow.documents.chunks_of(document.id)
         section = [c for c in chunks if c.label == citation.section and citation.section] or \
                   [c for c in chunks if c.id == citation.chunk_id]
         shown = tuple((c.text, c.id == citation.chunk_id) for c in section) or ((citation.text, True),)
