@@ -151,8 +151,23 @@ def seeded(tmp_path):
 
 
 def settled(page) -> None:
-    """Waits until the page's script has finished its run: during a rerun Streamlit keeps the last
-    run's elements on screen, marked stale, until it has drawn their replacements."""
+    """Waits until the page's script has finished its run. During a run Streamlit keeps the last
+    run's elements on screen, marked stale, and a widget used then can be drawn anew when the run
+    ends: an open drop-down list closes and loses what was typed in its search."""
     from playwright.sync_api import expect
 
+    expect(page.locator("[data-testid='stApp'][data-test-script-state='notRunning']")).to_have_count(1, timeout=30_000)
     expect(page.locator("[data-stale='true']")).to_have_count(0, timeout=30_000)
+
+
+def open_popover(page, button) -> object:
+    """Clicks a popover's button and returns its body once the run that draws its content is over
+    (opening a popover reruns the page: see `ui.session.popover`)."""
+    from playwright.sync_api import expect
+
+    button.click()
+    body = page.get_by_test_id("stPopoverBody")
+    expect(body).to_be_visible()
+    expect(body.locator("*").first).to_be_visible()
+    settled(page)
+    return body

@@ -4,7 +4,7 @@ browser. No LLM server is needed."""
 
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import ARTIFACTS, open_app
+from tests.e2e.conftest import ARTIFACTS, open_app, open_popover
 
 LEASE = b"# Lease\n\n## Break clause\n\nThe tenant may end the lease on the fifth anniversary with six months' notice.\n"
 
@@ -37,15 +37,11 @@ def test_the_open_conversation_stays_open_across_pages_and_its_documents_are_cho
     expect(page.get_by_role("heading", name="Trust questions")).to_be_visible()
     expect(page.get_by_text("Harbour Street Bank.")).to_be_visible()
 
-    page.get_by_role("button", name="Documents").click()
-    # Opening the popover reruns the page, which then draws its content.
-    expect(page.get_by_role("button", name="Save scope")).to_be_visible()
-    # Typed, as one searches a long list: it does not depend on the list staying open
-    # through a rerun of the page.
+    scope = open_popover(page, page.get_by_role("button", name="Documents"))
     page.get_by_role("combobox", name="Search only these").fill("lease")
     page.get_by_role("option", name="lease.md").click()
-    expect(page.get_by_test_id("stPopoverBody").get_by_text("lease.md")).to_be_visible()
-    page.get_by_test_id("stPopoverBody").click(position={"x": 8, "y": 8})  # closes the list, not the popover
+    expect(scope.get_by_text("lease.md")).to_be_visible()
+    scope.click(position={"x": 8, "y": 8})  # closes the list, not the popover
     page.get_by_role("button", name="Save scope").click()
     expect(page.get_by_text("Searches 1 of 1 documents.")).to_be_visible()
     page.screenshot(path=str(ARTIFACTS / "conversation_scope.png"), full_page=True)
@@ -112,9 +108,9 @@ def test_a_chatgpt_export_is_imported_from_the_sidebar_and_opened(app_url, page,
     export.write_bytes(as_file(chatgpt_export()))
     open_app(page, app_url)
 
-    page.get_by_test_id("stSidebar").get_by_role("button", name="Import").click()
-    page.get_by_test_id("stPopoverBody").locator("input[type=file]").set_input_files(str(export))
-    page.get_by_test_id("stPopoverBody").get_by_role("button", name="Import").click()
+    box = open_popover(page, page.get_by_test_id("stSidebar").get_by_role("button", name="Import"))
+    box.locator("input[type=file]").set_input_files(str(export))
+    box.get_by_role("button", name="Import").click()
 
     expect(page.get_by_text("Imported 2 conversations.")).to_be_visible(timeout=30_000)
     _open_thread(page, "Leeds office lease: rent review")
@@ -128,9 +124,9 @@ def test_a_file_that_is_not_an_export_is_refused_in_the_page_and_nothing_is_adde
     notes.write_text('{"shopping": ["milk", "eggs"]}')
     open_app(page, app_url)
 
-    page.get_by_test_id("stSidebar").get_by_role("button", name="Import").click()
-    page.get_by_test_id("stPopoverBody").locator("input[type=file]").set_input_files(str(notes))
-    page.get_by_test_id("stPopoverBody").get_by_role("button", name="Import").click()
+    box = open_popover(page, page.get_by_test_id("stSidebar").get_by_role("button", name="Import"))
+    box.locator("input[type=file]").set_input_files(str(notes))
+    box.get_by_role("button", name="Import").click()
 
-    expect(page.get_by_test_id("stPopoverBody").get_by_text("notes.json:")).to_be_visible(timeout=30_000)
+    expect(box.get_by_text("notes.json:")).to_be_visible(timeout=30_000)
     expect(page.get_by_test_id("stSidebar").get_by_text("No conversations yet.")).to_be_visible()
