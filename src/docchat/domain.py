@@ -204,6 +204,9 @@ class Message:
     # is the one the history (and the model) follows, the others are kept.
     version_of: str | None = None
     shown: bool = True
+    # The message this one follows: the conversation is a tree once a question is edited or
+    # an answer regenerated, and the messages shown are one path through it, root to leaf.
+    parent_id: str | None = None
 
     @property
     def group(self) -> str:

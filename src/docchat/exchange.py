@@ -1,7 +1,7 @@
 """The export formats: readable Markdown, and versioned, checksummed JSON for import.
 
-JSON layout (version 2; version 1 had no message `rating`, `version_of` or `shown`, and still
-imports):
+JSON layout (version 3; version 2 had no message `parent_id`, version 1 no `rating`,
+`version_of` or `shown` either; both still import):
 {"schema", "version", "exported_at", "app_version",
 "conversation": {...}, "messages": [...], "summaries": [...], "checksum": {...}}.
 The checksum is the sha256 of the messages list serialised with sorted keys, compact
@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timezone
 from typing import Literal
 
@@ -22,8 +22,8 @@ from docchat.domain import Citation, Conversation, ConversationSettings, Message
 from docchat.errors import InvalidExport
 
 SCHEMA = "docchat.conversation"
-VERSION = 2
-READABLE = (1, 2)
+VERSION = 3
+READABLE = (1, 2, 3)
 
 
 def iso(moment: datetime) -> str:
@@ -56,6 +56,7 @@ def message_record(message: Message) -> dict:
         "rating": message.rating.value if message.rating else None,
         "version_of": message.version_of,
         "shown": message.shown,
+        "parent_id": message.parent_id,
     }
 
 
@@ -175,6 +176,7 @@ class _MessageIn(_Strict):
     rating: Literal["up", "down"] | None = None
     version_of: StrictStr | None = Field(default=None, min_length=1, max_length=36)
     shown: StrictBool = True
+    parent_id: StrictStr | None = Field(default=None, min_length=1, max_length=36)
 
 
 class _SummaryIn(_Strict):
@@ -269,7 +271,7 @@ def _to_domain(document: _DocumentIn, source: str) -> ImportedConversation:
                 tokenizer=m.tokenizer, rewritten_query=m.rewritten_query,
                 citations=[Citation.from_dict(c, number=n) for n, c in enumerate(m.citations, start=1)],
                 model=m.model, usage=m.usage, rating=Rating(m.rating) if m.rating else None,
-                version_of=m.version_of, shown=m.shown,
+                version_of=m.version_of, shown=m.shown, parent_id=m.parent_id,
             )
             for m in document.messages
         ]
@@ -291,4 +293,24 @@ def _to_domain(document: _DocumentIn, source: str) -> ImportedConversation:
             )
     if len({m.id for m in messages}) != len(messages):
         raise InvalidExport(f"{source}: invalid export: two messages share one id")
+    if document.version < 3:
+        messages = with_parents(messages)
+    earlier: set[str] = set()
+    for message in messages:
+        if message.parent_id is not None and message.parent_id not in earlier:
+            raise InvalidExport(f"{source}: invalid export: message {message.seq} follows a message that is "
+                                f"not before it")
+        earlier.add(message.id)
     return ImportedConversation(conversation, messages, summaries)
+
+
+def with_parents(messages: list[Message]) -> list[Message]:
+    """Exports before version 3 were linear: each message follows the last one shown before it,
+    and a later version of an answer follows what its group's first version follows."""
+    parents: dict[str, str | None] = {}
+    last_shown = None
+    for message in messages:
+        parents[message.id] = parents.get(message.version_of) if message.version_of else last_shown
+        if message.shown:
+            last_shown = message.id
+    return [replace(m, parent_id=parents[m.id]) for m in messages]

@@ -193,14 +193,15 @@ def _conversation(kind: str, source_id: str, title: object, created: datetime, u
                   turns: list[_Turn]) -> ImportedConversation:
     conversation_id = str(uuid.uuid5(NAMESPACE, f"{kind}:{source_id}"))
     messages = []
-    moment = created
+    moment, parent = created, None
     for seq, turn in enumerate(turns, start=1):
         # A message without a time of its own is dated with the one before it.
         moment = turn.at or moment
         messages.append(Message(
             id=str(uuid.uuid5(NAMESPACE, f"{kind}:{source_id}:{seq}")), conversation_id=conversation_id, seq=seq,
-            role=turn.role, content=turn.text, created_at=moment, model=turn.model,
+            role=turn.role, content=turn.text, created_at=moment, model=turn.model, parent_id=parent,
         ))
+        parent = messages[-1].id  # the branch shown is imported: each turn follows the one before
     title, title_source = _title(title, turns)
     conversation = Conversation(
         id=conversation_id, title=title, created_at=created,

@@ -42,7 +42,7 @@ def test_migrating_an_empty_database_records_the_head_revision(engine):
 
     upgrade(engine)
 
-    assert current_revision(engine) == head_revision() == "0004"
+    assert current_revision(engine) == head_revision() == "0005"
 
 
 def test_running_the_migrations_twice_keeps_the_revision_and_the_data(engine):
@@ -261,3 +261,75 @@ def test_switching_the_version_shown_is_stored_and_the_memory_follows_it(service
         ("Paris.", True), ("It is Paris, on the Seine.", False)]
     assert [m.content for m in conversations.memory(conversation.id).get_all()] == [
         "What is the capital of France?", "Paris."]
+
+
+def _two_turns(conversations, conversation_id):
+    return [conversations.append_message(conversation_id, role, text) for role, text in (
+        ("user", "Who is the trustee?"), ("assistant", "Harbour Street Bank."),
+        ("user", "When is the Determination Date?"), ("assistant", "The 15th of each month."))]
+
+
+def test_an_edited_question_starts_a_branch_and_switching_back_brings_its_turns_back(services):
+    conversations = services.conversations
+    conversation = conversations.create("Trust")
+    question, *_ = _two_turns(conversations, conversation.id)
+
+    conversations.show_version(conversation.id, None, group=question.id)
+    edited = conversations.post_user_message(conversation.id, "Who is the servicer?", version_of=question.id)
+    conversations.append_message(conversation.id, "assistant", "Northgate Servicing.")
+
+    def shown():
+        return [m.content for m in conversations.history(conversation.id) if m.shown]
+
+    assert shown() == ["Who is the servicer?", "Northgate Servicing."]
+    assert edited.parent_id is None  # it was the first question: it starts the conversation too
+    conversations.show_version(conversation.id, question.id)
+    assert shown() == ["Who is the trustee?", "Harbour Street Bank.", "When is the Determination Date?",
+                       "The 15th of each month."]
+    assert [m.content for m in conversations.memory(conversation.id).get_all()] == shown()
+    conversations.show_version(conversation.id, edited.id)
+    assert shown() == ["Who is the servicer?", "Northgate Servicing."]
+
+
+def test_a_summary_is_used_only_on_the_branch_it_summarises(services):
+    conversations = services.conversations
+    conversation = conversations.create("Trust")
+    question, *_ = _two_turns(conversations, conversation.id)
+    add_summary(services, conversation.id, "The trustee is Harbour Street Bank.", last_seq=2)
+
+    def latest():
+        with conversations._uow() as uow:
+            return uow.conversations.latest_summary(conversation.id)
+
+    assert latest().content == "The trustee is Harbour Street Bank."
+    conversations.show_version(conversation.id, None, group=question.id)
+    conversations.post_user_message(conversation.id, "Who is the servicer?", version_of=question.id)
+    assert latest() is None
+    # A summary made on the new branch takes the next free version.
+    add_summary(services, conversation.id, "The servicer question.", last_seq=5, version=1)
+    assert (latest().content, latest().version) == ("The servicer question.", 2)
+
+    conversations.show_version(conversation.id, question.id)
+    assert latest().content == "The trustee is Harbour Street Bank."
+
+
+def test_migrating_a_store_with_regenerated_answers_gives_each_message_the_one_it_follows(engine):
+    upgrade(engine, "0004")
+    rows = [("q1", 1, "user", None, 1), ("a1", 2, "assistant", None, 0), ("a2", 3, "assistant", "a1", 1),
+            ("q2", 4, "user", None, 1), ("a3", 5, "assistant", None, 1)]
+    with engine.begin() as connection:
+        connection.execute(text(
+            "INSERT INTO conversations (id, title, created_at, updated_at, pinned, archived, "
+            "memory_start_seq, pruned_before_seq, metadata) "
+            "VALUES ('c1', 'Capital', '2026-01-05 09:00:00', '2026-01-05 09:00:00', 0, 0, 1, 1, '{}')"))
+        for id, seq, role, version_of, shown in rows:
+            connection.execute(text(
+                "INSERT INTO messages (id, conversation_id, seq, role, content, created_at, status, citations, "
+                "version_of, shown) VALUES (:id, 'c1', :seq, :role, :id, '2026-01-05 09:00:00', 'complete', "
+                "'[]', :version_of, :shown)"), dict(id=id, seq=seq, role=role, version_of=version_of, shown=shown))
+
+    upgrade(engine)
+
+    with engine.connect() as connection:
+        parents = dict(connection.execute(text("SELECT id, parent_id FROM messages")).all())
+    assert parents == {"q1": None, "a1": "q1", "a2": "q1", "q2": "a2", "a3": "q2"}

@@ -283,7 +283,9 @@ class FakeConversations:
         return len(self.messages_by.get(conversation_id, []))
 
     def append_message(self, message: Message) -> Message:
-        stored = replace(message, seq=self.last_seq(message.conversation_id) + 1)
+        shown = [m for m in self.messages_by[message.conversation_id] if m.shown]
+        stored = replace(message, seq=self.last_seq(message.conversation_id) + 1,
+                         parent_id=message.parent_id or (shown[-1].id if shown else None))
         self.messages_by[message.conversation_id].append(stored)
         return stored
 
@@ -292,7 +294,15 @@ class FakeConversations:
 
     def show_version(self, conversation_id: str, group: str, message_id) -> None:
         stored = self.messages_by[conversation_id]
-        stored[:] = [replace(m, shown=m.id == message_id) if m.group == group else m for m in stored]
+        shown_seq = min((m.seq for m in stored if m.group == group and m.shown), default=None)
+        branch, node = set(), message_id
+        while node is not None:
+            branch.add(node)
+            node = max((m for m in stored if m.parent_id == node), key=lambda m: m.seq, default=None)
+            node = node.id if node else None
+        stored[:] = [replace(m, shown=m.id in branch or (m.shown and m.group != group
+                                                          and (shown_seq is None or m.seq < shown_seq)))
+                     for m in stored]
 
     def set_rating(self, message_id: str, rating) -> None:
         for stored in self.messages_by.values():
@@ -313,8 +323,11 @@ class FakeConversations:
     def add_summary(self, summary) -> None:
         self.summaries_by.setdefault(summary.conversation_id, []).append(summary)
 
-    def latest_summary(self, conversation_id: str):
-        return (self.summaries_by.get(conversation_id) or [None])[-1]
+    def latest_summary(self, conversation_id: str, *, before_seq: int | None = None):
+        shown = {m.seq for m in self.messages_by.get(conversation_id, []) if m.shown}
+        on_branch = [s for s in self.summaries_by.get(conversation_id, [])
+                     if s.last_seq in shown and (before_seq is None or s.last_seq < before_seq)]
+        return on_branch[-1] if on_branch else None
 
 
 class FakeDocuments:

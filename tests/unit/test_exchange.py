@@ -5,6 +5,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -113,7 +114,7 @@ def test_the_checksum_is_the_sha256_of_the_canonical_utf8_messages():
 def test_the_export_names_its_schema_and_version():
     data = json.loads(exported_bytes())
 
-    assert (data["schema"], data["version"]) == ("docchat.conversation", 2)
+    assert (data["schema"], data["version"]) == ("docchat.conversation", 3)
 
 
 def test_a_message_still_streaming_exports_as_interrupted():
@@ -156,10 +157,43 @@ def test_a_json_array_is_refused_as_not_an_export():
 
 def test_an_export_of_a_newer_version_is_refused_naming_both_versions():
     data = document()
-    data["version"] = 3
+    data["version"] = 4
 
-    with pytest.raises(InvalidExport, match=r"unsupported export version 3 \(this docchat reads versions 1, 2\)"):
+    with pytest.raises(InvalidExport, match=r"unsupported export version 4 \(this docchat reads versions 1, 2, 3\)"):
         parse_document(exported_bytes(data))
+
+
+def test_an_edited_question_s_branches_import_back_as_they_were():
+    asked, answered = message(1, Role.USER, "When is the Determination Date?"), message(2, Role.ASSISTANT, "The 15th.")
+    edited = replace(message(3, Role.USER, "When is the Payment Date?"), id="msg-edited", version_of=asked.id)
+    branches = [replace(asked, shown=False), replace(answered, shown=False, parent_id=asked.id), edited,
+                replace(message(4, Role.ASSISTANT, "The 20th."), parent_id=edited.id)]
+
+    imported = parse_document(exported_bytes(document(messages=branches)))
+
+    assert [(m.content, m.parent_id, m.shown) for m in imported.messages] == [
+        ("When is the Determination Date?", None, False), ("The 15th.", asked.id, False),
+        ("When is the Payment Date?", None, True), ("The 20th.", "msg-edited", True)]
+
+
+def test_a_version_2_export_imports_with_each_message_following_the_one_shown_before_it():
+    data = document()
+    data["version"] = 2
+    for record in data["messages"]:
+        del record["parent_id"]
+
+    imported = parse_document(resealed(data))
+
+    ids = [m.id for m in messages()]
+    assert [m.parent_id for m in imported.messages] == [None, *ids[:-1]]
+
+
+def test_a_message_that_follows_a_later_message_is_refused():
+    data = document()
+    data["messages"][1]["parent_id"] = data["messages"][3]["id"]
+
+    with pytest.raises(InvalidExport, match="message 2 follows a message that is not before it"):
+        parse_document(resealed(data))
 
 
 def test_editing_a_message_content_is_caught_by_the_checksum():
@@ -228,7 +262,7 @@ def test_a_timestamp_without_a_time_zone_is_refused():
 
 def test_the_error_names_the_file_it_came_from():
     data = document()
-    data["version"] = 3
+    data["version"] = 4
 
     with pytest.raises(InvalidExport, match=r"^harbour-street-trust\.json: "):
         parse_document(exported_bytes(data), source="harbour-street-trust.json")

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from docchat.domain import Role, Status
-from docchat.errors import InvalidInput, LLMUnavailable
+from docchat.errors import InvalidInput, LLMUnavailable, NotFound
 
 from tests.unit.test_pipeline import Setup
 from tests.unit.fakes import FakeLibrary
@@ -76,3 +76,69 @@ def test_a_regeneration_refused_before_it_starts_leaves_the_answer_in_view():
         setup.chat.retry(first.conversation_id)
 
     assert [m.shown for m in setup.conversations.history(first.conversation_id)] == [True, True]
+
+
+def _conversation_of_two_turns(setup):
+    setup.gateway.enqueue(["Paris."])
+    first = setup.ask("What is the capital of France?")
+    setup.gateway.enqueue(["About two million."])
+    setup.ask("And its population?", first.conversation_id)
+    return first
+
+
+def test_an_edited_earlier_question_is_asked_with_only_what_came_before_it_and_the_old_turns_are_kept():
+    setup = Setup(FakeLibrary())
+    first = _conversation_of_two_turns(setup)
+    conversation_id = first.conversation_id
+    setup.gateway.enqueue(["Rome."])
+
+    setup.chat.edit(conversation_id, first.question.id, "What is the capital of Italy?").text()
+
+    assert [m.content for m in _shown(setup, conversation_id)] == ["What is the capital of Italy?", "Rome."]
+    sent = setup.prompt()
+    assert sent[-1] == {"role": "user", "content": "What is the capital of Italy?"}
+    assert not any("France" in m["content"] or m["content"] in ("Paris.", "About two million.") for m in sent)
+    # Nothing is lost: the first question and the turns after it are an earlier version.
+    assert len(setup.conversations.history(conversation_id)) == 6
+    edited = _shown(setup, conversation_id)[0]
+    assert edited.version_of == first.question.id
+
+
+def test_switching_back_to_the_question_as_first_asked_brings_back_its_turns_and_the_next_turn_follows_them():
+    setup = Setup(FakeLibrary())
+    first = _conversation_of_two_turns(setup)
+    conversation_id = first.conversation_id
+    setup.gateway.enqueue(["Rome."])
+    setup.chat.edit(conversation_id, first.question.id, "What is the capital of Italy?").text()
+
+    setup.conversations.show_version(conversation_id, first.question.id)
+
+    assert [m.content for m in _shown(setup, conversation_id)] == [
+        "What is the capital of France?", "Paris.", "And its population?", "About two million."]
+    setup.ask("And its river?", conversation_id)
+    assert {"role": "assistant", "content": "About two million."} in setup.prompt()
+    assert {"role": "assistant", "content": "Rome."} not in setup.prompt()
+
+    edited = next(m for m in setup.conversations.history(conversation_id) if m.content == "What is the capital of Italy?")
+    setup.conversations.show_version(conversation_id, edited.id)
+    assert [m.content for m in _shown(setup, conversation_id)] == ["What is the capital of Italy?", "Rome."]
+
+
+def test_an_edit_refused_before_it_is_asked_leaves_the_conversation_in_view():
+    setup = Setup(FakeLibrary())
+    first = _conversation_of_two_turns(setup)
+
+    with pytest.raises(InvalidInput):
+        setup.chat.edit(first.conversation_id, first.question.id, "   ")
+    with pytest.raises(InvalidInput):
+        setup.chat.edit(first.conversation_id, first.question.id, "What is the capital of Italy? " * 1_000)
+
+    assert [m.shown for m in setup.conversations.history(first.conversation_id)] == [True] * 4
+
+
+def test_only_a_question_in_view_can_be_edited():
+    setup = Setup(FakeLibrary())
+    first = _conversation_of_two_turns(setup)
+
+    with pytest.raises(NotFound):
+        setup.chat.edit(first.conversation_id, first.answer.id, "What is the capital of Italy?")

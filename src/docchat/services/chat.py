@@ -90,6 +90,30 @@ class ChatService:
         return self._turn(self._request(conversation_id, asked.content, before_seq=asked.seq), info,
                           lambda sent, rewritten: asked, progress, version_of=version_of)
 
+    def edit(self, conversation_id: str, question_id: str, text: str, *,
+             progress: Progress = lambda stage: None) -> Turn:
+        """Asks an earlier question again, as edited. The edit starts a branch where the question
+        was asked: the question as it was, and everything after it, become an earlier version
+        (hidden, kept); the model is sent only what came before the question."""
+        if not isinstance(text, str) or not text.strip():
+            raise InvalidInput("a message cannot be empty")
+        asked = next((m for m in self._conversations.history(conversation_id)
+                      if m.id == question_id and m.shown and m.role is Role.USER), None)
+        if asked is None:
+            raise NotFound(f"no question with id {question_id} in view in this conversation")
+
+        def keep(sent: str | None, rewritten: str | None) -> Message:
+            # Only now, once the edit is not refused: a refused edit leaves the branch in view.
+            self._conversations.show_version(conversation_id, None, group=asked.group)
+            return self._conversations.post_user_message(conversation_id, text, sent_content=sent,
+                                                         rewritten_query=rewritten, version_of=asked.group)
+
+        try:
+            info = self._gateway.info()
+        except LLMError as error:
+            return self._failed(keep(None, None), error)
+        return self._turn(self._request(conversation_id, text, before_seq=asked.seq), info, keep, progress)
+
     def wait_for_background(self, timeout_s: float) -> None:
         """Lets work started after an answer (its title) finish: a command about to exit calls it."""
         deadline = time.monotonic() + timeout_s
@@ -128,7 +152,7 @@ class ChatService:
             return Request(question=question, history=[], passages=passages)
         memory = self._conversations.memory(conversation_id)
         with self._uow() as uow:
-            summary = uow.conversations.latest_summary(conversation_id)
+            summary = uow.conversations.latest_summary(conversation_id, before_seq=before_seq)
             next_seq = uow.conversations.last_seq(conversation_id) + 1
         settings = self._conversations.get(conversation_id).settings
         history, _ = memory.after(summary.last_seq if summary else 0)

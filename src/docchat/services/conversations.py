@@ -209,8 +209,9 @@ class ConversationService:
         return self.memory(conversation_id).add(role, content)
 
     def post_user_message(self, conversation_id: str | None, text: str, *, sent_content: str | None = None,
-                          rewritten_query: str | None = None) -> Message:
-        """Stores what the user typed, starting a conversation when none is open.
+                          rewritten_query: str | None = None, version_of: str | None = None) -> Message:
+        """Stores what the user typed, starting a conversation when none is open; `version_of`:
+        it is an edit of that question (the group's first version).
 
         A conversation still called "New conversation" takes its title from its first message.
         """
@@ -221,7 +222,7 @@ class ConversationService:
         elif self.get(conversation_id).title == DEFAULT_TITLE and self.memory(conversation_id).count() == 0:
             self.rename(conversation_id, title_from(text), source=TitleSource.FIRST_WORDS)
         return self.memory(conversation_id).add("user", text, sent_content=sent_content,
-                                                 rewritten_query=rewritten_query)
+                                                 rewritten_query=rewritten_query, version_of=version_of)
 
     def set_instructions(self, conversation_id: str, text: str) -> None:
         """The conversation's own instructions to the model (a system prompt of its own); empty
@@ -247,8 +248,9 @@ class ConversationService:
         return self.get(conversation.id)
 
     def show_version(self, conversation_id: str, message_id: str | None, *, group: str | None = None) -> None:
-        """Shows one version of an answer (the history, and so the model, follow it) and hides
-        its other versions; `message_id=None` hides every version of `group`."""
+        """Shows one version of a question or an answer, with the turns that followed it (the
+        history, and so the model, follow it), and hides the version shown before with the turns
+        that followed that one; `message_id=None` hides every version of `group`."""
         with self._uow(write=True) as uow:
             if message_id is not None:
                 found = uow.conversations.get_message(message_id)

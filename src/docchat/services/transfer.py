@@ -124,7 +124,7 @@ def _as_copy(document: ImportedConversation) -> ImportedConversation:
     ids = {m.id: str(uuid.uuid4()) for m in document.messages}  # versions keep naming their first
     return ImportedConversation(
         conversation=replace(document.conversation, id=new_id, title=title),
-        messages=[replace(m, id=ids[m.id], conversation_id=new_id, version_of=ids.get(m.version_of))
-                  for m in document.messages],
+        messages=[replace(m, id=ids[m.id], conversation_id=new_id, version_of=ids.get(m.version_of),
+                          parent_id=ids.get(m.parent_id)) for m in document.messages],
         summaries=[replace(s, id=str(uuid.uuid4()), conversation_id=new_id) for s in document.summaries],
     )

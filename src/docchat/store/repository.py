@@ -77,6 +77,7 @@ def _message(row) -> Message:
         rating=Rating(row.rating) if row.rating else None,
         version_of=row.version_of,
         shown=bool(row.shown),
+        parent_id=row.parent_id,
         **_figures(row.figures),
     )
 
@@ -118,6 +119,7 @@ def _message_row(message: Message) -> dict:
         "rating": message.rating.value if message.rating else None,
         "version_of": message.version_of,
         "shown": message.shown,
+        "parent_id": message.parent_id,
     }
 
 
@@ -259,8 +261,10 @@ class ConversationRepository:
         ).scalar_one()
 
     def append_message(self, message: Message) -> Message:
-        """Stores `message` as the next seq of its conversation and returns it with that seq."""
-        stored = replace(message, seq=self.last_seq(message.conversation_id) + 1)
+        """Stores `message` as the next seq of its conversation and returns it with that seq; it
+        follows the last message shown unless it names its parent."""
+        stored = replace(message, seq=self.last_seq(message.conversation_id) + 1,
+                         parent_id=message.parent_id or self._last_shown(message.conversation_id))
         self._db.execute(insert(messages).values(_message_row(stored)))
         self.update_conversation(message.conversation_id, updated_at=message.created_at)
         return stored
@@ -289,14 +293,33 @@ class ConversationRepository:
         return None if row is None else _message(row)
 
     def show_version(self, conversation_id: str, group: str, message_id: str | None) -> None:
-        """Shows `message_id` of the versions in `group` (the id of the first), hiding the
-        others; None hides them all."""
-        self._db.execute(
-            update(messages)
-            .where(messages.c.conversation_id == conversation_id,
-                   (messages.c.id == group) | (messages.c.version_of == group))
-            .values(shown=messages.c.id == message_id if message_id else False)
-        )
+        """Shows `message_id` of the versions in `group` (the id of the first) with the branch
+        that follows it, hiding the version shown and the branch that followed that one; None
+        hides them all. The messages shown stay one path: each follows the one before it."""
+        in_group = (messages.c.id == group) | (messages.c.version_of == group)
+        shown_seq = self._db.execute(
+            select(func.min(messages.c.seq)).where(messages.c.conversation_id == conversation_id, in_group,
+                                                   messages.c.shown)).scalar()
+        if shown_seq is not None:
+            self._db.execute(update(messages).where(messages.c.conversation_id == conversation_id,
+                                                    messages.c.seq >= shown_seq).values(shown=False))
+            # A truncation cut the branch now hidden; the branch shown is fitted anew.
+            self._db.execute(update(conversations).where(conversations.c.id == conversation_id,
+                                                         conversations.c.pruned_before_seq > shown_seq)
+                             .values(pruned_before_seq=conversations.c.memory_start_seq))
+        self._db.execute(update(messages).where(messages.c.conversation_id == conversation_id, in_group)
+                         .values(shown=False))
+        node = message_id
+        while node is not None:
+            self._db.execute(update(messages).where(messages.c.id == node).values(shown=True))
+            # Down the branch, the latest of the messages that followed each one.
+            node = self._db.execute(select(messages.c.id).where(messages.c.parent_id == node)
+                                    .order_by(messages.c.seq.desc()).limit(1)).scalar()
+
+    def _last_shown(self, conversation_id: str) -> str | None:
+        return self._db.execute(select(messages.c.id).where(messages.c.conversation_id == conversation_id,
+                                                            messages.c.shown)
+                                .order_by(messages.c.seq.desc()).limit(1)).scalar()
 
     def set_rating(self, message_id: str, rating: Rating | None) -> None:
         self._db.execute(update(messages).where(messages.c.id == message_id)
@@ -347,11 +370,15 @@ class ConversationRepository:
     # summaries
 
     def add_summary(self, summary: Summary) -> None:
+        """Stores a summary; one made on a branch whose version another branch has already
+        used gets the next free version."""
+        taken = self._db.execute(select(func.max(summaries.c.version))
+                                 .where(summaries.c.conversation_id == summary.conversation_id)).scalar() or 0
         self._db.execute(
             insert(summaries).values(
                 id=summary.id,
                 conversation_id=summary.conversation_id,
-                version=summary.version,
+                version=summary.version if summary.version > taken else taken + 1,
                 first_seq=summary.first_seq,
                 last_seq=summary.last_seq,
                 content=summary.content,
@@ -362,9 +389,16 @@ class ConversationRepository:
             )
         )
 
-    def latest_summary(self, conversation_id: str) -> Summary | None:
-        query = (select(summaries).where(summaries.c.conversation_id == conversation_id)
-                 .order_by(summaries.c.version.desc()).limit(1))
+    def latest_summary(self, conversation_id: str, *, before_seq: int | None = None) -> Summary | None:
+        """The latest summary of the branch shown (the message it ends at is shown, and so is
+        everything it covers); `before_seq`: of what comes before that seq only."""
+        ends_shown = (select(messages.c.id).where(messages.c.conversation_id == conversation_id,
+                                                  messages.c.seq == summaries.c.last_seq, messages.c.shown)
+                      .exists())
+        query = select(summaries).where(summaries.c.conversation_id == conversation_id, ends_shown)
+        if before_seq is not None:
+            query = query.where(summaries.c.last_seq < before_seq)
+        query = query.order_by(summaries.c.version.desc()).limit(1)
         row = self._db.execute(query).first()
         return _summary(row) if row else None
 

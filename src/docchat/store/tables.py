@@ -99,6 +99,8 @@ messages = Table(
     Column("rating", String(8), nullable=True),
     Column("version_of", String(36), nullable=True),
     Column("shown", Boolean, nullable=False, default=True, server_default=true()),
+    # The message this one follows (see Message.parent_id); the shown rows are one path.
+    Column("parent_id", String(36), nullable=True, index=True),
     UniqueConstraint("conversation_id", "seq", name="uq_messages_conversation_seq"),
 )
 
