@@ -4,7 +4,7 @@ browser. No LLM server is needed."""
 
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import ARTIFACTS, open_app, open_popover
+from tests.e2e.conftest import ARTIFACTS, open_app, open_popover, settled
 
 LEASE = b"# Lease\n\n## Break clause\n\nThe tenant may end the lease on the fifth anniversary with six months' notice.\n"
 
@@ -130,3 +130,30 @@ def test_a_file_that_is_not_an_export_is_refused_in_the_page_and_nothing_is_adde
 
     expect(box.get_by_text("notes.json:")).to_be_visible(timeout=30_000)
     expect(page.get_by_test_id("stSidebar").get_by_text("No conversations yet.")).to_be_visible()
+
+
+def test_an_earlier_question_is_edited_and_sent_again_and_its_first_version_keeps_what_followed(
+        seeded, app_url, page):
+    conversation_id = _with_exchange(seeded, "Capitals", "What is the capital of France?", "Paris.")
+    seeded.conversations.append_message(conversation_id, "user", "And its population?")
+    seeded.conversations.append_message(conversation_id, "assistant", "About two million.")
+    open_app(page, app_url)
+    _open_thread(page, "Capitals")
+
+    page.get_by_role("button", name="Edit").first.click()
+    box = page.get_by_label("Edit your question")
+    expect(box).to_have_value("What is the capital of France?")
+    box.fill("What is the capital of Italy?")
+    page.get_by_role("button", name="Send", exact=True).click()
+
+    main = page.get_by_test_id("stMainBlockContainer")
+    expect(main.get_by_text("What is the capital of Italy?")).to_be_visible()
+    expect(main.get_by_text("2 / 2")).to_be_visible()
+    expect(main.get_by_text("About two million.")).to_have_count(0)
+    settled(page)
+    page.screenshot(path=str(ARTIFACTS / "question_edited.png"), full_page=True)
+
+    page.get_by_role("button", name="‹").first.click()
+    expect(main.get_by_text("About two million.")).to_be_visible()
+    expect(main.get_by_text("1 / 2")).to_be_visible()
+    expect(main.get_by_text("What is the capital of Italy?")).to_have_count(0)

@@ -315,3 +315,45 @@ def test_an_answer_with_versions_shows_which_one_and_the_arrows_switch_the_one_f
     assert [m.markdown[0].value for m in page.chat_message][1] == "Paris."
     assert any(c.value == "1 / 2" for c in page.caption)
     assert [m.shown for m in services.conversations.history(conversation.id)] == [True, True, False]
+
+
+def _two_turns(services) -> tuple[str, list]:
+    conversation = services.conversations.create("Capitals")
+    stored = [services.conversations.append_message(conversation.id, role, text) for role, text in (
+        ("user", "What is the capital of France?"), ("assistant", "Paris."),
+        ("user", "And its population?"), ("assistant", "About two million."))]
+    return conversation.id, stored
+
+
+def test_an_earlier_question_edited_and_sent_replaces_what_followed_it_which_its_first_version_keeps(
+        chat_page, services):
+    conversation_id, (question, *_) = _two_turns(services)
+    page = chat_page(conversation_id)
+
+    page.button(key=f"chat_edit_{question.id}").click().run()
+    page.text_area(key=f"chat_edit_text_{question.id}_{hash(question.content)}").set_value(
+        "What is the capital of Italy?")
+    page.button(key="chat_edit_send").click().run()
+
+    # No LLM server here: the edit is kept and its answer says why.
+    bubbles = [m.markdown[0].value for m in page.chat_message if m.markdown]
+    assert bubbles[0] == "What is the capital of Italy?"
+    assert "Paris." not in bubbles and "About two million." not in bubbles
+    assert any(c.value == "2 / 2" for c in page.caption)
+    page.button(key=[b.key for b in page.button if b.key.endswith("_-1") and "version" in b.key][0]).click().run()
+    assert [m.markdown[0].value for m in page.chat_message] == [
+        "What is the capital of France?", "Paris.", "And its population?", "About two million."]
+
+
+def test_an_edit_left_blank_is_refused_and_changes_nothing(chat_page, services):
+    conversation_id, (question, *_) = _two_turns(services)
+    page = chat_page(conversation_id)
+
+    page.button(key=f"chat_edit_{question.id}").click().run()
+    page.text_area(key=f"chat_edit_text_{question.id}_{hash(question.content)}").set_value("   ")
+    page.button(key="chat_edit_send").click().run()
+
+    assert any("cannot be empty" in w.value for w in page.warning)
+    assert [m.shown for m in services.conversations.history(conversation_id)] == [True] * 4
+    page.button(key="chat_edit_cancel").click().run()
+    assert [m.markdown[0].value for m in page.chat_message][0] == "What is the capital of France?"

@@ -17,6 +17,9 @@ KEY = "chat"
 STREAMING = f"{KEY}_streaming_turn"
 # A message that was not sent (refused, or stopped before its answer began), kept to edit.
 UNSENT = f"{KEY}_unsent"
+# The earlier question being edited ({"id", "text"}), and the edit to send on the next run.
+EDITING = f"{KEY}_editing"
+EDITED = f"{KEY}_edited"
 SETTLE_WAIT_S = 5.0
 # st.feedback's thumbs: 0 is down, 1 is up.
 THUMBS = {Rating.DOWN: 0, Rating.UP: 1}
@@ -39,11 +42,17 @@ def render(conversation_id: str | None) -> None:
     else:
         header.render(conversation)
         _session_panel(conversation)
+    edited = st.session_state.pop(EDITED, None)
+    if edited is not None and conversation_id:
+        # The edit starts a branch where the question was asked: what followed it gives way.
+        history = [m for m in history if m.seq < edited["seq"]]
     answers = [m for m in history if m.role is Role.ASSISTANT]
     sources.open_linked(history)
     for message in history:
         _message(message, latest=bool(answers) and message is answers[-1], versions=versions[message.group],
                  last=message is history[-1])
+    if edited is not None and conversation_id:
+        _resend(conversation_id, edited)
     _server_notice()
     if conversation_id and history and _needs_retry(history[-1]):
         if st.button("Retry the answer", key=f"{KEY}_retry", icon=":material/refresh:"):
@@ -80,6 +89,12 @@ def _ask(conversation_id: str | None, text: str) -> None:
     _stream(lambda progress: services().chat.answer(conversation_id, text, progress=progress))
 
 
+def _resend(conversation_id: str, edited: dict) -> None:
+    with st.chat_message("user", avatar=AVATARS["user"]):
+        st.markdown(edited["text"])
+    _stream(lambda progress: services().chat.edit(conversation_id, edited["id"], edited["text"], progress=progress))
+
+
 def _unsent(conversation_id: str | None, history: list[Message]) -> str | None:
     """The message that was not sent, in a box to edit and send again; returns it once sent."""
     unsent = st.session_state.get(UNSENT)
@@ -102,6 +117,10 @@ def _unsent(conversation_id: str | None, history: list[Message]) -> str | None:
 
 def _message(message: Message, *, latest: bool, versions: list[Message] = (), last: bool = False) -> None:
     with st.chat_message(message.role.value, avatar=AVATARS[message.role.value]):
+        editing = st.session_state.get(EDITING)
+        if message.role is Role.USER and editing and editing["id"] == message.id:
+            _editor(message, editing["text"])
+            return
         if message.content:
             # Markdown, never HTML: user and model text must not inject markup.
             st.markdown(sources.linked(message) if message.citations else message.content)
@@ -119,6 +138,8 @@ def _message(message: Message, *, latest: bool, versions: list[Message] = (), la
             st.caption("Still being written…")
         if message.role is Role.ASSISTANT and (message.status in FINISHED and message.content or len(versions) > 1):
             _answer_actions(message, versions, regenerate=last and message.status in FINISHED)
+        elif message.role is Role.USER:
+            _question_actions(message, versions)
         if message.budget is not None:
             _figures(message.budget, message.stats, expanded=latest)
 
@@ -138,16 +159,48 @@ def _answer_actions(answer: Message, versions: list[Message], *, regenerate: boo
             _stream(lambda progress: services().chat.retry(answer.conversation_id, progress=progress))
 
 
-def _version_switch(answer: Message, versions: list[Message]) -> None:
-    """‹ 2 / 3 ›: which version of this answer is shown, and followed by the history."""
-    at = versions.index(answer)
+def _question_actions(question: Message, versions: list[Message]) -> None:
+    with st.container(horizontal=True, vertical_alignment="center", key=f"{KEY}_question_actions_{question.id}"):
+        if len(versions) > 1:
+            _version_switch(question, versions)
+        st.button("Edit", key=f"{KEY}_edit_{question.id}", icon=":material/edit:", type="tertiary",
+                  help="Edit this question and ask it again; this version and what followed it are kept",
+                  on_click=_start_editing, args=(question,))
+
+
+def _start_editing(question: Message) -> None:
+    st.session_state[EDITING] = {"id": question.id, "text": question.content}
+
+
+def _editor(question: Message, text: str) -> None:
+    """The question in a box to edit; Send asks it again from where it was asked."""
+    edited = st.text_area("Edit your question", value=text, key=f"{KEY}_edit_text_{question.id}_{hash(text)}")
+    with st.container(horizontal=True):
+        send = st.button("Send", key=f"{KEY}_edit_send", type="primary", icon=":material/send:")
+        cancel = st.button("Cancel", key=f"{KEY}_edit_cancel")
+    if cancel:
+        st.session_state.pop(EDITING, None)
+        st.rerun()
+    if send and not edited.strip():
+        st.warning("A message cannot be empty.", icon=":material/edit_off:")
+    elif send:
+        # Kept until the edit is asked: a refusal leaves the box open with the text.
+        st.session_state[EDITING] = {"id": question.id, "text": edited}
+        st.session_state[EDITED] = {"id": question.id, "seq": question.seq, "text": edited}
+        st.rerun()
+
+
+def _version_switch(message: Message, versions: list[Message]) -> None:
+    """‹ 2 / 3 ›: which version of this question or answer is shown, and followed by the
+    history (with the turns that followed that version)."""
+    at = versions.index(message)
     for step, arrow, label in ((-1, "‹", "Previous version"), (1, "›", "Next version")):
         if step == 1:
-            st.caption(f"{at + 1} / {len(versions)}")
+            st.caption(f"{at + 1} / {len(versions)}", width="content")
         target = at + step
-        if st.button(arrow, key=f"{KEY}_version_{answer.id}_{step}", type="tertiary", help=label,
+        if st.button(arrow, key=f"{KEY}_version_{message.id}_{step}", type="tertiary", help=label,
                      disabled=not 0 <= target < len(versions)):
-            services().conversations.show_version(answer.conversation_id, versions[target].id)
+            services().conversations.show_version(message.conversation_id, versions[target].id)
             st.rerun()
 
 
@@ -211,6 +264,7 @@ def _stream(start_turn) -> None:
                 unsent["why"] = f"Not sent: {error}. Edit it and send again."
             st.rerun()
         st.session_state.pop(UNSENT, None)
+        st.session_state.pop(EDITING, None)
         open_conversation(turn.conversation_id)
         st.session_state[STREAMING] = turn
         stage.caption(":material/hourglass_top: Waiting for the model…")
