@@ -2,7 +2,7 @@ import re
 
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import ARTIFACTS, ask, open_app
+from tests.e2e.conftest import ARTIFACTS, ask, open_app, settled
 
 QUESTION = "What is the Determination Date in the 2024 trust agreement?"
 
@@ -15,6 +15,12 @@ def test_a_posted_message_is_still_there_after_a_browser_reload(app_url, page):
     page.wait_for_url("**/?c=*")  # stored with its first message
     expect(page.get_by_test_id("stChatMessage").filter(has_text=QUESTION)).to_be_visible()
     expect(page.get_by_text("the LLM server is not running").first).to_be_visible()
+    settled(page)
+    # The chat box has the focus again: the next question is typed straight away.
+    page.keyboard.type("And the Payment Date?")
+    page.keyboard.press("Enter")
+    expect(page.get_by_test_id("stChatMessage").filter(has_text="And the Payment Date?")).to_be_visible()
+    settled(page)
 
     page.reload()
     expect(page.get_by_test_id("stChatMessage").filter(has_text=QUESTION)).to_be_visible()
