@@ -23,6 +23,7 @@ from docchat.memory.tokens import TokenCounter, counter_for
 from docchat.ports import Embedder
 from docchat.services.chat import ChatService
 from docchat.services.conversations import ConversationService
+from docchat.documents.batching import QueryBatcher
 from docchat.documents.embeddings import MiniLMEmbedder
 from docchat.services.documents import DocumentService
 from docchat.services.llm import LLMService
@@ -86,7 +87,7 @@ def build_services(settings: Settings | None = None, *, counter: TokenCounter | 
     caps = Caps(system=settings.cap_system, summary=settings.cap_summary, chunks=settings.cap_chunks,
                 question=settings.cap_question)
     context = ContextEngine(counter, programs, system_prompt=settings.system_prompt, caps=caps)
-    embedder = embedder or _embedder(settings)
+    embedder = embedder or QueryBatcher(_embedder(settings))
     documents = DocumentService(uow, settings.resolved_data_dir, lambda: _chunk_index(settings, embedder),
                                 embedder, counter, max_bytes=settings.max_upload_mb * 1024 * 1024)
     pipeline = AnswerPipeline(context, counter, programs=programs, retriever=documents,
