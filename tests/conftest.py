@@ -51,3 +51,13 @@ def live_llm():
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture
+def fake_llm():
+    """A small OpenAI-compatible server that answers as scripted (faults included)."""
+    from tests.fault.fake_server import FakeLLMServer
+
+    server = FakeLLMServer().start()
+    yield server
+    server.stop()

@@ -7,19 +7,11 @@ import pytest
 from docchat.bootstrap import build_services
 from docchat.config import Settings
 
-from tests.fault.fake_server import FakeLLMServer
 
 # Short enough that a stall costs the suite little, long enough that a busy machine still answers.
 FIRST_TOKEN_TIMEOUT_S = 1.5
 BETWEEN_TOKENS_TIMEOUT_S = 1.0
 CONNECT_RETRIES = 2
-
-
-@pytest.fixture
-def fake_llm():
-    server = FakeLLMServer().start()
-    yield server
-    server.stop()
 
 
 @pytest.fixture

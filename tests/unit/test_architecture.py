@@ -55,3 +55,10 @@ def test_services_and_the_answer_pipeline_depend_on_ports_never_on_adapters_or_s
     imported = _imported_modules(path)
     assert {m for m in imported if m.startswith(ADAPTERS)} == set()
     assert {m.split(".")[0] for m in imported} & SDKS == set()
+
+
+@pytest.mark.parametrize("path", sorted((PACKAGE / "api").glob("*.py")), ids=lambda p: p.name)
+def test_the_api_calls_services_never_adapters_or_sdks(path):
+    imported = _imported_modules(path)
+    assert {m for m in imported if m.startswith(ADAPTERS)} == set()
+    assert {m.split(".")[0] for m in imported} & (SDKS | {"streamlit"}) == set()

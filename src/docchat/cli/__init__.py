@@ -6,7 +6,9 @@ import argparse
 import sys
 
 from docchat import __version__
+from docchat.cli.api import DEFAULT_HOST, DEFAULT_PORT, serve_api
 from docchat.cli.chat import ask, llm_command, llm_serve, run_app
+from docchat.cli.terminal import chat
 from docchat.cli.library import (
     list_conversations,
     new_conversation,
@@ -31,6 +33,7 @@ from docchat.cli.library import (
     bench_retrieval,
     bench_prefix,
     bench_followups,
+    bench_api,
 )
 from docchat.errors import DocchatError
 
@@ -62,7 +65,14 @@ def _parser() -> argparse.ArgumentParser:
     run = commands.add_parser("run", help="start the LLM server and serve the app on 127.0.0.1 (what `make run` does)")
     run.add_argument("--port", type=int, default=8501)
     run.add_argument("--no-llm", action="store_true", help="serve the page without starting the embedded LLM")
+    run.add_argument("--api-port", type=int, default=DEFAULT_PORT, help="the HTTP API's port (default: %(default)s)")
+    run.add_argument("--no-api", action="store_true", help="serve the page without the HTTP API")
     run.set_defaults(handler=run_app)
+
+    api = commands.add_parser("api", help="serve the HTTP API (and its OpenAI-compatible /v1) on 127.0.0.1")
+    api.add_argument("--host", default=DEFAULT_HOST, help="another address than 127.0.0.1 needs DOCCHAT_API_TOKEN")
+    api.add_argument("--port", type=int, default=DEFAULT_PORT)
+    api.set_defaults(handler=serve_api)
 
     asking = commands.add_parser("ask", help="ask one question and stream the answer")
     asking.add_argument("question")
@@ -71,6 +81,15 @@ def _parser() -> argparse.ArgumentParser:
     asking.add_argument("--history", metavar="FILE", help="stateless: answer from this JSON list of "
                         "{role, content} instead of a stored conversation; nothing is stored")
     asking.set_defaults(handler=ask)
+
+    chatting = commands.add_parser("chat", help="an interactive chat in the terminal (Ctrl-C stops an answer)")
+    chatting.add_argument("--conversation", metavar="ID", help="continue this conversation (default: a new one)")
+    chatting.add_argument("--stateless", action="store_true",
+                          help="keep the history in this session only and send it with each question; nothing is stored")
+    chatting.add_argument("--url", help="talk to a running docchat HTTP API (e.g. http://127.0.0.1:8502) "
+                          "instead of the data dir")
+    chatting.add_argument("--token", help="the API's bearer token, with --url")
+    chatting.set_defaults(handler=chat)
 
     llm = commands.add_parser("llm", help="the vLLM server: its command line, or run it")
     llm_verbs = llm.add_subparsers(title="verbs", metavar="VERB", required=True)
@@ -175,4 +194,9 @@ def _parser() -> argparse.ArgumentParser:
     followups = suites.add_parser("followups", help="recall of follow-up questions: alone, enriched, history-aware")
     followups.add_argument("--json", action="store_true")
     followups.set_defaults(handler=bench_followups)
+    api = suites.add_parser("api", help="what the HTTP API adds to an answer, and 8 clients at once (instant LLM)")
+    api.add_argument("--questions", type=int, default=50, help="per client, and for the added latency")
+    api.add_argument("--clients", type=int, default=8)
+    api.add_argument("--json", action="store_true")
+    api.set_defaults(handler=bench_api)
     return parser

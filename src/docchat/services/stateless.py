@@ -44,9 +44,11 @@ class StatelessChat:
         self._counter = counter
         self._gateway = gateway
 
-    def answer(self, history, question: str, *, document_ids: list[str] | None = None) -> Turn:
+    def answer(self, history, question: str, *, document_ids: list[str] | None = None, top_k: int | None = None,
+               instructions: str = "") -> Turn:
         """`history`: the caller's `[{role, content}, ...]`, oldest first; `document_ids`: the
-        documents to search (None: all of them)."""
+        documents to search (None: all of them); `top_k`: at most this many passages, retrieved
+        even when the documents would fit whole; `instructions`: sent after the system prompt."""
         parsed = parse_history(history)
         if not isinstance(question, str) or not question.strip():
             raise InvalidInput("a message cannot be empty")
@@ -59,7 +61,9 @@ class StatelessChat:
             return replace(asked, rewritten_query=rewritten)
 
         reserve = self._chat.reserve_for(info.max_model_len)
-        prepared = self._pipeline.prepare(Request(question=question, history=messages, scope=document_ids),
+        request = Request(question=question, history=messages, scope=document_ids, max_passages=top_k,
+                          instructions=instructions)
+        prepared = self._pipeline.prepare(request,
                                           max_model_len=info.max_model_len, answer_reserve=reserve, keep_question=keep)
         draft = Message(id="stateless-answer", conversation_id="", seq=len(messages) + 2, role=Role.ASSISTANT,
                         content="", created_at=now, status=Status.STREAMING, model=info.model,

@@ -4,30 +4,22 @@ from __future__ import annotations
 
 import streamlit as st
 
-from docchat import preferences
-from docchat.bootstrap import Services, build_services
-from docchat.config import Settings
+from docchat import shared
+from docchat.bootstrap import Services
 
 CONVERSATION_PARAM = "c"
 OPEN = "open_conversation"
 
 
-@st.cache_resource(show_spinner="Opening the database…")
-def _services_for(database_url: str) -> Services:
-    return build_services(preferences.load())
-
-
 def services() -> Services:
-    # Keyed on the database so that tests (and a changed DOCCHAT_DATA_DIR) get their own.
-    return _services_for(Settings().resolved_database_url)
+    """The process's services, shared with the HTTP API `docchat run` serves beside the page."""
+    return shared.services()
 
 
 def rebuild_services() -> None:
     """Builds the services again from the settings as saved now: how a change on the Settings
-    page applies without a restart. The old ones let go of the document index first (local
-    mode allows one client per folder)."""
-    services().close()
-    _services_for.clear()
+    page applies without a restart."""
+    shared.rebuild()
 
 
 def current_conversation_id() -> str | None:

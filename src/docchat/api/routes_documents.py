@@ -1,0 +1,64 @@
+"""The document library: upload (the page's checks and limits), list, delete, usage."""
+
+from __future__ import annotations
+
+from pathlib import PurePath
+
+from fastapi import APIRouter, Depends, File, Response, UploadFile
+from fastapi.responses import JSONResponse
+
+from docchat.api import deps
+from docchat.api.errors import error_response, one_line
+from docchat.api.schemas import DocumentAdded, DocumentOut, DocumentUseOut, from_document
+from docchat.documents.parsing import KINDS
+from docchat.errors import InvalidInput
+
+router = APIRouter(prefix="/api/v1", tags=["documents"])
+
+UPLOAD_PATH = "/api/v1/documents"
+
+
+@router.post("/documents", response_model=DocumentAdded, status_code=201,
+             responses={200: {"model": DocumentAdded, "description": "The same content was in the library already"},
+                        413: {"description": "The file is over the upload limit"},
+                        415: {"description": "Not a PDF, DOCX, Markdown, text or HTML file"}})
+def add_document(file: UploadFile = File(description="PDF, DOCX, Markdown, text or HTML"),
+                 services=Depends(deps.services)):
+    """Parses, chunks and indexes the file, all or nothing; a file already in the library
+    changes nothing (200, `already_present`)."""
+    name = file.filename or "upload"
+    data = file.file.read()
+    try:
+        report = services.documents.add(name, data)
+    except InvalidInput as error:
+        return error_response(UPLOAD_PATH, _refusal(name, data, services), one_line(error))
+    added = DocumentAdded(document=from_document(report.document), already_present=report.already_present)
+    return JSONResponse(added.model_dump(mode="json"), status_code=200 if report.already_present else 201)
+
+
+@router.get("/documents", response_model=list[DocumentOut])
+def list_documents(services=Depends(deps.services)):
+    return [from_document(d) for d in services.documents.list()]
+
+
+@router.delete("/documents/{document_id}", status_code=204)
+def delete_document(document_id: str, services=Depends(deps.services)):
+    """Removes the document, its chunks and its vectors; answers that cited it keep their quotes."""
+    documents = services.documents
+    documents.delete(documents.resolve_id(document_id))
+    return Response(status_code=204)
+
+
+@router.get("/documents/{document_id}/usage", response_model=list[DocumentUseOut])
+def document_usage(document_id: str, services=Depends(deps.services)):
+    """The conversations whose answers cited the document."""
+    documents = services.documents
+    return [use.__dict__ for use in documents.usage(documents.resolve_id(document_id))]
+
+
+def _refusal(name: str, data: bytes, services) -> int:
+    if PurePath(name.replace("\\", "/")).suffix.lower() not in KINDS:
+        return 415
+    if len(data) > services.settings.max_upload_mb * 1024 * 1024:
+        return 413
+    return 400

@@ -1,0 +1,248 @@
+"""What the API reads and writes, as pydantic models: the OpenAPI schema at /docs comes from here.
+
+Requests are strict (a number is not a string, unknown fields are refused with a 422 naming
+them); responses are built from the domain's dataclasses by the `from_*` functions below.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+# Long enough for a pasted page of text, short enough that a question never crowds the window.
+MAX_QUESTION = 32_000
+MAX_IDS = 1_000
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+
+def _not_blank(value: str) -> str:
+    if not value.strip():
+        raise ValueError("must not be blank")
+    return value
+
+
+# requests
+
+
+class HistoryItem(Strict):
+    role: Literal["user", "assistant", "system"]
+    content: str
+
+
+class RagQuery(Strict):
+    query: str = Field(min_length=1, max_length=MAX_QUESTION)
+    conversation_history: list[HistoryItem] | None = Field(
+        default=None, description="Earlier turns, oldest first, as the caller keeps them; nothing is stored.")
+    top_k: int | None = Field(default=None, ge=1, le=256, description=(
+        "At most this many passages, retrieved even when the documents would fit in the prompt whole. "
+        "Default: passages fill the documents' share of the window (or the documents go in whole)."))
+    document_ids: list[str] | None = Field(default=None, max_length=MAX_IDS,
+                                           description="The documents to search (ids or unique prefixes); default: all.")
+    stream: bool = False
+
+    _query = field_validator("query")(_not_blank)
+
+
+class NewConversation(Strict):
+    title: str | None = None
+
+
+class ConversationChange(Strict):
+    title: str | None = None
+    pinned: bool | None = None
+
+
+class NewMessage(Strict):
+    content: str = Field(min_length=1, max_length=MAX_QUESTION)
+    stream: bool = False
+
+    _content = field_validator("content")(_not_blank)
+
+
+class Retry(Strict):
+    stream: bool = False
+
+
+class Scope(Strict):
+    document_ids: list[str] | None = Field(max_length=MAX_IDS,
+                                           description="The documents the conversation searches; null: all of them.")
+
+
+# responses
+
+
+class ErrorOut(BaseModel):
+    detail: Any = Field(description="What is wrong, in one line; for a 422, FastAPI's list with each field's `loc`.")
+
+
+ERRORS = {status: {"model": ErrorOut, "description": text} for status, text in (
+    (400, "Bad input: the message says what to change; nothing was stored"),
+    (401, "A bearer token is required (DOCCHAT_API_TOKEN)"),
+    (404, "No such conversation, document or model"),
+    (413, "The request body (or file) is over its limit"),
+    (503, "The LLM server is down or did not answer in time"),
+)}
+
+
+class CitationOut(BaseModel):
+    n: int
+    document_id: str
+    document: str
+    page: int | None
+    section: str | None
+    text: str
+    where: str
+    chunk_id: str
+    score: float
+
+
+class AnswerOut(BaseModel):
+    answer: str
+    status: Literal["complete", "truncated", "interrupted", "error"]
+    citations: list[CitationOut]
+    rewritten_query: str | None
+    memory: dict[str, Any] | None = Field(description="What the memory did for this answer (MemoryStats).")
+    usage: dict[str, Any] | None
+    budget: dict[str, Any] | None = Field(description="How the prompt split the model's window.")
+    mode: str | None = Field(description='How the documents reached the model: "documents", "passages" or "none".')
+    model: str | None
+    error: str | None
+
+
+class StoredAnswerOut(AnswerOut):
+    conversation_id: str
+    question_id: str
+    answer_id: str
+
+
+class ConversationOut(BaseModel):
+    id: str
+    title: str
+    pinned: bool
+    created_at: datetime
+    updated_at: datetime
+    message_count: int
+    title_source: str
+    document_scope: list[str] | None
+    instructions: str
+
+
+class MessageOut(BaseModel):
+    id: str
+    seq: int
+    role: str
+    content: str
+    status: str
+    created_at: datetime
+    citations: list[CitationOut]
+    rewritten_query: str | None
+    model: str | None
+    usage: dict[str, Any] | None
+    error: str | None
+    rating: str | None
+    version_of: str | None
+
+
+class ConversationDetail(ConversationOut):
+    messages: list[MessageOut] = Field(description="The messages the history holds (the versions shown), in order.")
+
+
+class SearchHitOut(BaseModel):
+    conversation_id: str
+    title: str
+    snippet: str
+    seq: int | None
+    rank: float
+
+
+class ImportReportOut(BaseModel):
+    conversation_id: str
+    title: str
+    messages: int
+    already_present: bool
+    present_but_deleted: bool
+
+
+class DocumentOut(BaseModel):
+    id: str
+    name: str
+    kind: str
+    size: int
+    pages: int | None
+    chunks: int
+    added_at: datetime
+
+
+class DocumentAdded(BaseModel):
+    document: DocumentOut
+    already_present: bool
+
+
+class DocumentUseOut(BaseModel):
+    conversation_id: str
+    title: str
+    citations: int
+
+
+class Health(BaseModel):
+    store: dict[str, Any]
+    llm: dict[str, Any]
+    documents: dict[str, Any]
+
+
+# from the domain
+
+
+def from_citation(citation) -> dict:
+    return {"n": citation.number, "document_id": citation.document_id, "document": citation.document,
+            "page": citation.page, "section": citation.section or None, "text": citation.text,
+            "where": citation.where, "chunk_id": citation.chunk_id, "score": citation.score}
+
+
+def from_conversation(conversation) -> dict:
+    settings = conversation.settings
+    return {"id": conversation.id, "title": conversation.title, "pinned": conversation.pinned,
+            "created_at": conversation.created_at, "updated_at": conversation.updated_at,
+            "message_count": conversation.message_count, "title_source": settings.title_source.value,
+            "document_scope": list(settings.document_scope) if settings.document_scope is not None else None,
+            "instructions": settings.instructions}
+
+
+def from_message(message) -> dict:
+    return {"id": message.id, "seq": message.seq, "role": message.role.value, "content": message.content,
+            "status": message.status.value, "created_at": message.created_at,
+            "citations": [from_citation(c) for c in message.citations], "rewritten_query": message.rewritten_query,
+            "model": message.model, "usage": message.usage, "error": message.error,
+            "rating": message.rating.value if message.rating else None, "version_of": message.version_of}
+
+
+def from_document(document) -> dict:
+    return {"id": document.id, "name": document.name, "kind": document.kind, "size": document.size,
+            "pages": document.pages, "chunks": document.chunks, "added_at": document.added_at}
+
+
+def from_turn(turn) -> dict:
+    """A finished turn: its answer as kept (stored, or only built for a stateless one)."""
+    answer, stats, budget = turn.answer, turn.stats, turn.budget
+    return {
+        "answer": answer.content if answer else "",
+        "status": answer.status.value if answer else "error",
+        "citations": [from_citation(c) for c in (answer.citations if answer else turn.citations)],
+        "rewritten_query": stats.rewritten_query if stats else None,
+        "memory": stats.as_dict() if stats else None,
+        "usage": turn.usage,
+        "budget": budget.as_dict() if budget else None,
+        "mode": budget.mode if budget else None,
+        "model": answer.model if answer else None,
+        "error": answer.error if answer else None,
+    }
+
+
+def from_stored_turn(turn) -> dict:
+    return {**from_turn(turn), "conversation_id": turn.conversation_id, "question_id": turn.question.id,
+            "answer_id": turn.answer.id if turn.answer else turn.draft.id}

@@ -1,0 +1,48 @@
+"""`docchat api`: the HTTP API on uvicorn, over the same data and settings as the page."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+from docchat.cli.common import load_settings
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 8502
+
+
+def serve_api(args) -> int:
+    from docchat.api.guard import refuse_open_bind
+
+    token = os.environ.get("DOCCHAT_API_TOKEN") or None
+    # Before anything is opened: a refused bind must not cost a start-up.
+    refuse_open_bind(args.host, token)
+    import uvicorn
+
+    from docchat.api import create_app
+    from docchat.bootstrap import build_services
+
+    services = build_services(load_settings())
+    print(f"docchat API on http://{_shown(args.host)}:{args.port} (docs: /docs)"
+          + ("; token required" if token else ""), file=sys.stderr, flush=True)
+    try:
+        uvicorn.run(create_app(services, token=token), host=args.host, port=args.port, log_level="warning",
+                    # The page's Ctrl-C reaches us too; a stream left open must not hold the exit.
+                    timeout_graceful_shutdown=5)
+    finally:
+        services.close()
+    return 0
+
+
+def serve_api_beside_page(port: int):
+    """The API in a thread of the page's process, over the services the page uses."""
+    from docchat import shared
+    from docchat.api import create_app
+    from docchat.api.background import BackgroundServer
+
+    return BackgroundServer(create_app(shared.services, token=os.environ.get("DOCCHAT_API_TOKEN") or None),
+                            port).start()
+
+
+def _shown(host: str) -> str:
+    return f"[{host}]" if ":" in host else host

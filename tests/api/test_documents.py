@@ -1,0 +1,82 @@
+"""Documents over HTTP: the page's checks and limits, all or nothing."""
+
+from __future__ import annotations
+
+import pytest
+from fastapi.testclient import TestClient
+
+from docchat.api import create_app
+from docchat.bootstrap import build_services
+
+from tests.api.conftest import TRUST, stored
+from tests.integration.test_documents import files_under, trust_pdf
+
+
+def upload(client, name: str, data: bytes, kind: str = "application/octet-stream"):
+    return client.post("/api/v1/documents", files={"file": (name, data, kind)})
+
+
+def test_an_uploaded_pdf_is_in_the_library_with_its_pages_and_chunks(client):
+    response = upload(client, "Harbour Street Trust.pdf", trust_pdf(), "application/pdf")
+
+    assert response.status_code == 201
+    added = response.json()
+    assert added["already_present"] is False
+    assert (added["document"]["name"], added["document"]["kind"], added["document"]["pages"]) == \
+        ("Harbour Street Trust.pdf", "pdf", 3)
+    assert client.get("/api/v1/documents").json() == [added["document"]]
+
+
+def test_the_same_content_uploaded_again_is_said_to_be_in_the_library(client, trust):
+    response = upload(client, "a copy.md", TRUST.encode())
+
+    assert response.status_code == 200
+    assert response.json() == {"document": trust, "already_present": True}
+
+
+@pytest.mark.parametrize(("name", "data", "status", "detail"), [
+    ("trust.exe", b"MZ\x90\x00", 415, '"trust.exe" is not a supported type; upload PDF, DOCX, Markdown, text or HTML'),
+    ("trust.pdf", b"%PDF-1.7 this is not really a PDF", 400, '"trust.pdf" is not a readable PDF (it may be damaged)'),
+    ("empty.txt", b"", 400, '"empty.txt" is empty'),
+])
+def test_a_file_that_cannot_be_read_is_refused_with_its_reason_and_nothing_is_kept(
+        client, api_services, data_dir, name, data, status, detail):
+    before = stored(api_services)
+
+    response = upload(client, name, data)
+
+    assert (response.status_code, response.json()) == (status, {"detail": detail})
+    assert stored(api_services) == before and files_under(data_dir) == []
+
+
+def test_a_file_over_the_upload_limit_is_a_413_and_nothing_is_kept(settings, gateway, counter, embedder, data_dir):
+    services = build_services(settings.model_copy(update={"max_upload_mb": 1}), gateway=gateway, counter=counter,
+                              embedder=embedder, contact_llm=False)
+    with TestClient(create_app(services)) as client:
+        just_over = upload(client, "minutes.txt", b"The meeting opened at nine. " * 38_000)  # 1.01 MB
+        far_over = upload(client, "archive.txt", b"x" * (3 * 1024 * 1024))
+
+    assert just_over.status_code == 413 and just_over.json()["detail"].startswith('"minutes.txt" is ')
+    assert just_over.json()["detail"].endswith("the limit is 1 MB")
+    assert (far_over.status_code, far_over.json()) == (413, {"detail": "the request body is too large: "
+                                                                       "a file can be at most 1.0 MB"})
+    assert services.documents.list() == [] and files_under(data_dir) == []
+    services.close()
+
+
+def test_a_deleted_document_leaves_the_library(client, trust, data_dir):
+    response = client.delete(f"/api/v1/documents/{trust['id'][:8]}")
+
+    assert response.status_code == 204
+    assert client.get("/api/v1/documents").json() == [] and files_under(data_dir) == []
+    assert client.delete(f"/api/v1/documents/{trust['id']}").status_code == 404
+
+
+def test_the_usage_of_a_document_names_the_conversations_that_cited_it(client, gateway, trust):
+    conversation = client.post("/api/v1/conversations", json={"title": "Fees"}).json()
+    assert client.get(f"/api/v1/documents/{trust['id']}/usage").json() == []
+
+    client.post(f"/api/v1/conversations/{conversation['id']}/messages", json={"content": "What is the Trustee's fee?"})
+
+    [use] = client.get(f"/api/v1/documents/{trust['id']}/usage").json()
+    assert (use["conversation_id"], use["title"]) == (conversation["id"], "Fees") and use["citations"] >= 1

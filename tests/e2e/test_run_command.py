@@ -1,0 +1,50 @@
+"""`docchat run` (what `make run` starts) serves the page and the HTTP API from one process: a
+document added through either is in the other's library, and Ctrl-C stops both."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+
+import httpx
+from playwright.sync_api import expect
+
+from tests.e2e.conftest import ARTIFACTS, ROOT, _wait_healthy, open_app
+from tests.ports import free_port
+
+LEASE = b"# Lease\n\n## Break clause\n\nThe tenant may end the lease on the fifth anniversary.\n"
+TRUST = b"# Trust\n\n## Dates\n\nThe Determination Date is the 15th of each month.\n"
+
+
+def test_the_page_and_the_api_started_by_docchat_run_share_one_library_and_stop_together(tmp_path, page):
+    page_port, api_port = free_port(), free_port()
+    env = {**os.environ, "DOCCHAT_DATA_DIR": str(tmp_path / "data"), "DOCCHAT_LLM_URL": "http://127.0.0.1:9/v1"}
+    log = open(tmp_path / "run.log", "w+b")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "docchat.cli", "run", "--port", str(page_port), "--api-port", str(api_port)],
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        url = f"http://127.0.0.1:{page_port}"
+        _wait_healthy(url, process)
+        api = httpx.Client(base_url=f"http://127.0.0.1:{api_port}", timeout=120)
+        assert api.post("/api/v1/documents", files={"file": ("lease.md", LEASE)}).status_code == 201
+
+        open_app(page, url)
+        page.get_by_test_id("stSidebarNav").get_by_text("Documents").click()
+        expect(page.get_by_text("lease.md")).to_be_visible()
+        (tmp_path / "trust.md").write_bytes(TRUST)
+        page.locator("input[type=file]").first.set_input_files(str(tmp_path / "trust.md"))
+        page.get_by_role("button", name="Ingest").click()
+        expect(page.get_by_text("Library (2)")).to_be_visible(timeout=120_000)
+        page.screenshot(path=str(ARTIFACTS / "run_page_and_api.png"), full_page=True)
+
+        assert sorted(d["name"] for d in api.get("/api/v1/documents").json()) == ["lease.md", "trust.md"]
+    finally:
+        os.killpg(process.pid, signal.SIGINT)  # Ctrl-C in the terminal
+        process.wait(timeout=30)
+        log.seek(0)
+        printed = log.read().decode()
+        log.close()
+    assert f"the API: http://127.0.0.1:{api_port}" in printed and "stopping the API" in printed
