@@ -26,10 +26,10 @@ STREAMED = {200: {"content": {"text/event-stream": {"schema": {"type": "string"}
 async def respond(turn, request: Request, body: Callable[[object], dict], *, stream: bool):
     # A turn that failed before it began (the LLM server down) is an error response, not a
     # stream: its question is kept and the failed answer says why, as on the page.
-    reader = TurnReader(turn)
     if turn.failure is not None or not stream:
-        await finish(reader, request)
+        await finish(turn, request)
         return body(turn)
+    reader = TurnReader(turn)
     return EventStream(_events(reader, body), reader)
 
 

@@ -85,11 +85,11 @@ async def chat_completions(body: ChatCompletionRequest, request: Request, servic
     instructions, history, question = _conversation(body.messages)
     turn = await run_in_threadpool(services.stateless.answer, history, question, instructions=instructions)
     completion = {"id": f"chatcmpl-{uuid.uuid4().hex}", "created": int(time.time()), "model": MODEL}
-    reader = TurnReader(turn)
     if body.stream:
         include_usage = bool(body.stream_options and body.stream_options.include_usage)
+        reader = TurnReader(turn)
         return EventStream(_chunks(reader, completion, include_usage), reader)
-    await finish(reader, request)
+    await finish(turn, request)
     return {**completion, "object": "chat.completion",
             "choices": [{"index": 0, "message": {"role": "assistant", "content": turn.answer.content},
                          "finish_reason": _finish_reason(turn), "logprobs": None}],

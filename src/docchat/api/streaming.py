@@ -18,6 +18,7 @@ import threading
 from typing import AsyncIterator
 
 import anyio
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import StreamingResponse
 from starlette.types import Receive, Scope, Send
@@ -77,20 +78,30 @@ class TurnReader:
             self.turn.close()  # on this thread, the one iterating it: settles a turn left early
 
 
-async def finish(reader: TurnReader, request: Request) -> None:
-    """Reads the whole answer; a client that hangs up meanwhile stops it."""
+async def finish(turn, request: Request) -> None:
+    """Reads the whole answer on a worker thread (in one go: no hand-over per delta); a client
+    that hangs up meanwhile stops it. Raises what the turn raises."""
 
     async def watch() -> None:
         while not await request.is_disconnected():
             await asyncio.sleep(DISCONNECT_POLL_S)
-        reader.close()
+        turn.stop.set()
 
     watcher = asyncio.ensure_future(watch())
     try:
-        async for _ in reader.deltas():
-            pass
+        await run_in_threadpool(_read_whole, turn)
+    except asyncio.CancelledError:
+        turn.stop.set()  # the worker goes on to the end of the turn, which now stops at once
+        raise
     finally:
         watcher.cancel()
+
+
+def _read_whole(turn) -> None:
+    try:
+        turn.text()
+    finally:
+        turn.close()
 
 
 def sse(event: str | None, data) -> str:
