@@ -159,6 +159,17 @@ def test_the_whole_library_is_handed_out_in_order_only_when_its_tokens_fit(libra
     assert library.whole([], max_tokens=tokens) is None
 
 
+def test_the_whole_library_follows_documents_added_and_deleted_since_it_was_last_handed_out(library):
+    lease = library.ingest("lease.md", b"# Lease\n\nThe tenant may end the lease on the fifth anniversary.\n")
+    assert {c.document for c in library.whole(None, max_tokens=10**6)} == {"lease.md"}
+
+    library.ingest("bread.md", b"# Bread\n\nKnead the dough for ten minutes.\n")
+    assert {c.document for c in library.whole(None, max_tokens=10**6)} == {"lease.md", "bread.md"}
+
+    library.delete(lease.id)
+    assert {c.document for c in library.whole(None, max_tokens=10**6)} == {"bread.md"}
+
+
 def test_a_cited_pdf_page_is_drawn_with_the_passage_marked_and_a_deleted_document_leaves_the_quote(services):
     document = services.documents.ingest("Harbour Street Trust.pdf", trust_pdf())
     document = getattr(document, "document", document)

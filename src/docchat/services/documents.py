@@ -10,6 +10,7 @@ from __future__ import annotations
 import logging
 import threading
 import uuid
+from collections import OrderedDict
 from pathlib import Path
 from dataclasses import replace
 from typing import Callable
@@ -45,6 +46,9 @@ ACTIVE_BOOST = 1.15
 # Each side of a hybrid search offers this many candidates per passage asked for, so fusion
 # has overlap to work with.
 CANDIDATES_PER_HIT = 4
+# Libraries (sets of ready documents) whose whole-document answer is kept: a ready document's
+# chunks never change, so the same set gives the same answer until a document comes or goes.
+WHOLE_KEPT = 8
 
 Progress = Callable[[str, float], None]
 
@@ -67,6 +71,8 @@ class DocumentService:
         self._max_bytes = max_bytes
         self._chunk_tokens = chunk_tokens
         self._overlap = overlap
+        self._whole: OrderedDict[tuple, list[Retrieved] | None] = OrderedDict()
+        self._whole_lock = threading.Lock()
 
     # library
 
@@ -292,12 +298,24 @@ class DocumentService:
             if document_ids is not None:
                 wanted = set(document_ids)
                 ready = [d for d in ready if d.id in wanted]
+            ready.sort(key=lambda d: (d.added_at, d.id))
+            key = (tuple((d.id, d.name) for d in ready), max_tokens)
+            with self._whole_lock:
+                if key in self._whole:
+                    self._whole.move_to_end(key)
+                    kept = self._whole[key]
+                    return list(kept) if kept is not None else None
             # Summed in the database: a library too large to go in whole is never read here.
             if not ready or uow.documents.token_total([d.id for d in ready]) > max_tokens:
-                return None
-            ready.sort(key=lambda d: (d.added_at, d.id))
-            return [Retrieved(record, document.name, 0.0)
-                    for document in ready for record in uow.documents.chunks_of(document.id)]
+                found = None
+            else:
+                found = [Retrieved(record, document.name, 0.0)
+                         for document in ready for record in uow.documents.chunks_of(document.id)]
+        with self._whole_lock:
+            self._whole[key] = found
+            if len(self._whole) > WHOLE_KEPT:
+                self._whole.popitem(last=False)
+        return list(found) if found is not None else None
 
     def close(self) -> None:
         with self._index_lock:
