@@ -52,7 +52,8 @@ def stored_api(request: httpx.Request) -> httpx.Response:
                               content=answered("The last Business Day of each quarter.", conversation_id=CONVERSATION))
     if request.method == "GET" and path == "/api/v1/conversations":
         return httpx.Response(200, json=[{"id": CONVERSATION, "title": "Harbour trust dates", "pinned": False}])
-    if request.method == "GET" and path == f"/api/v1/conversations/{CONVERSATION}":
+    # As the API does, any start of the id will do.
+    if request.method == "GET" and CONVERSATION.startswith(path.removeprefix("/api/v1/conversations/")):
         return httpx.Response(200, json={"id": CONVERSATION, "title": "Harbour trust dates", "messages": [
             {"id": "m1", "role": "user", "content": "When is the Determination Date?", "status": "complete",
              "citations": []},

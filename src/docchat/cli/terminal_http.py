@@ -15,7 +15,6 @@ import httpx
 from docchat.cli.terminal_backends import SHOWN_ON_OPEN, Answer, Listed, Outcome, Said, stateless_refusal
 from docchat.domain import Citation, Status
 from docchat.errors import DocchatError
-from docchat.services.id_prefixes import resolve
 
 API = "/api/v1"
 
@@ -61,13 +60,10 @@ class HttpChat:
     def open(self, prefix: str) -> tuple[str, list[Said]]:
         if self.stateless:
             raise stateless_refusal("open a stored conversation")
-        listed = self.conversations()
-        conversation_id = resolve(
-            prefix, "conversation", exists=lambda found: any(c.id == found for c in listed),
-            starting_with=lambda start: [(c.id, c.title) for c in listed if c.id.startswith(start)])
-        found = self._json("GET", f"{API}/conversations/{conversation_id}")
+        # The API takes any unique start of an id, and says which ids a too-short one matches.
+        found = self._json("GET", f"{API}/conversations/{prefix}")
         messages = [m for m in found.get("messages") or [] if m.get("role") in ("user", "assistant")]
-        self.conversation_id = conversation_id
+        self.conversation_id = found["id"]
         return str(found.get("title") or ""), [
             Said(m["role"], str(m.get("content") or ""), str(m.get("status") or Status.COMPLETE.value),
                  citations_from(m.get("citations"))) for m in messages[-SHOWN_ON_OPEN:]]
