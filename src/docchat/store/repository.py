@@ -29,6 +29,9 @@ from docchat.domain import (
 from docchat.store.search import search_conversations
 from docchat.store.tables import conversations, messages, summaries
 
+# Ids per `IN (...)`: well under SQLite's limit on bound parameters (32,766).
+IN_CHUNK = 10_000
+
 _CONVERSATION_COLUMNS = [
     conversations.c.id,
     conversations.c.title,
@@ -309,12 +312,23 @@ class ConversationRepository:
                              .values(pruned_before_seq=conversations.c.memory_start_seq))
         self._db.execute(update(messages).where(messages.c.conversation_id == conversation_id, in_group)
                          .values(shown=False))
-        node = message_id
+        if message_id is None:
+            return
+        # Down the branch, the latest of the messages that followed each one; a message follows
+        # only earlier ones, so the branch is among the messages after the version shown.
+        start = self._db.execute(select(messages.c.seq).where(messages.c.id == message_id)).scalar()
+        latest_child: dict[str, str] = {}
+        for id, parent_id in self._db.execute(
+                select(messages.c.id, messages.c.parent_id)
+                .where(messages.c.conversation_id == conversation_id, messages.c.seq > start)
+                .order_by(messages.c.seq)):
+            latest_child[parent_id] = id
+        branch, node = [], message_id
         while node is not None:
-            self._db.execute(update(messages).where(messages.c.id == node).values(shown=True))
-            # Down the branch, the latest of the messages that followed each one.
-            node = self._db.execute(select(messages.c.id).where(messages.c.parent_id == node)
-                                    .order_by(messages.c.seq.desc()).limit(1)).scalar()
+            branch.append(node)
+            node = latest_child.get(node)
+        for at in range(0, len(branch), IN_CHUNK):
+            self._db.execute(update(messages).where(messages.c.id.in_(branch[at:at + IN_CHUNK])).values(shown=True))
 
     def _last_shown(self, conversation_id: str) -> str | None:
         return self._db.execute(select(messages.c.id).where(messages.c.conversation_id == conversation_id,
