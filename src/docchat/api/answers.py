@@ -7,16 +7,13 @@ answer fails on the way.
 
 from __future__ import annotations
 
-import logging
 from typing import AsyncIterator, Callable
 
 from starlette.requests import Request
 
-from docchat.api.errors import one_line
+from docchat.api.errors import stream_failure
 from docchat.api.streaming import EventStream, TurnReader, finish, sse
-from docchat.errors import DocchatError
 
-log = logging.getLogger(__name__)
 
 # For the OpenAPI schema of the answering routes.
 STREAMED = {200: {"content": {"text/event-stream": {"schema": {"type": "string"}}},
@@ -38,11 +35,7 @@ async def _events(reader: TurnReader, body: Callable[[object], dict]) -> AsyncIt
     try:
         async for delta in reader.deltas():
             yield sse("delta", {"text": delta})
-    except DocchatError as error:
-        yield sse("error", {"detail": one_line(error)})
-        return
     except Exception as error:
-        log.exception("an answer failed")
-        yield sse("error", {"detail": f"internal error ({type(error).__name__}); see the server's log"})
+        yield sse("error", {"detail": stream_failure(error)})
         return
     yield sse("done", body(turn))

@@ -27,6 +27,15 @@ def one_line(error: BaseException | str) -> str:
     return " ".join(str(error).split())
 
 
+def stream_failure(error: BaseException) -> str:
+    """What a client is told of an answer that failed mid-stream: the reason when it is one a
+    user can read, otherwise no more than the kind of failure (the log has the rest)."""
+    if isinstance(error, DocchatError):
+        return one_line(error)
+    log.error("an answer failed", exc_info=error)
+    return f"internal error ({type(error).__name__}); see the server's log"
+
+
 def status_of(error: DocchatError) -> int:
     if isinstance(error, NotFound):
         return 404

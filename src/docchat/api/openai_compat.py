@@ -12,7 +12,6 @@ response, and on the last chunk of a stream (the one with a finish_reason).
 
 from __future__ import annotations
 
-import logging
 import time
 import uuid
 from typing import AsyncIterator, Literal
@@ -22,12 +21,12 @@ from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
 from docchat.api import deps
-from docchat.api.errors import error_response, one_line
+from docchat.api.errors import error_response, stream_failure
 from docchat.api.schemas import from_citation
 from docchat.api.streaming import EventStream, TurnReader, finish, sse
-from docchat.errors import DocchatError, InvalidInput
+from docchat.domain import Status
+from docchat.errors import InvalidInput
 
-log = logging.getLogger(__name__)
 
 MODEL = "docchat"
 # When the model was "made": the API's start; OpenAI reports a Unix time here.
@@ -128,11 +127,8 @@ async def _chunks(reader: TurnReader, completion: dict, include_usage: bool) -> 
         async for delta in reader.deltas():
             yield chunk({"content": delta})
     except Exception as error:
-        if not isinstance(error, DocchatError):
-            log.exception("an answer failed")
-        message = one_line(error) if isinstance(error, DocchatError) else \
-            f"internal error ({type(error).__name__}); see the server's log"
-        yield sse(None, {"error": {"message": message, "type": "server_error", "param": None, "code": None}})
+        yield sse(None, {"error": {"message": stream_failure(error), "type": "server_error", "param": None,
+                                   "code": None}})
         yield sse(None, "[DONE]")
         return
     yield chunk({}, _finish_reason(turn), docchat=_extension(turn))
@@ -142,7 +138,7 @@ async def _chunks(reader: TurnReader, completion: dict, include_usage: bool) -> 
 
 
 def _finish_reason(turn) -> str:
-    return "length" if turn.answer.status.value == "truncated" else "stop"
+    return "length" if turn.answer.status is Status.TRUNCATED else "stop"
 
 
 def _usage(turn) -> dict:
