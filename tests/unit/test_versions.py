@@ -86,14 +86,20 @@ def _conversation_of_two_turns(setup):
     return first
 
 
+def _edited(setup):
+    """The two-turn conversation, its first question edited and answered."""
+    first = _conversation_of_two_turns(setup)
+    setup.gateway.enqueue(["Rome."])
+    setup.chat.edit(first.conversation_id, first.question.id, "What is the capital of Italy?").text()
+    return first
+
+
 def test_an_edited_earlier_question_is_asked_with_only_what_came_before_it_and_the_old_turns_are_kept():
     setup = Setup(FakeLibrary())
-    first = _conversation_of_two_turns(setup)
+
+    first = _edited(setup)
+
     conversation_id = first.conversation_id
-    setup.gateway.enqueue(["Rome."])
-
-    setup.chat.edit(conversation_id, first.question.id, "What is the capital of Italy?").text()
-
     assert [m.content for m in _shown(setup, conversation_id)] == ["What is the capital of Italy?", "Rome."]
     sent = setup.prompt()
     assert sent[-1] == {"role": "user", "content": "What is the capital of Italy?"}
@@ -106,10 +112,8 @@ def test_an_edited_earlier_question_is_asked_with_only_what_came_before_it_and_t
 
 def test_switching_back_to_the_question_as_first_asked_brings_back_its_turns_and_the_next_turn_follows_them():
     setup = Setup(FakeLibrary())
-    first = _conversation_of_two_turns(setup)
+    first = _edited(setup)
     conversation_id = first.conversation_id
-    setup.gateway.enqueue(["Rome."])
-    setup.chat.edit(conversation_id, first.question.id, "What is the capital of Italy?").text()
 
     setup.conversations.show_version(conversation_id, first.question.id)
 
