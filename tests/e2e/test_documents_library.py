@@ -76,7 +76,10 @@ def test_deleting_a_document_asks_first_and_cancel_keeps_it(app_url, page, tmp_p
     expect(page.get_by_text(DELETE_QUESTION)).to_have_count(0)
     expect(page.get_by_text("Library (1)")).to_be_visible()
 
+    settled(page)  # a click during a run can be lost when the button is drawn anew
     library.get_by_role("button", name="Delete").click()
+    expect(page.get_by_role("button", name="Yes, delete")).to_be_visible()
+    settled(page)
     page.get_by_role("button", name="Yes, delete").click()
 
     expect(page.get_by_text(f"Deleted “{NAME}”.")).to_be_visible()

@@ -78,7 +78,10 @@ def test_a_restored_conversation_is_back_in_the_sidebar_and_one_deleted_forever_
     expect(question).to_have_count(0)
     expect(page.get_by_text("Trash (1)")).to_be_visible()
 
+    settled(page)  # a click during a run can be lost when the button is drawn anew
     _in_trash(page, LEASE).get_by_role("button", name="Delete forever").click()
+    expect(page.get_by_role("button", name="Yes, delete forever")).to_be_visible()
+    settled(page)
     page.get_by_role("button", name="Yes, delete forever").click()
 
     expect(page.get_by_text(f"Deleted “{LEASE}” forever.")).to_be_visible()
@@ -109,7 +112,10 @@ def test_empty_trash_asks_first_then_purges_every_deleted_conversation(app_url, 
     expect(question).to_have_count(0)
     expect(page.get_by_text("Trash (2)")).to_be_visible()
 
+    settled(page)  # a click during a run can be lost when the button is drawn anew
     page.get_by_role("button", name="Empty trash").click()
+    expect(page.get_by_role("button", name="Yes, delete forever")).to_be_visible()
+    settled(page)
     page.get_by_role("button", name="Yes, delete forever").click()
 
     expect(page.get_by_text("The trash is empty.")).to_be_visible()

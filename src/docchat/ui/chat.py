@@ -30,7 +30,8 @@ def render(conversation_id: str | None) -> None:
     _stop_previous_answer()
     conversation = _open(conversation_id)
     stored = services().conversations.history(conversation.id) if conversation else []
-    # Every version of an answer is kept; the page (and the model's history) follows the one shown.
+    # Every version of a question or an answer is kept; the page (and the model's history)
+    # follows the branch shown.
     versions: dict[str, list[Message]] = {}
     for message in stored:
         versions.setdefault(message.group, []).append(message)
@@ -42,17 +43,17 @@ def render(conversation_id: str | None) -> None:
     else:
         header.render(conversation)
         _session_panel(conversation)
-    edited = st.session_state.pop(EDITED, None)
-    if edited is not None and conversation_id:
+    resend = st.session_state.pop(EDITED, None)
+    if resend is not None and conversation_id:
         # The edit starts a branch where the question was asked: what followed it gives way.
-        history = [m for m in history if m.seq < edited["seq"]]
+        history = [m for m in history if m.seq < resend["seq"]]
     answers = [m for m in history if m.role is Role.ASSISTANT]
     sources.open_linked(history)
     for message in history:
         _message(message, latest=bool(answers) and message is answers[-1], versions=versions[message.group],
                  last=message is history[-1])
-    if edited is not None and conversation_id:
-        _resend(conversation_id, edited)
+    if resend is not None and conversation_id:
+        _resend(conversation_id, resend)
     _server_notice()
     if conversation_id and history and _needs_retry(history[-1]):
         if st.button("Retry the answer", key=f"{KEY}_retry", icon=":material/refresh:"):
