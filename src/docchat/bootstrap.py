@@ -24,7 +24,7 @@ from docchat.ports import Embedder
 from docchat.services.chat import ChatService
 from docchat.services.conversations import ConversationService
 from docchat.documents.batching import QueryBatcher
-from docchat.documents.embeddings import MiniLMEmbedder
+from docchat.documents.onnx_embeddings import OnnxMiniLMEmbedder
 from docchat.services.documents import DocumentService
 from docchat.services.llm import LLMService
 from docchat.services.stateless import StatelessChat
@@ -163,7 +163,7 @@ def _embedder(settings: Settings):
         from docchat.documents.remote_embeddings import OpenAIEmbedder
 
         return OpenAIEmbedder(settings.embeddings_url, settings.embeddings_model)
-    return MiniLMEmbedder()
+    return OnnxMiniLMEmbedder()
 
 
 def _chunk_index(settings: Settings, embedder):

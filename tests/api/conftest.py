@@ -43,9 +43,9 @@ enough to pay interest on the Notes in full.
 @pytest.fixture(scope="session")
 def embedder():
     """One MiniLM for the tier: loading the model is the slow part."""
-    from docchat.documents.embeddings import MiniLMEmbedder
+    from docchat.documents.onnx_embeddings import OnnxMiniLMEmbedder
 
-    return MiniLMEmbedder()
+    return OnnxMiniLMEmbedder()
 
 
 @pytest.fixture(scope="session")

@@ -24,9 +24,9 @@ def other_services(other_data_dir) -> Services:
 @pytest.fixture(scope="session")
 def shared_embedder():
     """One MiniLM for every test that embeds: loading the model is the slow part."""
-    from docchat.documents.embeddings import MiniLMEmbedder
+    from docchat.documents.onnx_embeddings import OnnxMiniLMEmbedder
 
-    return MiniLMEmbedder()
+    return OnnxMiniLMEmbedder()
 
 
 def library_of(services: Services, embedder):

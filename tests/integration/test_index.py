@@ -7,7 +7,7 @@ import pytest
 from qdrant_client import QdrantClient
 
 from docchat.documents import index as index_module
-from docchat.documents.embeddings import MiniLMEmbedder
+from docchat.documents.onnx_embeddings import OnnxMiniLMEmbedder
 from docchat.documents.index import ChunkIndex, Scope
 from docchat.errors import DocchatError
 
@@ -22,7 +22,7 @@ QUESTION = "When is the Determination Date?"
 
 
 @pytest.fixture(scope="module")
-def embedder(shared_embedder) -> MiniLMEmbedder:
+def embedder(shared_embedder) -> OnnxMiniLMEmbedder:
     return shared_embedder
 
 

@@ -8,8 +8,10 @@ import threading
 import time
 
 import numpy as np
+import pytest
 
 from docchat.documents.embeddings import MiniLMEmbedder
+from docchat.documents.onnx_embeddings import OnnxMiniLMEmbedder
 
 
 class _Model:
@@ -53,3 +55,55 @@ def test_nothing_to_embed_loads_nothing():
     assert embedder.embed([]) == []
     assert embedder.loads == 0
 
+
+
+class _CountingOnnxEmbedder(OnnxMiniLMEmbedder):
+    def __init__(self) -> None:
+        super().__init__()
+        self.loads = 0
+
+    def _load(self):
+        self.loads += 1
+        time.sleep(0.05)
+        return _Tokenizer(), _Session()
+
+
+class _Tokenizer:
+    def encode_batch(self, texts):
+        return [_Encoding() for _ in texts]
+
+
+class _Encoding:
+    ids = [101, 2000, 102]
+    attention_mask = [1, 1, 1]
+
+
+class _Session:
+    def run(self, outputs, inputs):
+        batch, tokens = inputs["input_ids"].shape
+        return [np.ones((batch, tokens, 384), dtype=np.float32)]
+
+
+def test_building_the_onnx_embedder_imports_neither_onnxruntime_nor_torch():
+    code = (
+        "import sys; from docchat.documents.onnx_embeddings import OnnxMiniLMEmbedder; OnnxMiniLMEmbedder();"
+        "print('onnxruntime' in sys.modules, 'torch' in sys.modules)"
+    )
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert result.stdout.strip() == "False False"
+
+
+def test_threads_asking_the_onnx_embedder_at_once_load_it_once():
+    embedder = _CountingOnnxEmbedder()
+    threads = [threading.Thread(target=embedder.embed, args=(["Determination Date"],)) for _ in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert embedder.loads == 1
+
+
+def test_onnx_vectors_are_unit_length_and_in_the_order_asked():
+    vectors = _CountingOnnxEmbedder().embed(["a", "b", "c"])
+    assert len(vectors) == 3
+    assert np.linalg.norm(vectors, axis=1) == pytest.approx([1.0, 1.0, 1.0])

@@ -98,9 +98,9 @@ def run_retrieval_bench(*, as_json: bool = False) -> dict:
 
     from docchat.bootstrap import build_services
     from docchat.config import Settings
-    from docchat.documents.embeddings import MiniLMEmbedder
+    from docchat.documents.onnx_embeddings import OnnxMiniLMEmbedder
 
-    embedder = _TimedEmbedder(MiniLMEmbedder())
+    embedder = _TimedEmbedder(OnnxMiniLMEmbedder())
     embedder.embed(["warm up"])
     embedder.seconds = 0.0
     rng = random.Random(5)
