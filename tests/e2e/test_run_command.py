@@ -48,4 +48,5 @@ def test_the_page_and_the_api_started_by_docchat_run_share_one_library_and_stop_
         log.seek(0)
         printed = log.read().decode()
         log.close()
+        print(printed)  # shown when the test fails: what the server said, if it said anything
     assert f"the API: http://127.0.0.1:{api_port}" in printed and "stopping the API" in printed

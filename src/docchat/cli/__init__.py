@@ -7,6 +7,7 @@ import sys
 
 from docchat import __version__
 from docchat.cli.api import DEFAULT_HOST, DEFAULT_PORT, serve_api
+from docchat.cli.backup import backup_data, restore_backup
 from docchat.cli.chat import ask, llm_command, llm_serve, run_app
 from docchat.cli.terminal import chat
 from docchat.cli.library import (
@@ -35,6 +36,7 @@ from docchat.cli.library import (
     bench_followups,
     bench_api,
 )
+from docchat.cli.signals import stop_like_ctrl_c
 from docchat.errors import DocchatError
 
 
@@ -44,6 +46,7 @@ def main(argv: list[str] | None = None) -> int:
     if not hasattr(args, "handler"):
         parser.print_help()
         return 2
+    stop_like_ctrl_c()
     try:
         return args.handler(args) or 0
     except DocchatError as error:
@@ -172,7 +175,19 @@ def _parser() -> argparse.ArgumentParser:
     cleaning.add_argument("--dry-run", action="store_true", help="list what would be removed, remove nothing")
     cleaning.set_defaults(handler=cleanup)
 
-    health = commands.add_parser("doctor", help="database, schema version, integrity, counts; the LLM's state")
+    backing = commands.add_parser("backup", help="the database, the documents and the settings in one archive "
+                                  "(the app may be running)")
+    backing.add_argument("file", metavar="FILE")
+    backing.set_defaults(handler=backup_data)
+
+    restoring = commands.add_parser("restore", help="a backup into an empty data dir; the document index is rebuilt")
+    restoring.add_argument("file", metavar="FILE")
+    restoring.add_argument("--force", action="store_true",
+                           help="restore over the data there, moving it aside into before-restore-<time>")
+    restoring.set_defaults(handler=restore_backup)
+
+    health = commands.add_parser("doctor", help="database, schema version, integrity, counts; the LLM's state; "
+                                 "the last backup")
     health.add_argument("--json", action="store_true")
     health.set_defaults(handler=doctor)
 

@@ -11,6 +11,7 @@ from pathlib import Path
 from docchat.cli.api import serve_api_beside_page
 from docchat.cli.common import PROJECT_ROOT, embedded_server, load_settings, open_services, print_json
 from docchat.errors import DocchatError
+from docchat.llm.launcher import stop_group
 
 
 def run_app(args) -> int:
@@ -21,12 +22,13 @@ def run_app(args) -> int:
         raise DocchatError("app.py not found: run docchat from a checkout (make run)")
     settings = load_settings()
     server = api = None
-    if settings.llm_url is None and settings.llm_profile == "cpu" and not args.no_llm:
-        server = embedded_server(settings)
-        server.start()
-    elif settings.llm_url:
-        print(f"using the LLM server at {settings.llm_url}")
     try:
+        # Inside the `try`: a Ctrl-C (or SIGTERM) while the server starts stops it too.
+        if settings.llm_url is None and settings.llm_profile == "cpu" and not args.no_llm:
+            server = embedded_server(settings)
+            server.start()
+        elif settings.llm_url:
+            print(f"using the LLM server at {settings.llm_url}")
         if not args.no_api:
             api = serve_api_beside_page(args.api_port)
             print(f"the API: http://127.0.0.1:{args.api_port} (docs: http://127.0.0.1:{args.api_port}/docs)")
@@ -137,11 +139,16 @@ def llm_serve(args) -> int:
     else:
         env = dict(os.environ)
     try:
-        return subprocess.call(command, env=env)
+        # Its own session, stopped as a group: vLLM's engine processes go with it.
+        process = subprocess.Popen(command, env=env, start_new_session=True)
     except FileNotFoundError:
         raise DocchatError(f"{command[0]} is not installed here; the gpu profile needs vLLM's GPU build") from None
+    try:
+        return process.wait()
     except KeyboardInterrupt:
         return 130
+    finally:
+        stop_group(process)
 
 
 def _llm_command_line(args) -> list[str]:

@@ -65,16 +65,8 @@ class EmbeddedServer:
         return True
 
     def stop(self) -> None:
-        if self.process is None or self.process.poll() is not None:
-            return
-        try:
-            os.killpg(self.process.pid, signal.SIGTERM)
-            self.process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            os.killpg(self.process.pid, signal.SIGKILL)
-            self.process.wait(timeout=10)
-        except ProcessLookupError:
-            pass
+        if self.process is not None:
+            stop_group(self.process)
 
     def _wait_healthy(self, say, timeout_s: float) -> None:
         started = time.monotonic()
@@ -104,6 +96,44 @@ class EmbeddedServer:
         except OSError:
             return "no log"
         return lines[-1][-300:] if lines else "empty log"
+
+
+def stop_group(process: subprocess.Popen, grace_s: float = 30.0) -> None:
+    """Stops a server started in its own session and every process of its group: vLLM's engine
+    runs in processes of its own, which outlive the API server if only that one is signalled
+    (or if it dies by itself)."""
+    _signal_group(process.pid, signal.SIGTERM)
+    deadline = time.monotonic() + grace_s
+    try:
+        process.wait(timeout=grace_s)
+    except subprocess.TimeoutExpired:
+        pass
+    while group_members(process.pid) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    if group_members(process.pid):
+        _signal_group(process.pid, signal.SIGKILL)
+    process.wait(timeout=10)
+
+
+def group_members(group: int) -> list[int]:
+    """The running processes of a process group (zombies, already ended, are not counted)."""
+    members = []
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:  # ended while we looked
+            continue
+        state, _parent, process_group = text[text.rindex(")") + 2:].split()[:3]
+        if state != "Z" and int(process_group) == group:
+            members.append(int(stat.parent.name))
+    return members
+
+
+def _signal_group(group: int, signum: int) -> None:
+    try:
+        os.killpg(group, signum)
+    except (ProcessLookupError, PermissionError):  # nobody left, or only zombies
+        pass
 
 
 def _offline_env() -> dict[str, str]:

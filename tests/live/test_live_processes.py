@@ -1,0 +1,160 @@
+"""A terminal closed (SIGHUP) or a service manager stopping docchat (SIGTERM) stops everything
+docchat started: the vLLM server, its engine processes, the page and the API; their ports are
+free again within seconds."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+from tests.ports import free_port
+
+ROOT = Path(__file__).resolve().parents[2]
+GONE_WITHIN_S = 15
+START_S = 300  # a loaded CI machine; `make run` allows 180 s
+
+
+@pytest.fixture
+def docchat(tmp_path, live_llm):
+    """Starts a docchat command in its own session, on a data dir sharing the converted model
+    (`live_llm` has converted it)."""
+    (tmp_path / "data").mkdir()
+    (tmp_path / "data" / "models").symlink_to(ROOT / "data" / "models", target_is_directory=True)
+    started: list[subprocess.Popen] = []
+
+    def start(*args: str, llm_port: int) -> subprocess.Popen:
+        env = {**os.environ, "DOCCHAT_DATA_DIR": str(tmp_path / "data"), "DOCCHAT_LLM_PORT": str(llm_port)}
+        env.pop("DOCCHAT_LLM_URL", None)
+        log = open(tmp_path / f"{args[0]}.log", "wb")
+        process = subprocess.Popen([sys.executable, "-m", "docchat.cli", *args], cwd=ROOT, env=env,
+                                   stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+        started.append(process)
+        return process
+
+    yield start
+    for process in started:  # whatever a failed test left behind
+        for pid in descendants(process.pid) + [process.pid]:
+            _kill(pid)
+        process.wait(timeout=10)
+
+
+def test_sigterm_to_llm_serve_stops_the_server_and_its_engine(docchat):
+    port = free_port()
+    process = docchat("llm", "serve", "--profile", "cpu", llm_port=port)
+    _wait_for(f"http://127.0.0.1:{port}/health", process)
+    tree = descendants(process.pid)
+    assert len(tree) >= 2, "the API server and its engine process"
+
+    os.kill(process.pid, signal.SIGTERM)
+
+    _assert_all_gone([process.pid, *tree], [port])
+
+
+def test_a_closed_terminal_stops_the_page_the_api_and_the_llm_server_of_docchat_run(docchat):
+    page, api, llm = free_port(), free_port(), free_port()
+    process = docchat("run", "--port", str(page), "--api-port", str(api), llm_port=llm)
+    _wait_for(f"http://127.0.0.1:{page}/_stcore/health", process)
+    _wait_for(f"http://127.0.0.1:{api}/api/v1/health", process)
+    tree = descendants(process.pid)
+    assert len(tree) >= 2
+
+    os.kill(process.pid, signal.SIGHUP)
+
+    _assert_all_gone([process.pid, *tree], [page, api, llm])
+
+
+def test_sigterm_while_the_llm_server_starts_stops_it_too(docchat):
+    llm = free_port()
+    process = docchat("run", "--port", str(free_port()), "--api-port", str(free_port()), llm_port=llm)
+    deadline = time.monotonic() + START_S
+    while not any("vllm" in _command_line(pid) for pid in descendants(process.pid)):
+        assert process.poll() is None and time.monotonic() < deadline, "the LLM server never started"
+        time.sleep(0.2)
+    time.sleep(3)  # into its start-up: the model loading
+    tree = descendants(process.pid)
+
+    os.kill(process.pid, signal.SIGTERM)
+
+    _assert_all_gone([process.pid, *tree], [llm])
+
+
+def descendants(pid: int) -> list[int]:
+    children: dict[int, list[int]] = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:
+            continue
+        parent = int(text[text.rindex(")") + 2:].split()[1])
+        children.setdefault(parent, []).append(int(stat.parent.name))
+    found, waiting = [], [pid]
+    while waiting:
+        for child in children.get(waiting.pop(), []):
+            found.append(child)
+            waiting.append(child)
+    return found
+
+
+def _assert_all_gone(pids: list[int], ports: list[int]) -> None:
+    started = time.monotonic()
+    while time.monotonic() - started < GONE_WITHIN_S:
+        if not [p for p in pids if _running(p)] and all(_free(port) for port in ports):
+            print(f"all stopped in {time.monotonic() - started:.1f} s")
+            return
+        time.sleep(0.2)
+    left = {pid: _command_line(pid)[:80] for pid in pids if _running(pid)}
+    busy = [port for port in ports if not _free(port)]
+    pytest.fail(f"after {GONE_WITHIN_S} s: still running {left}; ports still held {busy}")
+
+
+def _wait_for(url: str, process: subprocess.Popen) -> None:
+    deadline = time.monotonic() + START_S
+    while time.monotonic() < deadline:
+        assert process.poll() is None, f"docchat exited with {process.returncode}"
+        try:
+            with urllib.request.urlopen(url, timeout=2) as response:
+                if response.status == 200:
+                    return
+        except OSError:
+            time.sleep(0.5)
+    pytest.fail(f"{url} did not answer within {START_S} s")
+
+
+def _running(pid: int) -> bool:
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return text[text.rindex(")") + 2] != "Z"
+
+
+def _free(port: int) -> bool:
+    with socket.socket() as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError:
+            return False
+    return True
+
+
+def _command_line(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/cmdline").read_bytes().replace(b"\0", b" ").decode(errors="replace")
+    except OSError:
+        return ""
+
+
+def _kill(pid: int) -> None:
+    try:
+        os.kill(pid, signal.SIGKILL)
+    except ProcessLookupError:
+        pass
