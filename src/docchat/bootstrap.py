@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from datetime import timedelta
 from pathlib import Path
 
+from docchat import preferences
 from docchat.config import Settings
 from docchat.context.engine import ContextEngine
 from docchat.context.pipeline import AnswerPipeline, PassageLimits
@@ -21,6 +22,7 @@ from docchat.llm.gateway import Sampling, Timeouts, VllmGateway
 from docchat.llm.profiles import CPU_MAX_OUTPUT, CPU_MODEL_NAME, CPU_SAMPLING, GPU_MAX_OUTPUT, GPU_SAMPLING
 from docchat.memory.tokens import TokenCounter, counter_for
 from docchat.ports import Embedder
+from docchat.services.backup import DATABASE, BackupService
 from docchat.services.chat import ChatService
 from docchat.services.conversations import ConversationService
 from docchat.documents.batching import QueryBatcher
@@ -29,6 +31,7 @@ from docchat.services.documents import DocumentService
 from docchat.services.llm import LLMService
 from docchat.services.stateless import StatelessChat
 from docchat.services.transfer import TransferService
+from docchat.store.backup import SqliteFiles, sqlite_path
 from docchat.store.engine import make_engine
 from docchat.store.message_log import SqlMessageLog
 from docchat.store.migrate import current_revision, upgrade
@@ -209,3 +212,35 @@ def _recover_interrupted_answers(uow: SqlUnitOfWorkFactory) -> None:
     with uow(write=True) as work:
         work.conversations.interrupt_stale_streaming(utcnow() - STALE_STREAM)
         work.commit()
+
+
+def build_backup(settings: Settings | None = None, *, embedder: Embedder | None = None) -> BackupService:
+    """Backup and restore of the data dir. Nothing is opened until they run: a backup reads the
+    database file beside a running app, without its services."""
+    settings = settings or Settings()
+    path = sqlite_path(settings.resolved_database_url)
+    database = SqliteFiles(path, busy_timeout_s=settings.busy_timeout_s) if path else None
+    return BackupService(settings.resolved_data_dir, database,
+                         lambda folder, progress: _rebuild_index(settings, folder, embedder, progress))
+
+
+def _rebuild_index(settings: Settings, folder: Path, embedder: Embedder | None, progress) -> int:
+    """Upgrades the database restored into `folder` and embeds its chunks into the folder's own
+    index (or the Qdrant server's), as the restored installation will: with the embedder its
+    settings.json names, unless the environment names another."""
+    restored = preferences.load(data_dir=folder, database_url=f"sqlite:///{folder / DATABASE}",
+                                qdrant_url=settings.qdrant_url)
+    engine = make_engine(restored.resolved_database_url, busy_timeout_s=restored.busy_timeout_s)
+    try:
+        upgrade(engine)
+        embedder = embedder or _embedder(restored)
+        documents = DocumentService(SqlUnitOfWorkFactory(engine), restored.resolved_data_dir,
+                                    lambda: _chunk_index(restored, embedder), embedder,
+                                    counter_for(restored.tokenizer_model))
+        try:
+            return documents.reindex(progress=progress)
+        finally:
+            documents.close()
+    finally:
+        # Every connection closed, so the database is one file again before it is moved.
+        engine.dispose()

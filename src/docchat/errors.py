@@ -17,6 +17,10 @@ class InvalidExport(DocchatError):
     """An export file that cannot be imported; the message names the problem."""
 
 
+class InvalidBackup(DocchatError):
+    """A backup archive that cannot be restored; the message names the problem."""
+
+
 class StoreUnavailable(DocchatError):
     pass
 

@@ -217,9 +217,11 @@ def cleanup(args) -> None:
 
 
 def doctor(args) -> None:
+    from docchat.bootstrap import build_backup
+
     services = open_services(llm=True)
     parts = {"store": services.conversations.health(), "llm": services.llm.status(),
-             "documents": services.documents.health()}
+             "documents": services.documents.health(), "backup": build_backup(services.settings).status()}
     if args.json:
         print_json({part: figures.__dict__ for part, figures in parts.items()})
         return
