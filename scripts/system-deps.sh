@@ -1,9 +1,12 @@
 #!/usr/bin/env bash
-# Installs the Debian packages the tests need, once: Chromium for the e2e tier.
+# Installs the Debian packages the tests need, once: Chromium for the e2e tier, PostgreSQL for
+# the store tests that also run on it (the tests start their own cluster; the package's own
+# cluster, if it made one, is not used).
 set -euo pipefail
 
 missing=()
 [ -x /usr/bin/chromium ] || missing+=(chromium)
+compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || missing+=(postgresql)
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 sudo=""

@@ -1,4 +1,5 @@
-"""Shared fixtures. Every test gets its own data dir; only the converted model in data/models is shared."""
+"""Shared fixtures. Every test gets its own data dir and database; only the converted model in
+data/models and the PostgreSQL cluster are shared."""
 
 from __future__ import annotations
 
@@ -9,15 +10,55 @@ import pytest
 from docchat.bootstrap import build_services
 from docchat.config import Settings
 
+from tests.databases import StoreDatabase, new_database
+
 
 NO_SERVER = "http://127.0.0.1:9/v1"
+DATABASES = ["sqlite", "postgresql"]
+
+
+def pytest_generate_tests(metafunc):
+    """A test marked `both_databases` (or in a module so marked) that uses the `database`
+    fixture, directly or through `data_dir` or `services`, runs on SQLite and on PostgreSQL."""
+    definition = metafunc.definition
+    if ("database" in metafunc.fixturenames and definition.get_closest_marker("both_databases")
+            and not definition.get_closest_marker("sqlite_only")):
+        metafunc.parametrize("database", DATABASES, indirect=True)
+
+
+@pytest.fixture(scope="session")
+def postgres():
+    """A throw-away PostgreSQL cluster, started for the first test that runs on it. A machine
+    without PostgreSQL fails those tests: `make test` installs it."""
+    from tests.postgres import PostgresCluster, PostgresMissing
+
+    try:
+        cluster = PostgresCluster()
+    except PostgresMissing as missing:
+        pytest.fail(str(missing))
+    cluster.start()
+    try:
+        yield cluster
+    finally:
+        cluster.stop()
 
 
 @pytest.fixture
-def data_dir(tmp_path, monkeypatch):
+def database(request, tmp_path) -> StoreDatabase:
+    """The database of the test's installation (`data_dir`, `services`): SQLite unless the test
+    runs on both databases."""
+    return new_database(request, getattr(request, "param", "sqlite"), tmp_path / "data")
+
+
+@pytest.fixture
+def data_dir(tmp_path, monkeypatch, database):
     path = tmp_path / "data"
     monkeypatch.setenv("DOCCHAT_DATA_DIR", str(path))
-    monkeypatch.delenv("DOCCHAT_DATABASE_URL", raising=False)
+    if database.kind == "sqlite":
+        monkeypatch.delenv("DOCCHAT_DATABASE_URL", raising=False)
+    else:
+        # So that every installation a test builds over this data dir shares its database.
+        monkeypatch.setenv("DOCCHAT_DATABASE_URL", database.url)
     # No LLM server for these tiers, whatever runs on this machine: port 9 refuses at once.
     monkeypatch.setenv("DOCCHAT_LLM_URL", NO_SERVER)
     return path

@@ -9,6 +9,8 @@ import pytest
 from docchat.bootstrap import Services, build_services
 from docchat.config import Settings
 
+from tests.databases import StoreDatabase, new_database
+
 
 @pytest.fixture
 def other_data_dir(tmp_path) -> Path:
@@ -16,9 +18,15 @@ def other_data_dir(tmp_path) -> Path:
 
 
 @pytest.fixture
-def other_services(other_data_dir) -> Services:
+def other_database(request, database, other_data_dir) -> StoreDatabase:
+    """The second installation's database, of the same kind as the first's."""
+    return new_database(request, database.kind, other_data_dir)
+
+
+@pytest.fixture
+def other_services(other_data_dir, other_database) -> Services:
     """A second, independent installation: its own data dir, its own database."""
-    return build_services(Settings(data_dir=other_data_dir))
+    return build_services(Settings(data_dir=other_data_dir, database_url=other_database.url))
 
 
 @pytest.fixture(scope="session")

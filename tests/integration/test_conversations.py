@@ -1,4 +1,4 @@
-"""Conversation use cases over a real SQLite file."""
+"""Conversation use cases over a real store, on SQLite and on PostgreSQL."""
 
 from __future__ import annotations
 
@@ -13,7 +13,8 @@ from docchat.domain import utcnow
 from docchat.errors import InvalidInput, NotFound
 
 from tests.integration.sample_data import TRUST_TURNS, set_updated_at, trust_conversation
-from tests.integration.sqlite_files import sql
+
+pytestmark = pytest.mark.both_databases
 
 UNKNOWN_ID = "5d1c2f0e-7a44-4c36-9a51-0d3b8e2f6a10"
 
@@ -95,15 +96,15 @@ def test_a_soft_deleted_conversation_disappears_from_search(services):
     assert services.conversations.search("Hartley") == []
 
 
-def test_a_soft_deleted_conversation_stays_in_the_database_until_purged(services, data_dir):
+def test_a_soft_deleted_conversation_stays_in_the_database_until_purged(services, database):
     trust_id = trust_conversation(services)
 
     services.conversations.delete(trust_id)
-    assert sql(data_dir, "SELECT count(*) FROM messages WHERE conversation_id = ?", trust_id) == [(4,)]
+    assert database.rows("SELECT count(*) FROM messages WHERE conversation_id = ?", trust_id) == [(4,)]
 
     services.conversations.delete(trust_id, purge=True)
-    assert sql(data_dir, "SELECT count(*) FROM conversations WHERE id = ?", trust_id) == [(0,)]
-    assert sql(data_dir, "SELECT count(*) FROM messages WHERE conversation_id = ?", trust_id) == [(0,)]
+    assert database.rows("SELECT count(*) FROM conversations WHERE id = ?", trust_id) == [(0,)]
+    assert database.rows("SELECT count(*) FROM messages WHERE conversation_id = ?", trust_id) == [(0,)]
 
 
 # search
@@ -196,7 +197,7 @@ def test_search_treats_operator_words_as_plain_words(services):
 # cleanup
 
 
-def test_cleanup_removes_unpinned_conversations_older_than_the_cutoff(services, data_dir):
+def test_cleanup_removes_unpinned_conversations_older_than_the_cutoff(services, database):
     stale_id = trust_conversation(services)
     recent = services.conversations.create("Q3 2025 quarterly report")
     set_updated_at(services, stale_id, days_ago(45))
@@ -206,7 +207,7 @@ def test_cleanup_removes_unpinned_conversations_older_than_the_cutoff(services, 
 
     assert [c.id for c in report.conversations] == [stale_id]
     assert [c.id for c in services.conversations.list()] == [recent.id]
-    assert sql(data_dir, "SELECT count(*) FROM messages WHERE conversation_id = ?", stale_id) == [(0,)]
+    assert database.rows("SELECT count(*) FROM messages WHERE conversation_id = ?", stale_id) == [(0,)]
 
 
 def test_cleanup_keeps_pinned_conversations_however_old(services):
@@ -220,17 +221,17 @@ def test_cleanup_keeps_pinned_conversations_however_old(services):
     assert [c.id for c in services.conversations.list()] == [pinned.id]
 
 
-def test_cleanup_dry_run_removes_nothing_but_reports_what_a_real_run_removes(services, data_dir):
+def test_cleanup_dry_run_removes_nothing_but_reports_what_a_real_run_removes(services, database):
     for title, age in [("Lease renewal", 90), ("Board minutes", 60), ("Holiday policy", 2)]:
         conversation = services.conversations.create(title)
         services.conversations.append_message(conversation.id, "user", f"Question about the {title.lower()}")
         set_updated_at(services, conversation.id, days_ago(age))
-    rows_before = sql(data_dir, "SELECT count(*) FROM conversations"), sql(data_dir, "SELECT count(*) FROM messages")
+    rows_before = database.rows("SELECT count(*) FROM conversations"), database.rows("SELECT count(*) FROM messages")
 
     dry = services.conversations.cleanup(older_than_days=30, dry_run=True)
 
     assert dry.dry_run is True
-    assert (sql(data_dir, "SELECT count(*) FROM conversations"), sql(data_dir, "SELECT count(*) FROM messages")) \
+    assert (database.rows("SELECT count(*) FROM conversations"), database.rows("SELECT count(*) FROM messages")) \
         == rows_before
     real = services.conversations.cleanup(older_than_days=30)
     assert [c.title for c in dry.conversations] == [c.title for c in real.conversations] \

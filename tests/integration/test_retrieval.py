@@ -1,5 +1,6 @@
 """Hybrid retrieval through the document service: real Markdown ingestion, MiniLM, Qdrant local
-mode for meaning, SQLite FTS5 for exact terms."""
+mode for meaning, the database's full-text search for exact terms (SQLite's FTS5, PostgreSQL's
+text search)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from docchat.documents.fusion import rrf
 from docchat.documents.words import query_terms
 
 from tests.integration.sample_documents import COOKERY_PASSAGES, TRUST_PASSAGES, markdown
+
+pytestmark = pytest.mark.both_databases
 
 
 @pytest.fixture

@@ -1,4 +1,5 @@
-"""The SQLite store: migrations, connection settings, append-only messages, purge."""
+"""The store, on SQLite and on PostgreSQL: migrations, connection settings, append-only
+messages, purge."""
 
 from __future__ import annotations
 
@@ -12,12 +13,21 @@ from docchat.store.engine import make_engine
 from docchat.store.migrate import current_revision, head_revision, upgrade
 
 from tests.integration.sample_data import TRUST_TURNS, add_summary, trust_conversation
-from tests.integration.sqlite_files import sql, table_contents
+
+pytestmark = pytest.mark.both_databases
+
+# What each database searches with: FTS5 tables on SQLite, GIN indexes on PostgreSQL.
+FULL_TEXT_INDEXES = {
+    "sqlite": ("SELECT name FROM sqlite_master WHERE type = 'table'",
+               {"messages_fts", "conversations_fts", "chunks_fts"}),
+    "postgresql": ("SELECT indexname FROM pg_indexes",
+                   {"ix_messages_search", "ix_conversations_search", "ix_chunks_search"}),
+}
 
 
 @pytest.fixture
-def engine(tmp_path):
-    engine = make_engine(f"sqlite:///{tmp_path / 'library.db'}", busy_timeout_s=2.5)
+def engine(database):
+    engine = make_engine(database.url, busy_timeout_s=2.5)
     yield engine
     engine.dispose()
 
@@ -30,11 +40,18 @@ def pragma(engine, name: str):
 # migrations
 
 
-def test_migrating_an_empty_database_creates_the_conversation_tables(engine):
+def test_migrating_an_empty_database_creates_the_conversation_and_document_tables(engine):
     upgrade(engine)
 
     tables = set(inspect(engine).get_table_names())
-    assert {"conversations", "messages", "summaries", "messages_fts", "conversations_fts"} <= tables
+    assert {"conversations", "messages", "summaries", "documents", "chunks", "citations"} <= tables
+
+
+def test_migrating_an_empty_database_creates_the_full_text_indexes(engine, database):
+    upgrade(engine)
+
+    query, indexes = FULL_TEXT_INDEXES[database.kind]
+    assert indexes <= {name for (name,) in database.rows(query)}
 
 
 def test_migrating_an_empty_database_records_the_head_revision(engine):
@@ -42,7 +59,7 @@ def test_migrating_an_empty_database_records_the_head_revision(engine):
 
     upgrade(engine)
 
-    assert current_revision(engine) == head_revision() == "0005"
+    assert current_revision(engine) == head_revision() == "0006"
 
 
 def test_running_the_migrations_twice_keeps_the_revision_and_the_data(engine):
@@ -52,7 +69,7 @@ def test_running_the_migrations_twice_keeps_the_revision_and_the_data(engine):
             "INSERT INTO conversations (id, title, created_at, updated_at, pinned, archived, "
             "memory_start_seq, pruned_before_seq, metadata) "
             "VALUES ('c0ffee00-0000-4000-8000-000000000001', 'Lease renewal for the Leeds office', "
-            "'2026-01-05 09:00:00', '2026-01-05 09:00:00', 0, 0, 1, 1, '{}')"
+            "'2026-01-05 09:00:00', '2026-01-05 09:00:00', false, false, 1, 1, '{}')"
         ))
 
     upgrade(engine)
@@ -66,14 +83,17 @@ def test_running_the_migrations_twice_keeps_the_revision_and_the_data(engine):
 # connection settings
 
 
+@pytest.mark.sqlite_only
 def test_the_database_file_runs_in_wal_mode(engine):
     assert pragma(engine, "journal_mode") == "wal"
 
 
+@pytest.mark.sqlite_only
 def test_foreign_keys_are_enforced(engine):
     assert pragma(engine, "foreign_keys") == 1
 
 
+@pytest.mark.sqlite_only
 def test_a_writer_waits_for_the_lock_for_the_configured_busy_timeout(engine):
     assert pragma(engine, "busy_timeout") == 2500
 
@@ -105,71 +125,73 @@ def test_messages_get_dense_seq_numbers_per_conversation(services):
     assert [m.seq for m in conversations.history(report.id)] == [1, 2, 3, 4, 5]
 
 
-def test_pruning_memory_rewrites_and_deletes_no_message(services, data_dir):
+def test_pruning_memory_rewrites_and_deletes_no_message(services, database):
     conversation_id = trust_conversation(services)
-    before = table_contents(data_dir)["messages"]
+    before = database.table_contents()["messages"]
     memory = services.conversations.memory(conversation_id)
 
     dropped = memory.prune(max_tokens=40)
 
     assert dropped > 0, "the prune must actually drop something for this test to mean anything"
-    assert table_contents(data_dir)["messages"] == before
+    assert database.table_contents()["messages"] == before
     assert len(services.conversations.history(conversation_id)) == len(TRUST_TURNS)
 
 
-def test_clearing_memory_rewrites_and_deletes_no_message(services, data_dir):
+def test_clearing_memory_rewrites_and_deletes_no_message(services, database):
     conversation_id = trust_conversation(services)
-    before = table_contents(data_dir)["messages"]
+    before = database.table_contents()["messages"]
     memory = services.conversations.memory(conversation_id)
 
     memory.clear()
 
     assert memory.count() == 0
-    assert table_contents(data_dir)["messages"] == before
+    assert database.table_contents()["messages"] == before
     assert [m.content for m in services.conversations.history(conversation_id)] == [c for _, c in TRUST_TURNS]
 
 
 # purge
 
 
-def test_purging_a_conversation_removes_its_messages_and_summaries(services, data_dir):
+def test_purging_a_conversation_removes_its_messages_and_summaries(services, database):
     conversation_id = trust_conversation(services)
 
     services.conversations.delete(conversation_id, purge=True)
 
-    assert sql(data_dir, "SELECT count(*) FROM messages WHERE conversation_id = ?", conversation_id) == [(0,)]
-    assert sql(data_dir, "SELECT count(*) FROM summaries WHERE conversation_id = ?", conversation_id) == [(0,)]
+    assert database.rows("SELECT count(*) FROM messages WHERE conversation_id = ?", conversation_id) == [(0,)]
+    assert database.rows("SELECT count(*) FROM summaries WHERE conversation_id = ?", conversation_id) == [(0,)]
 
 
-def test_purged_messages_and_titles_are_gone_from_the_full_text_index(services, data_dir):
+@pytest.mark.sqlite_only
+def test_purged_messages_and_titles_are_gone_from_the_full_text_index(services, database):
     conversation_id = trust_conversation(services)
-    assert sql(data_dir, "SELECT rowid FROM messages_fts WHERE messages_fts MATCH 'beneficiary'")
+    assert database.rows("SELECT rowid FROM messages_fts WHERE messages_fts MATCH 'beneficiary'")
 
     services.conversations.delete(conversation_id, purge=True)
 
-    assert sql(data_dir, "SELECT rowid FROM messages_fts WHERE messages_fts MATCH 'beneficiary'") == []
-    assert sql(data_dir, "SELECT rowid FROM conversations_fts WHERE conversations_fts MATCH 'Hartley'") == []
+    assert database.rows("SELECT rowid FROM messages_fts WHERE messages_fts MATCH 'beneficiary'") == []
+    assert database.rows("SELECT rowid FROM conversations_fts WHERE conversations_fts MATCH 'Hartley'") == []
     assert services.conversations.search("beneficiary") == []
 
 
-def test_the_database_passes_integrity_checks_after_a_purge(services, data_dir):
+@pytest.mark.sqlite_only
+def test_the_database_passes_integrity_checks_after_a_purge(services, database):
     kept = trust_conversation(services)
     purged = trust_conversation(services)
     add_summary(services, purged, "A second summary of the same trust.", last_seq=4, version=2)
 
     services.conversations.delete(purged, purge=True)
 
-    assert sql(data_dir, "PRAGMA integrity_check") == [("ok",)]
+    assert database.rows("PRAGMA integrity_check") == [("ok",)]
     # FTS5's own check raises when the index disagrees with the content table.
-    sql(data_dir, "INSERT INTO messages_fts(messages_fts, rank) VALUES ('integrity-check', 1)")
-    sql(data_dir, "INSERT INTO conversations_fts(conversations_fts, rank) VALUES ('integrity-check', 1)")
+    database.rows("INSERT INTO messages_fts(messages_fts, rank) VALUES ('integrity-check', 1)")
+    database.rows("INSERT INTO conversations_fts(conversations_fts, rank) VALUES ('integrity-check', 1)")
     assert services.conversations.health().integrity == "ok"
     assert [c.id for c in services.conversations.list()] == [kept]
 
 
-def database_at(tmp_path, revision: str, *statements: str):
-    """A database file left at an older schema revision, holding the rows the statements add."""
-    url = f"sqlite:///{tmp_path / 'old.db'}"
+def database_at(database, revision: str, *statements: str):
+    """The test's database left at an older schema revision, holding the rows the statements add."""
+    url = database.url
     engine = make_engine(url)
     upgrade(engine, revision)
     with engine.begin() as connection:
@@ -178,16 +200,14 @@ def database_at(tmp_path, revision: str, *statements: str):
     return url, engine
 
 
-def test_a_database_at_the_first_schema_upgrades_to_the_newest_keeping_its_conversations(tmp_path):
-    from sqlalchemy import inspect
-
+def test_a_database_at_the_first_schema_upgrades_to_the_newest_keeping_its_conversations(tmp_path, database):
     from docchat.bootstrap import build_services
     from docchat.config import Settings
 
-    url, old = database_at(tmp_path, "0001", (
+    url, old = database_at(database, "0001", (
         "INSERT INTO conversations (id, title, created_at, updated_at, pinned, archived, metadata) "
         "VALUES ('5f0c1d2e-0000-4000-8000-000000000001', 'Lease renewal from last year', "
-        "'2025-11-01 09:00:00.000000', '2025-11-01 09:00:00.000000', 0, 0, '{}')"))
+        "'2025-11-01 09:00:00.000000', '2025-11-01 09:00:00.000000', false, false, '{}')"))
     old.dispose()
 
     services = build_services(Settings(data_dir=tmp_path, database_url=url))
@@ -197,10 +217,10 @@ def test_a_database_at_the_first_schema_upgrades_to_the_newest_keeping_its_conve
     assert [c.title for c in services.conversations.list()] == ["Lease renewal from last year"]
 
 
-def test_chunks_stored_before_the_keyword_index_existed_are_found_by_it_after_the_upgrade(tmp_path):
+def test_chunks_stored_before_the_keyword_index_existed_are_found_by_it_after_the_upgrade(database):
     from docchat.store.documents import DocumentRepository
 
-    _, old = database_at(tmp_path, "0002", (
+    _, old = database_at(database, "0002", (
         "INSERT INTO documents (id, name, kind, path, size, content_hash, pages, chunks, status, added_at) "
         "VALUES ('d0c00000-0000-4000-8000-000000000001', 'lease.md', 'markdown', 'documents/lease.md', 90, "
         "'ab12', NULL, 1, 'ready', '2025-11-01 09:00:00.000000')"), (
@@ -216,15 +236,15 @@ def test_chunks_stored_before_the_keyword_index_existed_are_found_by_it_after_th
     assert found == [("c0c00000-0000-4000-8000-000000000001", "d0c00000-0000-4000-8000-000000000001")]
 
 
-def test_settings_written_by_an_earlier_version_read_back_and_a_change_keeps_the_rest(tmp_path):
+def test_settings_written_by_an_earlier_version_read_back_and_a_change_keeps_the_rest(tmp_path, database):
     from docchat.bootstrap import build_services
     from docchat.config import Settings
     from docchat.domain import TitleSource
 
-    url, old = database_at(tmp_path, "0001", (
+    url, old = database_at(database, "0001", (
         "INSERT INTO conversations (id, title, created_at, updated_at, pinned, archived, metadata) "
         "VALUES ('5f0c1d2e-0000-4000-8000-000000000002', 'Trust questions', "
-        "'2025-11-01 09:00:00.000000', '2025-11-01 09:00:00.000000', 0, 0, "
+        "'2025-11-01 09:00:00.000000', '2025-11-01 09:00:00.000000', false, false, "
         "'{\"title_source\": \"user\", \"document_scope\": [\"d1\"], \"compactions\": 2, "
         "\"session\": {\"resolved_terms\": {\"Servicer\": \"The bank.\"}, \"turns\": 4}, \"turns\": \"junk\"}')"))
     old.dispose()
@@ -315,18 +335,19 @@ def test_a_summary_is_used_only_on_the_branch_it_summarises(services):
 
 def test_migrating_a_store_with_regenerated_answers_gives_each_message_the_one_it_follows(engine):
     upgrade(engine, "0004")
-    rows = [("q1", 1, "user", None, 1), ("a1", 2, "assistant", None, 0), ("a2", 3, "assistant", "a1", 1),
-            ("q2", 4, "user", None, 1), ("a3", 5, "assistant", None, 1)]
+    rows = [("q1", 1, "user", None, True), ("a1", 2, "assistant", None, False), ("a2", 3, "assistant", "a1", True),
+            ("q2", 4, "user", None, True), ("a3", 5, "assistant", None, True)]
     with engine.begin() as connection:
         connection.execute(text(
             "INSERT INTO conversations (id, title, created_at, updated_at, pinned, archived, "
             "memory_start_seq, pruned_before_seq, metadata) "
-            "VALUES ('c1', 'Capital', '2026-01-05 09:00:00', '2026-01-05 09:00:00', 0, 0, 1, 1, '{}')"))
+            "VALUES ('c1', 'Capital', '2026-01-05 09:00:00', '2026-01-05 09:00:00', false, false, 1, 1, '{}')"))
         for id, seq, role, version_of, shown in rows:
             connection.execute(text(
                 "INSERT INTO messages (id, conversation_id, seq, role, content, created_at, status, citations, "
-                "version_of, shown) VALUES (:id, 'c1', :seq, :role, :id, '2026-01-05 09:00:00', 'complete', "
-                "'[]', :version_of, :shown)"), dict(id=id, seq=seq, role=role, version_of=version_of, shown=shown))
+                "version_of, shown) VALUES (:id, 'c1', :seq, :role, :content, '2026-01-05 09:00:00', 'complete', "
+                "'[]', :version_of, :shown)"),
+                dict(id=id, seq=seq, role=role, content=id, version_of=version_of, shown=shown))
 
     upgrade(engine)
 

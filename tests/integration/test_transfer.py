@@ -1,4 +1,5 @@
-"""Export and import between two real installations (two data dirs, two SQLite files)."""
+"""Export and import between two real installations (two data dirs, two databases), on SQLite and
+on PostgreSQL."""
 
 from __future__ import annotations
 
@@ -12,7 +13,8 @@ from docchat.errors import InvalidExport
 from docchat.exchange import checksum
 
 from tests.integration.sample_data import quarterly_conversation, trust_conversation
-from tests.integration.sqlite_files import table_contents
+
+pytestmark = pytest.mark.both_databases
 
 
 def zip_of(*files: tuple[str, bytes]) -> bytes:
@@ -57,28 +59,28 @@ def test_exporting_importing_and_exporting_again_gives_the_same_messages(service
     assert second["conversation"] == first["conversation"]
 
 
-def test_reimporting_the_same_export_adds_nothing(services, other_services, other_data_dir):
+def test_reimporting_the_same_export_adds_nothing(services, other_services, other_database):
     raw = services.transfer.export_json(trust_conversation(services)).encode("utf-8")
     other_services.transfer.import_bytes(raw, name="hartley-trust.json")
-    before = table_contents(other_data_dir)
+    before = other_database.table_contents()
 
     [report] = other_services.transfer.import_bytes(raw, name="hartley-trust.json")
 
     assert report.already_present is True
     assert report.messages == 0
-    assert table_contents(other_data_dir) == before
+    assert other_database.table_contents() == before
 
 
-def test_reimporting_a_deleted_conversation_says_it_is_deleted_and_adds_nothing(services, data_dir):
+def test_reimporting_a_deleted_conversation_says_it_is_deleted_and_adds_nothing(services, database):
     conversation_id = trust_conversation(services)
     raw = services.transfer.export_json(conversation_id).encode("utf-8")
     services.conversations.delete(conversation_id)
-    before = table_contents(data_dir)
+    before = database.table_contents()
 
     [report] = services.transfer.import_bytes(raw, name="hartley-trust.json")
 
     assert report.already_present and report.present_but_deleted
-    assert table_contents(data_dir) == before
+    assert database.table_contents() == before
 
 
 def test_importing_as_a_copy_gives_new_conversation_and_message_ids(services):
@@ -134,37 +136,37 @@ BAD_FILES = {
 
 
 @pytest.mark.parametrize(("spoil", "reason"), BAD_FILES.values(), ids=BAD_FILES.keys())
-def test_a_bad_file_is_refused_and_leaves_the_database_unchanged(services, data_dir, quarterly_export, spoil, reason):
+def test_a_bad_file_is_refused_and_leaves_the_database_unchanged(services, database, quarterly_export, spoil, reason):
     trust_conversation(services)
-    before = table_contents(data_dir)
+    before = database.table_contents()
 
     with pytest.raises(InvalidExport, match=reason):
         services.transfer.import_bytes(spoil(quarterly_export), name="q3-report.json")
 
-    assert table_contents(data_dir) == before
+    assert database.table_contents() == before
 
 
-def test_a_zip_whose_second_file_is_bad_imports_nothing(services, data_dir, other_services, quarterly_export):
+def test_a_zip_whose_second_file_is_bad_imports_nothing(services, database, other_services, quarterly_export):
     good = other_services.transfer.export_json(trust_conversation(other_services)).encode("utf-8")
     bad = quarterly_export.encode("utf-8")[:-40]
-    before = table_contents(data_dir)
+    before = database.table_contents()
 
     with pytest.raises(InvalidExport, match="q3-report.json"):
         services.transfer.import_bytes(
             zip_of(("hartley-trust.json", good), ("q3-report.json", bad)), name="backup.zip"
         )
 
-    assert table_contents(data_dir) == before
+    assert database.table_contents() == before
 
 
-def test_a_zip_whose_second_conversation_clashes_imports_nothing(services, data_dir, other_services):
+def test_a_zip_whose_second_conversation_clashes_imports_nothing(services, database, other_services):
     # The second file passes every check but its message ids are taken: found only while writing.
     existing = services.transfer.export_json(trust_conversation(services))
     clash = edited(existing, lambda d: d["conversation"].update(id="0b7e57ed-1a5e-4c1e-9d2a-3f0c2a9e8b11"))
     good = other_services.transfer.export_json(quarterly_conversation(other_services)).encode("utf-8")
-    before = table_contents(data_dir)
+    before = database.table_contents()
 
     with pytest.raises(InvalidExport, match="as-copy"):
         services.transfer.import_bytes(zip_of(("q3-report.json", good), ("hartley-again.json", clash)))
 
-    assert table_contents(data_dir) == before
+    assert database.table_contents() == before

@@ -1,5 +1,5 @@
 """The trash: deleted conversations are listed, restored, purged one by one or all at once, and
-cleaned up after the retention period, over a real SQLite file."""
+cleaned up after the retention period, on SQLite and on PostgreSQL."""
 
 from __future__ import annotations
 
@@ -11,7 +11,8 @@ from docchat.domain import utcnow
 from docchat.errors import NotFound
 
 from tests.integration.sample_data import TRUST_TURNS, set_updated_at, trust_conversation
-from tests.integration.sqlite_files import sql
+
+pytestmark = pytest.mark.both_databases
 
 UNKNOWN_ID = "5d1c2f0e-7a44-4c36-9a51-0d3b8e2f6a10"
 
@@ -123,7 +124,7 @@ def test_a_purged_conversation_cannot_be_restored(services):
 # purging
 
 
-def test_deleting_one_forever_from_the_trash_removes_it_and_its_messages(services, data_dir):
+def test_deleting_one_forever_from_the_trash_removes_it_and_its_messages(services, database):
     trust_id = deleted(services, trust_conversation(services), days_ago(1))
     lease_id = deleted(services, conversation_with(services, "Lease renewal for the Leeds office",
                                                    "When can we break the lease?"), days_ago(2))
@@ -131,11 +132,11 @@ def test_deleting_one_forever_from_the_trash_removes_it_and_its_messages(service
     services.conversations.delete(trust_id, purge=True)
 
     assert [c.id for c in services.conversations.trash()] == [lease_id]
-    assert sql(data_dir, "SELECT count(*) FROM messages WHERE conversation_id = ?", trust_id) == [(0,)]
-    assert sql(data_dir, "SELECT count(*) FROM summaries WHERE conversation_id = ?", trust_id) == [(0,)]
+    assert database.rows("SELECT count(*) FROM messages WHERE conversation_id = ?", trust_id) == [(0,)]
+    assert database.rows("SELECT count(*) FROM summaries WHERE conversation_id = ?", trust_id) == [(0,)]
 
 
-def test_emptying_the_trash_purges_every_deleted_conversation_and_keeps_the_others(services, data_dir):
+def test_emptying_the_trash_purges_every_deleted_conversation_and_keeps_the_others(services, database):
     trust_id = deleted(services, trust_conversation(services), days_ago(1))
     lease_id = deleted(services, conversation_with(services, "Lease renewal for the Leeds office",
                                                    "When can we break the lease?"), days_ago(2))
@@ -146,8 +147,8 @@ def test_emptying_the_trash_purges_every_deleted_conversation_and_keeps_the_othe
     assert [c.id for c in purged] == [trust_id, lease_id]
     assert services.conversations.trash() == []
     assert [c.id for c in services.conversations.list()] == [report_id]
-    assert sql(data_dir, "SELECT conversation_id FROM messages") == [(report_id,)]
-    assert sql(data_dir, "SELECT count(*) FROM summaries") == [(0,)]
+    assert database.rows("SELECT conversation_id FROM messages") == [(report_id,)]
+    assert database.rows("SELECT count(*) FROM summaries") == [(0,)]
 
 
 def test_emptying_an_empty_trash_removes_nothing(services):
@@ -160,7 +161,7 @@ def test_emptying_an_empty_trash_removes_nothing(services):
 # clean-up
 
 
-def test_cleanup_purges_conversations_in_the_trash_for_longer_than_the_period_pinned_or_not(services, data_dir):
+def test_cleanup_purges_conversations_in_the_trash_for_longer_than_the_period_pinned_or_not(services, database):
     trust_id = trust_conversation(services)
     services.conversations.pin(trust_id)
     deleted(services, trust_id, days_ago(45))
@@ -171,7 +172,7 @@ def test_cleanup_purges_conversations_in_the_trash_for_longer_than_the_period_pi
 
     assert {c.id for c in report.conversations} == {trust_id, lease_id}
     assert services.conversations.trash() == []
-    assert sql(data_dir, "SELECT count(*) FROM messages") == [(0,)]
+    assert database.rows("SELECT count(*) FROM messages") == [(0,)]
 
 
 def test_cleanup_keeps_a_conversation_deleted_recently_however_long_ago_it_was_updated(services):

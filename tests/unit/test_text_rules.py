@@ -8,7 +8,7 @@ import pytest
 
 from docchat.errors import InvalidInput
 from docchat.services.conversations import DEFAULT_TITLE, MAX_TITLE, clean_title, title_from
-from docchat.store.search import fts_query
+from docchat.store.search import fts_query, ts_query, unspaced
 
 # fts_query
 
@@ -55,6 +55,30 @@ def test_every_query_built_is_valid_fts5_that_searches_for_the_words(typed):
     query = fts_query(typed)
 
     assert db.execute("SELECT count(*) FROM notes WHERE notes MATCH ?", (query,)).fetchone()[0] == 1
+
+
+# ts_query and unspaced (PostgreSQL)
+
+
+@pytest.mark.parametrize("typed, query", [
+    ("Determination Date", "'Determination' & 'Date':*"),
+    ("weekend | !holiday", "'weekend' & 'holiday':*"),
+    ("it's <-> 'Date' & (clause", "'it' & 's' & 'Date' & 'clause':*"),
+])
+def test_tsquery_operators_typed_by_the_user_become_plain_words(typed, query):
+    assert ts_query(typed) == query
+
+
+@pytest.mark.parametrize("typed", ["", "?!", "'&|!:*()'"])
+def test_text_with_no_words_gives_no_tsquery(typed):
+    assert ts_query(typed) is None
+
+
+def test_a_fragment_of_the_spaced_out_text_goes_back_into_the_text_as_stored():
+    stored = "Where is custodian reference ZX-4471 held, and who signs for the gilts?"
+
+    assert unspaced("reference «ZX» «4471» held, and who", stored) == "…reference «ZX»-«4471» held, and who…"
+    assert unspaced("who signs for the «gilts»", stored) == "…who signs for the «gilts»?"
 
 
 # clean_title

@@ -2,7 +2,8 @@
 
 Vectors live in Qdrant; this store keeps what a citation needs to stand on its own
 (document, page or section, the chunk's text), which conversations cited what, and the
-keyword side of retrieval (BM25 over chunk text, with SQLite's FTS5).
+keyword side of retrieval: BM25 over chunk text, with SQLite's FTS5, or on PostgreSQL its
+text search weighted by the same inverse document frequency.
 """
 
 from __future__ import annotations
@@ -27,15 +28,51 @@ _KEYWORD_SEARCH = """
     ORDER BY bm25(chunks_fts), c.pk
     LIMIT :limit
 """
-_KEYWORD_ALL = text(_KEYWORD_SEARCH.format(scope=""))
-_KEYWORD_SCOPED = text(_KEYWORD_SEARCH.format(scope="AND c.document_id IN :scope")).bindparams(
-    bindparam("scope", expanding=True))
+
+# PostgreSQL's ts_rank knows nothing of how rare a word is: each term's rank is weighted by
+# BM25's inverse document frequency over all chunks, so "gilts" in one chunk outweighs
+# "trustee" in most. ts_rank of a single term saturates as the term repeats, and
+# normalisation 1 favours short chunks, as BM25's tf and length terms do. search_vector is
+# migration 0006's.
+_KEYWORD_SEARCH_POSTGRESQL = """
+    WITH terms AS (
+        SELECT to_tsquery('simple', term) AS query FROM unnest(CAST(:terms AS text[])) AS term
+    ), weights AS (
+        SELECT terms.query,
+               ln(1 + (total.n - df.n + 0.5) / (df.n + 0.5)) AS idf
+        FROM terms,
+             (SELECT CAST(count(*) AS float8) AS n FROM chunks) AS total,
+             LATERAL (SELECT CAST(count(*) AS float8) AS n FROM chunks WHERE search_vector @@ terms.query) AS df
+    ), matches AS (
+        SELECT c.pk AS pk, c.id AS chunk_id, c.document_id AS document_id, c.search_vector AS vector
+        FROM chunks c JOIN documents d ON d.id = c.document_id
+        WHERE c.search_vector @@ to_tsquery('simple', :query) AND d.status = 'ready' {scope}
+    )
+    SELECT m.chunk_id AS chunk_id, m.document_id AS document_id
+    FROM matches m CROSS JOIN weights w
+    GROUP BY m.pk, m.chunk_id, m.document_id
+    ORDER BY sum(w.idf * ts_rank(m.vector, w.query, 1)) DESC, m.pk
+    LIMIT :limit
+"""
+_SCOPE = "AND c.document_id IN :scope"
+_KEYWORD_QUERIES = {
+    "sqlite": (text(_KEYWORD_SEARCH.format(scope="")),
+               text(_KEYWORD_SEARCH.format(scope=_SCOPE)).bindparams(bindparam("scope", expanding=True))),
+    "postgresql": (text(_KEYWORD_SEARCH_POSTGRESQL.format(scope="")),
+                   text(_KEYWORD_SEARCH_POSTGRESQL.format(scope=_SCOPE)).bindparams(
+                       bindparam("scope", expanding=True))),
+}
 
 
 def match_any(terms: Sequence[str]) -> str:
     """An FTS5 query matching chunks with any of the terms (BM25 rewards those with more).
     Each term is quoted, so nothing a user types is read as an FTS5 operator."""
     return " OR ".join('"' + term.replace('"', '""') + '"' for term in terms)
+
+
+def ts_terms(terms: Sequence[str]) -> list[str]:
+    """Each term as a to_tsquery() of that one word, quoted so that nothing is an operator."""
+    return ["'" + term.replace("'", "''").replace("\\", "\\\\") + "'" for term in terms]
 
 
 def _document(row) -> Document:
@@ -113,15 +150,19 @@ class DocumentRepository:
     def keyword_search(self, terms: Sequence[str], *, limit: int,
                        document_ids: Sequence[str] | None = None) -> list[tuple[str, str]]:
         """(chunk id, document id) of the chunks that best match the terms by BM25, best first.
-        `document_ids=None` searches every document. Other databases than SQLite have no
-        keyword index yet and return nothing, leaving retrieval to the dense side."""
-        if not terms or self._db.dialect.name != "sqlite" or (document_ids is not None and not document_ids):
+        `document_ids=None` searches every document."""
+        if not terms or (document_ids is not None and not document_ids):
             return []
-        params = {"query": match_any(terms), "limit": limit}
-        if document_ids is None:
-            rows = self._db.execute(_KEYWORD_ALL, params)
+        if self._db.dialect.name == "sqlite":
+            params = {"query": match_any(terms), "limit": limit}
         else:
-            rows = self._db.execute(_KEYWORD_SCOPED, {**params, "scope": list(document_ids)})
+            quoted = ts_terms(terms)
+            params = {"terms": quoted, "query": " | ".join(quoted), "limit": limit}
+        every, scoped = _KEYWORD_QUERIES[self._db.dialect.name]
+        if document_ids is None:
+            rows = self._db.execute(every, params)
+        else:
+            rows = self._db.execute(scoped, {**params, "scope": list(document_ids)})
         return [(row.chunk_id, row.document_id) for row in rows]
 
     def delete(self, document_id: str) -> None:

@@ -10,6 +10,8 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy import Engine
 
+from docchat.store.engine import WRITERS_LOCK
+
 MIGRATIONS = Path(__file__).with_name("migrations")
 
 
@@ -22,6 +24,10 @@ def _config() -> Config:
 def upgrade(engine: Engine, revision: str = "head") -> None:
     config = _config()
     with engine.begin() as connection:
+        if connection.dialect.name == "postgresql":
+            # Instances starting at once on a shared server migrate one after the other: the
+            # later ones find nothing left to do.
+            connection.exec_driver_sql(f"SELECT pg_advisory_xact_lock({WRITERS_LOCK})")
         config.attributes["connection"] = connection
         command.upgrade(config, revision)
 

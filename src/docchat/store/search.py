@@ -1,19 +1,21 @@
 """Ranked full-text search over message content and titles.
 
-SQLite uses the FTS5 tables the first migration creates; other databases fall back to a
-case-insensitive substring match until their own index (tsvector) lands.
+SQLite uses the FTS5 tables of migration 0001 (BM25, snippet()); PostgreSQL the indexed
+search_vector columns of migration 0006 (ts_rank, ts_headline). Both take every word typed,
+the last one as a prefix, rank the best message of each conversation, weigh a title hit
+double, and mark the matched words in the snippet with « ».
 """
 
 from __future__ import annotations
 
 import re
 
-from sqlalchemy import Connection, bindparam, func, or_, select, text
+from sqlalchemy import Connection, bindparam, text
 
 from docchat.domain import SearchHit
-from docchat.store.tables import conversations, messages
 
 SNIPPET_OPEN, SNIPPET_CLOSE = "«", "»"
+ELLIPSIS = "…"
 _WORD = re.compile(r"\w+", re.UNICODE)
 # A title hit says more about a conversation than one line somewhere in it.
 _TITLE_WEIGHT = 2.0
@@ -40,7 +42,7 @@ _FTS_BEST_MESSAGES = text(
 _FTS_SNIPPETS = text(
     f"""
     SELECT m.conversation_id AS conversation_id, c.title AS title, m.seq AS seq,
-           snippet(messages_fts, 0, '{SNIPPET_OPEN}', '{SNIPPET_CLOSE}', '…', 12) AS snippet,
+           snippet(messages_fts, 0, '{SNIPPET_OPEN}', '{SNIPPET_CLOSE}', '{ELLIPSIS}', 12) AS snippet,
            bm25(messages_fts) AS rank
     FROM messages_fts
     JOIN messages m ON m.pk = messages_fts.rowid
@@ -60,6 +62,55 @@ _FTS_TITLES = text(
     """
 )
 
+# PostgreSQL's parser reads "ZX-4471" as "zx" and "-4471", "0.4" as one number, an e-mail
+# address as one word; FTS5 (and docchat's query terms) cut them into plain words. Migration
+# 0006 makes these characters spaces before it builds each search_vector, and snippets are
+# cut from text spaced out the same way, so that they mark the words that matched.
+_SEPARATORS = "-./:@+_~?=&%#$*^|<>"
+_SPACED = str.maketrans(_SEPARATORS, " " * len(_SEPARATORS))
+
+
+def _spaced(column: str) -> str:
+    return f"translate({column}, '{_SEPARATORS}', '{' ' * len(_SEPARATORS)}')"
+
+
+_TSQUERY = "to_tsquery('english', :query)"
+# ts_rank's normalisation 1 divides by the log of the length: a word in a short message
+# counts for more than the same word in a long one, as with BM25.
+_PG_BEST_MESSAGES = text(
+    f"""
+    WITH matches AS (
+        SELECT m.conversation_id AS conversation_id, m.pk AS pk,
+               ts_rank(m.search_vector, {_TSQUERY}, 1) AS score
+        FROM messages m JOIN conversations c ON c.id = m.conversation_id
+        WHERE m.search_vector @@ {_TSQUERY} AND c.deleted_at IS NULL
+    ), best AS (
+        SELECT conversation_id, pk, score FROM (
+            SELECT conversation_id, pk, score,
+                   ROW_NUMBER() OVER (PARTITION BY conversation_id ORDER BY score DESC, pk) AS place
+            FROM matches
+        ) ranked WHERE place = 1 ORDER BY score DESC LIMIT :limit
+    )
+    SELECT best.conversation_id AS conversation_id, c.title AS title, m.seq AS seq, m.content AS content,
+           ts_headline('english', {_spaced('m.content')}, {_TSQUERY}, :options) AS snippet, -best.score AS rank
+    FROM best JOIN messages m ON m.pk = best.pk JOIN conversations c ON c.id = best.conversation_id
+    """
+)
+_PG_TITLES = text(
+    f"""
+    SELECT c.id AS conversation_id, c.title AS title, NULL AS seq, c.title AS content,
+           ts_headline('english', {_spaced('c.title')}, {_TSQUERY}, :options) AS snippet,
+           -ts_rank(c.search_vector, {_TSQUERY}, 1) AS rank
+    FROM conversations c
+    WHERE c.search_vector @@ {_TSQUERY} AND c.deleted_at IS NULL
+    ORDER BY rank LIMIT :limit
+    """
+)
+_MARKS = f'StartSel="{SNIPPET_OPEN}", StopSel="{SNIPPET_CLOSE}"'
+# One fragment of about a dozen words around the best match, like snippet(..., 12) above.
+_PG_SNIPPET = f"{_MARKS}, MaxFragments=1, MaxWords=12, MinWords=6"
+_PG_HIGHLIGHT = f"{_MARKS}, HighlightAll=true"
+
 
 def fts_query(user_text: str) -> str | None:
     """Turns free text into an FTS5 query: every word must match, the last one as a prefix.
@@ -75,16 +126,22 @@ def fts_query(user_text: str) -> str | None:
     return " ".join(quoted)
 
 
+def ts_query(user_text: str) -> str | None:
+    """The same query for PostgreSQL's to_tsquery(): quoted words joined by &, the last one a
+    prefix (`:*`). Words hold no quotes, so nothing typed is read as an operator."""
+    words = _WORD.findall(user_text)
+    if not words:
+        return None
+    quoted = [f"'{word}'" for word in words]
+    quoted[-1] += ":*"
+    return " & ".join(quoted)
+
+
 def search_conversations(db: Connection, user_text: str, *, limit: int) -> list[SearchHit]:
     if db.dialect.name == "sqlite":
-        query = fts_query(user_text)
-        if query is None:
-            return []
-        best_rows = [row.pk for row in db.execute(_FTS_BEST_MESSAGES, {"query": query, "limit": limit})]
-        hits = [_hit(row) for row in db.execute(_FTS_SNIPPETS, {"query": query, "pks": best_rows})] if best_rows else []
-        hits += [_hit(row, weight=_TITLE_WEIGHT) for row in db.execute(_FTS_TITLES, {"query": query, "limit": limit})]
+        hits = _sqlite_hits(db, user_text, limit=limit)
     else:
-        hits = [_hit(row) for row in _substring_rows(db, user_text, limit=limit * 10)]
+        hits = _postgresql_hits(db, user_text, limit=limit)
     best: dict[str, SearchHit] = {}
     for hit in hits:
         if hit.conversation_id not in best or hit.rank < best[hit.conversation_id].rank:
@@ -92,26 +149,52 @@ def search_conversations(db: Connection, user_text: str, *, limit: int) -> list[
     return sorted(best.values(), key=lambda hit: hit.rank)[:limit]
 
 
-def _hit(row, weight: float = 1.0) -> SearchHit:
-    # bm25() is negative, better matches more so; the weight pushes title hits further down.
-    return SearchHit(row.conversation_id, row.title, row.snippet, row.seq, float(row.rank) * weight)
+def _sqlite_hits(db: Connection, user_text: str, *, limit: int) -> list[SearchHit]:
+    query = fts_query(user_text)
+    if query is None:
+        return []
+    best_rows = [row.pk for row in db.execute(_FTS_BEST_MESSAGES, {"query": query, "limit": limit})]
+    hits = [_hit(row) for row in db.execute(_FTS_SNIPPETS, {"query": query, "pks": best_rows})] if best_rows else []
+    return hits + [_hit(row, weight=_TITLE_WEIGHT)
+                   for row in db.execute(_FTS_TITLES, {"query": query, "limit": limit})]
 
 
-def _substring_rows(db: Connection, user_text: str, *, limit: int):
-    pattern = f"%{user_text.strip().lower()}%"
-    query = (
-        select(
-            conversations.c.id.label("conversation_id"),
-            conversations.c.title,
-            messages.c.seq,
-            func.substr(messages.c.content, 1, 160).label("snippet"),
-            (-messages.c.seq).label("rank"),
-        )
-        .join(messages, messages.c.conversation_id == conversations.c.id)
-        .where(
-            conversations.c.deleted_at.is_(None),
-            or_(func.lower(messages.c.content).like(pattern), func.lower(conversations.c.title).like(pattern)),
-        )
-        .limit(limit)
-    )
-    return list(db.execute(query))
+def _postgresql_hits(db: Connection, user_text: str, *, limit: int) -> list[SearchHit]:
+    query = ts_query(user_text)
+    if query is None:
+        return []
+    hits = [_hit(row, snippet=unspaced(row.snippet, row.content))
+            for row in db.execute(_PG_BEST_MESSAGES, {"query": query, "limit": limit, "options": _PG_SNIPPET})]
+    return hits + [_hit(row, weight=_TITLE_WEIGHT, snippet=unspaced(row.snippet, row.content))
+                   for row in db.execute(_PG_TITLES, {"query": query, "limit": limit, "options": _PG_HIGHLIGHT})]
+
+
+_MARK = re.compile(f"({SNIPPET_OPEN}|{SNIPPET_CLOSE})")
+
+
+def unspaced(fragment: str, whole: str) -> str:
+    """ts_headline's marked fragment of the spaced-out text, put back into the text as stored
+    (the spacing keeps every character's place), with an ellipsis where it cuts words off, as
+    snippet() marks it. Unchanged if the fragment cannot be placed."""
+    pieces = _MARK.split(fragment)
+    start = whole.translate(_SPACED).find("".join(pieces[::2]))
+    if start < 0:
+        return fragment
+    restored, at = [], start
+    for n, piece in enumerate(pieces):
+        if n % 2:
+            restored.append(piece)
+        else:
+            restored.append(whole[at:at + len(piece)])
+            at += len(piece)
+    before, after = whole[:start], whole[at:]
+    # ts_headline leaves out the punctuation around its fragment; only cut words are elided.
+    return ((ELLIPSIS if _WORD.search(before) else before) + "".join(restored)
+            + (ELLIPSIS if _WORD.search(after) else after))
+
+
+def _hit(row, weight: float = 1.0, snippet: str | None = None) -> SearchHit:
+    # Ranks are negative, better matches more so (bm25(), and -ts_rank() on PostgreSQL);
+    # the weight pushes title hits further down.
+    return SearchHit(row.conversation_id, row.title, row.snippet if snippet is None else snippet, row.seq,
+                     float(row.rank) * weight)

@@ -1,4 +1,6 @@
-"""The schema as SQLAlchemy Core tables. Migrations create it; this module describes it."""
+"""The schema as SQLAlchemy Core tables. Migrations create it; this module describes it, less
+the full-text indexes that only the search queries read: FTS5 tables on SQLite, a generated
+search_vector column in messages, conversations and chunks on PostgreSQL."""
 
 from __future__ import annotations
 
