@@ -13,6 +13,7 @@ import time
 import urllib.request
 from pathlib import Path
 
+import httpx
 import pytest
 
 from tests.ports import free_port
@@ -158,3 +159,33 @@ def _kill(pid: int) -> None:
         os.kill(pid, signal.SIGKILL)
     except ProcessLookupError:
         pass
+
+
+def test_a_model_server_whose_engine_dies_mid_answer_is_restarted_and_answers_again(docchat, tmp_path):
+    page, api, llm = free_port(), free_port(), free_port()
+    process = docchat("run", "--port", str(page), "--api-port", str(api), llm_port=llm)
+    _wait_for(f"http://127.0.0.1:{api}/api/v1/health", process)
+    _wait_for(f"http://127.0.0.1:{llm}/health", process)
+    server = next(pid for pid in descendants(process.pid) if "vllm" in _command_line(pid))
+    engine = descendants(server)
+    assert engine, "vLLM's engine runs in a process of its own"
+    client = httpx.Client(base_url=f"http://127.0.0.1:{api}", timeout=120)
+
+    with client.stream("POST", "/api/v1/rag/query", json={"query": "Write a long story about a lighthouse.",
+                                                           "stream": True}) as answer:
+        events = answer.iter_lines()
+        next(events)
+        for pid in engine:
+            _kill(pid)
+        list(events)  # the stream ends, with an error event, instead of hanging
+
+    said, deadline = [], time.monotonic() + START_S
+    while time.monotonic() < deadline:
+        reply = client.post("/api/v1/rag/query", json={"query": "Say hello."})
+        if reply.status_code == 200:
+            break
+        said.append(reply.text)
+        time.sleep(3)
+    assert reply.status_code == 200 and reply.json()["answer"], said[-3:]
+    assert any("the model server stopped" in text and "docchat is restarting it (1 of 3)" in text for text in said), said[-3:]
+    assert "restarting it (1 of 3)" in (tmp_path / "run.log").read_text()

@@ -12,6 +12,7 @@ from docchat.cli.api import serve_api_beside_page
 from docchat.cli.common import PROJECT_ROOT, embedded_server, load_settings, open_services, print_json
 from docchat.errors import DocchatError
 from docchat.llm.launcher import stop_group
+from docchat.llm.watchdog import Watchdog
 
 
 def run_app(args) -> int:
@@ -21,12 +22,13 @@ def run_app(args) -> int:
     if not app.exists():
         raise DocchatError("app.py not found: run docchat from a checkout (make run)")
     settings = load_settings()
-    server = api = None
+    server = api = watchdog = None
     try:
         # Inside the `try`: a Ctrl-C (or SIGTERM) while the server starts stops it too.
         if settings.llm_url is None and settings.llm_profile == "cpu" and not args.no_llm:
             server = embedded_server(settings)
-            server.start()
+            if server.start():
+                watchdog = Watchdog(server).start()
         elif settings.llm_url:
             print(f"using the LLM server at {settings.llm_url}")
         if not args.no_api:
@@ -40,6 +42,8 @@ def run_app(args) -> int:
         if api is not None:
             print("stopping the API")
             api.stop()
+        if watchdog is not None:
+            watchdog.stop()
         if server is not None:
             print("stopping the LLM server")
             server.stop()

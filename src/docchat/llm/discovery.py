@@ -8,6 +8,7 @@ from dataclasses import dataclass
 import httpx
 
 from docchat.errors import LLMUnavailable, ModelMissing
+from docchat.llm.watchdog import notice
 
 
 @dataclass(frozen=True)
@@ -45,7 +46,7 @@ def fetch_info(base_url: str, *, expected_model: str | None = None, timeout: flo
         response.raise_for_status()
         models = response.json().get("data") or []
     except httpx.ConnectError:
-        raise LLMUnavailable(f"the LLM server is not running at {base_url}") from None
+        raise LLMUnavailable(notice(base_url) or f"the LLM server is not running at {base_url}") from None
     except (httpx.HTTPError, ValueError) as error:
         raise LLMUnavailable(f"the LLM server at {base_url} did not answer /models properly: {error}") from None
     if not models:

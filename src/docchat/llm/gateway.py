@@ -25,6 +25,7 @@ from docchat.errors import (
     StreamCut,
 )
 from docchat.llm.discovery import PrefixCache, ServerInfo, fetch_info, is_healthy, prefix_cache, server_token_count
+from docchat.llm.watchdog import notice
 
 _POLL_S = 0.05
 
@@ -240,7 +241,7 @@ class VllmGateway:
         if isinstance(error, openai.APIConnectionError):
             self._info = None
             if isinstance(error.__cause__, httpx.ConnectError):
-                return LLMUnavailable(f"the LLM server is not running at {self.base_url}")
+                return LLMUnavailable(notice(self.base_url) or f"the LLM server is not running at {self.base_url}")
             return LLMUnavailable(f"the connection to the LLM server at {self.base_url} failed: {error.__cause__ or error}")
         if isinstance(error, openai.BadRequestError):
             text = _message(error)

@@ -52,6 +52,12 @@ class EmbeddedServer:
         if is_healthy(self.url):
             say(f"LLM server already running at {self.url}; using it")
             return False
+        self.launch(say)
+        self.wait_healthy(say, timeout_s)
+        return True
+
+    def launch(self, say: Callable[[str], None] = print) -> None:
+        """Starts the server's process, without waiting for it to answer."""
         self.ensure_model(say)
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         log = self.log_path.open("ab")
@@ -61,14 +67,12 @@ class EmbeddedServer:
             env={**_offline_env(), **CPU_ENVIRONMENT},
         )
         log.close()
-        self._wait_healthy(say, timeout_s)
-        return True
 
     def stop(self) -> None:
         if self.process is not None:
             stop_group(self.process)
 
-    def _wait_healthy(self, say, timeout_s: float) -> None:
+    def wait_healthy(self, say: Callable[[str], None] = print, timeout_s: float = START_TIMEOUT_S) -> None:
         started = time.monotonic()
         next_report = 10.0
         while time.monotonic() - started < timeout_s:

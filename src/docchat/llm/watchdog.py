@@ -1,0 +1,106 @@
+"""Keeps the LLM server that docchat started running.
+
+The embedded server can die on its own (seen: `EngineDeadError` after a five-minute stall, then
+every later question failed until a manual restart). The watchdog notices it, within a couple of
+seconds, by the server's process ending or by its /health answering with a server error (the
+engine dead under a live API process), and starts it again: at most `MAX_RESTARTS` times in
+`WINDOW_S`, each logged and printed. While it is down, a question fails with a plain notice of
+what happened instead of "not running" (`notice`), so the page and the CLI say it.
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from typing import Callable
+
+import httpx
+
+from docchat.errors import DocchatError
+
+MAX_RESTARTS = 3
+WINDOW_S = 600.0
+CHECK_S = 2.0
+
+log = logging.getLogger(__name__)
+_notices: dict[str, str] = {}
+
+
+def notice(base_url: str) -> str | None:
+    """What happened to the server at `base_url`, while the watchdog has it down."""
+    return _notices.get(base_url.rstrip("/"))
+
+
+class Watchdog:
+    def __init__(self, server, *, say: Callable[[str], None] = print, check_s: float = CHECK_S,
+                 max_restarts: int = MAX_RESTARTS) -> None:
+        self._server = server
+        self._say = say
+        self._check_s = check_s
+        self._max_restarts = max_restarts
+        self._restarts: list[float] = []
+        self._stopping = threading.Event()
+        # Held while a new server process is launched: once `stop` has it, none will be.
+        self._launching = threading.Lock()
+        self._thread = threading.Thread(target=self._run, name="llm-watchdog", daemon=True)
+
+    def start(self) -> "Watchdog":
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        """Before the server is stopped: no restart begins after this returns."""
+        self._stopping.set()
+        with self._launching:
+            pass
+
+    def _run(self) -> None:
+        while not self._stopping.wait(self._check_s):
+            reason = self._down()
+            if reason is None:
+                continue
+            if not self._restart(reason):
+                return
+
+    def _down(self) -> str | None:
+        code = self._server.process.poll()
+        if code is not None:
+            return f"its process ended with code {code}"
+        try:
+            status = httpx.get(f"http://127.0.0.1:{self._server.port}/health", timeout=5.0).status_code
+        except httpx.HTTPError:
+            return None  # busy, or starting: only a clear answer counts
+        return f"its engine failed (/health answered {status})" if status >= 500 else None
+
+    def _restart(self, reason: str) -> bool:
+        """False when it gives up: too many restarts in the window, or docchat is stopping."""
+        now = time.monotonic()
+        self._restarts = [t for t in self._restarts if now - t < WINDOW_S]
+        url = self._server.url.rstrip("/")
+        if len(self._restarts) >= self._max_restarts:
+            _notices[url] = (f"the model server stopped ({reason}) after {len(self._restarts)} restarts in "
+                             f"{WINDOW_S / 60:.0f} minutes; docchat gave up: restart docchat (make run)")
+            self._tell(_notices[url])
+            return False
+        self._restarts.append(now)
+        attempt = f"{len(self._restarts)} of {self._max_restarts}"
+        _notices[url] = f"the model server stopped ({reason}); docchat is restarting it ({attempt}): ask again in a minute"
+        self._tell(f"the LLM server stopped ({reason}); restarting it ({attempt})")
+        with self._launching:
+            if self._stopping.is_set():
+                return False
+            self._server.stop()  # whatever of it is left (the API process, or engine processes)
+            self._server.launch(self._say)
+        try:
+            self._server.wait_healthy(self._say)
+        except DocchatError as error:
+            self._tell(f"the LLM server did not come back: {error}")
+            return not self._stopping.is_set()
+        _notices.pop(url, None)
+        return True
+
+    def _tell(self, line: str) -> None:
+        log.info("%s", line)  # `say` prints it where docchat's own lines go; warning level would print it twice
+        if not self._stopping.is_set():
+            self._say(line)

@@ -1,0 +1,85 @@
+"""The watchdog restarts the LLM server docchat started when it dies, a bounded number of times,
+and says what happened while it is down."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+from docchat.llm.watchdog import Watchdog, notice
+from tests.ports import free_port
+
+
+class _Process:
+    def __init__(self) -> None:
+        self.code: int | None = None
+
+    def poll(self) -> int | None:
+        return self.code
+
+
+class _Server:
+    """Our EmbeddedServer's surface; its health address answers nothing (a free port)."""
+
+    def __init__(self, *, comes_back: bool = True) -> None:
+        self.port = free_port()
+        self.url = f"http://127.0.0.1:{self.port}/v1"
+        self.process = _Process()
+        self.launches = 0
+        self.stops = 0
+        self.comes_back = comes_back
+        self.notice_while_starting: str | None = None
+        self.back = threading.Event()
+
+    def stop(self) -> None:
+        self.stops += 1
+
+    def launch(self, say) -> None:
+        self.launches += 1
+        self.notice_while_starting = notice(self.url)
+        self.process = _Process()
+        if not self.comes_back:
+            self.process.code = 1
+
+    def wait_healthy(self, say) -> None:
+        self.back.set()
+
+
+def _until(condition, timeout: float = 5.0) -> None:
+    deadline = time.monotonic() + timeout
+    while not condition():
+        assert time.monotonic() < deadline
+        time.sleep(0.01)
+
+
+def test_a_server_that_dies_is_started_again_and_the_notice_is_gone_once_it_answers():
+    server, said = _Server(), []
+    watchdog = Watchdog(server, say=said.append, check_s=0.01).start()
+    server.process.code = -9
+    server.back.wait(5)
+    _until(lambda: notice(server.url) is None)
+    watchdog.stop()
+    assert server.launches == 1 and server.stops == 1  # what was left of the old one went first
+    assert "the model server stopped (its process ended with code -9); docchat is restarting it (1 of 3)" \
+        in server.notice_while_starting
+    assert said[0] == "the LLM server stopped (its process ended with code -9); restarting it (1 of 3)"
+
+
+def test_it_gives_up_after_three_restarts_and_says_to_restart_docchat():
+    server, said = _Server(comes_back=False), []
+    Watchdog(server, say=said.append, check_s=0.01).start()
+    server.process.code = 1
+    _until(lambda: "gave up" in (notice(server.url) or ""))
+    time.sleep(0.1)
+    assert server.launches == 3
+    assert "restart docchat" in notice(server.url)
+    assert said[-1].startswith("the model server stopped (its process ended with code 1) after 3 restarts")
+
+
+def test_once_stopped_it_starts_nothing():
+    server = _Server()
+    watchdog = Watchdog(server, say=lambda line: None, check_s=0.01).start()
+    watchdog.stop()
+    server.process.code = 0  # docchat stopping it
+    time.sleep(0.1)
+    assert server.launches == 0
