@@ -172,8 +172,17 @@ class Citation:
             where=str(data.get("where") or (f"page {page}" if page else section)),
             text=str(data.get("text") or data.get("quote") or ""),
             document_id=str(data.get("document_id") or ""), chunk_id=str(data.get("chunk_id") or ""),
-            page=page, section=section, score=float(data.get("score") or 0.0),
+            page=page, section=section, score=_score(data.get("score")),
         )
+
+
+def _score(value) -> float:
+    """A citation's score; anything but a finite number (a list, NaN, 1e400) counts as none."""
+    try:
+        score = float(value or 0.0)
+    except (TypeError, ValueError, OverflowError):
+        return 0.0
+    return score if float("-inf") < score < float("inf") else 0.0  # NaN compares false
 
 
 @dataclass(frozen=True)

@@ -6,24 +6,34 @@ JSON layout (version 3; version 2 had no message `parent_id`, version 1 no `rati
 "conversation": {...}, "messages": [...], "summaries": [...], "checksum": {...}}.
 The checksum is the sha256 of the messages list serialised with sorted keys, compact
 separators and UTF-8, so any change to any message is caught on import.
+
+Import reads only what docchat can store and write back the same: standard JSON (no NaN or
+infinities), valid Unicode, nesting a few levels deep, numbers that fit the store's columns.
 """
 
 from __future__ import annotations
 
 import hashlib
 import json
+import math
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
-from typing import Literal
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, ValidationError
 
 from docchat.domain import Citation, Conversation, ConversationSettings, Message, Rating, Role, Status, Summary
 from docchat.errors import InvalidExport
+from docchat.text import lone_surrogate, one_line
 
 SCHEMA = "docchat.conversation"
 VERSION = 3
 READABLE = (1, 2, 3)
+# Exports nest five levels, other apps' about ten; deeper is not a conversation, and would
+# exhaust Python's recursion limit somewhere between reading and storing it.
+MAX_DEPTH = 64
+# The store's integer columns are 32-bit on PostgreSQL.
+MAX_STORED_INT = 2**31 - 1
 
 
 def iso(moment: datetime) -> str:
@@ -34,7 +44,10 @@ def _parse_iso(value: str) -> datetime:
     moment = datetime.fromisoformat(value)
     if moment.tzinfo is None:
         raise ValueError("timestamp has no time zone")
-    return moment.astimezone(timezone.utc)
+    try:
+        return moment.astimezone(timezone.utc)
+    except OverflowError:  # 0001-01-01T00:00+01:00 is before the first moment UTC can hold
+        raise ValueError(f"{value} is out of range") from None
 
 
 def message_record(message: Message) -> dict:
@@ -160,14 +173,18 @@ class _ConversationIn(_Strict):
     metadata: dict
 
 
+Count = Annotated[StrictInt, Field(ge=0, le=MAX_STORED_INT)]
+Position = Annotated[StrictInt, Field(ge=1, le=MAX_STORED_INT)]
+
+
 class _MessageIn(_Strict):
     id: StrictStr = Field(min_length=1, max_length=36)
-    seq: StrictInt = Field(ge=1)
+    seq: Position
     role: Literal["system", "user", "assistant"]
     content: StrictStr
     created_at: StrictStr
     status: Literal["complete", "truncated", "interrupted", "error"]
-    token_count: StrictInt | None = Field(ge=0)
+    token_count: Count | None
     tokenizer: StrictStr | None
     citations: list[dict]
     rewritten_query: StrictStr | None
@@ -181,13 +198,13 @@ class _MessageIn(_Strict):
 
 class _SummaryIn(_Strict):
     id: StrictStr = Field(min_length=1, max_length=36)
-    version: StrictInt = Field(ge=1)
-    first_seq: StrictInt = Field(ge=1)
-    last_seq: StrictInt = Field(ge=1)
+    version: Position
+    first_seq: Position
+    last_seq: Position
     content: StrictStr
     metadata: dict
     created_at: StrictStr
-    token_count: StrictInt | None = None
+    token_count: Count | None = None
     tokenizer: StrictStr | None = None
 
 
@@ -227,11 +244,58 @@ def read_json(raw: bytes, *, source: str) -> object:
     except UnicodeDecodeError:
         raise InvalidExport(f"{source}: not UTF-8 text, so not a conversation export") from None
     try:
-        return json.loads(text)
+        data = json.loads(text, parse_constant=_no_constant, parse_float=_finite, parse_int=_whole)
     except json.JSONDecodeError as error:
         raise InvalidExport(
             f"{source}: not valid JSON (truncated or damaged?): {error.msg}, line {error.lineno} column {error.colno}"
         ) from None
+    except RecursionError:
+        raise InvalidExport(f"{source}: not a conversation export: it nests more than {MAX_DEPTH} levels "
+                            "deep") from None
+    except ValueError as error:  # raised by the three readers of numbers below
+        raise InvalidExport(f"{source}: not a conversation export docchat can store: {error}") from None
+    _require_storable(data, source)
+    return data
+
+
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"the number {text[:40]} is too large")
+    return value
+
+
+def _whole(text: str) -> int:
+    try:
+        return int(text)
+    except ValueError:  # past Python's 4,300 digits
+        raise ValueError(f"a number has {len(text):,} digits") from None
+
+
+def _require_storable(data: object, source: str) -> None:
+    """Refuses nesting past MAX_DEPTH and text the store cannot hold (an escaped lone surrogate),
+    walking the tree without recursion."""
+    pending = [(data, 1)]
+    while pending:
+        value, depth = pending.pop()
+        if depth > MAX_DEPTH:
+            raise InvalidExport(f"{source}: not a conversation export: it nests more than {MAX_DEPTH} levels deep")
+        if isinstance(value, dict):
+            texts = value.keys()
+            pending.extend((child, depth + 1) for child in value.values())
+        elif isinstance(value, list):
+            texts = ()
+            pending.extend((child, depth + 1) for child in value)
+        else:
+            texts = (value,) if isinstance(value, str) else ()
+        for text in texts:
+            if (position := lone_surrogate(text)) is not None:
+                raise InvalidExport(f"{source}: holds text that is not valid Unicode: "
+                                    f"\\u{ord(text[position]):04x}, a lone surrogate")
 
 
 def document_from(data: object, *, source: str) -> ImportedConversation:
@@ -239,17 +303,18 @@ def document_from(data: object, *, source: str) -> ImportedConversation:
     if not isinstance(data, dict):
         raise InvalidExport(f"{source}: not a docchat export: expected a JSON object")
     if data.get("schema") != SCHEMA:
-        raise InvalidExport(f"{source}: not a docchat conversation export (schema is {data.get('schema')!r})")
+        raise InvalidExport(f"{source}: not a docchat conversation export "
+                            f"(schema is {one_line(repr(data.get('schema')))})")
     if data.get("version") not in READABLE:
         raise InvalidExport(
-            f"{source}: unsupported export version {data.get('version')!r} "
+            f"{source}: unsupported export version {one_line(repr(data.get('version')))} "
             f"(this docchat reads versions {', '.join(map(str, READABLE))})"
         )
     try:
         document = _DocumentIn.model_validate(data)
     except ValidationError as error:
         first = error.errors()[0]
-        where = ".".join(str(part) for part in first["loc"]) or "document"
+        where = one_line(".".join(str(part) for part in first["loc"])) or "document"
         raise InvalidExport(f"{source}: invalid export: {where}: {first['msg']}") from None
     expected = checksum(data["messages"])
     if document.checksum.messages != expected:
@@ -293,6 +358,8 @@ def _to_domain(document: _DocumentIn, source: str) -> ImportedConversation:
             )
     if len({m.id for m in messages}) != len(messages):
         raise InvalidExport(f"{source}: invalid export: two messages share one id")
+    if len({s.id for s in summaries}) != len(summaries):
+        raise InvalidExport(f"{source}: invalid export: two summaries share one id")
     if document.version < 3:
         messages = with_parents(messages)
     earlier: set[str] = set()

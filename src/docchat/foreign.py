@@ -18,6 +18,7 @@ from docchat.domain import Conversation, ConversationSettings, Message, Role, Ti
 from docchat.errors import InvalidExport
 from docchat.exchange import ImportedConversation, document_from, read_json
 from docchat.services.conversations import MAX_TITLE, clean_title, title_from
+from docchat.text import one_line
 
 # Fixed for good, as are the kinds ids are derived from ("chatgpt:<id>", "open-webui:<id>"):
 # changing either would import every foreign conversation a second time.
@@ -58,7 +59,7 @@ def parse_export(raw: bytes, *, source: str = "file") -> list[ImportedConversati
             imported.append(read(item))
         except _Refused as problem:
             title = item.get("title")
-            named = f" ({title})" if isinstance(title, str) and title.strip() else ""
+            named = f" ({one_line(title)})" if isinstance(title, str) and one_line(title) else ""
             raise InvalidExport(f"{source}: {app} conversation {number}{named}: {problem}") from None
     return imported
 

@@ -13,6 +13,7 @@ from docchat.cli.common import PROJECT_ROOT, embedded_server, load_settings, ope
 from docchat.errors import DocchatError
 from docchat.llm.launcher import stop_group
 from docchat.llm.watchdog import Watchdog
+from docchat.text import one_line
 
 
 def run_app(args) -> int:
@@ -87,11 +88,7 @@ def ask(args) -> int:
 
 
 def _ask_stateless(services, args) -> int:
-    try:
-        history = json.loads(Path(args.history).read_text())
-    except json.JSONDecodeError as error:
-        raise DocchatError(f"{args.history}: not valid JSON: {error.msg}") from None
-    turn = services.stateless.answer(history, args.question)
+    turn = services.stateless.answer(_history(args.history), args.question)
     if args.json:
         turn.text()
         print_json({**_turn_json(turn, services), "summary": turn.summary})
@@ -101,6 +98,23 @@ def _ask_stateless(services, args) -> int:
         sys.stdout.flush()
     sys.stdout.write("\n")
     return 0
+
+
+def _history(path: str):
+    """The JSON in the --history file, or one line saying why there is none to read."""
+    shown = one_line(path)
+    try:
+        text = Path(path).read_bytes().decode("utf-8-sig")
+    except UnicodeDecodeError:
+        raise DocchatError(f"{shown}: not UTF-8 text, so not a JSON history") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as error:
+        raise DocchatError(f"{shown}: not valid JSON: {error.msg}") from None
+    except RecursionError:
+        raise DocchatError(f"{shown}: nested too deeply to be a history of messages") from None
+    except ValueError:  # a number past Python's 4,300 digits
+        raise DocchatError(f"{shown}: not a history docchat can read: a number in it is too long") from None
 
 
 def _turn_json(turn, services) -> dict:

@@ -2,8 +2,9 @@
 
 Invariants:
 - `parse` returns a document with at least one section, and no section is blank.
-- Bad input of any kind (wrong type, empty, too large, damaged, encrypted, binary, no text)
-  raises `InvalidInput` with one line naming the file; no parser exception escapes.
+- Bad input of any kind (wrong type, empty, too large, damaged, encrypted, binary, no text, a
+  name that is not valid Unicode) raises `InvalidInput` with one line naming the file; no
+  parser exception escapes.
 - PDFs give one section per page (`page N`); DOCX, Markdown and HTML give one section per
   heading of level 1-3 (the label is the heading; text before the first one is `beginning`);
   plain text gives sections of blank-line-separated blocks labelled by their lines.
@@ -26,6 +27,7 @@ from docx.table import Table
 from pypdf import PdfReader
 
 from docchat.errors import InvalidInput
+from docchat.text import one_line, require_storable, with_replacement_characters
 
 MB = 1024 * 1024
 MAX_BYTES = 50 * MB
@@ -65,6 +67,7 @@ class ParsedDocument:
 
 def parse(name: str, data: bytes, *, max_bytes: int = MAX_BYTES) -> ParsedDocument:
     """The document's text in sections, or InvalidInput saying why it cannot be indexed."""
+    require_storable(name, f'the file name "{one_line(name)}"')
     shown = _shown(name)
     kind = KINDS.get(PurePath(name.replace("\\", "/")).suffix.lower())
     if kind is None:
@@ -243,8 +246,9 @@ def _refuse_binary(shown: str, data: bytes) -> None:
 
 
 def _clean(text: str) -> str:
-    """Text with invisible control characters removed, trailing spaces and extra blank lines gone."""
-    text = text.replace("\r\n", "\n").replace("\r", "\n")
+    """Text with invisible control characters removed, trailing spaces and extra blank lines gone,
+    and what no store can hold (a lone surrogate, from a PDF's broken font map) replaced."""
+    text = with_replacement_characters(text).replace("\r\n", "\n").replace("\r", "\n")
     text = "".join(ch for ch in text if ch in "\n\t" or unicodedata.category(ch) != "Cc")
     text = re.sub(r"[ \t]+\n", "\n", text)
     return re.sub(r"\n{3,}", "\n\n", text).strip()

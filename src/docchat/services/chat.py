@@ -23,7 +23,7 @@ from docchat.context.session import updated
 from docchat.domain import Message, Role, SessionMemory, Status, TitleSource, utcnow
 from docchat.errors import InvalidInput, LLMError, NotFound
 from docchat.ports import Gateway, TokenCounter, UnitOfWorkFactory
-from docchat.services.conversations import ConversationService, clean_title, title_from
+from docchat.services.conversations import ConversationService, clean_title, require_message, title_from
 from docchat.services.turn import Turn
 
 log = logging.getLogger(__name__)
@@ -57,8 +57,7 @@ class ChatService:
         before the question and are stored with it as sent. `progress(stage)` hears, in
         words, what the turn is doing before the model's first token.
         """
-        if not isinstance(question, str) or not question.strip():
-            raise InvalidInput("a message cannot be empty")
+        require_message(question)
         if conversation_id is not None:
             self._conversations.get(conversation_id)
         try:
@@ -95,8 +94,7 @@ class ChatService:
         """Asks an earlier question again, as edited. The edit starts a branch where the question
         was asked: the question as it was, and everything after it, become an earlier version
         (hidden, kept); the model is sent only what came before the question."""
-        if not isinstance(text, str) or not text.strip():
-            raise InvalidInput("a message cannot be empty")
+        require_message(text)
         asked = next((m for m in self._conversations.history(conversation_id)
                       if m.id == question_id and m.shown and m.role is Role.USER), None)
         if asked is None:

@@ -25,6 +25,7 @@ from docchat.errors import InvalidInput, NotFound
 from docchat.memory.conversation_memory import ConversationMemory
 from docchat.ports import MessageLog, TokenCounter, UnitOfWorkFactory
 from docchat.services.id_prefixes import resolve
+from docchat.text import lone_surrogate, require_storable
 
 MAX_TITLE = 200
 MAX_INSTRUCTIONS = 4_000
@@ -42,10 +43,18 @@ OPEN_MEMORIES = 32
 def clean_title(title: str) -> str:
     if not isinstance(title, str) or not title.strip():
         raise InvalidInput("a title cannot be empty")
+    require_storable(title, "a title")
     title = " ".join(title.split())
     if len(title) > MAX_TITLE:
         raise InvalidInput(f"a title can be at most {MAX_TITLE} characters (this one has {len(title)})")
     return title
+
+
+def require_message(text) -> None:
+    """A message is text with something in it that the store can hold as it is (see docchat.text)."""
+    if not isinstance(text, str) or not text.strip():
+        raise InvalidInput("a message cannot be empty")
+    require_storable(text, "a message")
 
 
 def title_from(text: str, *, words: int = 8) -> str:
@@ -177,7 +186,8 @@ class ConversationService:
         return purged
 
     def search(self, text: str, *, limit: int = 20) -> list[SearchHit]:
-        if not isinstance(text, str) or not text.strip():
+        # Text with a lone surrogate cannot be in any stored message, nor be sent to the database.
+        if not isinstance(text, str) or not text.strip() or lone_surrogate(text) is not None:
             return []
         with self._uow() as uow:
             return uow.conversations.search(text, limit=limit)
@@ -204,8 +214,7 @@ class ConversationService:
     # messages
 
     def append_message(self, conversation_id: str, role: str, content: str) -> Message:
-        if not isinstance(content, str) or not content.strip():
-            raise InvalidInput("a message cannot be empty")
+        require_message(content)
         return self.memory(conversation_id).add(role, content)
 
     def post_user_message(self, conversation_id: str | None, text: str, *, sent_content: str | None = None,
@@ -215,8 +224,7 @@ class ConversationService:
 
         A conversation still called "New conversation" takes its title from its first message.
         """
-        if not isinstance(text, str) or not text.strip():
-            raise InvalidInput("a message cannot be empty")
+        require_message(text)
         if conversation_id is None:
             conversation_id = self.create(title_from(text), source=TitleSource.FIRST_WORDS).id
         elif self.get(conversation_id).title == DEFAULT_TITLE and self.memory(conversation_id).count() == 0:
@@ -229,6 +237,7 @@ class ConversationService:
         removes them."""
         if not isinstance(text, str):
             raise InvalidInput("instructions must be text")
+        require_storable(text, "instructions")
         text = text.strip()
         if len(text) > MAX_INSTRUCTIONS:
             raise InvalidInput(f"instructions can be at most {MAX_INSTRUCTIONS:,} characters ({len(text):,} given)")

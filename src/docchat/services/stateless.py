@@ -14,7 +14,9 @@ from docchat.domain import Message, Role, Status, utcnow
 from docchat.errors import InvalidInput
 from docchat.ports import Gateway, TokenCounter
 from docchat.services.chat import ChatService
+from docchat.services.conversations import require_message
 from docchat.services.turn import Turn
+from docchat.text import require_storable
 
 ROLES = {role.value for role in Role}
 
@@ -27,10 +29,11 @@ def parse_history(history) -> list[tuple[Role, str]]:
     for number, item in enumerate(history, start=1):
         if not isinstance(item, dict) or set(item) - {"role", "content"} or "role" not in item or "content" not in item:
             raise InvalidInput(f"history item {number} must be an object with exactly 'role' and 'content'")
-        if item["role"] not in ROLES:
+        if not isinstance(item["role"], str) or item["role"] not in ROLES:
             raise InvalidInput(f"history item {number}: role must be system, user or assistant, not {item['role']!r}")
         if not isinstance(item["content"], str):
             raise InvalidInput(f"history item {number}: content must be a string")
+        require_storable(item["content"], f"history item {number}")
         parsed.append((Role(item["role"]), item["content"]))
     return parsed
 
@@ -50,8 +53,7 @@ class StatelessChat:
         documents to search (None: all of them); `top_k`: at most this many passages, retrieved
         even when the documents would fit whole; `instructions`: sent after the system prompt."""
         parsed = parse_history(history)
-        if not isinstance(question, str) or not question.strip():
-            raise InvalidInput("a message cannot be empty")
+        require_message(question)
         info = self._gateway.info()
         now = utcnow()
         messages = [self._message(number, role, content, now) for number, (role, content) in enumerate(parsed, 1)]

@@ -14,6 +14,7 @@ from docchat.exchange import ImportedConversation, to_document, to_json, to_mark
 from docchat.foreign import parse_export
 from docchat.ports import TokenCounter, UnitOfWorkFactory
 from docchat.services.conversations import MAX_TITLE
+from docchat.text import one_line
 
 # Larger files are refused before parsing: an export of a 262K-token conversation is ~2 MB.
 MAX_IMPORT_BYTES = 512 * 1024 * 1024
@@ -45,6 +46,7 @@ class TransferService:
     def import_bytes(self, raw: bytes, *, name: str = "file", as_copy: bool = False) -> list[ImportReport]:
         """Imports one JSON export or a zip of them, or a ChatGPT or Open WebUI export of many
         conversations. Every file is checked before anything is written."""
+        name = one_line(name) or "file"  # it starts every message about the file
         if len(raw) > MAX_IMPORT_BYTES:
             raise InvalidExport(f"{name}: too large to be a docchat export ({len(raw)} bytes)")
         documents = [document for source, content in _entries(raw, name)
@@ -66,10 +68,11 @@ class TransferService:
         if as_copy:
             document = _as_copy(document)
             conversation = document.conversation
-        elif repo.message_ids([m.id for m in document.messages]):
+        elif (repo.message_ids([m.id for m in document.messages])
+              or repo.summary_ids([s.id for s in document.summaries])):
             raise InvalidExport(
-                f"{conversation.title}: its message ids already belong to another conversation; "
-                "import it with --as-copy"
+                f"{one_line(conversation.title)}: its message or summary ids already belong to another "
+                "conversation; import it with --as-copy"
             )
         repo.add_conversation(conversation)
         repo.insert_messages([self._counted(m) for m in document.messages])
@@ -110,7 +113,7 @@ def _entries(raw: bytes, name: str) -> list[tuple[str, bytes]]:
             members = [info for info in archive.infolist() if not info.is_dir() and info.filename.endswith(".json")]
             if sum(info.file_size for info in members) > MAX_IMPORT_BYTES:
                 raise InvalidExport(f"{name}: the zip unpacks to more than {MAX_IMPORT_BYTES} bytes")
-            entries = [(f"{name}:{info.filename}", archive.read(info)) for info in members]
+            entries = [(f"{name}:{one_line(info.filename)}", archive.read(info)) for info in members]
     except (zipfile.BadZipFile, OSError) as error:
         raise InvalidExport(f"{name}: damaged zip: {error}") from None
     if not entries:

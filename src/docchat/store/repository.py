@@ -383,6 +383,11 @@ class ConversationRepository:
 
     # summaries
 
+    def summary_ids(self, ids: list[str]) -> set[str]:
+        if not ids:
+            return set()
+        return set(self._db.execute(select(summaries.c.id).where(summaries.c.id.in_(ids))).scalars())
+
     def add_summary(self, summary: Summary) -> None:
         """Stores a summary; one made on a branch whose version another branch has already
         used gets the next free version."""
