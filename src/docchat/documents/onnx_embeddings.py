@@ -68,6 +68,9 @@ class OnnxMiniLMEmbedder(BundledMiniLM):
             export_graph(model_dir, graph)
         options = onnxruntime.SessionOptions()
         options.log_severity_level = 3  # its warnings about unused initialisers would reach the terminal
+        # Its threads spin between runs by default, taking the cores the rest of the answer (and
+        # the page, the API, the LLM server) needs; asleep, they cost a few microseconds to wake.
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         session = onnxruntime.InferenceSession(str(graph), options, providers=["CPUExecutionProvider"])
         return tokenizer, session
 
