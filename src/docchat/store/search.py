@@ -118,23 +118,23 @@ def fts_query(user_text: str) -> str | None:
     Quoting each word means FTS5 operators typed by the user (AND, NEAR, quotes,
     parentheses) are searched for as words instead of breaking the query.
     """
-    words = _WORD.findall(user_text)
-    if not words:
-        return None
-    quoted = [f'"{word}"' for word in words]
-    quoted[-1] += "*"
-    return " ".join(quoted)
+    return _all_words(user_text, quote='"', prefix="*", join=" ")
 
 
 def ts_query(user_text: str) -> str | None:
     """The same query for PostgreSQL's to_tsquery(): quoted words joined by &, the last one a
     prefix (`:*`). Words hold no quotes, so nothing typed is read as an operator."""
+    return _all_words(user_text, quote="'", prefix=":*", join=" & ")
+
+
+def _all_words(user_text: str, *, quote: str, prefix: str, join: str) -> str | None:
+    """Every word quoted, the last one marked as a prefix: the query both databases are sent."""
     words = _WORD.findall(user_text)
     if not words:
         return None
-    quoted = [f"'{word}'" for word in words]
-    quoted[-1] += ":*"
-    return " & ".join(quoted)
+    quoted = [f"{quote}{word}{quote}" for word in words]
+    quoted[-1] += prefix
+    return join.join(quoted)
 
 
 def search_conversations(db: Connection, user_text: str, *, limit: int) -> list[SearchHit]:
