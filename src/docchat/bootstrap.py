@@ -35,6 +35,7 @@ from docchat.store.backup import SqliteFiles, sqlite_path
 from docchat.store.engine import make_engine
 from docchat.store.message_log import SqlMessageLog
 from docchat.store.migrate import current_revision, upgrade
+from docchat.store.presence import Presence
 from docchat.store.unit_of_work import SqlUnitOfWorkFactory
 
 # Libraries below us otherwise try the network at import time and wait on it.
@@ -48,7 +49,8 @@ os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 logging.getLogger("dspy").setLevel(logging.ERROR)
 
 EMBEDDED_MODEL_DIR = "smollm2-135m-instruct"
-# A streaming answer checkpoints every second; one silent for this long was cut off by a crash.
+# A streaming answer checkpoints every second; one silent for this long was cut off by a crash
+# (the rule when another process may be streaming it: see store/presence.py).
 STALE_STREAM = timedelta(minutes=2)
 
 
@@ -61,10 +63,14 @@ class Services:
     stateless: StatelessChat
     documents: DocumentService
     llm: LLMService
+    presence: Presence | None = None
 
     def close(self) -> None:
-        """Lets go of what one process may hold at a time (the local document index)."""
+        """Lets go of what one process may hold at a time (the local document index), and of
+        its claim on the database."""
         self.documents.close()
+        if self.presence is not None:
+            self.presence.close()
 
 
 def build_services(settings: Settings | None = None, *, counter: TokenCounter | None = None,
@@ -78,7 +84,10 @@ def build_services(settings: Settings | None = None, *, counter: TokenCounter | 
     engine = make_engine(settings.resolved_database_url, busy_timeout_s=settings.busy_timeout_s)
     upgrade(engine)
     uow = SqlUnitOfWorkFactory(engine)
-    _recover_interrupted_answers(uow)
+    presence = Presence(sqlite_path(settings.resolved_database_url),
+                        while_alone=lambda: _recover_interrupted_answers(uow, before=None))
+    if not presence.alone:
+        _recover_interrupted_answers(uow, before=utcnow() - STALE_STREAM)
     gateway = gateway or gateway_for(settings)
     info = _server_info(gateway) if contact_llm else None
     counter = counter or _counter(settings, gateway, info)
@@ -107,6 +116,7 @@ def build_services(settings: Settings | None = None, *, counter: TokenCounter | 
         stateless=StatelessChat(chat, pipeline, counter, gateway),
         documents=documents,
         llm=llm,
+        presence=presence,
     )
 
 
@@ -208,9 +218,11 @@ def profile_answer_tokens(settings: Settings) -> int:
     return CPU_MAX_OUTPUT if settings.llm_profile == "cpu" else GPU_MAX_OUTPUT
 
 
-def _recover_interrupted_answers(uow: SqlUnitOfWorkFactory) -> None:
+def _recover_interrupted_answers(uow: SqlUnitOfWorkFactory, *, before) -> None:
+    """Answers a crash left `streaming` become interrupted, their text kept: every one when no
+    other process uses the database (`before` None), else those silent since `before`."""
     with uow(write=True) as work:
-        work.conversations.interrupt_stale_streaming(utcnow() - STALE_STREAM)
+        work.conversations.interrupt_stale_streaming(before)
         work.commit()
 
 

@@ -365,6 +365,7 @@ class LLMStatus:
 class DocumentStatus(StrEnum):
     INGESTING = "ingesting"  # its chunks are being embedded; not searched yet
     READY = "ready"
+    REMOVING = "removing"  # its vectors, rows and file are going; not searched any more
 
 
 @dataclass(frozen=True)

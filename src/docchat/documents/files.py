@@ -80,6 +80,17 @@ def store_file(data_dir: Path, upload_name: str, data: bytes) -> Path:
     return target
 
 
+def stray_files(data_dir: Path, stored: set[str]) -> list[Path]:
+    """Files under data_dir/documents that no document names (`stored`: paths relative to
+    data_dir): left by a crash between writing a file and its row, or its row and the file's
+    removal, and half-written `.part` files."""
+    folder = data_dir / "documents"
+    if not folder.is_dir():
+        return []
+    return sorted(path for path in folder.glob("*/*")
+                  if path.is_file() and str(path.relative_to(data_dir)) not in stored)
+
+
 def _truncate_utf8(text: str, max_bytes: int) -> str:
     """The longest prefix of text whose UTF-8 encoding fits max_bytes, cut between characters."""
     return text.encode("utf-8")[: max(max_bytes, 0)].decode("utf-8", errors="ignore")

@@ -138,6 +138,11 @@ class ChunkIndex:
             if offset is None:
                 return
 
+    @property
+    def exclusive(self) -> bool:
+        """Local mode: this process is the only one that can read or write the index."""
+        return self._local
+
     def close(self) -> None:
         """Lets go of the index; in local mode, of the folder's lock."""
         self._client.close()

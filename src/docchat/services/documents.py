@@ -16,7 +16,7 @@ from dataclasses import replace
 from typing import Callable
 
 from docchat.documents.chunking import chunk
-from docchat.documents.files import content_hash, store_file
+from docchat.documents.files import content_hash, store_file, stray_files
 from docchat.documents.fusion import fuse
 from docchat.documents.parsing import MAX_BYTES, parse
 from docchat.documents.render import page_with_passage
@@ -167,6 +167,9 @@ class DocumentService:
             pages=max((s.page or 0) for s in parsed.sections) or None, chunks=len(pieces), status=DocumentStatus.INGESTING,
             added_at=utcnow(),
         )
+        # Opened before anything is written: an index held by another process (the app) refuses
+        # this ingestion with nothing stored, and opening it first clears what a crash left.
+        index = self.index()
         path = store_file(self._data_dir, name, data)
         document = Document(**{**document.__dict__, "path": str(path.relative_to(self._data_dir))})
         records = [ChunkRecord(id=str(uuid.uuid4()), document_id=document.id, position=p.index, label=p.label,
@@ -176,7 +179,7 @@ class DocumentService:
             uow.documents.add_chunks(records)
             uow.commit()
         try:
-            self._embed_and_index(document, records, progress, cancel)
+            self._embed_and_index(index, document, records, progress, cancel)
         except BaseException:
             self._remove(document)
             raise
@@ -186,7 +189,7 @@ class DocumentService:
         progress("ready", 1.0)
         return IngestReport(replace(document, status=DocumentStatus.READY), already_present=False)
 
-    def _embed_and_index(self, document: Document, records: list[ChunkRecord], progress: Progress,
+    def _embed_and_index(self, index, document: Document, records: list[ChunkRecord], progress: Progress,
                          cancel: threading.Event) -> None:
         def done(count: int) -> None:
             progress(f"embedded {count} of {len(records)} chunks", 0.1 + 0.9 * count / len(records))
@@ -194,7 +197,7 @@ class DocumentService:
         def cancelled() -> None:
             raise IngestionCancelled(f"ingestion of {document.name} was cancelled; nothing was kept")
 
-        self._index_chunks(self.index(), document.id, records, done, cancel, cancelled)
+        self._index_chunks(index, document.id, records, done, cancel, cancelled)
 
     def _index_chunks(self, index, document_id: str, records: list[ChunkRecord], done: Callable[[int], None],
                       cancel: threading.Event, cancelled: Callable[[], None]) -> None:
@@ -242,6 +245,11 @@ class DocumentService:
         return indexed
 
     def _remove(self, document: Document) -> None:
+        # Marked first: a crash part-way leaves a document that is not searched and is cleared
+        # the next time the index opens, never a ready one missing its vectors.
+        with self._uow(write=True) as uow:
+            uow.documents.mark_removing(document.id)
+            uow.commit()
         try:
             index = self.index()
         except DocchatError as error:
@@ -330,7 +338,27 @@ class DocumentService:
             if not self._index_checked:
                 index.ensure_collection()
                 self._index_checked = True
+                if index.exclusive:
+                    self._clear_leftovers(index)
             return index
+
+    def _clear_leftovers(self, index) -> None:
+        """Removes what a crash left half-done: documents still being ingested or removed (their
+        vectors, rows and files), and stored files no document names. Only with the local index:
+        holding it, this process knows no other one is ingesting. (With a Qdrant server, a
+        document cut off mid-ingestion stays unsearched until the same file is added again.)"""
+        with self._uow() as uow:
+            stored = uow.documents.list()
+        for document in (d for d in stored if d.status is not DocumentStatus.READY):
+            log.warning("removing %s, left half-%s by an earlier run", document.name,
+                        "ingested" if document.status is DocumentStatus.INGESTING else "removed")
+            index.delete_document(document.id)
+            with self._uow(write=True) as uow:
+                uow.documents.delete(document.id)
+                uow.commit()
+        kept = {d.path for d in stored if d.status is DocumentStatus.READY}
+        for path in stray_files(self._data_dir, kept):
+            path.unlink(missing_ok=True)
 
     def _raw_index(self):
         # Kept even when the collection check fails: a second client on the same local-mode

@@ -115,6 +115,10 @@ class DocumentRepository:
         rows = self._db.execute(select(documents).order_by(documents.c.added_at.desc(), documents.c.pk.desc()))
         return [_document(row) for row in rows]
 
+    def mark_removing(self, document_id: str) -> None:
+        self._db.execute(update(documents).where(documents.c.id == document_id)
+                         .values(status=DocumentStatus.REMOVING.value))
+
     def mark_ready(self, document_id: str, *, chunk_count: int) -> None:
         self._db.execute(update(documents).where(documents.c.id == document_id)
                          .values(status=DocumentStatus.READY.value, chunks=chunk_count))

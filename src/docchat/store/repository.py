@@ -351,16 +351,13 @@ class ConversationRepository:
         self.update_conversation(conversation_id, metadata=settings.as_dict())
         return settings
 
-    def interrupt_stale_streaming(self, before: datetime) -> int:
-        """Answers left `streaming` by a crash become `interrupted`, keeping their text."""
-        result = self._db.execute(
-            update(messages)
-            .where(
-                messages.c.status == Status.STREAMING.value,
-                func.coalesce(messages.c.updated_at, messages.c.created_at) < before,
-            )
-            .values(status=Status.INTERRUPTED.value)
-        )
+    def interrupt_stale_streaming(self, before: datetime | None) -> int:
+        """Answers left `streaming` by a crash become `interrupted`, keeping their text: those
+        silent since `before`, or every one (None: no other process can be writing one)."""
+        query = update(messages).where(messages.c.status == Status.STREAMING.value)
+        if before is not None:
+            query = query.where(func.coalesce(messages.c.updated_at, messages.c.created_at) < before)
+        result = self._db.execute(query.values(status=Status.INTERRUPTED.value))
         return result.rowcount
 
     def insert_messages(self, batch: list[Message]) -> None:
