@@ -24,7 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, Strict
 
 from docchat.domain import Citation, Conversation, ConversationSettings, Message, Rating, Role, Status, Summary
 from docchat.errors import InvalidExport
-from docchat.text import lone_surrogate, one_line
+from docchat.text import NUL, one_line, unstorable
 
 SCHEMA = "docchat.conversation"
 VERSION = 3
@@ -277,8 +277,8 @@ def _whole(text: str) -> int:
 
 
 def _require_storable(data: object, source: str) -> None:
-    """Refuses nesting past MAX_DEPTH and text the store cannot hold (an escaped lone surrogate),
-    walking the tree without recursion."""
+    """Refuses nesting past MAX_DEPTH and text the store cannot hold (an escaped lone surrogate or
+    NUL: see docchat.text), walking the tree without recursion."""
     pending = [(data, 1)]
     while pending:
         value, depth = pending.pop()
@@ -293,9 +293,12 @@ def _require_storable(data: object, source: str) -> None:
         else:
             texts = (value,) if isinstance(value, str) else ()
         for text in texts:
-            if (position := lone_surrogate(text)) is not None:
-                raise InvalidExport(f"{source}: holds text that is not valid Unicode: "
-                                    f"\\u{ord(text[position]):04x}, a lone surrogate")
+            if (position := unstorable(text)) is None:
+                continue
+            if text[position] == NUL:
+                raise InvalidExport(f"{source}: holds a NUL character (\\u0000), which docchat cannot store")
+            raise InvalidExport(f"{source}: holds text that is not valid Unicode: "
+                                f"\\u{ord(text[position]):04x}, a lone surrogate")
 
 
 def document_from(data: object, *, source: str) -> ImportedConversation:

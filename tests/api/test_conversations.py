@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from docchat.errors import LLMUnavailable
 
 from tests.api.conftest import events, stored
@@ -175,3 +177,42 @@ def test_a_scope_naming_an_unknown_document_is_refused_and_changes_nothing(clien
     assert response.status_code == 400
     assert client.get(f"/api/v1/conversations/{conversation['id']}").json()["document_scope"] == [trust["id"]]
 
+
+
+# NUL: no PostgreSQL text column holds it, so neither database takes it (see docchat.text)
+
+
+@pytest.mark.both_databases
+def test_a_message_or_title_holding_nul_is_a_400_saying_so_and_stores_nothing(client, api_services):
+    conversation = new_conversation(client)
+    before = stored(api_services)
+
+    asked = client.post(f"/api/v1/conversations/{conversation['id']}/messages",
+                        json={"content": "When is the Determination\x00 Date?"})
+    renamed = client.patch(f"/api/v1/conversations/{conversation['id']}", json={"title": "Trust\x00 deed"})
+
+    assert (asked.status_code, asked.json()) == (400, {"detail": (
+        "a message holds a NUL character (U+0000) at character 26, which docchat cannot store; nothing was stored")})
+    assert renamed.status_code == 400 and renamed.json()["detail"].startswith("a title holds a NUL character")
+    assert stored(api_services) == before
+    assert client.get(f"/api/v1/conversations/{conversation['id']}").json()["title"] == "Harbour Street Trust"
+
+
+@pytest.mark.both_databases
+def test_an_id_holding_nul_is_a_404_not_a_crash(client):
+    conversation = new_conversation(client)
+
+    for response in (client.get(f"/api/v1/conversations/{conversation['id'][:8]}%00"),
+                     client.delete("/api/v1/documents/%00")):
+        assert response.status_code == 404, response.text
+
+
+@pytest.mark.both_databases
+def test_an_answer_holding_nul_is_kept_with_a_replacement_character_in_its_place(client, gateway, api_services):
+    conversation = new_conversation(client)
+    gateway.enqueue(["The fifteenth\x00 ", "of March."])
+
+    answer = client.post(f"/api/v1/conversations/{conversation['id']}/messages", json={"content": "When?"}).json()
+
+    assert (answer["status"], answer["answer"]) == ("complete", "The fifteenth\ufffd of March.")
+    assert api_services.conversations.history(conversation["id"])[-1].content == "The fifteenth\ufffd of March."

@@ -80,3 +80,11 @@ def test_the_usage_of_a_document_names_the_conversations_that_cited_it(client, g
 
     [use] = client.get(f"/api/v1/documents/{trust['id']}/usage").json()
     assert (use["conversation_id"], use["title"]) == (conversation["id"], "Fees") and use["citations"] >= 1
+
+
+@pytest.mark.both_databases
+def test_a_text_file_with_a_stray_nul_in_it_is_added(client):
+    response = upload(client, "minutes.txt", b"The Trustee met the Account Bank\x00 on the Payment Date.\n", "text/plain")
+
+    assert response.status_code == 201, response.text
+    assert response.json()["document"]["chunks"] == 1

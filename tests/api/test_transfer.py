@@ -107,3 +107,17 @@ def test_an_unknown_export_format_is_a_422(client, answered):
     response = client.get(f"/api/v1/conversations/{answered}/export", params={"format": "pdf"})
 
     assert response.status_code == 422 and response.json()["detail"][0]["loc"] == ["query", "format"]
+
+
+@pytest.mark.both_databases
+def test_an_export_holding_nul_is_refused_in_one_line_and_nothing_is_written(client, answered, api_services):
+    document = json.loads(client.get(f"/api/v1/conversations/{answered}/export", params={"format": "json"}).content)
+    client.delete(f"/api/v1/conversations/{answered}")
+    document["messages"][0]["content"] = "When is the Determination\x00 Date?"
+    before = stored(api_services)
+
+    response = client.post("/api/v1/import", files={"file": ("trust.json", json.dumps(document).encode())})
+
+    assert (response.status_code, response.json()) == (
+        400, {"detail": "trust.json: holds a NUL character (\\u0000), which docchat cannot store"})
+    assert stored(api_services) == before

@@ -1,9 +1,10 @@
 """Any text a user can type or paste: stored, read back, exported and imported again byte for
 byte, or refused on one line with nothing stored.
 
-NUL and other controls, zero-width characters and byte-order marks, right-to-left text and
-bidi overrides, emoji sequences are text, and are kept exactly. A lone surrogate (what Python
-makes of invalid UTF-8, in a command's arguments for one) has no UTF-8 bytes: it is refused.
+Other controls, zero-width characters and byte-order marks, right-to-left text and bidi
+overrides, emoji sequences are text, and are kept exactly. A lone surrogate (what Python makes
+of invalid UTF-8, in a command's arguments for one) has no UTF-8 bytes, and PostgreSQL's text
+cannot hold NUL: both are refused, on SQLite too (see docchat.text).
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from docchat.errors import InvalidInput
-from docchat.text import lone_surrogate
+from docchat.text import unstorable
 
 from tests.fuzz.checks import database_rows, examples, one_line, outcome, refusal
 from tests.fuzz.texts import hostile_text, surrogate_text
@@ -55,7 +56,7 @@ def refused(data_dir: Path, act) -> str:
 @given(text=st.one_of(hostile_text(max_size=400), surrogate_text()))
 def test_any_question_is_stored_and_exported_byte_exact_or_refused_on_one_line(chatting, text):
     services, data_dir = chatting
-    if lone_surrogate(text) is not None or not text.strip():
+    if unstorable(text) is not None or not text.strip():
         refused(data_dir, lambda: services.chat.answer(None, text))
         return
 
@@ -78,7 +79,7 @@ def test_any_question_is_stored_and_exported_byte_exact_or_refused_on_one_line(c
 def test_any_message_appended_to_a_conversation_reads_back_byte_exact_or_is_refused(chatting, text, role):
     services, data_dir = chatting
     conversation = services.conversations.create("Harbour Street Trust")
-    if lone_surrogate(text) is not None or not text.strip():
+    if unstorable(text) is not None or not text.strip():
         refused(data_dir, lambda: services.conversations.append_message(conversation.id, role, text))
         return
 
@@ -110,7 +111,7 @@ def test_titles_instructions_searches_and_edits_take_any_text_or_refuse_it_on_on
         assert database_rows(data_dir) == before
         return
     outcome(f"{use} taken")
-    assert lone_surrogate(text) is None or use == "search", "text with a lone surrogate was taken"
+    assert unstorable(text) is None or use == "search", "text with NUL or a lone surrogate was taken"
     if use == "title":
         assert services.conversations.get(conversation.id).title == " ".join(text.split())
     elif use == "instructions":

@@ -151,7 +151,8 @@ def test_no_name_places_a_file_outside_the_documents_folder(library, name, exten
     report = upload(library, name + extension, data)
 
     if report is not None and not report.already_present:
-        assert report.document.name == name + extension
+        # A NUL in a name is read as U+FFFD, as no database column holds it (docchat.text).
+        assert report.document.name == (name + extension).replace("\x00", "\ufffd")
         stored = Path(report.document.path)
         assert stored.parts[0] == "documents" and len(stored.parts) == 3
         assert len(stored.name.encode("utf-8")) <= 255

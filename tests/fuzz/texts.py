@@ -16,10 +16,13 @@ HOSTILE_PIECES = [
 ]
 
 
-def hostile_text(*, min_size: int = 0, max_size: int = 40) -> st.SearchStrategy[str]:
+def hostile_text(*, min_size: int = 0, max_size: int = 40, nul: bool = True) -> st.SearchStrategy[str]:
     """Text any UTF-8 file can hold (no lone surrogates), mixed with the pieces above: about
-    `max_size` characters at most, at least one piece when `min_size` is not 0."""
-    piece = st.one_of(st.sampled_from(HOSTILE_PIECES), st.text(st.characters(codec="utf-8"), max_size=12))
+    `max_size` characters at most, at least one piece when `min_size` is not 0; `nul=False`:
+    without NUL, so text docchat stores (it refuses NUL, which PostgreSQL cannot hold)."""
+    pieces = HOSTILE_PIECES if nul else [piece for piece in HOSTILE_PIECES if "\x00" not in piece]
+    characters = st.characters(codec="utf-8") if nul else st.characters(codec="utf-8", exclude_characters="\x00")
+    piece = st.one_of(st.sampled_from(pieces), st.text(characters, max_size=12))
     if min_size:
         piece = piece.filter(bool)
     return st.lists(piece, min_size=1 if min_size else 0, max_size=max_size // 4 + 1).map("".join).filter(

@@ -259,6 +259,12 @@ def test_a_stray_latin1_byte_in_utf8_text_is_forgiven():
     assert parse("hours.txt", text).sections[0].text.endswith("Caf\ufffd")
 
 
+def test_a_stray_nul_in_text_is_dropped_like_the_other_control_characters():
+    text = "Zürich office closes at 17:00. ".encode() * 100 + b"Caf\x00e"
+
+    assert parse("hours.txt", text).sections[0].text.endswith("Cafe")
+
+
 # Refusals
 
 
@@ -267,6 +273,13 @@ def test_nul_bytes_under_a_text_extension_are_refused_as_binary():
         parse("payload.txt", b"MZ\x90\x00\x03\x00\x00\x00\x04\x00")
 
     assert reason(error) == '"payload.txt" looks like a binary file, not text'
+
+
+def test_utf16_text_is_refused_as_binary_whatever_its_length():
+    with pytest.raises(InvalidInput) as error:
+        parse("minutes.txt", "The Determination Date is the 15th.\n".encode("utf-16") * 200)
+
+    assert reason(error) == '"minutes.txt" looks like a binary file, not text'
 
 
 def test_text_that_is_mostly_invalid_utf8_is_refused():

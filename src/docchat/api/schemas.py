@@ -193,6 +193,7 @@ class Health(BaseModel):
     store: dict[str, Any]
     llm: dict[str, Any]
     documents: dict[str, Any]
+    backup: dict[str, Any]  # last_backup (ISO 8601, or null: never) and file, as `docchat doctor --json`
 
 
 # from the domain

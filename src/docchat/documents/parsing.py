@@ -27,7 +27,7 @@ from docx.table import Table
 from pypdf import PdfReader
 
 from docchat.errors import InvalidInput
-from docchat.text import one_line, require_storable, with_replacement_characters
+from docchat.text import NUL, one_line, require_storable, with_replacement_characters
 
 MB = 1024 * 1024
 MAX_BYTES = 50 * MB
@@ -42,9 +42,10 @@ KINDS = {
 }
 BEGINNING = "beginning"
 MAX_LABEL_CHARS = 120
-# A stray byte from another encoding is forgiven; more than this share means "not text".
-MAX_INVALID_UTF8_SHARE = 0.001
-MIN_INVALID_UTF8_ALLOWED = 4
+# A stray byte from another encoding, or a stray NUL, is forgiven; more of either than this
+# share means "not text".
+MAX_STRAY_BYTE_SHARE = 0.001
+MIN_STRAY_BYTES_ALLOWED = 4
 # A DOCX is a zip: refuse one that unpacks to far more than an upload may weigh (a zip bomb).
 MAX_DOCX_EXPANSION = 20
 # Plain text is grouped into sections of about this many characters, at blank lines.
@@ -66,7 +67,10 @@ class ParsedDocument:
 
 
 def parse(name: str, data: bytes, *, max_bytes: int = MAX_BYTES) -> ParsedDocument:
-    """The document's text in sections, or InvalidInput saying why it cannot be indexed."""
+    """The document's text in sections, or InvalidInput saying why it cannot be indexed. Its
+    name is `name` with any NUL made U+FFFD: no database column holds NUL, and the name came
+    with the file, so it is read like the text is (see docchat.text)."""
+    name = name.replace(NUL, "\ufffd")
     require_storable(name, f'the file name "{one_line(name)}"')
     shown = _shown(name)
     kind = KINDS.get(PurePath(name.replace("\\", "/")).suffix.lower())
@@ -234,15 +238,20 @@ def _decode(shown: str, data: bytes) -> str:
     _refuse_binary(shown, data)
     text = data.decode("utf-8-sig", errors="replace")
     invalid = text.count("\ufffd") - data.count("\ufffd".encode())
-    if invalid > max(MIN_INVALID_UTF8_ALLOWED, len(data) * MAX_INVALID_UTF8_SHARE):
+    if invalid > _stray_bytes_allowed(data):
         raise InvalidInput(f"{shown} is not UTF-8 text (is it a binary file with a text extension?)")
     return text
 
 
 def _refuse_binary(shown: str, data: bytes) -> None:
-    # Text never contains NUL; binaries (and UTF-16, which we do not read) are full of them.
-    if b"\x00" in data:
+    # Binaries (and UTF-16, which we do not read) are full of NUL; text has none, or a stray one
+    # forgiven like a stray undecodable byte (then dropped with the other control characters).
+    if data.count(b"\x00") > _stray_bytes_allowed(data):
         raise InvalidInput(f"{shown} looks like a binary file, not text")
+
+
+def _stray_bytes_allowed(data: bytes) -> float:
+    return max(MIN_STRAY_BYTES_ALLOWED, len(data) * MAX_STRAY_BYTE_SHARE)
 
 
 def _clean(text: str) -> str:
@@ -255,6 +264,8 @@ def _clean(text: str) -> str:
 
 
 def _label(label: str) -> str:
+    # A heading's control characters (a stray NUL) would be stored with it and shown in citations.
+    label = "".join(" " if unicodedata.category(ch) == "Cc" else ch for ch in label)
     label = re.sub(r"\s+", " ", label).strip() or BEGINNING
     return label if len(label) <= MAX_LABEL_CHARS else label[: MAX_LABEL_CHARS - 1].rstrip() + "…"
 

@@ -27,7 +27,7 @@ import zipfile
 import zlib
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timezone
 from pathlib import Path, PurePosixPath
 from typing import Callable, Iterator, Protocol
 
@@ -96,10 +96,32 @@ class RestoreReport:
 
 @dataclass(frozen=True)
 class BackupStatus:
-    """What `docchat doctor` says about backups."""
+    """What `docchat doctor`, the Settings page and the API's health say about backups."""
 
     last_backup: str | None  # when the last one was made (ISO 8601, UTC), or None
     file: str | None
+
+    @property
+    def made_at(self) -> datetime | None:
+        """When the last one was made, as a moment in UTC; None if never (or the record is unreadable)."""
+        if self.last_backup is None:
+            return None
+        try:
+            moment = datetime.fromisoformat(self.last_backup)
+        except ValueError:
+            return None
+        # Written in UTC; a record edited by hand without an offset is read as UTC too.
+        return moment.astimezone(timezone.utc) if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+
+
+def backup_status(data_dir: Path) -> BackupStatus:
+    """When the last backup of `data_dir` was made, and to which file: read from the record a
+    backup (or a restore) leaves there. Needs nothing opened, so any front end can ask."""
+    try:
+        record = json.loads((data_dir / LAST_BACKUP).read_text(encoding="utf-8"))
+        return BackupStatus(str(record["made_at"]), str(record["file"]))
+    except (OSError, ValueError, KeyError, TypeError):
+        return BackupStatus(None, None)
 
 
 class BackupService:
@@ -109,11 +131,7 @@ class BackupService:
         self._rebuild_index = rebuild_index
 
     def status(self) -> BackupStatus:
-        try:
-            record = json.loads((self._data_dir / LAST_BACKUP).read_text(encoding="utf-8"))
-            return BackupStatus(str(record["made_at"]), str(record["file"]))
-        except (OSError, ValueError, KeyError, TypeError):
-            return BackupStatus(None, None)
+        return backup_status(self._data_dir)
 
     # backup
 

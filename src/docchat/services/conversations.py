@@ -25,7 +25,7 @@ from docchat.errors import InvalidInput, NotFound
 from docchat.memory.conversation_memory import ConversationMemory
 from docchat.ports import MessageLog, TokenCounter, UnitOfWorkFactory
 from docchat.services.id_prefixes import resolve
-from docchat.text import lone_surrogate, require_storable
+from docchat.text import lone_surrogate, one_line, require_storable, unstorable
 
 MAX_TITLE = 200
 MAX_INSTRUCTIONS = 4_000
@@ -326,6 +326,9 @@ class ConversationService:
     # internals
 
     def _require(self, uow, conversation_id: str) -> Conversation:
+        # An id from a link (`?c=...`) may hold what no database can be asked about (NUL...).
+        if unstorable(conversation_id) is not None:
+            raise NotFound(f"no conversation with id {one_line(repr(conversation_id))}")
         conversation = uow.conversations.get_conversation(conversation_id)
         if conversation is None:
             raise NotFound(f"no conversation with id {conversation_id}")

@@ -16,6 +16,7 @@ from typing import Callable, Iterator, Protocol
 from docchat.domain import FINISHED, Budget, Citation, MemoryStats, Message, SessionMemory, Status
 from docchat.errors import DocchatError, GenerationStopped, LLMError
 from docchat.ports import Generation
+from docchat.text import NUL
 
 CHECKPOINT_S = 1.0
 
@@ -84,6 +85,9 @@ class Turn:
                 raise self.failure
             generation = self.start(self.stop)
             for delta in generation:
+                # The model's text is a reading, not the user's words: a NUL in it (a byte token),
+                # which no PostgreSQL text holds, is shown and kept as U+FFFD (see docchat.text).
+                delta = delta.replace(NUL, "\ufffd")
                 text += delta
                 if time.monotonic() - last_checkpoint >= CHECKPOINT_S:
                     self.saver.checkpoint(replace(self.draft, content=text))

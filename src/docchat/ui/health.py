@@ -1,5 +1,5 @@
-"""The Settings page: the store's and the LLM's health, as `docchat doctor` reports them, and
-the trash of deleted conversations."""
+"""The Settings page: the store's and the LLM's health and the last backup, as `docchat doctor`
+reports them, and the trash of deleted conversations."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import streamlit as st
 
 from docchat.domain import Conversation, utcnow
 from docchat.errors import DocchatError
+from docchat.services.backup import BackupStatus, backup_status
 from docchat.ui import preferences
 from docchat.ui.session import flash, services, show_flash
 from docchat.ui.text import ago, count, literal
@@ -48,11 +49,20 @@ def _storage() -> None:
     st.subheader("Storage", anchor=False)
     st.text(f"Database: {health.database}")
     st.text(f"Schema version: {health.schema_version}    Integrity: {health.integrity}")
+    st.text(f"Last backup: {_last_backup(backup_status(services().settings.resolved_data_dir))}")
     columns = st.columns(4)
     columns[0].metric("Conversations", health.conversations)
     columns[1].metric("Deleted (not purged)", health.deleted_conversations)
     columns[2].metric("Messages", health.messages)
     columns[3].metric("Summaries", health.summaries)
+
+
+def _last_backup(status: BackupStatus) -> str:
+    if status.last_backup is None:
+        return "never"
+    made = status.made_at
+    when = f"{ago(made, utcnow())} ({made:%Y-%m-%d %H:%M} UTC)" if made else status.last_backup
+    return f"{when}, to {status.file}"
 
 
 def _documents() -> None:
