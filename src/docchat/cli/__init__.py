@@ -35,6 +35,7 @@ from docchat.cli.library import (
     bench_prefix,
     bench_followups,
     bench_api,
+    bench_crash,
 )
 from docchat.cli.signals import stop_like_ctrl_c
 from docchat.errors import DocchatError
@@ -214,4 +215,10 @@ def _parser() -> argparse.ArgumentParser:
     api.add_argument("--clients", type=int, default=8)
     api.add_argument("--json", action="store_true")
     api.set_defaults(handler=bench_api)
+    crash = suites.add_parser("crash", help="SIGKILL at random moments of real work (asking, compacting, "
+                              "importing, ingesting), each followed by a checked restart (needs the LLM server)")
+    crash.add_argument("--kills", type=int, default=100, help="default: %(default)s")
+    crash.add_argument("--seed", type=int, default=None, help="repeat a run's kill moments")
+    crash.add_argument("--json", action="store_true")
+    crash.set_defaults(handler=bench_crash)
     return parser

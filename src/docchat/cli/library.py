@@ -255,6 +255,16 @@ def bench_api(args) -> None:
     run_api_bench(questions=args.questions, clients=args.clients, as_json=args.json)
 
 
+def bench_crash(args) -> None:
+    from docchat.bench.crash import run_crash_bench
+
+    if args.kills < 1:
+        raise DocchatError("--kills must be at least 1")
+    result = run_crash_bench(kills=args.kills, seed=args.seed, as_json=args.json)
+    if result["questions_lost"] or result["orphans"] or result["answers_altered"] or result["integrity_failures"]:
+        raise DocchatError("the crash campaign found lost or half-written data (listed above)")
+
+
 def bench_prefix(args) -> None:
     if args.documents:
         from docchat.bench.prefix_documents import TURNS, run_document_prefix_bench
