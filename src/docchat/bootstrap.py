@@ -16,7 +16,7 @@ from docchat.context.pipeline import AnswerPipeline, PassageLimits
 from docchat.context.planner import Caps
 from docchat.context.programs import Programs, vllm_lm_factory
 from docchat.domain import utcnow
-from docchat.errors import DocchatError, LLMError
+from docchat.errors import IndexInUse, LLMError
 from docchat.llm.discovery import fetch_info
 from docchat.llm.gateway import Sampling, Timeouts, VllmGateway
 from docchat.llm.profiles import CPU_MAX_OUTPUT, CPU_MODEL_NAME, CPU_SAMPLING, GPU_MAX_OUTPUT, GPU_SAMPLING
@@ -196,7 +196,7 @@ def _chunk_index(settings: Settings, embedder):
         except RuntimeError as error:
             if "already accessed" not in str(error):
                 raise
-            raise DocchatError(f"The document index ({folder}) is open in another docchat process (the app?); "
+            raise IndexInUse(f"The document index ({folder}) is open in another docchat process (the app?); "
                                "stop it first, or use a Qdrant server (DOCCHAT_QDRANT_URL).") from None
     # An unclosed local-mode client complains from __del__ at interpreter exit.
     atexit.register(client.close)

@@ -25,6 +25,11 @@ class StoreUnavailable(DocchatError):
     pass
 
 
+class IndexInUse(DocchatError):
+    """The local document index is open in another process (the app): Qdrant's local mode
+    allows one at a time."""
+
+
 class LLMError(DocchatError):
     """A failure talking to the LLM; the user's message is kept and the turn can be retried."""
 

@@ -34,7 +34,7 @@ def test_with_no_llm_server_the_question_is_kept_and_the_page_says_why_and_offer
     assert (answer.role, answer.status) == (Role.ASSISTANT, Status.ERROR)
     assert any("not running" in warning.value for warning in page.warning)
     assert any("not running" in error.value for error in page.error)
-    assert page.button(key="chat_retry").label == "Retry the answer"
+    assert page.button(key=f"chat_retry_{answer.id}").label == "Retry the answer"
 
 
 def test_the_open_conversation_shows_its_stored_history(chat_page, services):

@@ -16,7 +16,7 @@ from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
 from starlette.exceptions import HTTPException
 
-from docchat.errors import ContextOverflow, DocchatError, LLMError, NotFound, StoreUnavailable
+from docchat.errors import ContextOverflow, DocchatError, IndexInUse, LLMError, NotFound, StoreUnavailable
 
 log = logging.getLogger(__name__)
 
@@ -41,7 +41,7 @@ def status_of(error: DocchatError) -> int:
         return 404
     if isinstance(error, ContextOverflow):
         return 400
-    if isinstance(error, (LLMError, StoreUnavailable)):
+    if isinstance(error, (LLMError, StoreUnavailable, IndexInUse)):
         return 503
     return 400
 

@@ -5,8 +5,9 @@ start a piece of work (a question answered by the real LLM server, a turn that c
 conversation, an import of 12 conversations, the ingestion of 3 documents), and kills it with
 SIGKILL at a random moment. Each work is first run once, unkilled, to time its stages; a kill
 picks one of them at random (for a question: before it is stored, between storing and the first
-token, mid-stream) and a random moment within it, so the short stages are hit as often as the
-long ones. Another forked process then starts over the data dir, as the next `docchat` command
+token, mid-stream), waits for the worker's journal to say that stage began, and lands at a random
+moment of the stage's measured length: the short stages are hit as often as the long ones, however
+long the stages before them take in that round. Another forked process then starts over the data dir, as the next `docchat` command
 would, and checks it against the worker's journal (see crash_work). Forking from one process
 that has imported everything once makes a round cost the work, not Python's start-up; the
 workers themselves build everything from disk, as a restart does.
@@ -31,6 +32,13 @@ from docchat.bench.crash_work import SCENARIOS, Journal, Paths, check, prepare, 
 from docchat.errors import DocchatError
 
 READY_TIMEOUT_S = 120.0
+# What says each stage of a work began (see _stages): the work itself, the question stored (the
+# pipeline fits the window right after keeping it), the first token.
+STARTS = (
+    lambda key, value: key == "ready",
+    lambda key, value: key == "stage" and value.startswith("Fitting"),
+    lambda key, value: key == "delta",
+)
 
 
 def run_crash_bench(*, kills: int = 100, seed: int | None = None, as_json: bool = False,
@@ -59,13 +67,16 @@ def run_crash_bench(*, kills: int = 100, seed: int | None = None, as_json: bool 
         while tally.kills < kills:
             scenario = SCENARIOS[attempt % len(SCENARIOS)]
             attempt += 1
-            killed, moment, delay, notes = _round(scenario, attempt, paths, llm_url, rng.uniform(*rng.choice(stages[scenario])))
+            stage = rng.randrange(len(stages[scenario]))
+            start, end = stages[scenario][stage]
+            killed, moment, after, notes = _round(scenario, attempt, paths, llm_url, STARTS[stage],
+                                                  rng.uniform(0, end - start))
             if not killed:
                 tally.finished_first += 1
                 continue
             found = _in_child(lambda: check(paths, llm_url, notes).as_dict(), paths)
             tally.add(scenario, moment, found)
-            say(f"kill {tally.kills:3d}/{kills}  {scenario:<8} {moment:<42} after {delay:5.2f} s   "
+            say(f"kill {tally.kills:3d}/{kills}  {scenario:<8} {moment:<42} after {after:5.2f} s   "
                 f"lost {len(found['questions_lost'])}  recovered {found['answers_recovered']}  "
                 f"orphans {len(found['orphans'])}")
             for problem in found["questions_lost"] + found["answers_altered"] + found["orphans"]:
@@ -119,20 +130,33 @@ def _stages(timed) -> list[tuple[float, float]]:
     return [(0.0, stored), (stored, streaming), (streaming, streamed)]
 
 
-def _round(scenario: str, number: int, paths: Paths, llm_url: str, delay: float):
-    """Starts the work, kills it `delay` seconds after it began; (killed, moment, delay, notes)."""
+def _round(scenario: str, number: int, paths: Paths, llm_url: str, began, delay: float):
+    """Starts the work and kills it `delay` seconds after the stage `began` (a test of the
+    journal's notes) began; (killed, moment, seconds after the work began, notes)."""
     journal = paths.root / f"round-{number}"
     pid = _fork_worker(scenario, number, paths, llm_url, journal)
-    _wait_ready(pid, journal)
-    time.sleep(delay)
-    finished, _ = os.waitpid(pid, os.WNOHANG)
+    ready_at = _wait_ready(pid, journal)
+    finished = _wait_for(pid, journal, began)
+    if not finished:
+        time.sleep(delay)
+        finished, _ = os.waitpid(pid, os.WNOHANG)
     if not finished:
         os.kill(pid, signal.SIGKILL)
         os.waitpid(pid, 0)
     notes = read_journal(journal)
     if any(key == "failed" for key, _ in notes):
         raise DocchatError(f"the {scenario} work failed on its own: {_failure(notes, paths)}")
-    return not finished, _moment(scenario, notes), delay, notes
+    return not finished, _moment(scenario, notes), time.monotonic() - ready_at, notes
+
+
+def _wait_for(pid: int, journal: Path, began) -> int:
+    """Waits until the journal has a note `began` accepts; the pid if the worker ended first."""
+    while not any(began(key, value) for key, value in read_journal(journal)):
+        finished, _ = os.waitpid(pid, os.WNOHANG)
+        if finished:
+            return finished
+        time.sleep(0.005)
+    return 0
 
 
 def _fork_worker(scenario: str, number: int, paths: Paths, llm_url: str, journal_path: Path) -> int:

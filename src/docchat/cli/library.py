@@ -135,6 +135,8 @@ def ingest(args) -> int:
     services = open_services(llm=True)
     # Before any file is read: a mistyped id should not cost an ingestion.
     conversation_id = services.conversations.resolve_id(args.conversation) if args.conversation else None
+    # Nor an index the app holds: refused in one line, not once per file.
+    services.documents.index()
     failures = 0
     added = []
     for name in args.paths:

@@ -34,7 +34,7 @@ from docchat.domain import (
     SourceView,
     utcnow,
 )
-from docchat.errors import DocchatError, InvalidInput, NotFound
+from docchat.errors import DocchatError, IndexInUse, InvalidInput, NotFound
 from docchat.ports import TokenCounter, UnitOfWorkFactory
 from docchat.services.id_prefixes import resolve
 
@@ -86,6 +86,14 @@ class DocumentService:
             document = uow.documents.get(document_id)
         if document is None:
             raise NotFound(f"no document with id {document_id}")
+        try:
+            self.index()
+        except IndexInUse:
+            # Refused with nothing removed: the vectors would outlive their document in the
+            # index of the process that holds it.
+            raise
+        except DocchatError:
+            pass  # an embeddings server that is down does not stop a deletion: see `_remove`
         self._remove(document)
 
     def resolve_id(self, prefix: str) -> str:
@@ -149,6 +157,11 @@ class DocumentService:
         it changes nothing and returns the document that holds it)."""
         cancel = cancel or threading.Event()
         parsed = parse(name, data, max_bytes=self._max_bytes)
+        # Opened before anything is written or removed: an index held by another process (the
+        # app) refuses this ingestion with nothing touched, not even a half-ingested copy of the
+        # same file, which may be the app's own ingestion under way. Opening it also clears what
+        # a crash left.
+        index = self.index()
         digest = content_hash(data)
         with self._uow() as uow:
             existing = uow.documents.by_hash(digest)
@@ -163,13 +176,10 @@ class DocumentService:
         if not pieces:
             raise InvalidInput(f"{name} has no text to index")
         document = Document(
-            id=str(uuid.uuid4()), name=name, kind=parsed.kind, path="", size=len(data), content_hash=digest,
+            id=str(uuid.uuid4()), name=parsed.name, kind=parsed.kind, path="", size=len(data), content_hash=digest,
             pages=max((s.page or 0) for s in parsed.sections) or None, chunks=len(pieces), status=DocumentStatus.INGESTING,
             added_at=utcnow(),
         )
-        # Opened before anything is written: an index held by another process (the app) refuses
-        # this ingestion with nothing stored, and opening it first clears what a crash left.
-        index = self.index()
         path = store_file(self._data_dir, name, data)
         document = Document(**{**document.__dict__, "path": str(path.relative_to(self._data_dir))})
         records = [ChunkRecord(id=str(uuid.uuid4()), document_id=document.id, position=p.index, label=p.label,

@@ -55,11 +55,14 @@ def render(conversation_id: str | None) -> None:
     if resend is not None and conversation_id:
         _resend(conversation_id, resend)
     _server_notice()
+    # These buttons act on the last message, so their keys name it: a click in a tab that has
+    # not seen a question asked since in another tab finds no button in the run it starts (that
+    # run reads the conversation anew), instead of answering that other question.
     if conversation_id and history and _needs_retry(history[-1]):
-        if st.button("Retry the answer", key=f"{KEY}_retry", icon=":material/refresh:"):
+        if st.button("Retry the answer", key=f"{KEY}_retry_{history[-1].id}", icon=":material/refresh:"):
             _stream(lambda progress: services().chat.retry(conversation_id, progress=progress))
     if conversation_id and history and history[-1].status is Status.TRUNCATED:
-        if st.button("Continue the answer", key=f"{KEY}_continue", icon=":material/arrow_forward:"):
+        if st.button("Continue the answer", key=f"{KEY}_continue_{history[-1].id}", icon=":material/arrow_forward:"):
             _stream(lambda progress: services().chat.continue_answer(conversation_id, progress=progress))
     edited = _unsent(conversation_id, history)
     text = st.chat_input("Ask about your documents", key=f"{KEY}_input")
@@ -155,8 +158,8 @@ def _answer_actions(answer: Message, versions: list[Message], *, regenerate: boo
             with st.popover("Copy", icon=":material/content_copy:", type="tertiary"):
                 # A code block has the browser's copy button; the answer's Markdown, as written.
                 st.code(answer.content, language="markdown", wrap_lines=True)
-        if regenerate and st.button("Regenerate", key=f"{KEY}_regenerate", icon=":material/refresh:", type="tertiary",
-                                    help="Answer again; this answer is kept as an earlier version"):
+        if regenerate and st.button("Regenerate", key=f"{KEY}_regenerate_{answer.id}", icon=":material/refresh:",
+                                    type="tertiary", help="Answer again; this answer is kept as an earlier version"):
             _stream(lambda progress: services().chat.retry(answer.conversation_id, progress=progress))
 
 
