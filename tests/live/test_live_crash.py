@@ -18,7 +18,7 @@ KILLS = 12
 def test_killed_twelve_times_at_random_moments_nothing_is_lost_or_half_written(live_llm, tmp_path):
     environment = {**os.environ, "DOCCHAT_LLM_URL": live_llm.url, "DOCCHAT_DATA_DIR": str(tmp_path / "unused")}
     environment.pop("DOCCHAT_DATABASE_URL", None)
-    run = subprocess.run([sys.executable, "-m", "docchat", "bench", "crash", "--kills", str(KILLS), "--seed", "7",
+    run = subprocess.run([sys.executable, "-m", "docchat.cli", "bench", "crash", "--kills", str(KILLS), "--seed", "7",
                           "--json"], capture_output=True, text=True, env=environment, timeout=1450)
     assert run.returncode == 0, run.stderr[-3000:] + run.stdout[-3000:]
     result = json.loads(run.stdout.strip().splitlines()[-1])
