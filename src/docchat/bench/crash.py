@@ -122,8 +122,7 @@ def _stages(timed) -> list[tuple[float, float]]:
     def first(match) -> float | None:
         return next((when - began for key, when, value in timed if match(key, value)), None)
 
-    stored = first(lambda key, value: key == "stage" and value.startswith("Fitting"))
-    streaming = first(lambda key, value: key == "delta")
+    stored, streaming = first(STARTS[1]), first(STARTS[2])
     streamed = max((when - began for key, when, _ in timed if key == "delta"), default=None)
     if None in (stored, streaming, streamed):
         return [(0.0, first(lambda key, value: key == "done"))]
