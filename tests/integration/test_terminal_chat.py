@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import os
+import signal
 import socket
 import subprocess
 import sys
@@ -46,10 +47,12 @@ def terminal(data_dir, tmp_path, fake_llm):
     command = str(Path(sys.executable).with_name("docchat"))
     started: list[pexpect.spawn] = []
 
-    def spawn(*args: str, llm_url: str | None = None) -> pexpect.spawn:
+    def spawn(*args: str, llm_url: str | None = None, sigint_ignored: bool = False) -> pexpect.spawn:
         env = {**environment(data_dir, llm_url or fake_llm.url + "/v1"), "TERM": "xterm", "PROMPT_TOOLKIT_NO_CPR": "1"}
+        # As a shell starts a script's background job (nohup, `&`): children inherit SIGINT ignored.
+        ignore_sigint = (lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)) if sigint_ignored else None
         child = pexpect.spawn(command, ["chat", *args], env=env, cwd=str(tmp_path), dimensions=(40, 120),
-                              encoding="utf-8", timeout=30)
+                              encoding="utf-8", timeout=30, preexec_fn=ignore_sigint)
         child.logfile_read = io.StringIO()
         started.append(child)
         # Drawn once the terminal is in raw mode: keys sent from now on reach the line editor.
@@ -131,9 +134,11 @@ def test_an_answer_streams_into_the_terminal_and_is_stored_complete(terminal, da
     assert (question.content, answer.content, answer.status) == (QUESTION, FULL_ANSWER, Status.COMPLETE)
 
 
-def test_ctrl_c_mid_answer_stops_it_keeps_it_as_interrupted_and_returns_to_the_prompt(terminal, data_dir, fake_llm):
+@pytest.mark.parametrize("sigint_ignored", [False, True], ids=["from-a-shell", "started-with-sigint-ignored"])
+def test_ctrl_c_mid_answer_stops_it_keeps_it_as_interrupted_and_returns_to_the_prompt(
+        terminal, data_dir, fake_llm, sigint_ignored):
     fake_llm.mode = "slow"
-    child = terminal()
+    child = terminal(sigint_ignored=sigint_ignored)
     child.sendline(QUESTION)
     child.expect_exact("".join(SLOW_PIECES[:3]))
 

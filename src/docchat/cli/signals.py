@@ -13,6 +13,14 @@ def stop_like_ctrl_c() -> None:
     signal.signal(signal.SIGHUP, _as_terminate)
 
 
+def ctrl_c_interrupts() -> None:
+    """Ctrl-C raises KeyboardInterrupt even in a process started with SIGINT ignored.
+
+    A shell starts the background jobs of a script that way (nohup, `&`), and children inherit
+    it; prompt_toolkit then restores that after every prompt, so Ctrl-C mid-answer was lost."""
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
 def _interrupt(signum, frame) -> None:
     raise KeyboardInterrupt
 

@@ -11,6 +11,7 @@ import sys
 import textwrap
 
 from docchat.atomic import write_atomically
+from docchat.cli.signals import ctrl_c_interrupts
 from docchat.cli.terminal_backends import Backend, Outcome, Said
 from docchat.domain import Citation, Status
 from docchat.errors import DocchatError
@@ -34,6 +35,7 @@ def chat(args) -> int:
         raise DocchatError("--conversation and --stateless do not go together: a stateless chat stores nothing")
     if args.token and not args.url:
         raise DocchatError("--token goes with --url (the API's token)")
+    ctrl_c_interrupts()
     backend = _backend(args)
     try:
         return Session(backend, _reader()).run(opening=args.conversation)
