@@ -11,6 +11,7 @@ from docchat.bootstrap import build_services
 from docchat.config import Settings
 from docchat.domain import utcnow
 from docchat.errors import InvalidInput, NotFound
+from docchat.store import search
 
 from tests.integration.sample_data import TRUST_TURNS, set_updated_at, trust_conversation
 
@@ -175,6 +176,24 @@ def test_search_finds_every_conversation_even_when_one_matches_hundreds_of_times
     hits = conversations.search("budget")
 
     assert {hit.conversation_id for hit in hits} == {budget.id, report.id}
+
+
+def test_a_word_in_more_messages_than_are_ranked_still_finds_the_other_conversations(services, monkeypatch):
+    monkeypatch.setattr(search, "RANKED_MATCHES", 30)
+    monkeypatch.setattr(search, "RANKED_PER_CONVERSATION", 5)
+    conversations = services.conversations
+    older = [conversations.create(f"Campaign {n}") for n in range(15)]
+    for conversation in older:
+        conversations.append_message(conversation.id, "user", "What was the budget for this one?")
+    # The newest matches, four times as many as are ranked, in one conversation.
+    plan = conversations.create("Marketing plan")
+    for line in range(120):
+        conversations.append_message(plan.id, "user", f"Line {line}: the budget for campaign {line}.")
+
+    hits = conversations.search("budget")
+
+    assert {hit.conversation_id for hit in hits} == {plan.id} | {conversation.id for conversation in older}
+    assert all("«budget»" in hit.snippet for hit in hits)
 
 
 @pytest.mark.parametrize("typed", ['AND (', '"', "NEAR", "trust*)", "beneficiaries NOT", "^(", "col:umn"])

@@ -36,6 +36,7 @@ from docchat.cli.library import (
     bench_followups,
     bench_api,
     bench_crash,
+    bench_scale,
 )
 from docchat.cli.signals import stop_like_ctrl_c
 from docchat.errors import DocchatError
@@ -221,4 +222,14 @@ def _parser() -> argparse.ArgumentParser:
     crash.add_argument("--seed", type=int, default=None, help="repeat a run's kill moments")
     crash.add_argument("--json", action="store_true")
     crash.set_defaults(handler=bench_crash)
+    scale = suites.add_parser("scale", help="list, read, export, import, search and clean up a store of "
+                              "1,000 conversations and two long ones (2,000 and 10,000 messages)")
+    scale.add_argument("--conversations", type=int, default=1000, help="short conversations (default: %(default)s)")
+    scale.add_argument("--messages", type=int, default=20, help="messages in each short one (default: %(default)s)")
+    scale.add_argument("--long", type=int, default=2000, help="messages in the long one that is read "
+                       "(default: %(default)s)")
+    scale.add_argument("--longest", type=int, default=10000, help="messages in the one exported "
+                       "(default: %(default)s)")
+    scale.add_argument("--json", action="store_true")
+    scale.set_defaults(handler=bench_scale)
     return parser

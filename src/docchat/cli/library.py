@@ -267,6 +267,16 @@ def bench_crash(args) -> None:
         raise DocchatError("the crash campaign found lost or half-written data (listed above)")
 
 
+def bench_scale(args) -> None:
+    from docchat.bench.scale import run_scale_bench
+
+    for name in ("conversations", "messages", "long", "longest"):
+        if getattr(args, name) < 1:
+            raise DocchatError(f"--{name} must be at least 1")
+    run_scale_bench(conversations=args.conversations, messages=args.messages, long=args.long,
+                    longest=args.longest, as_json=args.json)
+
+
 def bench_prefix(args) -> None:
     if args.documents:
         from docchat.bench.prefix_documents import TURNS, run_document_prefix_bench

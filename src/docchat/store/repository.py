@@ -9,25 +9,23 @@ from __future__ import annotations
 
 from dataclasses import replace
 from datetime import datetime
+from functools import lru_cache
 
-from sqlalchemy import Connection, delete, func, insert, select, text, update
+from sqlalchemy import Connection, Text, delete, func, insert, select, text, type_coerce, update
 
 from docchat.domain import (
-    Budget,
-    Citation,
     Conversation,
     ConversationSettings,
-    MemoryStats,
     Message,
     Rating,
-    Role,
     SearchHit,
     Status,
     Summary,
     utcnow,
 )
+from docchat.store.message_rows import conversation_messages, figures_row, message_by_id, message_row
 from docchat.store.search import search_conversations
-from docchat.store.tables import conversations, messages, summaries
+from docchat.store.tables import conversations, messages, sqlite_json, summaries
 
 # Ids per `IN (...)`: well under SQLite's limit on bound parameters (32,766).
 IN_CHUNK = 10_000
@@ -39,8 +37,18 @@ _CONVERSATION_COLUMNS = [
     conversations.c.updated_at,
     conversations.c.pinned,
     conversations.c.deleted_at,
-    conversations.c.metadata,
+    # As stored (on SQLite, the JSON text): _settings parses each distinct text once.
+    type_coerce(conversations.c.metadata, Text).label("metadata"),
 ]
+
+# seq is dense, so the last one is the count: read from the end of the (conversation_id, seq)
+# index, where counting walked every entry (32,000 for a list of 1,000 conversations).
+_MESSAGE_COUNT = (
+    select(func.coalesce(func.max(messages.c.seq), 0))
+    .where(messages.c.conversation_id == conversations.c.id)
+    .scalar_subquery()
+    .label("message_count")
+)
 
 
 def _conversation(row, message_count: int = 0) -> Conversation:
@@ -51,79 +59,21 @@ def _conversation(row, message_count: int = 0) -> Conversation:
         updated_at=row.updated_at,
         pinned=bool(row.pinned),
         deleted_at=row.deleted_at,
-        settings=ConversationSettings.from_dict(row.metadata),
+        settings=_settings(row.metadata),
         message_count=message_count,
     )
 
 
-def citations_from(stored) -> list[Citation]:
-    return [Citation.from_dict(c, number=n) for n, c in enumerate(stored or [], start=1) if isinstance(c, dict)]
+def _settings(stored) -> ConversationSettings:
+    # PostgreSQL's driver hands the JSON over parsed already.
+    return _settings_of_text(stored) if isinstance(stored, str) else ConversationSettings.from_dict(stored)
 
 
-def _message(row) -> Message:
-    return Message(
-        id=row.id,
-        conversation_id=row.conversation_id,
-        seq=row.seq,
-        role=Role(row.role),
-        content=row.content,
-        created_at=row.created_at,
-        status=Status(row.status),
-        token_count=row.token_count,
-        tokenizer=row.tokenizer,
-        citations=citations_from(row.citations),
-        rewritten_query=row.rewritten_query,
-        model=row.model,
-        usage=row.usage,
-        error=row.error,
-        sent_content=row.sent_content,
-        rating=Rating(row.rating) if row.rating else None,
-        version_of=row.version_of,
-        shown=bool(row.shown),
-        parent_id=row.parent_id,
-        **_figures(row.figures),
-    )
-
-
-def _figures(stored) -> dict:
-    """An answer's budget and memory figures; figures this version cannot read are left out."""
-    try:
-        return {"budget": Budget.from_dict(stored["budget"]) if stored and stored.get("budget") else None,
-                "stats": MemoryStats.from_dict(stored["memory"]) if stored and stored.get("memory") else None}
-    except (TypeError, ValueError, KeyError):
-        return {}
-
-
-def _figures_row(message: Message) -> dict | None:
-    if message.budget is None and message.stats is None:
-        return None
-    return {"budget": message.budget.as_dict() if message.budget else None,
-            "memory": message.stats.as_dict() if message.stats else None}
-
-
-def _message_row(message: Message) -> dict:
-    return {
-        "id": message.id,
-        "conversation_id": message.conversation_id,
-        "seq": message.seq,
-        "role": message.role.value,
-        "content": message.content,
-        "created_at": message.created_at,
-        "status": message.status.value,
-        "token_count": message.token_count,
-        "tokenizer": message.tokenizer,
-        "rewritten_query": message.rewritten_query,
-        "citations": [c.as_dict() for c in message.citations],
-        "model": message.model,
-        "usage": message.usage,
-        "error": message.error,
-        "sent_content": message.sent_content,
-        "figures": _figures_row(message),
-        "rating": message.rating.value if message.rating else None,
-        "version_of": message.version_of,
-        "shown": message.shown,
-        "parent_id": message.parent_id,
-    }
+@lru_cache(maxsize=2048)
+def _settings_of_text(stored: str) -> ConversationSettings:
+    """Settings are immutable, so one object serves every read of the same stored text: the
+    sidebar lists every conversation on each rerun, and parsing them was half of that list."""
+    return ConversationSettings.from_dict(sqlite_json(stored))
 
 
 def _summary(row) -> Summary:
@@ -192,12 +142,7 @@ class ConversationRepository:
         return self._db.execute(query).first() is not None
 
     def list_conversations(self, *, include_deleted: bool = False) -> list[Conversation]:
-        count = (
-            select(func.count())
-            .where(messages.c.conversation_id == conversations.c.id)
-            .scalar_subquery()
-        )
-        query = select(*_CONVERSATION_COLUMNS, count.label("message_count")).order_by(
+        query = select(*_CONVERSATION_COLUMNS, _MESSAGE_COUNT).order_by(
             conversations.c.pinned.desc(), conversations.c.updated_at.desc(), conversations.c.pk.desc()
         )
         if not include_deleted:
@@ -226,13 +171,8 @@ class ConversationRepository:
     def deleted_conversations(self, *, deleted_before: datetime | None = None) -> list[Conversation]:
         """The trash: soft-deleted conversations with their message counts, the most recently
         deleted first; only those deleted before `deleted_before` when it is given."""
-        count = (
-            select(func.count())
-            .where(messages.c.conversation_id == conversations.c.id)
-            .scalar_subquery()
-        )
         query = (
-            select(*_CONVERSATION_COLUMNS, count.label("message_count"))
+            select(*_CONVERSATION_COLUMNS, _MESSAGE_COUNT)
             .where(conversations.c.deleted_at.is_not(None))
             .order_by(conversations.c.deleted_at.desc(), conversations.c.pk.desc())
         )
@@ -268,7 +208,7 @@ class ConversationRepository:
         follows the last message shown unless it names its parent."""
         stored = replace(message, seq=self.last_seq(message.conversation_id) + 1,
                          parent_id=message.parent_id or self._last_shown(message.conversation_id))
-        self._db.execute(insert(messages).values(_message_row(stored)))
+        self._db.execute(insert(messages).values(message_row(stored)))
         self.update_conversation(message.conversation_id, updated_at=message.created_at)
         return stored
 
@@ -286,14 +226,13 @@ class ConversationRepository:
                 usage=message.usage,
                 error=message.error,
                 citations=[c.as_dict() for c in message.citations],
-                figures=_figures_row(message),
+                figures=figures_row(message),
                 updated_at=utcnow(),
             )
         )
 
     def get_message(self, message_id: str) -> Message | None:
-        row = self._db.execute(select(messages).where(messages.c.id == message_id)).first()
-        return None if row is None else _message(row)
+        return message_by_id(self._db, message_id)
 
     def show_version(self, conversation_id: str, group: str, message_id: str | None) -> None:
         """Shows `message_id` of the versions in `group` (the id of the first) with the branch
@@ -363,15 +302,10 @@ class ConversationRepository:
     def insert_messages(self, batch: list[Message]) -> None:
         """Stores messages with the seq they carry (import); the caller keeps seq dense."""
         if batch:
-            self._db.execute(insert(messages), [_message_row(m) for m in batch])
+            self._db.execute(insert(messages), [message_row(m) for m in batch])
 
     def messages(self, conversation_id: str, *, after_seq: int = 0) -> list[Message]:
-        query = (
-            select(messages)
-            .where(messages.c.conversation_id == conversation_id, messages.c.seq > after_seq)
-            .order_by(messages.c.seq)
-        )
-        return [_message(row) for row in self._db.execute(query)]
+        return conversation_messages(self._db, conversation_id, after_seq=after_seq)
 
     def message_ids(self, ids: list[str]) -> set[str]:
         if not ids:

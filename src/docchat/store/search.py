@@ -3,7 +3,9 @@
 SQLite uses the FTS5 tables of migration 0001 (BM25, snippet()); PostgreSQL the indexed
 search_vector columns of migration 0006 (ts_rank, ts_headline). Both take every word typed,
 the last one as a prefix, rank the best message of each conversation, weigh a title hit
-double, and mark the matched words in the snippet with « ».
+double, and mark the matched words in the snippet with « ». A query matching more than
+RANKED_MATCHES messages ranks that many, taken at even steps through the history, so that it
+answers within tens of milliseconds however many messages hold its words.
 """
 
 from __future__ import annotations
@@ -20,34 +22,52 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 # A title hit says more about a conversation than one line somewhere in it.
 _TITLE_WEIGHT = 2.0
 
-# The best-ranked message of each conversation first, then snippets for just those rows:
-# a conversation that matches a thousand times must not crowd the others out.
-# bm25() cannot sit inside a window function, so the matches are materialised first.
-_FTS_BEST_MESSAGES = text(
+# Ranking every message that holds a common word (30,000 of them) took 0.1-0.5 s: bm25() reads
+# each match's positions, and finding each match's conversation reads its row, 1-2 µs each on
+# two cores, while listing the matches costs a fraction of that. So a query matching more than
+# RANKED_MATCHES messages ranks that many of them, taken at even steps through the history:
+# every part of it has its say, however much one long conversation matches. A query matching
+# fewer ranks every match, as it always did.
+RANKED_MATCHES = 2_000
+# When those leave fewer conversations than asked for, the rest are found among all matches.
+RANKED_PER_CONVERSATION = 20
+
+_FTS_MATCHES = text("SELECT rowid FROM messages_fts WHERE messages_fts MATCH :query")
+# As FTS5's own constraint, `rowid IN (...)` would run the whole query once per row (0.6 s for
+# a short prefix such as "re"): the range goes to FTS5, and the `+` keeps the list a plain
+# filter on the rows it returns, before they are joined or ranked.
+_FTS_RANKS = text(
     """
-    WITH matches AS MATERIALIZED (
-        SELECT m.conversation_id AS conversation_id, m.pk AS pk, bm25(messages_fts) AS rank
-        FROM messages_fts
-        JOIN messages m ON m.pk = messages_fts.rowid
-        JOIN conversations c ON c.id = m.conversation_id
-        WHERE messages_fts MATCH :query AND c.deleted_at IS NULL
-    )
-    SELECT conversation_id, pk, rank FROM (
-        SELECT conversation_id, pk, rank,
-               ROW_NUMBER() OVER (PARTITION BY conversation_id ORDER BY rank) AS place
-        FROM matches
-    ) WHERE place = 1 ORDER BY rank LIMIT :limit
-    """
-)
-_FTS_SNIPPETS = text(
-    f"""
-    SELECT m.conversation_id AS conversation_id, c.title AS title, m.seq AS seq,
-           snippet(messages_fts, 0, '{SNIPPET_OPEN}', '{SNIPPET_CLOSE}', '{ELLIPSIS}', 12) AS snippet,
-           bm25(messages_fts) AS rank
+    SELECT messages_fts.rowid AS pk, m.conversation_id AS conversation_id, bm25(messages_fts) AS rank
     FROM messages_fts
     JOIN messages m ON m.pk = messages_fts.rowid
     JOIN conversations c ON c.id = m.conversation_id
-    WHERE messages_fts MATCH :query AND messages_fts.rowid IN :pks
+    WHERE messages_fts MATCH :query AND messages_fts.rowid >= :lowest AND +messages_fts.rowid IN :pks
+          AND c.deleted_at IS NULL
+    """
+).bindparams(bindparam("pks", expanding=True))
+_FTS_RANKS_ELSEWHERE = text(
+    """
+    SELECT messages_fts.rowid AS pk, m.conversation_id AS conversation_id, bm25(messages_fts) AS rank
+    FROM messages_fts
+    JOIN messages m ON m.pk = messages_fts.rowid
+    JOIN conversations c ON c.id = m.conversation_id
+    WHERE messages_fts MATCH :query AND m.conversation_id NOT IN :found AND c.deleted_at IS NULL
+    """
+).bindparams(bindparam("found", expanding=True))
+_SHOWN_ROWS = text(
+    """
+    SELECT m.pk AS pk, m.conversation_id AS conversation_id, c.title AS title, m.seq AS seq
+    FROM messages m JOIN conversations c ON c.id = m.conversation_id WHERE m.pk IN :pks
+    """
+).bindparams(bindparam("pks", expanding=True))
+# snippet() for the rows shown only, the same way.
+_FTS_SNIPPETS = text(
+    f"""
+    SELECT rowid AS pk,
+           snippet(messages_fts, 0, '{SNIPPET_OPEN}', '{SNIPPET_CLOSE}', '{ELLIPSIS}', 12) AS snippet
+    FROM messages_fts
+    WHERE messages_fts MATCH :query AND rowid >= :lowest AND +rowid IN :pks
     """
 ).bindparams(bindparam("pks", expanding=True))
 _FTS_TITLES = text(
@@ -77,13 +97,21 @@ def _spaced(column: str) -> str:
 _TSQUERY = "to_tsquery('english', :query)"
 # ts_rank's normalisation 1 divides by the log of the length: a word in a short message
 # counts for more than the same word in a long one, as with BM25.
+# PostgreSQL joins every match to its conversation in a few milliseconds: the ranked matches
+# are each conversation's newest RANKED_PER_CONVERSATION, RANKED_MATCHES at most.
 _PG_BEST_MESSAGES = text(
     f"""
-    WITH matches AS (
+    WITH found AS MATERIALIZED (
+        SELECT pk FROM (
+            SELECT m.pk AS pk,
+                   ROW_NUMBER() OVER (PARTITION BY m.conversation_id ORDER BY m.pk DESC) AS place
+            FROM messages m JOIN conversations c ON c.id = m.conversation_id
+            WHERE m.search_vector @@ {_TSQUERY} AND c.deleted_at IS NULL
+        ) numbered WHERE place <= :per_conversation ORDER BY pk DESC LIMIT :ranked
+    ), matches AS (
         SELECT m.conversation_id AS conversation_id, m.pk AS pk,
                ts_rank(m.search_vector, {_TSQUERY}, 1) AS score
-        FROM messages m JOIN conversations c ON c.id = m.conversation_id
-        WHERE m.search_vector @@ {_TSQUERY} AND c.deleted_at IS NULL
+        FROM found JOIN messages m ON m.pk = found.pk
     ), best AS (
         SELECT conversation_id, pk, score FROM (
             SELECT conversation_id, pk, score,
@@ -153,10 +181,39 @@ def _sqlite_hits(db: Connection, user_text: str, *, limit: int) -> list[SearchHi
     query = fts_query(user_text)
     if query is None:
         return []
-    best_rows = [row.pk for row in db.execute(_FTS_BEST_MESSAGES, {"query": query, "limit": limit})]
-    hits = [_hit(row) for row in db.execute(_FTS_SNIPPETS, {"query": query, "pks": best_rows})] if best_rows else []
-    return hits + [_hit(row, weight=_TITLE_WEIGHT)
-                   for row in db.execute(_FTS_TITLES, {"query": query, "limit": limit})]
+    titles = [_hit(row, weight=_TITLE_WEIGHT) for row in db.execute(_FTS_TITLES, {"query": query, "limit": limit})]
+    matches, every_match = _ranked_matches(db, query)
+    if not matches:
+        return titles
+    best: dict[str, tuple[float, int]] = {}
+    _keep_best(best, db.execute(_FTS_RANKS, {"query": query, "lowest": matches[0], "pks": matches}))
+    if len(best) < limit and not every_match:
+        _keep_best(best, db.execute(_FTS_RANKS_ELSEWHERE, {"query": query, "found": list(best) or [""]}))
+    shown = {pk: rank for rank, pk in sorted(best.values())[:limit]}
+    if not shown:
+        return titles
+    snippets = dict(db.execute(_FTS_SNIPPETS, {"query": query, "lowest": min(shown), "pks": list(shown)}).all())
+    rows = sorted(db.execute(_SHOWN_ROWS, {"pks": list(shown)}).all(), key=lambda row: row.pk)
+    return [SearchHit(row.conversation_id, row.title, snippets.get(row.pk, ""), row.seq, float(shown[row.pk]))
+            for row in rows] + titles
+
+
+def _ranked_matches(db: Connection, query: str) -> tuple[list[int], bool]:
+    """The matches to rank (message pks, oldest first), all of them or RANKED_MATCHES taken at
+    even steps, and whether they are all of them."""
+    pks = sorted(db.execute(_FTS_MATCHES, {"query": query}).scalars())
+    if len(pks) <= RANKED_MATCHES:
+        return pks, True
+    step = len(pks) / RANKED_MATCHES
+    return [pks[int(n * step)] for n in range(RANKED_MATCHES)], False
+
+
+def _keep_best(best: dict[str, tuple[float, int]], rows) -> None:
+    """Each conversation's best (rank, pk) into `best`. Rows come in the order they were
+    stored, as FTS5 gives them: of matches that rank alike, the first stays."""
+    for row in rows:
+        if row.conversation_id not in best or row.rank < best[row.conversation_id][0]:
+            best[row.conversation_id] = (row.rank, row.pk)
 
 
 def _postgresql_hits(db: Connection, user_text: str, *, limit: int) -> list[SearchHit]:
@@ -164,7 +221,9 @@ def _postgresql_hits(db: Connection, user_text: str, *, limit: int) -> list[Sear
     if query is None:
         return []
     hits = [_hit(row, snippet=unspaced(row.snippet, row.content))
-            for row in db.execute(_PG_BEST_MESSAGES, {"query": query, "limit": limit, "options": _PG_SNIPPET})]
+            for row in db.execute(_PG_BEST_MESSAGES, {"query": query, "limit": limit, "ranked": RANKED_MATCHES,
+                                                      "per_conversation": RANKED_PER_CONVERSATION,
+                                                      "options": _PG_SNIPPET})]
     return hits + [_hit(row, weight=_TITLE_WEIGHT, snippet=unspaced(row.snippet, row.content))
                    for row in db.execute(_PG_TITLES, {"query": query, "limit": limit, "options": _PG_HIGHLIGHT})]
 

