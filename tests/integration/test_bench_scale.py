@@ -24,6 +24,8 @@ def test_the_scale_bench_reports_every_figure_with_its_target_as_json(capsys):
     assert report["sizes"]["listed"] == 22
     assert report["sizes"]["total"] == 20 * 50 + 120 + 300
     assert report["figures"]["search_typical"]["all_found"]
+    # The page draws the latest messages of the long conversation, not all 120.
+    assert report["sizes"]["drawn"] == 50
 
 
 def test_the_scale_bench_prints_a_line_for_every_figure(capsys):
@@ -32,7 +34,7 @@ def test_the_scale_bench_prints_a_line_for_every_figure(capsys):
     lines = capsys.readouterr().out.splitlines()
     # The tiny store: its 20 conversations were all updated in the last 10 days, so none is old.
     sizes = {"conversations": 20, "messages": 50, "long": 120, "longest": 300, "listed": 22, "total": 1_420,
-             "cleanup_days": 365, "cleaned": 0}
+             "cleanup_days": 365, "cleaned": 0, "drawn": 50}
     for row in ROWS:
         [line] = [line for line in lines if line.startswith(row.what.format(**sizes))]
         assert ("<=" in line) == (row.target is not None), line

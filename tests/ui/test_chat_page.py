@@ -48,6 +48,45 @@ def test_the_open_conversation_shows_its_stored_history(chat_page, services):
     assert page.header[0].value == "Quarterly report"
 
 
+def test_a_long_conversation_opens_on_its_latest_messages_and_earlier_ones_come_a_page_a_click(chat_page, services):
+    conversation = services.conversations.create("A long one")
+    for n in range(1, 121):
+        services.conversations.append_message(conversation.id, "user" if n % 2 else "assistant", f"message {n}")
+
+    page = chat_page(conversation.id)
+    shown = [m.markdown[0].value for m in page.chat_message]
+    assert shown == [f"message {n}" for n in range(71, 121)]
+    assert page.button(key="chat_earlier").label == "Show 50 earlier messages (70 in all)"
+
+    page = page.button(key="chat_earlier").click().run()
+    assert len(page.chat_message) == 100
+    assert page.button(key="chat_earlier").label == "Show 20 earlier messages"
+
+    page = page.button(key="chat_earlier").click().run()
+    assert [m.markdown[0].value for m in page.chat_message] == [f"message {n}" for n in range(1, 121)]
+    assert not [b for b in page.button if b.key == "chat_earlier"]
+
+
+def test_the_sidebar_lists_fifty_threads_then_fifty_more_a_click_and_always_the_open_one(chat_page, services):
+    threads = []
+    for n in range(60):
+        threads.append(services.conversations.create(f"Thread {n}"))
+        services.conversations.append_message(threads[-1].id, "user", f"question {n}")
+    oldest = threads[0]
+
+    def listed(page) -> list[str]:
+        return [b.label for b in page.sidebar.button if b.key.startswith("sidebar_open_")]
+
+    page = chat_page(oldest.id)
+    # The 50 most recent, and the open one below them.
+    assert listed(page) == [f"Thread {n}" for n in range(59, 9, -1)] + ["Thread 0"]
+    assert page.button(key="sidebar_more").label == "Show 9 more conversations (9 not shown)"
+
+    page = page.button(key="sidebar_more").click().run()
+    assert listed(page) == [f"Thread {n}" for n in range(59, -1, -1)]
+    assert not [b for b in page.sidebar.button if b.key == "sidebar_more"]
+
+
 def test_the_sidebar_lists_pinned_conversations_first(chat_page, services):
     older = services.conversations.create("Lease renewal")
     services.conversations.create("Board minutes")

@@ -3,7 +3,8 @@
 In a temporary data dir (SQLite), through the services the page, the CLI and the API call:
 1,000 conversations of 20 messages (one zip, as `docchat export --all` writes it), one of
 2,000 messages (~250K Qwen3 tokens) and one of 10,000, imported as `docchat import` does. Then:
-listing the conversations (the sidebar, `conversations list`), reading the 2,000-message one
+listing the conversations (the sidebar, `conversations list`), the page opening the app and the
+2,000-message conversation (the Streamlit script run headless), reading the 2,000-message one
 (`history`: the chat pane, the API, the terminal client), exporting the 10,000-message one as
 JSON and Markdown, searching every message (queries that find a conversation, and queries
 that match most messages), the file's size per 100 messages, and the clean-up paths (emptying
@@ -24,6 +25,7 @@ from pathlib import Path
 
 from docchat.bench.figures import p50_p95
 from docchat.bench.scale_data import PLACES, ExportFile, case_number, long_conversation, short_conversations
+from docchat.bench.scale_page import page_figures
 
 CONVERSATIONS = 1_000
 MESSAGES = 20
@@ -52,6 +54,9 @@ ROWS = (
     Row("import_long", "import the {long:,}-message conversation", "s", None),
     Row("import_longest", "import the {longest:,}-message conversation", "s", None),
     Row("list_first", "list the {listed:,} conversations, first time (app start)", "ms", None),
+    Row("page_open_app", "page: open the app ({listed:,} conversations in the sidebar)", "s", None),
+    Row("page_open_long", "page: open the {long:,}-message conversation ({drawn} drawn)", "s", None),
+    Row("page_rerun_long", "page: a click in it (a rerun)", "s", None),
     Row("list", "list the {listed:,} conversations (sidebar)", "ms", 20),
     Row("read_long", "read the {long:,}-message conversation (history)", "ms", 15),
     Row("export_json", "export the {longest:,}-message conversation as JSON", "s", 0.5),
@@ -122,6 +127,9 @@ def _measure(services, folder: Path, files: tuple[ExportFile, ...], typical: tup
     figures["export_markdown"] = _repeated(lambda: transfer.export_markdown(longest_id), EXPORT_REPEATS, unit="s")
     figures["search_typical"] = _searches(conversations, typical)
     figures["search_many"] = _searches(conversations, MANY_MATCH_QUERIES)
+    page = page_figures(folder, long_id)
+    for key in ("open_app", "open_long", "rerun_long"):
+        figures[f"page_{key}"] = {"value": round(page[key], 3)}
     stored, text = _database_bytes(folder / "docchat.db"), sum(file.text_bytes for file in files)
     figures["storage"] = {"value": round(stored / 1e6 / total * 100, 4)}
     figures["storage_beyond_text"] = {"value": round((stored - text) / 1e6 / total * 100, 4)}
@@ -134,7 +142,8 @@ def _measure(services, folder: Path, files: tuple[ExportFile, ...], typical: tup
         report = conversations.cleanup(older_than_days=CLEANUP_DAYS)
 
     figures["cleanup"] = _once(clean)
-    sizes = {"listed": len(listed), "total": total, "cleaned": len(report.conversations)}
+    sizes = {"listed": len(listed), "total": total, "cleaned": len(report.conversations),
+             "drawn": page["messages_drawn"]}
     return figures, sizes
 
 

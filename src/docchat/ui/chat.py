@@ -24,6 +24,11 @@ SETTLE_WAIT_S = 5.0
 # st.feedback's thumbs: 0 is down, 1 is up.
 THUMBS = {Rating.DOWN: 0, Rating.UP: 1}
 AVATARS = {"user": ":material/person:", "assistant": ":material/smart_toy:", "system": ":material/settings:"}
+# The latest messages drawn when a conversation opens; "Show earlier messages" adds as many
+# again. Streamlit draws every element anew on each rerun, so a long conversation drawn whole
+# made every click wait seconds.
+PAGE = 50
+SHOWN = f"{KEY}_shown"
 
 
 def render(conversation_id: str | None) -> None:
@@ -49,7 +54,7 @@ def render(conversation_id: str | None) -> None:
         history = [m for m in history if m.seq < resend["seq"]]
     answers = [m for m in history if m.role is Role.ASSISTANT]
     sources.open_linked(history)
-    for message in history:
+    for message in _latest(conversation_id, history):
         _message(message, latest=bool(answers) and message is answers[-1], versions=versions[message.group],
                  last=message is history[-1])
     if resend is not None and conversation_id:
@@ -69,6 +74,19 @@ def render(conversation_id: str | None) -> None:
     for question in (edited, text):
         if question is not None:
             _ask(conversation_id, question)
+
+
+def _latest(conversation_id: str | None, history: list[Message]) -> list[Message]:
+    """The messages to draw: the latest PAGE, and PAGE more for each click on the button above them."""
+    shown = st.session_state.setdefault(SHOWN, {}).get(conversation_id, PAGE)
+    earlier = len(history) - shown
+    if earlier > 0:
+        more = min(PAGE, earlier)
+        label = f"Show {count(more, 'earlier message')}" + (f" ({earlier:,} in all)" if earlier > more else "")
+        if st.button(label, key=f"{KEY}_earlier", icon=":material/expand_less:"):
+            st.session_state[SHOWN][conversation_id] = shown + PAGE
+            st.rerun()
+    return history[-shown:]
 
 
 def _open(conversation_id: str | None) -> Conversation | None:

@@ -11,6 +11,10 @@ from docchat.ui.text import count, literal
 
 KEY = "sidebar"
 IMPORT = f"{KEY}_import"
+# Threads listed at first, and how many more each "Show more" adds. Every line is a button that
+# Streamlit draws anew on each rerun: a thousand of them made every click wait a second.
+PAGE = 50
+LISTED = f"{KEY}_listed"
 
 
 def render(current_id: str | None) -> None:
@@ -73,9 +77,18 @@ def _thread_list(current_id: str | None) -> None:
                      if c.message_count or c.settings.title_source is not TitleSource.DEFAULT or c.id == current_id]
     if not conversations:
         st.caption("No conversations yet. Type a message to start one.")
-    for conversation in conversations:
+    listed = st.session_state.get(LISTED, PAGE)
+    shown = conversations[:listed]
+    # The open one stays in view, wherever it stands in the list.
+    shown += [c for c in conversations[listed:] if c.id == current_id]
+    for conversation in shown:
         label = f"📌 {literal(conversation.title)}" if conversation.pinned else literal(conversation.title)
         kind = "primary" if conversation.id == current_id else "secondary"
         if st.button(label, key=f"{KEY}_open_{conversation.id}", type=kind, use_container_width=True):
             open_conversation(conversation.id)
             st.rerun()
+    hidden = len(conversations) - len(shown)
+    if hidden > 0 and st.button(f"Show {count(min(PAGE, hidden), 'more conversation')} ({hidden:,} not shown)",
+                                key=f"{KEY}_more", icon=":material/expand_more:", type="tertiary"):
+        st.session_state[LISTED] = listed + PAGE
+        st.rerun()
