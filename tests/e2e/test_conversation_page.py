@@ -157,3 +157,31 @@ def test_an_earlier_question_is_edited_and_sent_again_and_its_first_version_keep
     expect(main.get_by_text("About two million.")).to_be_visible()
     expect(main.get_by_text("1 / 2")).to_be_visible()
     expect(main.get_by_text("What is the capital of Italy?")).to_have_count(0)
+
+
+def test_a_long_conversation_opens_on_its_latest_messages_and_shows_earlier_ones_on_request(seeded, app_url, page):
+    long = seeded.conversations.create("Long negotiation")
+    for n in range(1, 121):
+        seeded.conversations.append_message(long.id, "user" if n % 2 else "assistant", f"Point {n} of the deal.")
+    for n in range(55):
+        _with_exchange(seeded, f"Newer thread {n}", f"Question {n}?", f"Answer {n}.")
+    open_app(page, app_url)
+    sidebar = page.get_by_test_id("stSidebar")
+    # 55 newer threads: the long one is beyond the first 50 listed.
+    expect(sidebar.get_by_role("button", name="Long negotiation")).to_have_count(0)
+    sidebar.get_by_role("button", name="Show 6 more conversations (6 not shown)").click()
+    settled(page)
+    _open_thread(page, "Long negotiation")
+
+    messages = page.get_by_test_id("stChatMessage")
+    expect(messages).to_have_count(50)
+    expect(messages.first).to_contain_text("Point 71 of the deal.")
+    page.get_by_role("button", name="Show 50 earlier messages (70 in all)").click()
+    settled(page)
+    expect(messages).to_have_count(100)
+    expect(messages.first).to_contain_text("Point 21 of the deal.")
+    page.screenshot(path=str(ARTIFACTS / "conversation_earlier_messages.png"))
+    page.get_by_role("button", name="Show 20 earlier messages").click()
+    settled(page)
+    expect(messages).to_have_count(120)
+    expect(messages.first).to_contain_text("Point 1 of the deal.")
