@@ -416,3 +416,19 @@ def test_a_summary_written_for_a_larger_window_does_not_overflow_a_smaller_one(q
                                max_model_len=2_048, answer_reserve=512)
 
     assert prompt_tokens(qwen_counter, assembly.messages) + 512 <= 2_048
+
+
+def test_truncation_keeps_the_longest_recent_run_within_the_share_counting_uncounted_messages_as_free():
+    from docchat.context.engine import _fit
+
+    counts = [40, None, 25, 0, 60, 15, None, 30]
+    history = [Message(id=str(uuid.uuid4()), conversation_id=CONVERSATION, seq=seq, role=Role.USER,
+                       content=f"question {seq}", created_at=utcnow(), token_count=count)
+               for seq, count in enumerate(counts, start=1)]
+
+    def longest_recent_run(share: int) -> list[Message]:
+        runs = [history[start:] for start in range(len(history) + 1)]
+        return next(run for run in runs if sum(m.token_count or 0 for m in run) <= share)
+
+    for share in range(0, 200):
+        assert _fit(history, share) == longest_recent_run(share), share

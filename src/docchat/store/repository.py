@@ -11,7 +11,7 @@ from dataclasses import replace
 from datetime import datetime
 from functools import lru_cache
 
-from sqlalchemy import Connection, Text, delete, func, insert, select, text, type_coerce, update
+from sqlalchemy import Connection, Text, bindparam, delete, func, insert, select, text, type_coerce, update
 
 from docchat.domain import (
     Conversation,
@@ -49,6 +49,18 @@ _MESSAGE_COUNT = (
     .scalar_subquery()
     .label("message_count")
 )
+
+
+# A turn's statements, built once: building one costs more than SQLite takes to run it.
+_IS_ACTIVE = select(conversations.c.pk).where(conversations.c.id == bindparam("cid"),
+                                              conversations.c.deleted_at.is_(None))
+_MARKS = select(conversations.c.memory_start_seq, conversations.c.pruned_before_seq).where(
+    conversations.c.id == bindparam("cid"))
+_LAST_SEQ = select(func.coalesce(func.max(messages.c.seq), 0)).where(messages.c.conversation_id == bindparam("cid"))
+_LAST_SHOWN = (select(messages.c.id).where(messages.c.conversation_id == bindparam("cid"), messages.c.shown)
+               .order_by(messages.c.seq.desc()).limit(1))
+_TOUCH = update(conversations).where(conversations.c.id == bindparam("cid")).values(updated_at=bindparam("moment"))
+_INSERT_MESSAGE = insert(messages)
 
 
 def _conversation(row, message_count: int = 0) -> Conversation:
@@ -136,10 +148,7 @@ class ConversationRepository:
 
     def is_active(self, conversation_id: str) -> bool:
         """True when the conversation exists and is not deleted."""
-        query = select(conversations.c.pk).where(
-            conversations.c.id == conversation_id, conversations.c.deleted_at.is_(None)
-        )
-        return self._db.execute(query).first() is not None
+        return self._db.execute(_IS_ACTIVE, {"cid": conversation_id}).first() is not None
 
     def list_conversations(self, *, include_deleted: bool = False) -> list[Conversation]:
         query = select(*_CONVERSATION_COLUMNS, _MESSAGE_COUNT).order_by(
@@ -182,11 +191,7 @@ class ConversationRepository:
 
     def memory_marks(self, conversation_id: str) -> tuple[int, int] | None:
         """(memory_start_seq, pruned_before_seq), or None for an unknown conversation."""
-        row = self._db.execute(
-            select(conversations.c.memory_start_seq, conversations.c.pruned_before_seq).where(
-                conversations.c.id == conversation_id
-            )
-        ).first()
+        row = self._db.execute(_MARKS, {"cid": conversation_id}).first()
         return None if row is None else (row.memory_start_seq, row.pruned_before_seq)
 
     def store_token_counts(self, counts: dict[str, int], tokenizer: str) -> None:
@@ -199,17 +204,15 @@ class ConversationRepository:
     # messages
 
     def last_seq(self, conversation_id: str) -> int:
-        return self._db.execute(
-            select(func.coalesce(func.max(messages.c.seq), 0)).where(messages.c.conversation_id == conversation_id)
-        ).scalar_one()
+        return self._db.execute(_LAST_SEQ, {"cid": conversation_id}).scalar_one()
 
     def append_message(self, message: Message) -> Message:
         """Stores `message` as the next seq of its conversation and returns it with that seq; it
         follows the last message shown unless it names its parent."""
         stored = replace(message, seq=self.last_seq(message.conversation_id) + 1,
                          parent_id=message.parent_id or self._last_shown(message.conversation_id))
-        self._db.execute(insert(messages).values(message_row(stored)))
-        self.update_conversation(message.conversation_id, updated_at=message.created_at)
+        self._db.execute(_INSERT_MESSAGE, message_row(stored))
+        self._db.execute(_TOUCH, {"cid": message.conversation_id, "moment": message.created_at})
         return stored
 
     def settle_message(self, message: Message) -> None:
@@ -270,9 +273,7 @@ class ConversationRepository:
             self._db.execute(update(messages).where(messages.c.id.in_(branch[at:at + IN_CHUNK])).values(shown=True))
 
     def _last_shown(self, conversation_id: str) -> str | None:
-        return self._db.execute(select(messages.c.id).where(messages.c.conversation_id == conversation_id,
-                                                            messages.c.shown)
-                                .order_by(messages.c.seq.desc()).limit(1)).scalar()
+        return self._db.execute(_LAST_SHOWN, {"cid": conversation_id}).scalar()
 
     def set_rating(self, message_id: str, rating: Rating | None) -> None:
         self._db.execute(update(messages).where(messages.c.id == message_id)
