@@ -36,25 +36,16 @@ _FTS_MATCHES = text("SELECT rowid FROM messages_fts WHERE messages_fts MATCH :qu
 # As FTS5's own constraint, `rowid IN (...)` would run the whole query once per row (0.6 s for
 # a short prefix such as "re"): the range goes to FTS5, and the `+` keeps the list a plain
 # filter on the rows it returns, before they are joined or ranked.
-_FTS_RANKS = text(
-    """
+_FTS_RANKED = """
     SELECT messages_fts.rowid AS pk, m.conversation_id AS conversation_id, bm25(messages_fts) AS rank
     FROM messages_fts
     JOIN messages m ON m.pk = messages_fts.rowid
     JOIN conversations c ON c.id = m.conversation_id
-    WHERE messages_fts MATCH :query AND messages_fts.rowid >= :lowest AND +messages_fts.rowid IN :pks
-          AND c.deleted_at IS NULL
-    """
-).bindparams(bindparam("pks", expanding=True))
-_FTS_RANKS_ELSEWHERE = text(
-    """
-    SELECT messages_fts.rowid AS pk, m.conversation_id AS conversation_id, bm25(messages_fts) AS rank
-    FROM messages_fts
-    JOIN messages m ON m.pk = messages_fts.rowid
-    JOIN conversations c ON c.id = m.conversation_id
-    WHERE messages_fts MATCH :query AND m.conversation_id NOT IN :found AND c.deleted_at IS NULL
-    """
-).bindparams(bindparam("found", expanding=True))
+    WHERE messages_fts MATCH :query AND c.deleted_at IS NULL AND """
+_FTS_RANKS = text(_FTS_RANKED + "messages_fts.rowid >= :lowest AND +messages_fts.rowid IN :pks").bindparams(
+    bindparam("pks", expanding=True))
+_FTS_RANKS_ELSEWHERE = text(_FTS_RANKED + "m.conversation_id NOT IN :found").bindparams(
+    bindparam("found", expanding=True))
 _SHOWN_ROWS = text(
     """
     SELECT m.pk AS pk, m.conversation_id AS conversation_id, c.title AS title, m.seq AS seq
@@ -188,7 +179,7 @@ def _sqlite_hits(db: Connection, user_text: str, *, limit: int) -> list[SearchHi
     best: dict[str, tuple[float, int]] = {}
     _keep_best(best, db.execute(_FTS_RANKS, {"query": query, "lowest": matches[0], "pks": matches}))
     if len(best) < limit and not every_match:
-        _keep_best(best, db.execute(_FTS_RANKS_ELSEWHERE, {"query": query, "found": list(best) or [""]}))
+        _keep_best(best, db.execute(_FTS_RANKS_ELSEWHERE, {"query": query, "found": list(best)}))
     shown = {pk: rank for rank, pk in sorted(best.values())[:limit]}
     if not shown:
         return titles
