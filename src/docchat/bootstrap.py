@@ -5,8 +5,10 @@ from __future__ import annotations
 import atexit
 import logging
 import os
+import threading
 from dataclasses import dataclass
 from datetime import timedelta
+from functools import partial
 from pathlib import Path
 
 from docchat import preferences
@@ -17,7 +19,7 @@ from docchat.context.planner import Caps
 from docchat.context.programs import Programs, vllm_lm_factory
 from docchat.domain import utcnow
 from docchat.errors import IndexInUse, LLMError
-from docchat.llm.discovery import fetch_info
+from docchat.llm.discovery import fetch_info, tls
 from docchat.llm.gateway import Sampling, Timeouts, VllmGateway
 from docchat.llm.profiles import CPU_MAX_OUTPUT, CPU_MODEL_NAME, CPU_SAMPLING, GPU_MAX_OUTPUT, GPU_SAMPLING
 from docchat.memory.tokens import TokenCounter, counter_for
@@ -64,22 +66,29 @@ class Services:
     documents: DocumentService
     llm: LLMService
     presence: Presence | None = None
+    opened_early: "_OpenedEarly | None" = None
 
     def close(self) -> None:
         """Lets go of what one process may hold at a time (the local document index), and of
         its claim on the database."""
         self.documents.close()
+        if self.opened_early is not None:
+            self.opened_early.close()
         if self.presence is not None:
             self.presence.close()
 
 
 def build_services(settings: Settings | None = None, *, counter: TokenCounter | None = None,
                    gateway=None, programs: Programs | None = None, embedder: Embedder | None = None,
-                   contact_llm: bool = True) -> Services:
+                   contact_llm: bool = True, open_documents_early: bool = False) -> Services:
     """Opens the database, applies pending migrations, and wires the services over it.
 
     `contact_llm=False` (commands that never ask the model) skips asking the server which
-    model it serves; tokens are then counted with the profile's tokenizer."""
+    model it serves; tokens are then counted with the profile's tokenizer.
+    `open_documents_early=True` (a process about to wait for its user's first question) starts
+    opening the document index and loading the embedding model on a thread at once, when the
+    library has documents and the server answers; the first search waits for them only if they
+    are not ready. Without it they open when the first search needs them."""
     settings = settings or Settings()
     engine = make_engine(settings.resolved_database_url, busy_timeout_s=settings.busy_timeout_s)
     upgrade(engine)
@@ -90,6 +99,12 @@ def build_services(settings: Settings | None = None, *, counter: TokenCounter | 
         _recover_interrupted_answers(uow, before=utcnow() - STALE_STREAM)
     gateway = gateway or gateway_for(settings)
     info = _server_info(gateway) if contact_llm else None
+    embedder = embedder or QueryBatcher(_embedder(settings))
+    index_factory = partial(_chunk_index, settings, embedder)
+    if open_documents_early and info is not None and _has_documents(uow):
+        # Before the token counter: its tokenizer loads without holding the GIL, so it loads
+        # while that thread imports Qdrant.
+        index_factory = _OpenedEarly(index_factory, embedder)
     counter = counter or _counter(settings, gateway, info)
     conversations = ConversationService(uow, counter, log=SqlMessageLog(uow),
                                         database=engine.url.render_as_string(hide_password=True),
@@ -99,9 +114,8 @@ def build_services(settings: Settings | None = None, *, counter: TokenCounter | 
     caps = Caps(system=settings.cap_system, summary=settings.cap_summary, chunks=settings.cap_chunks,
                 question=settings.cap_question)
     context = ContextEngine(counter, programs, system_prompt=settings.system_prompt, caps=caps)
-    embedder = embedder or QueryBatcher(_embedder(settings))
-    documents = DocumentService(uow, settings.resolved_data_dir, lambda: _chunk_index(settings, embedder),
-                                embedder, counter, max_bytes=settings.max_upload_mb * 1024 * 1024)
+    documents = DocumentService(uow, settings.resolved_data_dir, index_factory, embedder, counter,
+                                max_bytes=settings.max_upload_mb * 1024 * 1024)
     pipeline = AnswerPipeline(context, counter, programs=programs, retriever=documents,
                               limits=PassageLimits(floor=settings.passages_min, ceiling=settings.passages_max))
     chat = ChatService(conversations, uow, gateway, counter, pipeline, programs=programs,
@@ -117,6 +131,7 @@ def build_services(settings: Settings | None = None, *, counter: TokenCounter | 
         documents=documents,
         llm=llm,
         presence=presence,
+        opened_early=index_factory if isinstance(index_factory, _OpenedEarly) else None,
     )
 
 
@@ -164,7 +179,7 @@ def _served_root(base_url: str, model: str) -> Path | None:
     import httpx
 
     try:
-        models = httpx.get(f"{base_url}/models", timeout=1.5).json().get("data") or []
+        models = httpx.get(f"{base_url}/models", timeout=1.5, verify=tls()).json().get("data") or []
     except (httpx.HTTPError, ValueError):
         return None
     root = next((m.get("root") for m in models if m.get("id") == model), None)
@@ -201,6 +216,54 @@ def _chunk_index(settings: Settings, embedder):
     # An unclosed local-mode client complains from __del__ at interpreter exit.
     atexit.register(client.close)
     return ChunkIndex(client, dimension=dimension, local=not settings.qdrant_url, embedder=model_id)
+
+
+def _has_documents(uow: SqlUnitOfWorkFactory) -> bool:
+    with uow() as work:
+        return work.documents.any_ready()
+
+
+class _OpenedEarly:
+    """The document index, opened on a thread from the moment this is made, then the embedding
+    model loaded on the same thread: a first question typed meanwhile finds them ready (Qdrant's
+    import and local mode's loading of every vector take seconds of CPU).
+    Called, it hands the index over, waiting for it if need be, or raises what opening it
+    raised; after that it opens a new one each time, as the plain factory does."""
+
+    def __init__(self, open_index, embedder) -> None:
+        self._open_index = open_index
+        self._opened = threading.Event()
+        self._lock = threading.Lock()
+        self._index = self._error = None
+        threading.Thread(target=self._open, args=(embedder,), name="docchat-open-documents", daemon=True).start()
+
+    def _open(self, embedder) -> None:
+        try:
+            self._index = self._open_index()
+        except Exception as error:  # raised to whoever asks for the index first
+            self._error = error
+        finally:
+            self._opened.set()
+        try:
+            embedder.embed(["warming up"])
+        except Exception:
+            pass  # the first question meets the same failure, and says what it is
+
+    def __call__(self):
+        self._opened.wait()
+        with self._lock:
+            index, error, self._index, self._error = self._index, self._error, None, None
+        if error is not None:
+            raise error
+        return index if index is not None else self._open_index()
+
+    def close(self) -> None:
+        """Lets go of an index opened but never handed over (the folder stays locked otherwise)."""
+        self._opened.wait()
+        with self._lock:
+            index, self._index = self._index, None
+        if index is not None:
+            index.close()
 
 
 def _programs(settings: Settings, gateway) -> Programs | None:

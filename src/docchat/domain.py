@@ -444,10 +444,9 @@ class DocumentUse:
 
 @dataclass(frozen=True)
 class Scope:
-    """The documents a search is restricted to, and all of their chunks."""
+    """The documents a search is restricted to."""
 
     document_ids: tuple[str, ...]
-    chunk_ids: tuple[str, ...]
 
 
 @dataclass(frozen=True)

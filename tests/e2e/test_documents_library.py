@@ -1,5 +1,6 @@
 """A user uploads a Markdown file in the Documents page, uploads it again (it is already in the
-library), and deletes it after a confirmation, with no LLM server behind the page."""
+library), and deletes it after a confirmation; uploads several files at once, one of them empty;
+with no LLM server behind the page."""
 
 from playwright.sync_api import expect
 
@@ -20,13 +21,14 @@ def _open_documents(page, app_url) -> None:
     page.get_by_test_id("stSidebarNav").get_by_role("link", name="Documents").click()
 
 
-def _upload(page, path) -> None:
+def _upload(page, *paths) -> None:
     # A file chosen while the page still runs (after a click) is lost when the uploader is drawn anew.
     settled(page)
     chooser = page.locator("input[type=file]")
     chooser.set_input_files([])  # a browser ignores choosing the file its input already holds
-    chooser.set_input_files(str(path))
-    expect(page.get_by_role("button", name=f"Remove {path.name}")).to_be_visible()
+    chooser.set_input_files([str(path) for path in paths])
+    for path in paths:
+        expect(page.get_by_role("button", name=f"Remove {path.name}")).to_be_visible()
     page.get_by_role("button", name="Ingest").click()
 
 
@@ -87,3 +89,24 @@ def test_deleting_a_document_asks_first_and_cancel_keeps_it(app_url, page, tmp_p
     expect(page.get_by_text("No documents yet.")).to_be_visible()
     settled(page)
     page.screenshot(path=str(ARTIFACTS / "documents_deleted.png"), full_page=True)
+
+
+def test_several_files_go_in_together_and_a_bad_one_is_named_without_stopping_the_others(app_url, page, tmp_path):
+    notes = {"bread.md": NOTES, "lease.txt": "The rent is reviewed every fifth year against open market rents.\n",
+             "custard.md": "# Custard\n\nWarm the milk with a vanilla pod and whisk it into the yolks.\n",
+             "empty.md": "   \n"}
+    paths = []
+    for name, text in notes.items():
+        (tmp_path / name).write_text(text)
+        paths.append(tmp_path / name)
+    _open_documents(page, app_url)
+
+    _upload(page, *paths)
+    expect(page.get_by_text("bread.md: 1 chunk ready")).to_be_visible(timeout=120_000)
+    expect(page.get_by_text("lease.txt: 1 chunk ready")).to_be_visible()
+    expect(page.get_by_text("custard.md: 1 chunk ready")).to_be_visible()
+    expect(page.get_by_text('"empty.md" has no text to index', exact=True)).to_be_visible()
+    expect(page.get_by_text("Library (3)")).to_be_visible()
+    expect(page.get_by_test_id("stProgress")).to_have_count(0)  # the batch's bar is gone once it is done
+    settled(page)
+    page.screenshot(path=str(ARTIFACTS / "documents_batch.png"), full_page=True)

@@ -32,22 +32,24 @@ for n, delta in enumerate(turn, 1):
             os.kill(os.getpid(), signal.SIGKILL)
         sys.stdin.readline()
 """
-# Ingests a document of several embedding batches and dies during the second.
-INGESTING = """
+# An embedder that kills its process on its second call: the crash in the middle of an ingestion.
+DIES_ON_SECOND_EMBEDDING = """
 import os, signal, sys
 from pathlib import Path
 from docchat.bootstrap import build_services
 from docchat.documents.onnx_embeddings import OnnxMiniLMEmbedder
 
-class DiesOnSecondBatch(OnnxMiniLMEmbedder):
+class DiesOnSecondCall(OnnxMiniLMEmbedder):
     calls = 0
     def embed(self, texts):
         self.calls += 1
         if self.calls == 2:
             os.kill(os.getpid(), signal.SIGKILL)
         return super().embed(texts)
-
-services = build_services(contact_llm=False, embedder=DiesOnSecondBatch())
+"""
+# Ingests a document of several embedding batches and dies during the second.
+INGESTING = DIES_ON_SECOND_EMBEDDING + """
+services = build_services(contact_llm=False, embedder=DiesOnSecondCall())
 services.documents.ingest("kept.txt", Path(sys.argv[1]).read_bytes())
 print("kept", flush=True)
 services.documents.ingest("cut.txt", Path(sys.argv[2]).read_bytes())

@@ -70,37 +70,40 @@ def test_a_question_about_the_determination_date_finds_its_definition_first(inde
 
 
 def test_a_search_scoped_to_the_cookery_book_never_returns_the_trust_agreement(index, embedder):
-    scope = Scope((COOKERY,), tuple(COOKERY_IDS))
+    scope = Scope((COOKERY,))
     hits = _nearest(index, embedder, QUESTION, limit=10, scope=scope)
     assert len(hits) == 10
     assert {document for _, document in hits} == {COOKERY}
 
 
 def test_an_empty_scope_finds_nothing(index, embedder):
-    assert _nearest(index, embedder, QUESTION, limit=10, scope=Scope((), ())) == []
+    assert _nearest(index, embedder, QUESTION, limit=10, scope=Scope(())) == []
 
 
-@pytest.mark.parametrize("rescore_max, overfetch, queries", [
-    (1_000, 2, []),                   # a small scope: scored from its own vectors
-    (0, 2, ["unrestricted"]),         # a large one: cut out of an unrestricted search
-    (0, 0.01, ["unrestricted", "filtered"]),  # too few fetched: Qdrant's filter after all
-], ids=["rescored", "over-fetched", "filtered"])
-def test_every_local_scoping_strategy_ranks_exactly_as_qdrants_own_filter(
-        client, index, embedder, monkeypatch, rescore_max, overfetch, queries):
+@pytest.mark.parametrize("scope", [None, Scope((COOKERY,)), Scope((TRUST, COOKERY))],
+                         ids=["everything", "one document", "both documents"])
+def test_local_mode_ranks_exactly_as_qdrants_own_search(client, index, embedder, scope):
     vector = embedder.embed(["Which copy was bound in a green cover?"])[0]
-    scope = Scope((COOKERY,), tuple(COOKERY_IDS))
-    # The same collection through the server-side path: the scope sent as a Qdrant filter.
-    expected = ChunkIndex(client, local=False).nearest(vector, limit=4, scope=scope)
-    monkeypatch.setattr(index_module, "RESCORE_MAX", rescore_max)
-    monkeypatch.setattr(index_module, "OVERFETCH", overfetch)
-    sent = []
-    query = index._query
-    monkeypatch.setattr(index, "_query", lambda *args: sent.append("filtered" if len(args) > 2 else "unrestricted")
-                        or query(*args))
+    # The same collection through the server-side path: Qdrant's search, the scope as its filter.
+    expected = ChunkIndex(client, local=False).nearest(vector, limit=6, scope=scope)
 
-    assert index.nearest(vector, limit=4, scope=scope) == expected
-    assert sent == queries
-    assert len(expected) == 4 and {document for _, document in expected} == {COOKERY}
+    first = index.nearest(vector, limit=6, scope=scope)  # Qdrant's own search, as a one-shot command's
+    assert index.nearest(vector, limit=6, scope=scope) == first == expected
+    assert len(expected) == 6
+
+
+def test_chunks_added_or_removed_after_the_first_search_are_found_or_gone(client, vectors, embedder):
+    index = ChunkIndex(client)
+    index.ensure_collection()
+    index.add(COOKERY, COOKERY_IDS, vectors[COOKERY])
+    for _ in range(2):  # the second search reads the copy
+        assert {document for _, document in _nearest(index, embedder, QUESTION, limit=40)} == {COOKERY}
+
+    index.add(TRUST, TRUST_IDS, vectors[TRUST])
+    assert _nearest(index, embedder, QUESTION, limit=5)[0] == (DETERMINATION_DATE, TRUST)
+    index.delete_document(COOKERY)
+    hits = _nearest(index, embedder, QUESTION, limit=40)
+    assert sorted(hits) == sorted((chunk, TRUST) for chunk in TRUST_IDS)
 
 
 def test_deleting_a_document_removes_every_one_of_its_chunks(index, embedder):
@@ -111,9 +114,13 @@ def test_deleting_a_document_removes_every_one_of_its_chunks(index, embedder):
     assert {document for _, document in hits} == {COOKERY}
 
 
-def test_adding_the_same_chunks_again_replaces_them(index, vectors):
+def test_adding_the_same_chunks_again_replaces_them(index, vectors, embedder):
+    for _ in range(2):
+        _nearest(index, embedder, QUESTION, limit=1)
     index.add(TRUST, TRUST_IDS, vectors[TRUST])
     assert index.count() == len(TRUST_IDS) + len(COOKERY_IDS)
+    hits = _nearest(index, embedder, QUESTION, limit=100)
+    assert len(hits) == len(set(hits)) == len(TRUST_IDS) + len(COOKERY_IDS)
 
 
 def test_a_reopened_index_finds_what_was_stored_before(tmp_path, vectors, embedder):
@@ -148,3 +155,13 @@ def test_an_index_built_by_another_model_of_the_same_size_is_refused_until_rebui
     other.recreate()
     assert other.count() == 0
     ChunkIndex(client, embedder="another-384-dimensional-model").ensure_collection()  # accepted now
+
+
+def test_the_copy_of_the_vectors_is_read_across_pages(index, embedder, monkeypatch):
+    monkeypatch.setattr(index_module, "COPY_PAGE", 3)
+
+    _nearest(index, embedder, QUESTION, limit=1)
+    hits = _nearest(index, embedder, QUESTION, limit=100)
+
+    assert len(set(hits)) == len(TRUST_IDS) + len(COOKERY_IDS)
+    assert hits[0] == (DETERMINATION_DATE, TRUST)

@@ -105,6 +105,13 @@ def test_a_pdf_with_no_text_at_all_is_refused_as_probably_scanned():
     assert reason(error) == '"scan-0042.pdf" has no text to index (a scanned PDF?)'
 
 
+def test_a_text_file_of_blanks_is_refused_without_a_word_about_scans():
+    with pytest.raises(InvalidInput) as error:
+        parse("notes.md", b"  \n\t\n")
+
+    assert reason(error) == '"notes.md" has no text to index'
+
+
 def test_a_password_protected_pdf_is_refused(trust_deed_pdf):
     with pytest.raises(InvalidInput) as error:
         parse("board-minutes.pdf", encrypted(trust_deed_pdf, user_password="hunter2"))

@@ -1,31 +1,48 @@
-"""`docchat bench retrieval`: ingestion throughput and hybrid query latency at ~10,000 chunks.
+"""`docchat bench retrieval`: ingestion throughput and hybrid query latency at ~10,000 chunks,
+or at the size `--chunks` asks for.
 
-A generated library (50 Markdown documents of deterministic prose about trusts, leases and
-recipes, one chunk per section) is ingested through the real document service: SQLite, the
-real MiniLM model, Qdrant local mode, all in a temporary folder. Then 200 questions are asked
-for the top 10 passages, over every document and within scopes of 5 and 25 documents.
+A generated library (Markdown documents of deterministic prose about trusts, leases and
+recipes, 200 sections each, one chunk per section) is ingested through the real document
+service: SQLite, the MiniLM model, Qdrant local mode, all in a temporary folder. Then 200
+questions are asked for the top 10 passages, over every document and within scopes of 5 and
+25 documents.
+
+Past 10,000 chunks, embedding is the cost (~20 minutes for 100,000 on two cores) and it is
+not what is measured: the first 10,000 chunks are embedded by the model (the ingestion figure
+is theirs), and each later chunk, whose text is generated and stored like the others, gets the
+vector of a real chunk of its topic, jittered. Brute-force search scans as many vectors
+either way, and the topic clusters a scope's share of a ranking depends on are kept.
 
 The baseline, in the same run and over the same vectors, is the layout docchat used before:
 dense and BM25 sparse vectors both in Qdrant, fused by Qdrant's RRF, the scope sent as a
-filter. Query embedding is timed apart and left out of both, so the figures compare search.
-Target: p95 <= 50 ms.
+filter; past 10,000 chunks it is asked fewer questions (it takes seconds each). Query
+embedding is timed apart and left out of both, so the figures compare search. CPU time is
+kept beside wall time: on shared cores the wall figures carry other processes' load.
+Targets (issue 13): p95 <= 50 ms, and <= 20 ms for the worst case at 10,000 chunks.
 """
 
 from __future__ import annotations
 
 import json
+import math
+import os
 import random
 import tempfile
 import time
+import zlib
 from pathlib import Path
 
 from docchat.bench.figures import p50_p95
 
-DOCUMENTS = 50
+CHUNKS = 10_000
 SECTIONS = 200
+# Chunks embedded by the model; past them, stand-in vectors (see the module's docstring).
+EMBEDDED = 10_000
 QUERIES = 200
 SCOPES = (5, 25)
 TOP_K = 10
+# How far a stand-in vector strays from the real one it copies: cosine about 0.96.
+JITTER = 0.3
 _TOPICS = {
     "trust": "trustee beneficiary determination date reserve account distribution notes payment business day",
     "lease": "landlord tenant rent review break clause deposit repair service charge notice period",
@@ -33,28 +50,35 @@ _TOPICS = {
 }
 
 
-def _library(seed: int = 3) -> list[tuple[str, bytes]]:
-    """(file name, Markdown) for DOCUMENTS documents of SECTIONS sections each."""
+def _library(chunks: int = CHUNKS, seed: int = 3) -> list[tuple[str, bytes]]:
+    """(file name, Markdown) for documents of SECTIONS sections each, `chunks` sections in all.
+    The first 50 documents are the same at every size."""
     rng = random.Random(seed)
     files = []
-    for document in range(DOCUMENTS):
-        words = _TOPICS[list(_TOPICS)[document % 3]].split()
+    for document in range(math.ceil(chunks / SECTIONS)):
+        words = _TOPICS[_topic(document)].split()
         sections = [
             f"## Section {n}\n\n{' '.join(rng.choice(words) for _ in range(rng.randint(40, 90)))}."
-            for n in range(SECTIONS)
+            for n in range(min(SECTIONS, chunks - document * SECTIONS))
         ]
-        files.append((f"doc-{document:02}.md", "\n\n".join(sections).encode()))
+        files.append((f"doc-{document:04}.md",
+                      "\n\n".join(sections).encode()))
     return files
+
+
+def _topic(document: int) -> str:
+    return list(_TOPICS)[document % len(_TOPICS)]
 
 
 class _TimedEmbedder:
     """The real embedder, timed; vectors of questions asked before are kept, so a search can be
-    timed without the embedding of its question."""
+    timed without the embedding of its question. With `stand_ins` set, chunks get those."""
 
     def __init__(self, embedder) -> None:
         self._embedder = embedder
         self.seconds = 0.0
         self._known: dict[str, list[float]] = {}
+        self.stand_ins: _StandIns | None = None
 
     @property
     def name(self) -> str:
@@ -71,6 +95,8 @@ class _TimedEmbedder:
     def embed(self, texts: list[str]) -> list[list[float]]:
         if len(texts) == 1 and texts[0] in self._known:
             return [self._known[texts[0]]]
+        if self.stand_ins is not None:
+            return self.stand_ins.vectors(texts)
         began = time.perf_counter()
         vectors = self._embedder.embed(texts)
         self.seconds += time.perf_counter() - began
@@ -84,73 +110,135 @@ class _TimedEmbedder:
         return (self.seconds - began) * 1000 / max(len(new), 1)
 
 
-def _timed(calls) -> tuple[float, float]:
-    timings = []
+class _StandIns:
+    """Vectors for generated chunks past the embedded ones: a real chunk's vector of the same
+    topic, jittered and normalised, both chosen by the text, so a run repeats exactly."""
+
+    def __init__(self, by_topic: dict[str, list[list[float]]]) -> None:
+        import numpy as np
+
+        self._np = np
+        self._by_topic = {topic: np.asarray(vectors, dtype=np.float32) for topic, vectors in by_topic.items()}
+        # Only topics with real chunks to copy (all three once three documents are embedded).
+        self._words = {topic: set(_TOPICS[topic].split()) for topic in self._by_topic}
+
+    def vectors(self, texts: list[str]) -> list[list[float]]:
+        np, out = self._np, []
+        for text in texts:
+            words = text.split()
+            topic = max(self._words, key=lambda t: sum(word.strip(".") in self._words[t] for word in words))
+            pool, seed = self._by_topic[topic], zlib.crc32(text.encode())
+            rng = np.random.default_rng(seed)
+            vector = pool[seed % len(pool)] + rng.normal(0.0, JITTER / math.sqrt(pool.shape[1]), pool.shape[1])
+            out.append((vector / np.linalg.norm(vector)).tolist())
+        return out
+
+
+def _timed(calls) -> tuple[tuple[float, float], tuple[float, float]]:
+    """(p50, p95) of wall ms and of this process's CPU ms."""
+    wall, cpu = [], []
     for call in calls:
-        began = time.perf_counter()
+        began, began_cpu = time.perf_counter(), time.process_time()
         call()
-        timings.append((time.perf_counter() - began) * 1000)
-    return p50_p95(timings)
+        wall.append((time.perf_counter() - began) * 1000)
+        cpu.append((time.process_time() - began_cpu) * 1000)
+    return p50_p95(wall), p50_p95(cpu)
 
 
-def run_retrieval_bench(*, as_json: bool = False) -> dict:
+def _questions(count: int) -> list[str]:
+    rng = random.Random(5)
+    return [f"What does it say about the {' and the '.join(rng.sample(rng.choice(list(_TOPICS.values())).split(), 2))}?"
+            for _ in range(count)]
+
+
+def run_retrieval_bench(*, chunks: int = CHUNKS, as_json: bool = False) -> dict:
     from qdrant_client import QdrantClient
 
     from docchat.bootstrap import build_services
     from docchat.config import Settings
     from docchat.documents.onnx_embeddings import OnnxMiniLMEmbedder
 
+    load_before = os.getloadavg()[0]
     embedder = _TimedEmbedder(OnnxMiniLMEmbedder())
     embedder.embed(["warm up"])
     embedder.seconds = 0.0
-    rng = random.Random(5)
-    questions = [f"What does it say about the {' and the '.join(rng.sample(rng.choice(list(_TOPICS.values())).split(), 2))}?"
-                 for _ in range(QUERIES)]
+    questions = _questions(QUERIES)
+    files = _library(chunks)
+    embedded_files = math.ceil(min(chunks, EMBEDDED) / SECTIONS)
     with tempfile.TemporaryDirectory(prefix="docchat-bench-retrieval-") as tmp:
         # The search is timed, not the model: no LLM server is needed or asked.
         library = build_services(Settings(data_dir=Path(tmp) / "docchat"), embedder=embedder,
                                  contact_llm=False).documents
         began = time.perf_counter()
-        documents = [library.ingest(name, data) for name, data in _library()]
+        documents = [library.ingest(name, data) for name, data in files[:embedded_files]]
         ingest_s = time.perf_counter() - began
         embed_s = embedder.seconds
-        chunks = sum(d.chunks for d in documents)
+        embedded = sum(d.chunks for d in documents)
+        if len(files) > embedded_files:
+            embedder.stand_ins = _stand_ins(library, documents)
+            documents += [library.ingest(name, data) for name, data in files[embedded_files:]]
+            embedder.stand_ins = None
+        total = sum(d.chunks for d in documents)
 
         embed_ms = embedder.remember(questions)
         scopes = {"all": None, **{f"scoped_{n}": [d.id for d in documents[:n]] for n in SCOPES}}
         docchat = {mode: _timed(lambda q=q, s=scope: library.retrieve(q, top_k=TOP_K, document_ids=s)
                                 for q in questions)
                    for mode, scope in scopes.items()}
+        asked = questions[:max(20, QUERIES * CHUNKS // max(total, CHUNKS))]
         client = QdrantClient(path=str(Path(tmp) / "baseline"))
         baseline_index = _QdrantHybrid(client)
         baseline_index.build(library)
         baseline = {mode: _timed(lambda q=q, s=scope: baseline_index.search(q, embedder.embed([q])[0], scope=s)
-                                 for q in questions)
+                                 for q in asked)
                     for mode, scope in scopes.items()}
         client.close()
         library.index().close()
 
     result = {
-        "chunks": chunks, "ingest_chunks_per_s": round(chunks / ingest_s, 1),
+        "chunks": total, "documents": len(documents), "embedded_chunks": embedded,
+        "ingest_chunks_per_s": round(embedded / ingest_s, 1),
         "embedding_share": round(embed_s / ingest_s, 3), "query_embedding_ms": round(embed_ms, 2),
-        **{f"{mode}_p50_ms": round(docchat[mode][0], 2) for mode in scopes},
-        **{f"{mode}_p95_ms": round(docchat[mode][1], 2) for mode in scopes},
-        **{f"baseline_{mode}_p50_ms": round(baseline[mode][0], 2) for mode in scopes},
-        **{f"baseline_{mode}_p95_ms": round(baseline[mode][1], 2) for mode in scopes},
+        "questions": len(questions), "baseline_questions": len(asked),
+        "load_average": [round(load_before, 2), round(os.getloadavg()[0], 2)],
     }
+    for prefix, figures in (("", docchat), ("baseline_", baseline)):
+        for mode, ((p50, p95), (cpu_p50, cpu_p95)) in figures.items():
+            result |= {f"{prefix}{mode}_p50_ms": round(p50, 2), f"{prefix}{mode}_p95_ms": round(p95, 2),
+                       f"{prefix}{mode}_cpu_p50_ms": round(cpu_p50, 2), f"{prefix}{mode}_cpu_p95_ms": round(cpu_p95, 2)}
     if as_json:
         print(json.dumps(result))
         return result
-    print(f"ingested {DOCUMENTS} documents, {chunks:,} chunks, in {ingest_s:.1f} s: "
-          f"{result['ingest_chunks_per_s']} chunks/s (embedding {embed_s:.1f} s = {embed_s / ingest_s:.0%})")
-    print(f"hybrid top-{TOP_K} over {QUERIES} questions (query embedding apart: {embed_ms:.1f} ms each), "
-          f"p50 / p95 ms, target p95 <= 50 ms:")
-    print(f"  {'':28} {'docchat (Qdrant + FTS5)':>24} {'baseline (Qdrant hybrid)':>25}")
-    for mode in scopes:
-        shown = "every document" if mode == "all" else f"scoped to {mode.split('_')[1]} of {DOCUMENTS} documents"
-        print(f"  {shown:28} {docchat[mode][0]:>11.1f} / {docchat[mode][1]:<10.1f} "
-              f"{baseline[mode][0]:>11.1f} / {baseline[mode][1]:<10.1f}")
+    _print(result, scopes, ingest_s, embed_s)
     return result
+
+
+def _stand_ins(library, documents) -> _StandIns:
+    topic_of = {d.id: _topic(n) for n, d in enumerate(documents)}
+    by_topic: dict[str, list[list[float]]] = {}
+    for _, document_id, vector in library.index().vectors():
+        by_topic.setdefault(topic_of[document_id], []).append(vector)
+    return _StandIns(by_topic)
+
+
+def _print(result: dict, scopes, ingest_s: float, embed_s: float) -> None:
+    total, embedded = result["chunks"], result["embedded_chunks"]
+    stand_ins = f"; {total - embedded:,} more with stand-in vectors" if total > embedded else ""
+    print(f"ingested {embedded:,} chunks ({math.ceil(embedded / SECTIONS)} documents) in {ingest_s:.1f} s: "
+          f"{result['ingest_chunks_per_s']} chunks/s (embedding {embed_s:.1f} s = {embed_s / ingest_s:.0%}){stand_ins}")
+    print(f"hybrid top-{TOP_K} over {total:,} chunks, {result['questions']} questions (baseline "
+          f"{result['baseline_questions']}); query embedding apart: {result['query_embedding_ms']:.1f} ms each; "
+          f"load average {result['load_average'][0]} -> {result['load_average'][1]}")
+    print("  wall p50 / p95 ms (CPU p50 / p95), target p95 <= 50 ms, worst case <= 20 ms at 10K:")
+    print(f"  {'':28} {'docchat (Qdrant + FTS5)':>30} {'baseline (Qdrant hybrid)':>30}")
+    for mode in scopes:
+        documents = result["documents"]
+        shown = ("every document" if mode == "all"
+                 else f"scoped to {min(int(mode.split('_')[1]), documents)} of {documents} documents")
+        cells = [f"{result[f'{p}{mode}_p50_ms']:.1f} / {result[f'{p}{mode}_p95_ms']:.1f} "
+                 f"({result[f'{p}{mode}_cpu_p50_ms']:.1f} / {result[f'{p}{mode}_cpu_p95_ms']:.1f})"
+                 for p in ("", "baseline_")]
+        print(f"  {shown:28} {cells[0]:>30} {cells[1]:>30}")
 
 
 class _QdrantHybrid:

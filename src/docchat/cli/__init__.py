@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 
 from docchat import __version__
 from docchat.cli.api import DEFAULT_HOST, DEFAULT_PORT, serve_api
 from docchat.cli.backup import backup_data, restore_backup
-from docchat.cli.chat import ask, llm_command, llm_serve, run_app
+from docchat.cli.chat import ask, bench_coldstart, llm_command, llm_serve, run_app
 from docchat.cli.terminal import chat
 from docchat.cli.library import (
     list_conversations,
@@ -32,6 +33,7 @@ from docchat.cli.library import (
     doctor,
     bench,
     bench_retrieval,
+    bench_ingest,
     bench_prefix,
     bench_followups,
     bench_api,
@@ -154,7 +156,8 @@ def _parser() -> argparse.ArgumentParser:
     importing.set_defaults(handler=import_file)
 
     ingesting = commands.add_parser("ingest", help="add documents (PDF, DOCX, Markdown, text, HTML) to the library")
-    ingesting.add_argument("paths", nargs="+", metavar="PATH")
+    ingesting.add_argument("paths", nargs="+", metavar="PATH",
+                           help="a file, or a folder: its supported files and those of its subfolders")
     ingesting.add_argument("--conversation", metavar="ID", help="also add them to this conversation's scope")
     ingesting.set_defaults(handler=ingest)
 
@@ -208,9 +211,20 @@ def _parser() -> argparse.ArgumentParser:
                         help="whole documents in the cached prefix against retrieved passages in the user turn")
     prefix.add_argument("--json", action="store_true")
     prefix.set_defaults(handler=bench_prefix)
-    retrieval = suites.add_parser("retrieval", help="ingestion throughput and hybrid query latency at 10K chunks")
+    retrieval = suites.add_parser("retrieval", help="ingestion throughput and hybrid query latency at 10K chunks "
+                                  "(or --chunks)")
+    retrieval.add_argument("--chunks", type=_chunk_count, default=10_000,
+                           help="chunks in the generated library (default: %(default)s; past 10,000 the extra "
+                           "chunks get stand-in vectors instead of being embedded)")
     retrieval.add_argument("--json", action="store_true")
     retrieval.set_defaults(handler=bench_retrieval)
+    ingesting_bench = suites.add_parser("ingest", help="chunks/s and files/s of ingestion: file by file as before "
+                                        "vs in shared batches")
+    ingesting_bench.add_argument("--pages", type=int, default=60, help="pages of the long document "
+                                 "(default: %(default)s)")
+    ingesting_bench.add_argument("--files", type=int, default=200, help="small files (default: %(default)s)")
+    ingesting_bench.add_argument("--json", action="store_true")
+    ingesting_bench.set_defaults(handler=bench_ingest)
     followups = suites.add_parser("followups", help="recall of follow-up questions: alone, enriched, history-aware")
     followups.add_argument("--json", action="store_true")
     followups.set_defaults(handler=bench_followups)
@@ -235,7 +249,38 @@ def _parser() -> argparse.ArgumentParser:
                        "(default: %(default)s)")
     scale.add_argument("--json", action="store_true")
     scale.set_defaults(handler=bench_scale)
+    coldstart = suites.add_parser("coldstart", help="command start -> first request at the LLM server for "
+                                  "`docchat ask` and `docchat chat` on a library of 1,000 notes (built once, cached)")
+    coldstart.add_argument("--documents", type=int, default=1000, help="notes in the library (default: %(default)s)")
+    coldstart.add_argument("--runs", type=int, default=3, help="default: %(default)s")
+    coldstart.add_argument("--json", action="store_true")
+    coldstart.set_defaults(handler=bench_coldstart)
+    report = suites.add_parser("report", help="PNG plots of the benches' kept JSON (memory, prefix, retrieval, "
+                               "ingestion, scale), each naming the machine and date")
+    report.add_argument("--data", type=Path, default=Path("docs/perf/data"),
+                        help="folder of the runs' JSON files (default: %(default)s)")
+    report.add_argument("--out", type=Path, default=Path("docs/perf"), help="where the PNGs go (default: %(default)s)")
+    report.add_argument("--run", nargs="+", default=[], choices=("memory", "prefix", "retrieval", "ingest", "scale"),
+                        metavar="BENCH", help="run these benches first and keep their JSON in --data: memory, "
+                        "retrieval (10,000 chunks), ingest, scale, prefix (needs the LLM server)")
+    report.set_defaults(handler=_bench_report)
     return parser
+
+
+def _bench_report(args) -> None:
+    from docchat.bench.report import print_report, run_report
+
+    print_report(run_report(data=args.data, out=args.out, run=tuple(args.run)))
+
+
+def _chunk_count(text: str) -> int:
+    try:
+        chunks = int(text.replace("_", ""))
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number of chunks: {text!r}") from None
+    if chunks < 1:
+        raise argparse.ArgumentTypeError("at least 1 chunk")
+    return chunks
 
 
 def _token_lengths(text: str) -> tuple[int, ...]:

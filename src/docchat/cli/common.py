@@ -8,12 +8,15 @@ from pathlib import Path
 PROJECT_ROOT = Path(__file__).resolve().parents[3]
 
 
-def open_services(*, llm: bool = False):
+def open_services(*, llm: bool = False, documents_early: bool = False):
     """The services; `llm=True` for commands that ask the model or count tokens for it (the
-    others do not wait on the LLM server at start-up)."""
+    others do not wait on the LLM server at start-up). `documents_early=True` opens the document
+    index on a thread meanwhile: worth it when the process then waits for the user (a chat's
+    first question), not in a command that goes straight on (on two cores the two threads
+    slowed `docchat ask` by a few tenths of a second)."""
     from docchat.bootstrap import build_services
 
-    return build_services(contact_llm=llm)
+    return build_services(contact_llm=llm, open_documents_early=documents_early)
 
 
 def print_json(value) -> None:

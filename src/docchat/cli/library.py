@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from functools import partial
 from pathlib import Path
 
 from docchat.atomic import write_atomically
@@ -131,47 +132,88 @@ def import_file(args) -> None:
 
 
 def ingest(args) -> int:
+    from docchat.services.documents import FileToAdd
+
     # Chunks are cut by the served model's tokens.
     services = open_services(llm=True)
     # Before any file is read: a mistyped id should not cost an ingestion.
     conversation_id = services.conversations.resolve_id(args.conversation) if args.conversation else None
     # Nor an index the app holds: refused in one line, not once per file.
     services.documents.index()
-    failures = 0
+    paths = _files(args.paths)
+    if not paths:
+        raise DocchatError(f"no PDF, DOCX, Markdown, text or HTML file in {', '.join(args.paths)}")
+    files = [FileToAdd(path.name, partial(_read, path)) for path in paths]
+    bar = _progress_bar(count(len(files), "file"))
+    refused = 0
     added = []
-    for name in args.paths:
+    try:
+        for outcome in services.documents.add_many(files, progress=bar):
+            _clear_bar()
+            if outcome.error is not None:
+                refused += 1
+                print(f"docchat: {outcome.error}", file=sys.stderr)
+                continue
+            document = outcome.report.document
+            added.append(document.id)
+            if outcome.report.already_present:
+                print(f"{outcome.name}: already in the library, as {document.name}  {document.id}")
+                continue
+            pages = f", {count(document.pages, 'page')}" if document.pages else ""
+            print(f"{document.name}: {count(document.chunks, 'chunk')}{pages}  {document.id}")
+    finally:
+        _clear_bar()
+        if conversation_id and added:
+            services.conversations.set_document_scope(
+                conversation_id, sorted(set(_scope(services, conversation_id)) | set(added)))
+    return 1 if refused else 0
+
+
+def _files(paths: list[str]) -> list[Path]:
+    """The paths given, with each folder replaced by the supported files in it and below (in
+    name order, hidden ones left out). A file named on its own is taken whatever its type, so
+    that one of the wrong type is refused in its own line."""
+    from docchat.documents.parsing import KINDS
+
+    found = []
+    for name in paths:
         path = Path(name)
-        try:
-            data = path.read_bytes()
-            report = services.documents.add(path.name, data, progress=_progress_bar(path.name))
-        except (DocchatError, OSError) as error:
-            failures += 1
-            print(f"\rdocchat: {error if isinstance(error, DocchatError) else f'{path}: {error.strerror}'}",
-                  file=sys.stderr)
+        if not path.is_dir():
+            found.append(path)
             continue
-        document = report.document
-        added.append(document.id)
-        if report.already_present:
-            print(f"\r{path.name}: already in the library, as {document.name}  {document.id}")
-            continue
-        pages = f", {count(document.pages, 'page')}" if document.pages else ""
-        print(f"\r{document.name}: {count(document.chunks, 'chunk')}{pages}  {document.id}")
-    if conversation_id and added:
-        services.conversations.set_document_scope(
-            conversation_id, sorted(set(_scope(services, conversation_id)) | set(added)))
-    return 1 if failures else 0
+        found += sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in KINDS
+                        and not any(part.startswith(".") for part in p.relative_to(path).parts))
+    return found
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError as error:
+        raise DocchatError(f"{path}: {error.strerror or error}") from None
 
 
 def _scope(services, conversation_id: str) -> list[str]:
     return list(services.conversations.get(conversation_id).settings.document_scope or ())
 
 
+BAR_WIDTH = 24
+
+
 def _progress_bar(name: str):
     def show(stage: str, share: float) -> None:
-        filled = int(share * 24)
-        sys.stderr.write(f"\r{name[:30]:<30} [{'#' * filled}{'.' * (24 - filled)}] {share:4.0%} {stage[:40]:<40}")
+        filled = int(share * BAR_WIDTH)
+        sys.stderr.write(f"\r{name[:30]:<30} [{'#' * filled}{'.' * (BAR_WIDTH - filled)}] {share:4.0%} "
+                         f"{stage[:40]:<40}")
         sys.stderr.flush()
     return show
+
+
+def _clear_bar() -> None:
+    """Wipes the bar's line, so that what is printed next starts on a clean one (a terminal
+    shows both streams on one screen; into a file or pipe the bar's updates stay one line)."""
+    sys.stderr.write("\r\033[K" if sys.stderr.isatty() else "\r")
+    sys.stderr.flush()
 
 
 def list_documents(args) -> None:
@@ -239,10 +281,18 @@ def bench(args) -> None:
     run_memory_bench(turns=args.turns, lengths=args.lengths, as_json=args.json)
 
 
+def bench_ingest(args) -> None:
+    from docchat.bench.ingest import run_ingest_bench
+
+    if args.pages < 1 or args.files < 1:
+        raise DocchatError("--pages and --files must be at least 1")
+    run_ingest_bench(pages=args.pages, files=args.files, as_json=args.json)
+
+
 def bench_retrieval(args) -> None:
     from docchat.bench.retrieval import run_retrieval_bench
 
-    run_retrieval_bench(as_json=args.json)
+    run_retrieval_bench(chunks=args.chunks, as_json=args.json)
 
 
 def bench_followups(args) -> None:

@@ -51,7 +51,8 @@ def _backend(args) -> Backend:
     from docchat.cli.common import open_services
     from docchat.cli.terminal_backends import LocalChat, LocalStatelessChat
 
-    services = open_services(llm=True)
+    # The documents open while the first question is typed.
+    services = open_services(llm=True, documents_early=True)
     return LocalStatelessChat(services) if args.stateless else LocalChat(services)
 
 

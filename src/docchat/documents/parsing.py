@@ -8,6 +8,9 @@ Invariants:
 - PDFs give one section per page (`page N`); DOCX, Markdown and HTML give one section per
   heading of level 1-3 (the label is the heading; text before the first one is `beginning`);
   plain text gives sections of blank-line-separated blocks labelled by their lines.
+
+Each format's library is imported when a file of that kind is parsed: together they take about
+half a second to import, which a command that only answers questions would pay for nothing.
 """
 
 from __future__ import annotations
@@ -19,12 +22,6 @@ import zipfile
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import PurePath
-
-import docx
-from bs4 import BeautifulSoup, NavigableString, Tag
-from bs4.element import PreformattedString
-from docx.table import Table
-from pypdf import PdfReader
 
 from docchat.errors import InvalidInput
 from docchat.text import NUL, one_line, require_storable, with_replacement_characters
@@ -87,11 +84,13 @@ def parse(name: str, data: bytes, *, max_bytes: int = MAX_BYTES) -> ParsedDocume
         if (text := _clean(section.text))
     ]
     if not sections:
-        raise InvalidInput(f"{shown} has no text to index (a scanned PDF?)")
+        raise InvalidInput(f"{shown} has no text to index" + (" (a scanned PDF?)" if kind == "pdf" else ""))
     return ParsedDocument(name=name, kind=kind, sections=sections)
 
 
 def _pdf(shown: str, data: bytes, max_bytes: int) -> list[Section]:
+    from pypdf import PdfReader
+
     try:
         reader = PdfReader(io.BytesIO(data))
         # Many "encrypted" PDFs only restrict printing and open with an empty password;
@@ -119,6 +118,9 @@ def _opens_without_password(reader) -> bool:
 
 
 def _docx(shown: str, data: bytes, max_bytes: int) -> list[Section]:
+    import docx
+    from docx.table import Table
+
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             unpacked = sum(entry.file_size for entry in archive.infolist())
@@ -190,6 +192,9 @@ def _lines_section(lines: list[str], first: int, last: int) -> Section:
 
 
 def _html(shown: str, data: bytes, max_bytes: int) -> list[Section]:
+    from bs4 import BeautifulSoup, NavigableString, Tag
+    from bs4.element import PreformattedString
+
     _refuse_binary(shown, data)
     # Bytes, not str: BeautifulSoup honours the page's declared charset.
     soup = BeautifulSoup(data, "html.parser")

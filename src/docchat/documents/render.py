@@ -11,9 +11,6 @@ from __future__ import annotations
 import io
 import re
 
-import pypdfium2 as pdfium
-from PIL import Image, ImageDraw
-
 SCALE = 2.0  # 144 dpi: sharp when the page fills the source view
 MARK = (255, 213, 79, 110)
 _SENTENCE = re.compile(r"(?<=[.;:!?])\s+")
@@ -24,6 +21,10 @@ MAX_PHRASES = 12
 
 def page_with_passage(pdf: bytes, page_number: int, passage: str) -> tuple[bytes, int]:
     """The 1-based page as PNG bytes with the passage marked, and how many places were marked."""
+    # Imported here, when a page is shown: the services import this module at start-up.
+    import pypdfium2 as pdfium
+    from PIL import Image, ImageDraw
+
     document = pdfium.PdfDocument(pdf)
     try:
         page = document[page_number - 1]

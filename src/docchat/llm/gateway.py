@@ -1,18 +1,27 @@
-"""Streaming chat completions from vLLM through LlamaIndex's OpenAILike.
+"""Streaming chat completions from vLLM's OpenAI-compatible API, read with httpx.
 
 Every failure leaves here as a docchat error a user can read. The stream is read on a
 worker thread so that the caller can enforce the first-token and between-token timeouts
 and stop a generation at once; the caller then closes the answer's HTTP client, which makes
 vLLM abort the request. A failed connection is retried a few times; a started stream is not.
+
+Why not LlamaIndex's OpenAILike (or the openai SDK under it): one streaming request is all
+docchat asks of them, and importing them cost a one-shot `docchat ask` about 3.3 s of CPU
+before its question could reach the model (llama_index.core, then openai's types and every
+resource module, on the first request). The request body is the one OpenAILike sent, and
+the errors are read the way the SDK read them.
 """
 
 from __future__ import annotations
 
+import json
 import queue
 import socket
 import threading
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from itertools import chain
 from typing import Iterator
 
 from docchat.errors import (
@@ -24,7 +33,8 @@ from docchat.errors import (
     ModelMissing,
     StreamCut,
 )
-from docchat.llm.discovery import PrefixCache, ServerInfo, fetch_info, is_healthy, prefix_cache, server_token_count
+from docchat.llm.discovery import (PrefixCache, ServerInfo, fetch_info, is_healthy, prefix_cache,
+                                  server_token_count, tls)
 from docchat.llm.watchdog import notice
 
 _POLL_S = 0.05
@@ -111,50 +121,34 @@ class VllmGateway:
 
     # internals
 
-    def _llm(self, info: ServerInfo, max_tokens: int, http, continue_last: bool):
-        from llama_index.llms.openai_like import OpenAILike
-
-        extra_body = {name: value for name, value in (("top_k", self._sampling.top_k),
-                                                       ("repetition_penalty", self._sampling.repetition_penalty))
-                      if value is not None}
+    def _body(self, info: ServerInfo, messages: list[dict], max_tokens: int, continue_last: bool) -> dict:
+        body = {"model": info.model, "messages": [{"role": m["role"], "content": m["content"]} for m in messages],
+                "max_tokens": max_tokens, "temperature": self._sampling.temperature, "stream": True,
+                "stream_options": {"include_usage": True}}
+        # vLLM's own sampling parameters, beside OpenAI's.
+        for name, value in (("top_p", self._sampling.top_p), ("top_k", self._sampling.top_k),
+                            ("repetition_penalty", self._sampling.repetition_penalty)):
+            if value is not None:
+                body[name] = value
         if continue_last:
-            extra_body.update(continue_final_message=True, add_generation_prompt=False)
-        additional = {"stream_options": {"include_usage": True}, "extra_body": extra_body}
-        if self._sampling.top_p is not None:
-            additional["top_p"] = self._sampling.top_p
-        return OpenAILike(
-            model=info.model,
-            api_base=self.base_url,
-            api_key="local",
-            is_chat_model=True,
-            context_window=info.max_model_len,
-            max_tokens=max_tokens,
-            temperature=self._sampling.temperature,
-            additional_kwargs=additional,
-            max_retries=0,
-            # A backstop for a worker stuck in a read; the caller's own timeouts fire first.
-            timeout=max(self._timeouts.first_token_s, self._timeouts.between_tokens_s) + 30,
-            http_client=http,
-        )
+            body.update(continue_final_message=True, add_generation_prompt=False)
+        return body
 
     def _deltas(self, info, messages, max_tokens, stop, generation, continue_last) -> Iterator[str]:
-        from llama_index.core.llms import ChatMessage
-
         import httpx
 
-        chat = [ChatMessage(role=m["role"], content=m["content"]) for m in messages]
         events: queue.Queue = queue.Queue()
         abandon = threading.Event()
         # One HTTP client per answer, whose sockets this side shuts down when the answer is
-        # abandoned: vLLM aborts a request whose client has hung up. Closing the LlamaIndex
-        # generator leaves the socket to the GC, and close() does not wake a worker blocked
-        # in a read; shutdown() does.
+        # abandoned: vLLM aborts a request whose client has hung up. Closing the response
+        # does not wake a worker blocked in a read; shutdown() does.
         responses: list = []
-        http = httpx.Client(timeout=httpx.Timeout(None, connect=self._timeouts.connect_s),
-                            event_hooks={"response": [responses.append]})
+        # The key the DSPy programs send too (vLLM checks one only when started with --api-key).
+        http = httpx.Client(timeout=httpx.Timeout(None, connect=self._timeouts.connect_s), verify=tls(),
+                            headers={"Authorization": "Bearer local"}, event_hooks={"response": [responses.append]})
         worker = threading.Thread(
-            target=self._pump, args=(self._llm(info, max_tokens, http, continue_last), chat, events, abandon), daemon=True,
-            name="docchat-llm-stream",
+            target=self._pump, args=(http, self._body(info, messages, max_tokens, continue_last), events, abandon),
+            daemon=True, name="docchat-llm-stream",
         )
         worker.start()
         started_streaming = False
@@ -196,33 +190,37 @@ class VllmGateway:
                     what = "the next token" if started else "the first token"
                     raise LLMTimeout(f"the LLM server sent nothing for {limit:g} s while waiting for {what}") from None
 
-    def _pump(self, llm, chat, events: queue.Queue, abandon: threading.Event) -> None:
-        import openai
+    def _pump(self, http, body: dict, events: queue.Queue, abandon: threading.Event) -> None:
+        import httpx
 
+        # A backstop for a worker stuck in a read; the caller's own timeouts fire first.
+        backstop = max(self._timeouts.first_token_s, self._timeouts.between_tokens_s) + 30
+        timeout = httpx.Timeout(backstop, connect=self._timeouts.connect_s)
         attempts = self._timeouts.connect_retries + 1
         for attempt in range(attempts):
-            sent_any = False
             try:
-                stream = llm.stream_chat(chat)
-                try:
-                    for response in stream:
+                with _requested(http, f"{self.base_url}/chat/completions", body, timeout) as response:
+                    if not response.is_success:
+                        response.read()
+                        events.put(("error", _Refused(response)))
+                        return
+                    for chunk in _server_sent_events(response):
                         if abandon.is_set():
                             return
-                        raw = response.raw
-                        if response.delta:
-                            sent_any = True
-                            events.put(("delta", response.delta))
-                        choices = getattr(raw, "choices", None) or []
-                        if choices and choices[0].finish_reason:
-                            events.put(("finish", choices[0].finish_reason))
-                        if getattr(raw, "usage", None) is not None:
-                            events.put(("usage", raw.usage.model_dump(exclude_none=True)))
-                finally:
-                    stream.close()
+                        choices = chunk.get("choices") or []
+                        if choices:
+                            delta = (choices[0].get("delta") or {}).get("content")
+                            if delta:
+                                events.put(("delta", delta))
+                            if choices[0].get("finish_reason"):
+                                events.put(("finish", choices[0]["finish_reason"]))
+                        if chunk.get("usage") is not None:
+                            events.put(("usage", _without_none(chunk["usage"])))
                 events.put(("end", None))
                 return
-            except openai.APIConnectionError as error:
-                if sent_any or attempt == attempts - 1 or abandon.is_set():
+            except _ConnectionFailed as error:
+                # Nothing was answered yet, so nothing can have been shown: safe to ask again.
+                if attempt == attempts - 1 or abandon.is_set():
                     events.put(("error", error))
                     return
                 if abandon.wait(self._timeouts.retry_backoff_s * (attempt + 1)):
@@ -234,28 +232,93 @@ class VllmGateway:
 
     def _user_error(self, error: Exception, started_streaming: bool) -> Exception:
         import httpx
-        import openai
 
-        if started_streaming and isinstance(error, (openai.APIConnectionError, httpx.HTTPError, openai.APIError)):
+        if started_streaming and isinstance(error, (httpx.HTTPError, _StreamError)):
             return StreamCut("the connection to the LLM server broke in the middle of the answer")
-        if isinstance(error, openai.APIConnectionError):
+        if isinstance(error, _ConnectionFailed):
             self._info = None
-            if isinstance(error.__cause__, httpx.ConnectError):
+            if isinstance(error.cause, httpx.ConnectError):
                 return LLMUnavailable(notice(self.base_url) or f"the LLM server is not running at {self.base_url}")
-            return LLMUnavailable(f"the connection to the LLM server at {self.base_url} failed: {error.__cause__ or error}")
-        if isinstance(error, openai.BadRequestError):
-            text = _message(error)
-            if "context" in text.lower() or "max_tokens" in text.lower() or "too long" in text.lower():
-                return ContextOverflow(f"the prompt does not fit the model's window: {text}")
-            return LLMServerError(f"the LLM server refused the request: {text}")
-        if isinstance(error, openai.NotFoundError):
-            self._info = None
-            return ModelMissing(f"the LLM server does not serve this model: {_message(error)}")
-        if isinstance(error, openai.APIStatusError):
-            return LLMServerError(f"the LLM server failed ({error.status_code}): {_message(error)}")
-        if isinstance(error, (openai.APIError, httpx.HTTPError)):
+            return LLMUnavailable(f"the connection to the LLM server at {self.base_url} failed: {error.cause}")
+        if isinstance(error, _Refused):
+            text = error.message
+            if error.status == 400:
+                if "context" in text.lower() or "max_tokens" in text.lower() or "too long" in text.lower():
+                    return ContextOverflow(f"the prompt does not fit the model's window: {text}")
+                return LLMServerError(f"the LLM server refused the request: {text}")
+            if error.status == 404:
+                self._info = None
+                return ModelMissing(f"the LLM server does not serve this model: {text}")
+            return LLMServerError(f"the LLM server failed ({error.status}): {text}")
+        if isinstance(error, (_StreamError, httpx.HTTPError)):
             return StreamCut(f"the LLM server's answer broke off: {error}")
         return LLMServerError(f"unexpected failure talking to the LLM server: {error}")
+
+
+class _ConnectionFailed(Exception):
+    """No answer came back to the request (refused, reset, timed out): it may be sent again."""
+
+    def __init__(self, cause: Exception) -> None:
+        super().__init__(str(cause))
+        self.cause = cause
+
+
+class _Refused(Exception):
+    """The server answered the request with an error status."""
+
+    def __init__(self, response) -> None:
+        self.status = response.status_code
+        self.message = _message(response)
+        super().__init__(f"{self.status}: {self.message}")
+
+
+class _StreamError(Exception):
+    """An error the server sent as an event in the middle of the stream."""
+
+
+@contextmanager
+def _requested(http, url: str, body: dict, timeout) -> Iterator:
+    """The streamed response to a POST; a failure before it arrives is `_ConnectionFailed`
+    (the request may be sent again), one while it is read is not."""
+    import httpx
+
+    request = http.build_request("POST", url, json=body, timeout=timeout)
+    try:
+        response = http.send(request, stream=True)
+    except httpx.TransportError as error:
+        raise _ConnectionFailed(error) from error
+    try:
+        yield response
+    finally:
+        response.close()
+
+
+def _server_sent_events(response) -> Iterator[dict]:
+    """The JSON of each `data:` event until `[DONE]`; an event carrying an error raises it."""
+    data: list[str] = []
+    for line in chain(response.iter_lines(), [""]):  # the last event may lack its blank line
+        if line:
+            field, _, value = line.partition(":")
+            if field == "data":
+                data.append(value[1:] if value.startswith(" ") else value)
+            continue
+        if not data:
+            continue
+        text, data = "\n".join(data), []
+        if text.startswith("[DONE]"):
+            return
+        event = json.loads(text)
+        if isinstance(event, dict) and event.get("error"):
+            error = event["error"]
+            message = error.get("message") if isinstance(error, dict) else None
+            raise _StreamError(message if isinstance(message, str) else "An error occurred during streaming")
+        yield event
+
+
+def _without_none(value):
+    if isinstance(value, dict):
+        return {key: _without_none(item) for key, item in value.items() if item is not None}
+    return value
 
 
 def _hang_up(response) -> None:
@@ -268,8 +331,16 @@ def _hang_up(response) -> None:
             pass  # already closed
 
 
-def _message(error) -> str:
-    body = getattr(error, "body", None)
-    if isinstance(body, dict):
-        return str(body.get("message") or body.get("error", {}).get("message") or body)[:300]
-    return str(error)[:300]
+def _message(response) -> str:
+    """What an error reply says: vLLM puts the message at the top level, OpenAI under "error"."""
+    text = response.text.strip()
+    try:
+        body = json.loads(text)
+    except ValueError:
+        return (text or f"Error code: {response.status_code}")[:300]
+    error = body.get("error", body) if isinstance(body, dict) else body
+    if isinstance(error, dict):
+        nested = error.get("error")
+        return str(error.get("message") or (nested.get("message") if isinstance(nested, dict) else None)
+                   or error)[:300]
+    return f"Error code: {response.status_code} - {body}"[:300]

@@ -1,28 +1,26 @@
 """Document use cases: ingest with progress and cancel, list, delete, scope, usage, retrieval.
 
-Ingestion is all or nothing: a file is parsed and chunked before anything is written; if
-embedding or indexing fails or is cancelled, the document row, its chunks, its vectors
-and its stored file are removed again. The same content is ingested once (by hash).
+Ingestion is all or nothing per file, one file or a batch (see docchat.services.ingestion):
+a file is parsed and chunked before anything is written; if embedding or indexing fails or is
+cancelled, the document row, its chunks, its vectors and its stored file are removed again.
+The same content is ingested once (by hash).
 """
 
 from __future__ import annotations
 
 import logging
 import threading
-import uuid
 from collections import OrderedDict
+from collections.abc import Iterator, Sequence
 from pathlib import Path
-from dataclasses import replace
 from typing import Callable
 
-from docchat.documents.chunking import chunk
-from docchat.documents.files import content_hash, store_file, stray_files
+from docchat.documents.files import stray_files
 from docchat.documents.fusion import fuse
-from docchat.documents.parsing import MAX_BYTES, parse
+from docchat.documents.parsing import MAX_BYTES
 from docchat.documents.render import page_with_passage
 from docchat.documents.words import query_terms
 from docchat.domain import (
-    ChunkRecord,
     Citation,
     Document,
     DocumentStatus,
@@ -32,15 +30,16 @@ from docchat.domain import (
     Retrieved,
     Scope,
     SourceView,
-    utcnow,
 )
-from docchat.errors import DocchatError, IndexInUse, InvalidInput, NotFound
+from docchat.errors import DocchatError, IndexInUse, NotFound
 from docchat.ports import TokenCounter, UnitOfWorkFactory
 from docchat.services.id_prefixes import resolve
+from docchat.services.ingestion import FileToAdd, Ingested, Ingestion, IngestionCancelled
+
+__all__ = ["DocumentService", "FileToAdd", "Ingested", "IngestionCancelled"]
 
 log = logging.getLogger(__name__)
 
-EMBED_BATCH = 64
 # Chunks of the documents already cited in a conversation rank a little higher (never filtered).
 ACTIVE_BOOST = 1.15
 # Each side of a hybrid search offers this many candidates per passage asked for, so fusion
@@ -53,10 +52,6 @@ WHOLE_KEPT = 8
 Progress = Callable[[str, float], None]
 
 
-class IngestionCancelled(DocchatError):
-    pass
-
-
 class DocumentService:
     def __init__(self, uow: UnitOfWorkFactory, data_dir: Path, index_factory, embedder, counter: TokenCounter,
                  *, max_bytes: int = MAX_BYTES, chunk_tokens: int = 256, overlap: int = 48):
@@ -67,12 +62,10 @@ class DocumentService:
         self._index_checked = False
         self._index_lock = threading.Lock()
         self._embedder = embedder
-        self._counter = counter
-        self._max_bytes = max_bytes
-        self._chunk_tokens = chunk_tokens
-        self._overlap = overlap
         self._whole: OrderedDict[tuple, list[Retrieved] | None] = OrderedDict()
         self._whole_lock = threading.Lock()
+        self._ingestion = Ingestion(uow, data_dir, counter, open_index=self.index, remove=self._remove,
+                                    max_bytes=max_bytes, chunk_tokens=chunk_tokens, overlap=overlap)
 
     # library
 
@@ -155,71 +148,13 @@ class DocumentService:
             cancel: threading.Event | None = None) -> IngestReport:
         """Ingests the file, saying whether the same content was in the library already (then
         it changes nothing and returns the document that holds it)."""
-        cancel = cancel or threading.Event()
-        parsed = parse(name, data, max_bytes=self._max_bytes)
-        # Opened before anything is written or removed: an index held by another process (the
-        # app) refuses this ingestion with nothing touched, not even a half-ingested copy of the
-        # same file, which may be the app's own ingestion under way. Opening it also clears what
-        # a crash left.
-        index = self.index()
-        digest = content_hash(data)
-        with self._uow() as uow:
-            existing = uow.documents.by_hash(digest)
-        if existing is not None and existing.status is DocumentStatus.READY:
-            progress("already in the library", 1.0)
-            return IngestReport(existing, already_present=True)
-        if existing is not None:  # left half-ingested by a crash: start again
-            self._remove(existing)
-        progress("parsed", 0.05)
-        pieces = chunk(parsed.sections, count_tokens=self._counter.count_text, max_tokens=self._chunk_tokens,
-                       overlap=self._overlap)
-        if not pieces:
-            raise InvalidInput(f"{name} has no text to index")
-        document = Document(
-            id=str(uuid.uuid4()), name=parsed.name, kind=parsed.kind, path="", size=len(data), content_hash=digest,
-            pages=max((s.page or 0) for s in parsed.sections) or None, chunks=len(pieces), status=DocumentStatus.INGESTING,
-            added_at=utcnow(),
-        )
-        path = store_file(self._data_dir, name, data)
-        document = Document(**{**document.__dict__, "path": str(path.relative_to(self._data_dir))})
-        records = [ChunkRecord(id=str(uuid.uuid4()), document_id=document.id, position=p.index, label=p.label,
-                               page=p.page, text=p.text, token_count=p.token_count) for p in pieces]
-        with self._uow(write=True) as uow:
-            uow.documents.add(document)
-            uow.documents.add_chunks(records)
-            uow.commit()
-        try:
-            self._embed_and_index(index, document, records, progress, cancel)
-        except BaseException:
-            self._remove(document)
-            raise
-        with self._uow(write=True) as uow:
-            uow.documents.mark_ready(document.id, chunk_count=len(records))
-            uow.commit()
-        progress("ready", 1.0)
-        return IngestReport(replace(document, status=DocumentStatus.READY), already_present=False)
+        return self._ingestion.add(self._embedder, name, data, progress=progress, cancel=cancel or threading.Event())
 
-    def _embed_and_index(self, index, document: Document, records: list[ChunkRecord], progress: Progress,
-                         cancel: threading.Event) -> None:
-        def done(count: int) -> None:
-            progress(f"embedded {count} of {len(records)} chunks", 0.1 + 0.9 * count / len(records))
-
-        def cancelled() -> None:
-            raise IngestionCancelled(f"ingestion of {document.name} was cancelled; nothing was kept")
-
-        self._index_chunks(index, document.id, records, done, cancel, cancelled)
-
-    def _index_chunks(self, index, document_id: str, records: list[ChunkRecord], done: Callable[[int], None],
-                      cancel: threading.Event, cancelled: Callable[[], None]) -> None:
-        """Embeds a document's chunks batch by batch into the index. torch already spreads one
-        batch over both cores; writing to Qdrant while the next batch embeds gained nothing
-        (74.6 chunks/s overlapped, 76-79 taking turns), so they take turns."""
-        for start in range(0, len(records), EMBED_BATCH):
-            if cancel.is_set():
-                cancelled()
-            batch = records[start:start + EMBED_BATCH]
-            index.add(document_id, [r.id for r in batch], self._embedder.embed([r.text for r in batch]))
-            done(min(start + EMBED_BATCH, len(records)))
+    def add_many(self, files: Sequence[FileToAdd], *, progress: Progress = lambda stage, share: None,
+                 cancel: threading.Event | None = None) -> Iterator[Ingested]:
+        """Ingests many files in shared batches, each all or nothing; yields each file's outcome
+        (see `Ingestion.add_many`)."""
+        return self._ingestion.add_many(self._embedder, files, progress=progress, cancel=cancel or threading.Event())
 
     def reindex(self, *, progress: Progress = lambda stage, share: None,
                 cancel: threading.Event | None = None) -> int:
@@ -243,14 +178,13 @@ class DocumentService:
             raise IngestionCancelled(f"re-indexing was cancelled after {indexed} of {total} chunks; "
                                      "run it again to finish")
 
-        for document in documents:
-            records = chunks[document.id]
+        def done(count: int, of: int) -> None:
+            nonlocal indexed
+            indexed = count
+            progress(f"{count} of {of} chunks", count / max(of, 1))
 
-            def done(count: int, name: str = document.name, size: int = len(records)) -> None:
-                progress(f"{name}: {count} of {size} chunks", (indexed + count) / max(total, 1))
-
-            self._index_chunks(index, document.id, records, done, cancel, cancelled)
-            indexed += len(records)
+        records = [record for document in documents for record in chunks[document.id]]
+        self._ingestion.index_chunks(index, self._embedder, records, done, cancel, cancelled)
         progress("ready", 1.0)
         return indexed
 
@@ -289,7 +223,7 @@ class DocumentService:
             scope = None
             if document_ids is not None:
                 in_scope = [d for d in document_ids if d in names]
-                scope = Scope(tuple(in_scope), tuple(uow.documents.chunk_ids(in_scope)))
+                scope = Scope(tuple(in_scope))
             keyword = uow.documents.keyword_search(query_terms(query), limit=candidates,
                                                    document_ids=scope.document_ids if scope else None)
         if not names or (scope is not None and not scope.document_ids):

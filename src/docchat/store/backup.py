@@ -11,8 +11,6 @@ from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 
-from alembic.script import ScriptDirectory
-from alembic.util import CommandError
 from sqlalchemy.engine import make_url
 
 from docchat.errors import DocchatError, InvalidBackup
@@ -58,6 +56,9 @@ class SqliteFiles:
             # WAL sees one commit and holds no writer back. In smaller steps, a write by the
             # app between two of them would restart the copy from the beginning.
             live.backup(copy)
+        # Alembic only where a backup needs it: the services import this module at start-up.
+        from alembic.util import CommandError
+
         engine = make_engine(f"sqlite:///{target}", busy_timeout_s=self._timeout)
         try:
             try:
@@ -90,6 +91,9 @@ class SqliteFiles:
 
     def knows(self, revision: str | None) -> bool:
         """Whether this docchat can open (and upgrade) a database at `revision`."""
+        from alembic.script import ScriptDirectory
+        from alembic.util import CommandError
+
         if revision is None:
             return False
         try:

@@ -115,6 +115,11 @@ class DocumentRepository:
         rows = self._db.execute(select(documents).order_by(documents.c.added_at.desc(), documents.c.pk.desc()))
         return [_document(row) for row in rows]
 
+    def any_ready(self) -> bool:
+        """Whether the library has a document to search."""
+        ready = select(documents.c.pk).where(documents.c.status == DocumentStatus.READY.value).limit(1)
+        return self._db.execute(ready).first() is not None
+
     def mark_removing(self, document_id: str) -> None:
         self._db.execute(update(documents).where(documents.c.id == document_id)
                          .values(status=DocumentStatus.REMOVING.value))
@@ -144,12 +149,6 @@ class DocumentRepository:
             return 0
         return self._db.execute(select(func.coalesce(func.sum(chunks.c.token_count), 0))
                                 .where(chunks.c.document_id.in_(list(document_ids)))).scalar_one()
-
-    def chunk_ids(self, document_ids: Sequence[str]) -> list[str]:
-        """Every chunk of the given documents."""
-        if not document_ids:
-            return []
-        return list(self._db.scalars(select(chunks.c.id).where(chunks.c.document_id.in_(list(document_ids)))))
 
     def keyword_search(self, terms: Sequence[str], *, limit: int,
                        document_ids: Sequence[str] | None = None) -> list[tuple[str, str]]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from docchat.errors import DocchatError
+from docchat.services.documents import FileToAdd
 from docchat.ui.header import scope_picker
 from docchat.ui.session import current_conversation_id, flash, services, show_flash
 from docchat.ui.text import count, literal, size
@@ -27,9 +28,11 @@ def _upload() -> None:
     # Any click reruns the page, which stops the ingestion where it is; the service then
     # removes what it had written, so a cancelled file leaves nothing behind.
     cancel = st.empty()
-    cancel.button("Cancel", key=f"{KEY}_cancel", help="Stop ingesting; nothing of the unfinished file is kept")
-    for upload in files:
-        _ingest(upload)
+    cancel.button("Cancel", key=f"{KEY}_cancel", help="Stop ingesting; nothing of a file not yet ready is kept")
+    if len(files) == 1:
+        _ingest(files[0])
+    else:
+        _ingest_many(files)
     cancel.empty()  # nothing left to cancel
 
 
@@ -46,10 +49,38 @@ def _ingest(upload) -> None:
     except DocchatError as error:
         slot.error(literal(str(error)), icon=":material/error:")
         return
+    _outcome(slot, upload.name, added)
+
+
+def _ingest_many(uploads) -> None:
+    """Several files in shared batches (see DocumentService.add_many): one progress bar for
+    all of them, and a line for each file as soon as it is in, or refused."""
+    lines = st.container()
+    slot = st.empty()
+    bar = slot.progress(0.0, text=f"{count(len(uploads), 'file')}: reading")
+
+    def show(stage: str, share: float) -> None:
+        bar.progress(min(share, 1.0), text=literal(stage))
+
+    files = [FileToAdd(upload.name, upload.getvalue) for upload in uploads]
+    try:
+        for outcome in services().documents.add_many(files, progress=show):
+            if outcome.error is not None:
+                lines.error(literal(str(outcome.error)), icon=":material/error:")
+            else:
+                _outcome(lines, outcome.name, outcome.report)
+    except DocchatError as error:
+        slot.error(literal(str(error)), icon=":material/error:")
+        return
+    slot.empty()
+
+
+def _outcome(slot, name: str, added) -> None:
+    """One line saying how a file went: added, or already in the library."""
     document = added.document
     if added.already_present:
-        also = "" if document.name == upload.name else f" (as “{document.name}”)"
-        slot.info(literal(f"{upload.name} is already in the library{also}"), icon=":material/info:")
+        also = "" if document.name == name else f" (as “{document.name}”)"
+        slot.info(literal(f"{name} is already in the library{also}"), icon=":material/info:")
     else:
         slot.success(literal(f"{document.name}: {count(document.chunks, 'chunk')} ready"),
                      icon=":material/check_circle:")
