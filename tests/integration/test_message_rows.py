@@ -82,3 +82,22 @@ def test_a_message_read_back_holds_every_field_of_a_message_and_no_other(uow):
 
     assert set(vars(read)) == {field.name for field in fields(Message)}
     assert read.created_at.tzinfo is timezone.utc
+
+
+def test_a_source_stored_by_an_older_version_reads_back_filled_in(uow):
+    from sqlalchemy import update
+
+    from docchat.store.tables import messages
+
+    stored(uow, question(), answer_with_every_field())
+    with uow(write=True) as unit:
+        # As versions before numbered sources wrote them: a page and a quote.
+        unit._connection.execute(update(messages).where(messages.c.id == answer_with_every_field().id).values(
+            citations=[{"document": "Hartley trust deed.pdf", "page": 4, "quote": "Income is paid quarterly."}]))
+        unit.commit()
+
+    with uow() as unit:
+        [_, answer] = unit.conversations.messages(TRUST.id)
+
+    assert answer.citations == [Citation(number=1, document="Hartley trust deed.pdf", where="page 4", page=4,
+                                         text="Income is paid quarterly.")]

@@ -11,6 +11,9 @@ already made them datetimes and Python values.
 
 from __future__ import annotations
 
+import gc
+from contextlib import contextmanager
+from dataclasses import fields
 from datetime import datetime, timezone
 
 from sqlalchemy import Connection, text
@@ -24,18 +27,27 @@ _SELECT = """
     FROM messages
 """
 _OF_CONVERSATION = text(_SELECT + "WHERE conversation_id = :conversation_id AND seq > :after_seq ORDER BY seq")
+_SQLITE_OF_CONVERSATION = _SELECT + "WHERE conversation_id = ? AND seq > ? ORDER BY seq"
 _BY_ID = text(_SELECT + "WHERE id = :id")
 # Looked up, not called: calling an Enum costs about a microsecond a value.
 _ROLES = {role.value: role for role in Role}
 _STATUSES = {status.value: status for status in Status}
 _RATINGS = {rating.value: rating for rating in Rating}
+_CITATION_FIELDS = frozenset(field.name for field in fields(Citation))
 
 
 def conversation_messages(db: Connection, conversation_id: str, *, after_seq: int = 0) -> list[Message]:
     """The conversation's messages after `after_seq`, in order."""
     made = _maker(db)
-    rows = db.execute(_OF_CONVERSATION, {"conversation_id": conversation_id, "after_seq": after_seq}).all()
-    return [made(row) for row in rows]
+    with _collector_paused():
+        if db.dialect.name == "sqlite":
+            # From the driver's cursor, in the unit of work's transaction: SQLAlchemy's result
+            # layer adds 0.6 ms to 2,000 rows.
+            rows = db.connection.driver_connection.execute(_SQLITE_OF_CONVERSATION,
+                                                           (conversation_id, after_seq)).fetchall()
+        else:
+            rows = db.execute(_OF_CONVERSATION, {"conversation_id": conversation_id, "after_seq": after_seq}).all()
+        return [made(row) for row in rows]
 
 
 def message_by_id(db: Connection, message_id: str) -> Message | None:
@@ -77,7 +89,33 @@ def figures_row(message: Message) -> dict | None:
 
 
 def citations_from(stored) -> list[Citation]:
-    return [Citation.from_dict(c, number=n) for n, c in enumerate(stored or [], start=1) if isinstance(c, dict)]
+    return [_citation(c, n) for n, c in enumerate(stored or [], start=1) if isinstance(c, dict)]
+
+
+def _citation(stored: dict, number: int) -> Citation:
+    # What message_row wrote (every field of a Citation that from_dict made) is taken as it
+    # is, in one step; other shapes (rows of older versions) are filled in and checked.
+    if stored.keys() == _CITATION_FIELDS:
+        citation = object.__new__(Citation)
+        citation.__dict__.update(stored)
+        return citation
+    return Citation.from_dict(stored, number=number)
+
+
+@contextmanager
+def _collector_paused():
+    """No garbage collection while a history is read. Its thousands of new objects set off
+    collection after collection that can free nothing (rows and messages hold no cycles), and
+    now and then a full one over the whole heap: 20 ms on top of a 15 ms read, one read in
+    ten. Collection resumes afterwards; unless it was off to begin with."""
+    if not gc.isenabled():
+        yield
+        return
+    gc.disable()
+    try:
+        yield
+    finally:
+        gc.enable()
 
 
 def _maker(db: Connection):
