@@ -59,7 +59,7 @@ def test_migrating_an_empty_database_records_the_head_revision(engine):
 
     upgrade(engine)
 
-    assert current_revision(engine) == head_revision() == "0006"
+    assert current_revision(engine) == head_revision() == "0007"
 
 
 def test_running_the_migrations_twice_keeps_the_revision_and_the_data(engine):
@@ -354,3 +354,28 @@ def test_migrating_a_store_with_regenerated_answers_gives_each_message_the_one_i
     with engine.connect() as connection:
         parents = dict(connection.execute(text("SELECT id, parent_id FROM messages")).all())
     assert parents == {"q1": None, "a1": "q1", "a2": "q1", "q2": "a2", "a3": "q2"}
+
+
+def test_messages_stored_before_the_prefix_index_are_found_by_two_letters_typed_and_so_are_new_ones(engine):
+    from docchat.store.unit_of_work import SqlUnitOfWorkFactory
+
+    upgrade(engine, "0006")
+    insert_message = text(
+        "INSERT INTO messages (id, conversation_id, seq, role, content, created_at, status, citations, shown) "
+        "VALUES (:id, 'c1', :seq, 'user', :content, '2026-01-05 09:00:00', 'complete', '[]', true)")
+    with engine.begin() as connection:
+        connection.execute(text(
+            "INSERT INTO conversations (id, title, created_at, updated_at, pinned, archived, "
+            "memory_start_seq, pruned_before_seq, metadata) "
+            "VALUES ('c1', 'Capital', '2026-01-05 09:00:00', '2026-01-05 09:00:00', false, false, 1, 1, '{}')"))
+        connection.execute(insert_message, dict(id="m1", seq=1, content="Who is the trustee of the fund?"))
+
+    upgrade(engine)
+    with engine.begin() as connection:
+        connection.execute(insert_message, dict(id="m2", seq=2, content="The trustee is Harbour Street Bank."))
+
+    with SqlUnitOfWorkFactory(engine)() as unit:
+        [hit] = unit.conversations.search("tr", limit=5)
+        assert hit.conversation_id == "c1"
+        assert "«trustee»" in hit.snippet
+        assert [h.seq for h in unit.conversations.search("harbour st", limit=5)] == [2]

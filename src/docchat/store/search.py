@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from sqlalchemy import Connection, bindparam, text
+from sqlalchemy import Connection, text
 
 from docchat.domain import SearchHit
 
@@ -24,54 +24,50 @@ _TITLE_WEIGHT = 2.0
 
 # Ranking every message that holds a common word (30,000 of them) took 0.1-0.5 s: bm25() reads
 # each match's positions, and finding each match's conversation reads its row, 1-2 µs each on
-# two cores, while listing the matches costs a fraction of that. So a query matching more than
-# RANKED_MATCHES messages ranks that many of them, taken at even steps through the history:
+# two cores, while counting the matches costs a fraction of that. So a query matching more
+# than RANKED_MATCHES messages ranks about that many of them, spread evenly over the history:
 # every part of it has its say, however much one long conversation matches. A query matching
 # fewer ranks every match, as it always did.
 RANKED_MATCHES = 2_000
 # When those leave fewer conversations than asked for, the rest are found among all matches.
 RANKED_PER_CONVERSATION = 20
 
-_FTS_MATCHES = text("SELECT rowid FROM messages_fts WHERE messages_fts MATCH :query")
-# As FTS5's own constraint, `rowid IN (...)` would run the whole query once per row (0.6 s for
-# a short prefix such as "re"): the range goes to FTS5, and the `+` keeps the list a plain
-# filter on the rows it returns, before they are joined or ranked.
+# SQLite's statements go to the driver's cursor as they are: SQLAlchemy's per-row result layer
+# and its expanding lists cost more than FTS5's own work here.
+_FTS_COUNT = "SELECT count(*) FROM messages_fts WHERE messages_fts MATCH ?"
 _FTS_RANKED = """
-    SELECT messages_fts.rowid AS pk, m.conversation_id AS conversation_id, bm25(messages_fts) AS rank
+    SELECT messages_fts.rowid, m.conversation_id, bm25(messages_fts)
     FROM messages_fts
     JOIN messages m ON m.pk = messages_fts.rowid
     JOIN conversations c ON c.id = m.conversation_id
-    WHERE messages_fts MATCH :query AND c.deleted_at IS NULL AND """
-_FTS_RANKS = text(_FTS_RANKED + "messages_fts.rowid >= :lowest AND +messages_fts.rowid IN :pks").bindparams(
-    bindparam("pks", expanding=True))
-_FTS_RANKS_ELSEWHERE = text(_FTS_RANKED + "m.conversation_id NOT IN :found").bindparams(
-    bindparam("found", expanding=True))
-_SHOWN_ROWS = text(
-    """
-    SELECT m.pk AS pk, m.conversation_id AS conversation_id, c.title AS title, m.seq AS seq
-    FROM messages m JOIN conversations c ON c.id = m.conversation_id WHERE m.pk IN :pks
-    """
-).bindparams(bindparam("pks", expanding=True))
-# snippet() for the rows shown only, the same way.
-_FTS_SNIPPETS = text(
-    f"""
-    SELECT rowid AS pk,
-           snippet(messages_fts, 0, '{SNIPPET_OPEN}', '{SNIPPET_CLOSE}', '{ELLIPSIS}', 12) AS snippet
+    WHERE messages_fts MATCH ? AND c.deleted_at IS NULL"""
+# The sample is taken by Fibonacci hashing: the rowid times 2^32/φ, modulo 2^32, is below the
+# cut for that share of rowids, spread evenly along any stride of them, so neither the turns'
+# alternation nor conversations of one length leave a role or a place in them out. It is
+# decided inside FTS5's one pass over the matches, where a list of rowids to rank cost a
+# first pass to list them and a lookup per match.
+_FTS_RANKS_SAMPLED = _FTS_RANKED + " AND ((messages_fts.rowid * 2654435769) & 4294967295) < ?"
+_FTS_RANKS_ELSEWHERE = _FTS_RANKED + " AND m.conversation_id NOT IN ({})"
+_SHOWN_ROWS = """
+    SELECT m.pk, m.conversation_id, c.title, m.seq
+    FROM messages m JOIN conversations c ON c.id = m.conversation_id WHERE m.pk IN ({})
+"""
+# snippet() for the rows shown only. As FTS5's own constraint, `rowid IN (...)` would run the
+# whole query once per row (0.6 s for a short prefix such as "re"): the range goes to FTS5, and
+# the `+` keeps the list a plain filter on the rows it returns.
+_FTS_SNIPPETS = f"""
+    SELECT rowid, snippet(messages_fts, 0, '{SNIPPET_OPEN}', '{SNIPPET_CLOSE}', '{ELLIPSIS}', 12)
     FROM messages_fts
-    WHERE messages_fts MATCH :query AND rowid >= :lowest AND +rowid IN :pks
-    """
-).bindparams(bindparam("pks", expanding=True))
-_FTS_TITLES = text(
-    f"""
-    SELECT c.id AS conversation_id, c.title AS title, NULL AS seq,
-           highlight(conversations_fts, 0, '{SNIPPET_OPEN}', '{SNIPPET_CLOSE}') AS snippet,
+    WHERE messages_fts MATCH ? AND rowid >= ? AND +rowid IN ({{}})
+"""
+_FTS_TITLES = f"""
+    SELECT c.id, c.title, highlight(conversations_fts, 0, '{SNIPPET_OPEN}', '{SNIPPET_CLOSE}'),
            bm25(conversations_fts) AS rank
     FROM conversations_fts
     JOIN conversations c ON c.pk = conversations_fts.rowid
-    WHERE conversations_fts MATCH :query AND c.deleted_at IS NULL
-    ORDER BY rank LIMIT :limit
-    """
-)
+    WHERE conversations_fts MATCH ? AND c.deleted_at IS NULL
+    ORDER BY rank LIMIT ?
+"""
 
 # PostgreSQL's parser reads "ZX-4471" as "zx" and "-4471", "0.4" as one number, an e-mail
 # address as one word; FTS5 (and docchat's query terms) cut them into plain words. Migration
@@ -172,39 +168,38 @@ def _sqlite_hits(db: Connection, user_text: str, *, limit: int) -> list[SearchHi
     query = fts_query(user_text)
     if query is None:
         return []
-    titles = [_hit(row, weight=_TITLE_WEIGHT) for row in db.execute(_FTS_TITLES, {"query": query, "limit": limit})]
-    matches, every_match = _ranked_matches(db, query)
+    driver = db.connection.driver_connection
+    titles = [SearchHit(id, title, snippet, None, rank * _TITLE_WEIGHT)
+              for id, title, snippet, rank in driver.execute(_FTS_TITLES, (query, limit))]
+    [(matches,)] = driver.execute(_FTS_COUNT, (query,)).fetchall()
     if not matches:
         return titles
     best: dict[str, tuple[float, int]] = {}
-    _keep_best(best, db.execute(_FTS_RANKS, {"query": query, "lowest": matches[0], "pks": matches}))
-    if len(best) < limit and not every_match:
-        _keep_best(best, db.execute(_FTS_RANKS_ELSEWHERE, {"query": query, "found": list(best)}))
+    if matches <= RANKED_MATCHES:
+        _keep_best(best, driver.execute(_FTS_RANKED, (query,)))
+    else:
+        _keep_best(best, driver.execute(_FTS_RANKS_SAMPLED, (query, 2**32 * RANKED_MATCHES // matches)))
+        if len(best) < limit:
+            _keep_best(best, driver.execute(_FTS_RANKS_ELSEWHERE.format(_marks(best)), (query, *best)))
     shown = {pk: rank for rank, pk in sorted(best.values())[:limit]}
     if not shown:
         return titles
-    snippets = dict(db.execute(_FTS_SNIPPETS, {"query": query, "lowest": min(shown), "pks": list(shown)}).all())
-    rows = sorted(db.execute(_SHOWN_ROWS, {"pks": list(shown)}).all(), key=lambda row: row.pk)
-    return [SearchHit(row.conversation_id, row.title, snippets.get(row.pk, ""), row.seq, float(shown[row.pk]))
-            for row in rows] + titles
+    snippets = dict(driver.execute(_FTS_SNIPPETS.format(_marks(shown)), (query, min(shown), *shown)))
+    rows = sorted(driver.execute(_SHOWN_ROWS.format(_marks(shown)), tuple(shown)))
+    return [SearchHit(conversation_id, title, snippets.get(pk, ""), seq, float(shown[pk]))
+            for pk, conversation_id, title, seq in rows] + titles
 
 
-def _ranked_matches(db: Connection, query: str) -> tuple[list[int], bool]:
-    """The matches to rank (message pks, oldest first), all of them or RANKED_MATCHES taken at
-    even steps, and whether they are all of them."""
-    pks = sorted(db.execute(_FTS_MATCHES, {"query": query}).scalars())
-    if len(pks) <= RANKED_MATCHES:
-        return pks, True
-    step = len(pks) / RANKED_MATCHES
-    return [pks[int(n * step)] for n in range(RANKED_MATCHES)], False
+def _marks(values) -> str:
+    return ", ".join("?" * len(values))
 
 
 def _keep_best(best: dict[str, tuple[float, int]], rows) -> None:
     """Each conversation's best (rank, pk) into `best`. Rows come in the order they were
     stored, as FTS5 gives them: of matches that rank alike, the first stays."""
-    for row in rows:
-        if row.conversation_id not in best or row.rank < best[row.conversation_id][0]:
-            best[row.conversation_id] = (row.rank, row.pk)
+    for pk, conversation_id, rank in rows:
+        if conversation_id not in best or rank < best[conversation_id][0]:
+            best[conversation_id] = (rank, pk)
 
 
 def _postgresql_hits(db: Connection, user_text: str, *, limit: int) -> list[SearchHit]:
