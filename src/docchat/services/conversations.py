@@ -108,7 +108,7 @@ class ConversationService:
 
     def get(self, conversation_id: str) -> Conversation:
         with self._uow() as uow:
-            return self._require(uow, conversation_id)
+            return self._required(uow, conversation_id)
 
     def resolve_id(self, prefix: str, *, include_deleted: bool = False) -> str:
         """The id of the one conversation whose id starts with `prefix` (a full id names its own);
@@ -126,12 +126,12 @@ class ConversationService:
         """A title the user sets is never overwritten by an automatic one."""
         title = clean_title(title)
         with self._uow(write=True) as uow:
-            current = self._require(uow, conversation_id)
+            current = self._required(uow, conversation_id)
             if source is not TitleSource.USER and current.settings.title_source is TitleSource.USER:
                 return current
             uow.conversations.update_conversation(conversation_id, title=title, updated_at=utcnow())
             uow.conversations.update_settings(conversation_id, title_source=source)
-            changed = self._require(uow, conversation_id)
+            changed = self._required(uow, conversation_id)
             uow.commit()
             return changed
 
@@ -170,7 +170,7 @@ class ConversationService:
             if found.deleted_at is None:
                 raise NotFound(f"“{found.title}” ({conversation_id}) is not in the trash")
             uow.conversations.update_conversation(conversation_id, deleted_at=None)
-            restored = self._require(uow, conversation_id)
+            restored = self._required(uow, conversation_id)
             uow.commit()
             return restored
 
@@ -325,23 +325,34 @@ class ConversationService:
 
     # internals
 
-    def _require(self, uow, conversation_id: str) -> Conversation:
-        # An id from a link (`?c=...`) may hold what no database can be asked about (NUL...).
-        if unstorable(conversation_id) is not None:
-            raise NotFound(f"no conversation with id {one_line(repr(conversation_id))}")
+    def _required(self, uow, conversation_id: str) -> Conversation:
+        _refuse_unstorable(conversation_id)
         conversation = uow.conversations.get_conversation(conversation_id)
         if conversation is None:
             raise NotFound(f"no conversation with id {conversation_id}")
         return conversation
 
+    def _require(self, uow, conversation_id: str) -> None:
+        """As _required, for callers that need only know the conversation is there: building
+        the whole Conversation took a tenth of a millisecond more, 1% of a long history's read."""
+        _refuse_unstorable(conversation_id)
+        if not uow.conversations.is_active(conversation_id):
+            raise NotFound(f"no conversation with id {conversation_id}")
+
     def _change(self, conversation_id: str, **values) -> Conversation:
         with self._uow(write=True) as uow:
             self._require(uow, conversation_id)
             uow.conversations.update_conversation(conversation_id, **values)
-            changed = self._require(uow, conversation_id)
+            changed = self._required(uow, conversation_id)
             uow.commit()
             return changed
 
     def _forget_memory(self, conversation_id: str) -> None:
         with self._memories_lock:
             self._memories.pop(conversation_id, None)
+
+
+def _refuse_unstorable(conversation_id: str) -> None:
+    # An id from a link (`?c=...`) may hold what no database can be asked about (NUL...).
+    if unstorable(conversation_id) is not None:
+        raise NotFound(f"no conversation with id {one_line(repr(conversation_id))}")
