@@ -1,11 +1,12 @@
 """Ranked full-text search over message content and titles.
 
-SQLite uses the FTS5 tables of migration 0001 (BM25, snippet()); PostgreSQL the indexed
-search_vector columns of migration 0006 (ts_rank, ts_headline). Both take every word typed,
-the last one as a prefix, rank the best message of each conversation, weigh a title hit
+SQLite uses the FTS5 tables of migrations 0001 and 0007 (BM25, snippet()); PostgreSQL the
+indexed search_vector columns of migration 0006 (ts_rank, ts_headline). Both take every word
+typed, the last one as a prefix, rank the best message of each conversation, weigh a title hit
 double, and mark the matched words in the snippet with « ». A query matching more than
-RANKED_MATCHES messages ranks that many, taken at even steps through the history, so that it
-answers within tens of milliseconds however many messages hold its words.
+RANKED_MATCHES messages ranks about that many, spread over the whole history (on PostgreSQL,
+each conversation's newest), so that it answers within tens of milliseconds however many
+messages hold its words.
 """
 
 from __future__ import annotations
