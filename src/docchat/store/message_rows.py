@@ -133,38 +133,38 @@ def _maker(db: Connection):
         (id, conversation_id, seq, role, content, created_at, status, token_count, tokenizer, citations,
          rewritten_query, model, usage, error, sent_content, figures, rating, version_of, shown, parent_id) = row
         # Every field, as __init__ would set them (tests/integration/test_message_rows.py checks).
-        fields = defaults.copy()
-        fields["id"] = id
-        fields["conversation_id"] = conversation_id
-        fields["seq"] = seq
-        fields["role"] = _ROLES.get(role) or Role(role)
-        fields["content"] = content
-        fields["created_at"] = moment(created_at)
-        fields["status"] = _STATUSES.get(status) or Status(status)
-        fields["token_count"] = token_count
-        fields["tokenizer"] = tokenizer
+        values = defaults.copy()
+        values["id"] = id
+        values["conversation_id"] = conversation_id
+        values["seq"] = seq
+        values["role"] = _ROLES.get(role) or Role(role)
+        values["content"] = content
+        values["created_at"] = moment(created_at)
+        values["status"] = _STATUSES.get(status) or Status(status)
+        values["token_count"] = token_count
+        values["tokenizer"] = tokenizer
         # Most answers have no figures or sources, and most questions no usage (SQL NULL, or
         # JSON `null` and `[]` on SQLite): no call for those.
-        fields["citations"] = [] if citations == "[]" or not citations else citations_from(stored(citations))
-        fields["model"] = model
-        fields["shown"] = bool(shown)
-        fields["parent_id"] = parent_id
+        values["citations"] = [] if citations == "[]" or not citations else citations_from(stored(citations))
+        values["model"] = model
+        values["shown"] = bool(shown)
+        values["parent_id"] = parent_id
         if usage is not None and usage != "null":
-            fields["usage"] = stored(usage)
+            values["usage"] = stored(usage)
         if figures is not None and figures != "null":
-            fields["budget"], fields["stats"] = _figures(stored(figures))
+            values["budget"], values["stats"] = _figures(stored(figures))
         if rating:
-            fields["rating"] = _RATINGS.get(rating) or Rating(rating)
+            values["rating"] = _RATINGS.get(rating) or Rating(rating)
         if rewritten_query is not None:
-            fields["rewritten_query"] = rewritten_query
+            values["rewritten_query"] = rewritten_query
         if error is not None:
-            fields["error"] = error
+            values["error"] = error
         if sent_content is not None:
-            fields["sent_content"] = sent_content
+            values["sent_content"] = sent_content
         if version_of is not None:
-            fields["version_of"] = version_of
+            values["version_of"] = version_of
         message = new(Message)
-        set_fields(message, "__dict__", fields)
+        set_fields(message, "__dict__", values)
         return message
 
     return made

@@ -46,7 +46,8 @@ _FTS_RANKED = """
 # cut for that share of rowids, spread evenly along any stride of them, so neither the turns'
 # alternation nor conversations of one length leave a role or a place in them out. It is
 # decided inside FTS5's one pass over the matches, where a list of rowids to rank cost a
-# first pass to list them and a lookup per match.
+# first pass to list them and a lookup per match. (The product stays a 64-bit integer for
+# the first three billion rowids.)
 _FTS_RANKS_SAMPLED = _FTS_RANKED + " AND ((messages_fts.rowid * 2654435769) & 4294967295) < ?"
 _FTS_RANKS_ELSEWHERE = _FTS_RANKED + " AND m.conversation_id NOT IN ({})"
 _SHOWN_ROWS = """

@@ -8,7 +8,6 @@ import json
 from datetime import datetime, timezone
 
 import orjson
-
 from sqlalchemy import (
     JSON,
     Boolean,
