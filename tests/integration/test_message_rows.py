@@ -7,10 +7,12 @@ from dataclasses import fields
 from datetime import datetime, timezone
 
 import pytest
+from sqlalchemy import update
 
 from docchat.domain import Budget, Citation, Conversation, MemoryStats, Message, Rating, Role, Status
 from docchat.store.engine import make_engine
 from docchat.store.migrate import upgrade
+from docchat.store.tables import messages as message_table
 from docchat.store.unit_of_work import SqlUnitOfWorkFactory
 
 pytestmark = pytest.mark.both_databases
@@ -85,16 +87,11 @@ def test_a_message_read_back_holds_every_field_of_a_message_and_no_other(uow):
 
 
 def test_a_source_stored_by_an_older_version_reads_back_filled_in(uow):
-    from sqlalchemy import update
-
-    from docchat.store.tables import messages
-
     stored(uow, question(), answer_with_every_field())
-    with uow(write=True) as unit:
+    with uow.engine.begin() as connection:
         # As versions before numbered sources wrote them: a page and a quote.
-        unit._connection.execute(update(messages).where(messages.c.id == answer_with_every_field().id).values(
+        connection.execute(update(message_table).where(message_table.c.id == answer_with_every_field().id).values(
             citations=[{"document": "Hartley trust deed.pdf", "page": 4, "quote": "Income is paid quarterly."}]))
-        unit.commit()
 
     with uow() as unit:
         [_, answer] = unit.conversations.messages(TRUST.id)

@@ -11,6 +11,7 @@ from sqlalchemy.exc import IntegrityError
 
 from docchat.store.engine import make_engine
 from docchat.store.migrate import current_revision, head_revision, upgrade
+from docchat.store.unit_of_work import SqlUnitOfWorkFactory
 
 from tests.integration.sample_data import TRUST_TURNS, add_summary, trust_conversation
 
@@ -357,8 +358,6 @@ def test_migrating_a_store_with_regenerated_answers_gives_each_message_the_one_i
 
 
 def test_messages_stored_before_the_prefix_index_are_found_by_two_letters_typed_and_so_are_new_ones(engine):
-    from docchat.store.unit_of_work import SqlUnitOfWorkFactory
-
     upgrade(engine, "0006")
     insert_message = text(
         "INSERT INTO messages (id, conversation_id, seq, role, content, created_at, status, citations, shown) "
