@@ -312,6 +312,26 @@ def test_an_edited_question_starts_a_branch_and_switching_back_brings_its_turns_
     assert shown() == ["Who is the servicer?", "Northgate Servicing."]
 
 
+def test_the_latest_messages_shown_come_with_every_version_of_each(services):
+    conversations = services.conversations
+    conversation = conversations.create("Trust")
+    question, *_ = _two_turns(conversations, conversation.id)
+    conversations.show_version(conversation.id, None, group=question.id)
+    edited = conversations.post_user_message(conversation.id, "Who is the servicer?", version_of=question.id)
+    answer = conversations.append_message(conversation.id, "assistant", "Northgate Servicing.")
+    for role, text in (("user", "Since when?"), ("assistant", "Since 2019.")):
+        conversations.append_message(conversation.id, role, text)
+
+    recent = conversations.recent(conversation.id, 3)
+
+    assert [m.content for m in recent.messages] == ["Northgate Servicing.", "Since when?", "Since 2019."]
+    assert recent.shown == 4
+    assert recent.messages == [m for m in conversations.history(conversation.id) if m.shown][-3:]
+    assert [m.content for m in recent.versions[answer.group]] == ["Northgate Servicing."]
+    assert [m.content for m in conversations.recent(conversation.id, 4).versions[edited.group]] == [
+        "Who is the trustee?", "Who is the servicer?"]
+
+
 def test_a_summary_is_used_only_on_the_branch_it_summarises(services):
     conversations = services.conversations
     conversation = conversations.create("Trust")

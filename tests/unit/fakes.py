@@ -320,6 +320,13 @@ class FakeConversations:
     def messages(self, conversation_id: str, *, after_seq: int = 0) -> list[Message]:
         return [m for m in self.messages_by[conversation_id] if m.seq > after_seq]
 
+    def latest_shown(self, conversation_id: str, count: int):
+        shown = [m for m in self.messages_by[conversation_id] if m.shown]
+        return shown[-count:], len(shown)
+
+    def versions(self, conversation_id: str, groups: list[str]):
+        return [m for m in self.messages_by[conversation_id] if m.group in groups]
+
     def add_summary(self, summary) -> None:
         self.summaries_by.setdefault(summary.conversation_id, []).append(summary)
 

@@ -59,6 +59,7 @@ ROWS = (
     Row("page_rerun_long", "page: a click in it (a rerun)", "s", None),
     Row("list", "list the {listed:,} conversations (sidebar)", "ms", 20),
     Row("read_long", "read the {long:,}-message conversation (history)", "ms", 15),
+    Row("read_recent", "  its latest {drawn} messages, as the page reads them", "ms", None),
     Row("export_json", "export the {longest:,}-message conversation as JSON", "s", 0.5),
     Row("export_markdown", "export the {longest:,}-message conversation as Markdown", "s", None),
     Row("search_typical", "search {total:,} messages: typical queries", "ms", 50),
@@ -130,6 +131,8 @@ def _measure(services, folder: Path, files: tuple[ExportFile, ...], typical: tup
     page = page_figures(folder, long_id)
     for key in ("open_app", "open_long", "rerun_long"):
         figures[f"page_{key}"] = {"value": round(page[key], 3)}
+    figures["read_recent"] = _repeated(lambda: conversations.recent(long_id, page["messages_drawn"]), REPEATS,
+                                       unit="ms")
     stored, text = _database_bytes(folder / "docchat.db"), sum(file.text_bytes for file in files)
     figures["storage"] = {"value": round(stored / 1e6 / total * 100, 4)}
     figures["storage_beyond_text"] = {"value": round((stored - text) / 1e6 / total * 100, 4)}

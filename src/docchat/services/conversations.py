@@ -6,6 +6,7 @@ import re
 import threading
 import uuid
 from collections import OrderedDict
+from dataclasses import dataclass
 from datetime import timedelta
 from typing import Callable
 
@@ -70,6 +71,18 @@ def title_from(text: str, *, words: int = 8) -> str:
         chosen.pop()
     title = " ".join(chosen)[:MAX_PROVISIONAL].rstrip(" ,.;:")
     return (f"{title}…" if cut else title) or DEFAULT_TITLE
+
+
+@dataclass(frozen=True)
+class RecentHistory:
+    """What the page draws of a conversation: its latest messages, not the whole of it."""
+
+    # The latest messages of the path shown, in order.
+    messages: list[Message]
+    # How many messages the path shown holds in all.
+    shown: int
+    # Every version of each of those messages, in order, by the id of its first version.
+    versions: dict[str, list[Message]]
 
 
 class ConversationService:
@@ -293,6 +306,18 @@ class ConversationService:
         with self._uow() as uow:
             self._require(uow, conversation_id)
             return uow.conversations.messages(conversation_id)
+
+    def recent(self, conversation_id: str, count: int) -> RecentHistory:
+        """The latest `count` messages shown, with their versions. The page reads only these on
+        each run: a whole history of 2,000 answers, each with its figures and passages, takes
+        tens of milliseconds to read, and the page draws 50 of them."""
+        with self._uow() as uow:
+            self._require(uow, conversation_id)
+            latest, shown = uow.conversations.latest_shown(conversation_id, count)
+            versions: dict[str, list[Message]] = {}
+            for message in uow.conversations.versions(conversation_id, list(dict.fromkeys(m.group for m in latest))):
+                versions.setdefault(message.group, []).append(message)
+        return RecentHistory(latest, shown, versions)
 
     def memory(self, conversation_id: str) -> ConversationMemory:
         """The conversation's one memory object, shared by every thread of this process."""

@@ -16,7 +16,7 @@ from contextlib import contextmanager
 from dataclasses import fields
 from datetime import datetime, timezone
 
-from sqlalchemy import Connection, text
+from sqlalchemy import Connection, bindparam, text
 
 from docchat.domain import Budget, Citation, MemoryStats, Message, Rating, Role, Status
 from docchat.store.tables import sqlite_json, sqlite_moment
@@ -29,6 +29,12 @@ _SELECT = """
 _OF_CONVERSATION = text(_SELECT + "WHERE conversation_id = :conversation_id AND seq > :after_seq ORDER BY seq")
 _SQLITE_OF_CONVERSATION = _SELECT + "WHERE conversation_id = ? AND seq > ? ORDER BY seq"
 _BY_ID = text(_SELECT + "WHERE id = :id")
+# The page draws the latest messages of the path shown: the unique (conversation_id, seq) index,
+# walked backwards, finds them without reading the rest of a long conversation.
+_LATEST_SHOWN = text(_SELECT + "WHERE conversation_id = :cid AND shown ORDER BY seq DESC LIMIT :count")
+_SHOWN_COUNT = text("SELECT count(*) FROM messages WHERE conversation_id = :cid AND shown")
+_IN_GROUPS = text(_SELECT + "WHERE conversation_id = :cid AND (id IN :groups OR version_of IN :groups) ORDER BY seq"
+                  ).bindparams(bindparam("groups", expanding=True))
 # Looked up, not called: calling an Enum costs about a microsecond a value.
 _ROLES = {role.value: role for role in Role}
 _STATUSES = {status.value: status for status in Status}
@@ -47,6 +53,22 @@ def conversation_messages(db: Connection, conversation_id: str, *, after_seq: in
         else:
             rows = db.execute(_OF_CONVERSATION, {"conversation_id": conversation_id, "after_seq": after_seq}).all()
         return [made(row) for row in rows]
+
+
+def latest_shown(db: Connection, conversation_id: str, count: int) -> tuple[list[Message], int]:
+    """The latest `count` messages of the path shown, in order, and how many it holds in all."""
+    made = _maker(db)
+    latest = [made(row) for row in db.execute(_LATEST_SHOWN, {"cid": conversation_id, "count": count})]
+    latest.reverse()
+    return latest, db.execute(_SHOWN_COUNT, {"cid": conversation_id}).scalar()
+
+
+def group_versions(db: Connection, conversation_id: str, groups: list[str]) -> list[Message]:
+    """Every version of the messages in `groups` (ids of first versions), in order."""
+    if not groups:
+        return []
+    made = _maker(db)
+    return [made(row) for row in db.execute(_IN_GROUPS, {"cid": conversation_id, "groups": groups})]
 
 
 def message_by_id(db: Connection, message_id: str) -> Message | None:

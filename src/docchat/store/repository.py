@@ -23,7 +23,8 @@ from docchat.domain import (
     Summary,
     utcnow,
 )
-from docchat.store.message_rows import conversation_messages, figures_row, message_by_id, message_row
+from docchat.store.message_rows import (conversation_messages, figures_row, group_versions, latest_shown,
+                                        message_by_id, message_row)
 from docchat.store.search import search_conversations
 from docchat.store.tables import conversations, messages, sqlite_json, summaries
 
@@ -307,6 +308,12 @@ class ConversationRepository:
 
     def messages(self, conversation_id: str, *, after_seq: int = 0) -> list[Message]:
         return conversation_messages(self._db, conversation_id, after_seq=after_seq)
+
+    def latest_shown(self, conversation_id: str, count: int) -> tuple[list[Message], int]:
+        return latest_shown(self._db, conversation_id, count)
+
+    def versions(self, conversation_id: str, groups: list[str]) -> list[Message]:
+        return group_versions(self._db, conversation_id, groups)
 
     def message_ids(self, ids: list[str]) -> set[str]:
         if not ids:

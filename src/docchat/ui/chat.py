@@ -34,13 +34,11 @@ SHOWN = f"{KEY}_shown"
 def render(conversation_id: str | None) -> None:
     _stop_previous_answer()
     conversation = _open(conversation_id)
-    stored = services().conversations.history(conversation.id) if conversation else []
     # Every version of a question or an answer is kept; the page (and the model's history)
-    # follows the branch shown.
-    versions: dict[str, list[Message]] = {}
-    for message in stored:
-        versions.setdefault(message.group, []).append(message)
-    history = [m for m in stored if m.shown]
+    # follows the branch shown, of which it reads only the latest messages it draws.
+    drawn = st.session_state.setdefault(SHOWN, {}).get(conversation_id, PAGE)
+    recent = services().conversations.recent(conversation.id, drawn) if conversation else None
+    history, versions = (recent.messages, recent.versions) if recent else ([], {})
     if conversation is None:
         conversation_id = None
         st.header("docchat", anchor=False)
@@ -54,7 +52,9 @@ def render(conversation_id: str | None) -> None:
         history = [m for m in history if m.seq < resend["seq"]]
     answers = [m for m in history if m.role is Role.ASSISTANT]
     sources.open_linked(history)
-    for message in _latest(conversation_id, history):
+    if recent and recent.shown > drawn:
+        _earlier(conversation_id, drawn, recent.shown)
+    for message in history:
         _message(message, latest=bool(answers) and message is answers[-1], versions=versions[message.group],
                  last=message is history[-1])
     if resend is not None and conversation_id:
@@ -76,17 +76,14 @@ def render(conversation_id: str | None) -> None:
             _ask(conversation_id, question)
 
 
-def _latest(conversation_id: str | None, history: list[Message]) -> list[Message]:
-    """The messages to draw: the latest PAGE, and PAGE more for each click on the button above them."""
-    shown = st.session_state.setdefault(SHOWN, {}).get(conversation_id, PAGE)
-    earlier = len(history) - shown
-    if earlier > 0:
-        more = min(PAGE, earlier)
-        label = f"Show {count(more, 'earlier message')}" + (f" ({earlier:,} in all)" if earlier > more else "")
-        if st.button(label, key=f"{KEY}_earlier", icon=":material/expand_less:"):
-            st.session_state[SHOWN][conversation_id] = shown + PAGE
-            st.rerun()
-    return history[-shown:]
+def _earlier(conversation_id: str, drawn: int, shown: int) -> None:
+    """The button above the messages drawn: PAGE more for each click."""
+    earlier = shown - drawn
+    more = min(PAGE, earlier)
+    label = f"Show {count(more, 'earlier message')}" + (f" ({earlier:,} in all)" if earlier > more else "")
+    if st.button(label, key=f"{KEY}_earlier", icon=":material/expand_less:"):
+        st.session_state[SHOWN][conversation_id] = drawn + PAGE
+        st.rerun()
 
 
 def _open(conversation_id: str | None) -> Conversation | None:
