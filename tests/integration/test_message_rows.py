@@ -3,7 +3,7 @@ and on PostgreSQL (docchat.store.message_rows makes them without Message.__init_
 
 from __future__ import annotations
 
-from dataclasses import fields
+from dataclasses import fields, replace
 from datetime import datetime, timezone
 
 import pytest
@@ -98,3 +98,21 @@ def test_a_source_stored_by_an_older_version_reads_back_filled_in(uow):
 
     assert answer.citations == [Citation(number=1, document="Hartley trust deed.pdf", where="page 4", page=4,
                                          text="Income is paid quarterly.")]
+
+
+def test_figures_stored_by_an_older_version_read_back_with_the_newer_fields_at_their_defaults(uow):
+    stored(uow, question(), answer_with_every_field())
+    older = answer_with_every_field()
+    budget = {key: value for key, value in older.budget.as_dict().items()
+              if key not in ("mode", "passages", "chunks_cap")}
+    memory = {key: value for key, value in older.stats.as_dict().items() if key != "rewrite_method"}
+    with uow.engine.begin() as connection:
+        connection.execute(update(message_table).where(message_table.c.id == older.id).values(
+            figures={"budget": budget, "memory": memory}))
+
+    with uow() as unit:
+        [_, answer] = unit.conversations.messages(TRUST.id)
+
+    assert (answer.budget.mode, answer.budget.passages, answer.budget.chunks_cap) == ("none", 0, 0)
+    assert answer.budget.prompt == older.budget.prompt
+    assert answer.stats == replace(older.stats, rewrite_method="none")

@@ -40,6 +40,9 @@ _ROLES = {role.value: role for role in Role}
 _STATUSES = {status.value: status for status in Status}
 _RATINGS = {rating.value: rating for rating in Rating}
 _CITATION_FIELDS = frozenset(field.name for field in fields(Citation))
+# Budget.as_dict adds its two derived figures to the fields.
+_BUDGET_STORED = frozenset(field.name for field in fields(Budget)) | {"prompt", "free"}
+_STATS_FIELDS = frozenset(field.name for field in fields(MemoryStats))
 
 
 def conversation_messages(db: Connection, conversation_id: str, *, after_seq: int = 0) -> list[Message]:
@@ -197,10 +200,33 @@ def _figures(stored) -> tuple[Budget | None, MemoryStats | None]:
     if not stored:
         return None, None
     try:
-        return (Budget.from_dict(stored["budget"]) if stored.get("budget") else None,
-                MemoryStats.from_dict(stored["memory"]) if stored.get("memory") else None)
+        return (_budget(stored["budget"]) if stored.get("budget") else None,
+                _stats(stored["memory"]) if stored.get("memory") else None)
     except (TypeError, ValueError, KeyError, AttributeError):
         return None, None
+
+
+# What figures_row wrote is taken as it is, in one step, as for sources: from_dict's checks
+# cost twice as much, and every answer of a history carries these figures. Other shapes
+# (figures of older versions) go through from_dict.
+
+def _budget(stored: dict) -> Budget:
+    if stored.keys() != _BUDGET_STORED:
+        return Budget.from_dict(stored)
+    budget = object.__new__(Budget)
+    budget.__dict__.update(stored)
+    del budget.__dict__["prompt"], budget.__dict__["free"]
+    return budget
+
+
+def _stats(stored: dict) -> MemoryStats:
+    if stored.keys() != _STATS_FIELDS:
+        return MemoryStats.from_dict(stored)
+    stats = object.__new__(MemoryStats)
+    stats.__dict__.update(stored)
+    if stored["summary_created_at"]:
+        stats.__dict__["summary_created_at"] = datetime.fromisoformat(stored["summary_created_at"])
+    return stats
 
 
 def _utc(value: datetime | None) -> datetime | None:
