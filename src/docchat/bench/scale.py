@@ -24,8 +24,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from docchat.bench.figures import p50_p95
-from docchat.bench.scale_data import PLACES, ExportFile, case_number, long_conversation, short_conversations
+from docchat.bench.scale_data import (PLACES, ExportFile, as_the_app_writes, case_number, long_conversation,
+                                      short_conversations)
 from docchat.bench.scale_page import page_figures
+from docchat.domain import Conversation, Message
 
 CONVERSATIONS = 1_000
 MESSAGES = 20
@@ -57,9 +59,13 @@ ROWS = (
     Row("page_open_app", "page: open the app ({listed:,} conversations in the sidebar)", "s", None),
     Row("page_open_long", "page: open the {long:,}-message conversation ({drawn} drawn)", "s", None),
     Row("page_rerun_long", "page: a click in it (a rerun)", "s", None),
+    Row("page_open_app_written", "page: open the chatted {long:,}-message conversation (below)", "s", None),
+    Row("page_rerun_app_written", "page: a click in the chatted one (a rerun)", "s", None),
     Row("list", "list the {listed:,} conversations (sidebar)", "ms", 20),
     Row("read_long", "read the {long:,}-message conversation (history)", "ms", 15),
     Row("read_recent", "  its latest {drawn} messages, as the page reads them", "ms", None),
+    Row("read_app_written", "read a {long:,}-message conversation as chatting writes it", "ms", None),
+    Row("read_app_written_recent", "  the latest {drawn} of that one, as the page reads them", "ms", None),
     Row("export_json", "export the {longest:,}-message conversation as JSON", "s", 0.5),
     Row("export_markdown", "export the {longest:,}-message conversation as Markdown", "s", None),
     Row("search_typical", "search {total:,} messages: typical queries", "ms", 50),
@@ -82,9 +88,10 @@ def run_scale_bench(*, conversations: int = CONVERSATIONS, messages: int = MESSA
     files = (short_conversations(conversations, messages, counter),
              long_conversation(long, counter, title=f"Benchmark: {long:,} messages", seed=7),
              long_conversation(longest, counter, title=f"Benchmark: {longest:,} messages", seed=8))
+    chatted = as_the_app_writes(long, counter, title=f"Chatted: {long:,} messages", seed=9)
     with tempfile.TemporaryDirectory(prefix="docchat-bench-scale-") as tmp:
         services = _services(Path(tmp), counter)
-        figures, sizes = _measure(services, Path(tmp), files, typical_queries(conversations))
+        figures, sizes = _measure(services, Path(tmp), files, chatted, typical_queries(conversations))
     sizes.update(conversations=conversations, messages=messages, long=long, longest=longest,
                  cleanup_days=CLEANUP_DAYS)
     result = {"sizes": sizes, "figures": {
@@ -108,7 +115,8 @@ def _services(folder: Path, counter):
     return build_services(settings, counter=counter, contact_llm=False)
 
 
-def _measure(services, folder: Path, files: tuple[ExportFile, ...], typical: tuple[str, ...]) -> tuple[dict, dict]:
+def _measure(services, folder: Path, files: tuple[ExportFile, ...], chatted: tuple[Conversation, list[Message]],
+             typical: tuple[str, ...]) -> tuple[dict, dict]:
     """The figures, each as the page and the CLI meet it, and the sizes they were measured at."""
     conversations, transfer = services.conversations, services.transfer
     figures, imported = {}, {}
@@ -136,6 +144,14 @@ def _measure(services, folder: Path, files: tuple[ExportFile, ...], typical: tup
     stored, text = _database_bytes(folder / "docchat.db"), sum(file.text_bytes for file in files)
     figures["storage"] = {"value": round(stored / 1e6 / total * 100, 4)}
     figures["storage_beyond_text"] = {"value": round((stored - text) / 1e6 / total * 100, 4)}
+    # After the storage figure: the passages these questions were sent with weigh 6 KB each.
+    written = _store(folder, *chatted)
+    figures["read_app_written"] = _repeated(lambda: conversations.history(written), REPEATS, unit="ms")
+    figures["read_app_written_recent"] = _repeated(lambda: conversations.recent(written, page["messages_drawn"]),
+                                                   REPEATS, unit="ms")
+    page = page_figures(folder, written)
+    figures["page_open_app_written"] = {"value": round(page["open_long"], 3)}
+    figures["page_rerun_app_written"] = {"value": round(page["rerun_long"], 3)}
     conversations.delete(longest_id)
     figures["empty_trash"] = _once(conversations.empty_trash)
     report = None
@@ -148,6 +164,23 @@ def _measure(services, folder: Path, files: tuple[ExportFile, ...], typical: tup
     sizes = {"listed": len(listed), "total": total, "cleaned": len(report.conversations),
              "drawn": page["messages_drawn"]}
     return figures, sizes
+
+
+def _store(folder: Path, conversation: Conversation, messages: list[Message]) -> str:
+    """Stores a conversation through the store's own rows, as the chat writes them; an import
+    would leave out its figures and passages."""
+    from docchat.store.engine import make_engine
+    from docchat.store.unit_of_work import SqlUnitOfWorkFactory
+
+    engine = make_engine(f"sqlite:///{folder / 'docchat.db'}")
+    try:
+        with SqlUnitOfWorkFactory(engine)(write=True) as uow:
+            uow.conversations.add_conversation(conversation)
+            uow.conversations.insert_messages(messages)
+            uow.commit()
+    finally:
+        engine.dispose()
+    return conversation.id
 
 
 def typical_queries(conversations: int) -> tuple[str, ...]:

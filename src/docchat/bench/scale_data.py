@@ -13,13 +13,13 @@ import io
 import random
 import uuid
 import zipfile
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from docchat import __version__
 from docchat.bench.memory import make_history
-from docchat.domain import (Citation, Conversation, ConversationSettings, Message, Role, SessionMemory,
-                            TitleSource, utcnow)
+from docchat.domain import (Budget, Citation, Conversation, ConversationSettings, MemoryStats, Message, Role,
+                            SessionMemory, TitleSource, utcnow)
 from docchat.exchange import to_document, to_json
 
 PLACES = ("Aldwych Holborn Kestrel Marylebone Pimlico Rotherhithe Southwark Tottenham Vauxhall Wapping "
@@ -29,6 +29,8 @@ PLACES = ("Aldwych Holborn Kestrel Marylebone Pimlico Rotherhithe Southwark Tott
 MODEL = "Qwen3-4B-Instruct-2507"
 TOKENS_PER_MESSAGE = 125
 CITED_SHARE = 0.3
+# Passages a question is sent with, when its answer is drawn from the documents.
+PASSAGES = 8
 
 
 @dataclass(frozen=True)
@@ -77,6 +79,32 @@ def _prose(messages: int, counter, *, seed: int) -> list[str]:
 
 def export(title: str, texts: list[str], counter, rng: random.Random, *, updated: datetime) -> tuple[str, bytes]:
     """The id and JSON export of a conversation of `texts`, alternately asked and answered."""
+    conversation, messages = _conversation(title, texts, counter, rng, updated=updated)
+    document = to_document(conversation, messages, [], app_version=__version__, exported_at=updated)
+    return conversation.id, to_json(document).encode("utf-8")
+
+
+def as_the_app_writes(messages: int, counter, *, title: str, seed: int) -> tuple[Conversation, list[Message]]:
+    """A conversation of `messages` messages as chatting with documents leaves it, which an
+    export does not carry: each question with the passages it was sent with (`sent_content`,
+    PASSAGES of them), each answer with its budget and memory figures."""
+    rng = random.Random(seed)
+    texts = _prose(messages, counter, seed=seed)
+    conversation, stored = _conversation(title, texts, counter, rng, updated=utcnow())
+    written = []
+    for message in stored:
+        if message.role is Role.USER:
+            passages = "\n\n".join(f"[{n}] Lease agreement.pdf, page {rng.randint(1, 300)}: {rng.choice(texts)}"
+                                    for n in range(1, PASSAGES + 1))
+            written.append(replace(message, sent_content=f"{passages}\n\nQuestion: {message.content}"))
+        else:
+            written.append(replace(message, budget=_budget(message.seq), stats=_stats(message.seq, counter)))
+    return conversation, written
+
+
+def _conversation(title: str, texts: list[str], counter, rng: random.Random, *,
+                  updated: datetime) -> tuple[Conversation, list[Message]]:
+    """A conversation of `texts`, alternately asked and answered."""
     conversation_id = str(uuid.UUID(int=rng.getrandbits(128), version=4))
     started = updated - timedelta(minutes=len(texts))
     conversation = Conversation(id=conversation_id, title=title, created_at=started, updated_at=updated,
@@ -96,8 +124,23 @@ def export(title: str, texts: list[str], counter, rng: random.Random, *, updated
         )
         messages.append(message)
         parent = message.id
-    document = to_document(conversation, messages, [], app_version=__version__, exported_at=updated)
-    return conversation_id, to_json(document).encode("utf-8")
+    return conversation, messages
+
+
+def _budget(seq: int) -> Budget:
+    """An answer's prompt budget in a 262K window, the history growing with the conversation."""
+    history = TOKENS_PER_MESSAGE * (seq - 2)
+    return Budget(max_model_len=262_144, answer_reserve=16_384, system=412, history=history, question=40,
+                  template=24, history_messages=seq - 2, dropped_messages=0, counter=MODEL, exact=True,
+                  chunks=PASSAGES * 256, history_share=history, mode="passages", passages=PASSAGES,
+                  chunks_cap=60_000)
+
+
+def _stats(seq: int, counter) -> MemoryStats:
+    return MemoryStats(total_messages=seq, total_tokens=TOKENS_PER_MESSAGE * seq, kept_verbatim=seq - 1, summarised=0,
+                       summary_version=None, summary_created_at=None, summary_created=False, compactions=0,
+                       counter=counter.id, memory_ms=0.9, rewritten_query="What does the lease say about it?",
+                       rewrite_method="dspy")
 
 
 def _settings(rng: random.Random, *, turns: int) -> ConversationSettings:
