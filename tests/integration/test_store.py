@@ -290,14 +290,20 @@ def _two_turns(conversations, conversation_id):
         ("user", "When is the Determination Date?"), ("assistant", "The 15th of each month."))]
 
 
-def test_an_edited_question_starts_a_branch_and_switching_back_brings_its_turns_back(services):
-    conversations = services.conversations
+def _first_question_edited(conversations):
+    """Two turns, then the first question edited and answered: (conversation, first question,
+    its edit, the edit's answer)."""
     conversation = conversations.create("Trust")
     question, *_ = _two_turns(conversations, conversation.id)
-
     conversations.show_version(conversation.id, None, group=question.id)
     edited = conversations.post_user_message(conversation.id, "Who is the servicer?", version_of=question.id)
-    conversations.append_message(conversation.id, "assistant", "Northgate Servicing.")
+    answer = conversations.append_message(conversation.id, "assistant", "Northgate Servicing.")
+    return conversation, question, edited, answer
+
+
+def test_an_edited_question_starts_a_branch_and_switching_back_brings_its_turns_back(services):
+    conversations = services.conversations
+    conversation, question, edited, _ = _first_question_edited(conversations)
 
     def shown():
         return [m.content for m in conversations.history(conversation.id) if m.shown]
@@ -314,11 +320,7 @@ def test_an_edited_question_starts_a_branch_and_switching_back_brings_its_turns_
 
 def test_the_latest_messages_shown_come_with_every_version_of_each(services):
     conversations = services.conversations
-    conversation = conversations.create("Trust")
-    question, *_ = _two_turns(conversations, conversation.id)
-    conversations.show_version(conversation.id, None, group=question.id)
-    edited = conversations.post_user_message(conversation.id, "Who is the servicer?", version_of=question.id)
-    answer = conversations.append_message(conversation.id, "assistant", "Northgate Servicing.")
+    conversation, _, edited, answer = _first_question_edited(conversations)
     for role, text in (("user", "Since when?"), ("assistant", "Since 2019.")):
         conversations.append_message(conversation.id, role, text)
 
