@@ -30,7 +30,7 @@ _OF_CONVERSATION = text(_SELECT + "WHERE conversation_id = :conversation_id AND 
 _SQLITE_OF_CONVERSATION = _SELECT + "WHERE conversation_id = ? AND seq > ? ORDER BY seq"
 _BY_ID = text(_SELECT + "WHERE id = :id")
 # The page draws the latest messages of the path shown: the unique (conversation_id, seq) index,
-# walked backwards, finds them without reading the rest of a long conversation.
+# walked backwards, finds them; of the rest of a long conversation only the count is read.
 _LATEST_SHOWN = text(_SELECT + "WHERE conversation_id = :cid AND shown ORDER BY seq DESC LIMIT :count")
 _SHOWN_COUNT = text("SELECT count(*) FROM messages WHERE conversation_id = :cid AND shown")
 _IN_GROUPS = text(_SELECT + "WHERE conversation_id = :cid AND (id IN :groups OR version_of IN :groups) ORDER BY seq"
