@@ -4,6 +4,7 @@ dir, and the time of each run is what a click waits for before the browser can d
 
 from __future__ import annotations
 
+import logging
 import os
 import time
 from contextlib import contextmanager
@@ -32,7 +33,7 @@ def page_figures(folder: Path, long_id: str) -> dict:
             raise RuntimeError(f"the page failed: {page.exception[0].message}")
         return page, elapsed
 
-    with _data_dir(folder):
+    with _data_dir(folder), _quiet_bare_mode():
         _, first = run()
         opened = []
         for _ in range(RUNS):
@@ -45,6 +46,24 @@ def page_figures(folder: Path, long_id: str) -> dict:
         shared.rebuild()  # closes the page's services, as the server's end would
     return {"open_app": first, "open_long": sorted(opened)[len(opened) // 2], "rerun_long": rerun,
             "messages_drawn": drawn}
+
+
+@contextmanager
+def _quiet_bare_mode():
+    """AppTest's constructor sets session state outside a script run, and Streamlit says so at
+    each page made ("missing ScriptRunContext! This warning can be ignored..."): a dozen lines
+    in the bench's table otherwise. A filter, since Streamlit resets its loggers' levels when it
+    reads its config."""
+    logger = logging.getLogger("streamlit.runtime.scriptrunner_utils.script_run_context")
+
+    def bare_mode(record: logging.LogRecord) -> bool:
+        return "missing ScriptRunContext" not in record.getMessage()
+
+    logger.addFilter(bare_mode)
+    try:
+        yield
+    finally:
+        logger.removeFilter(bare_mode)
 
 
 @contextmanager
