@@ -120,9 +120,7 @@ def _citation(stored: dict, number: int) -> Citation:
     # What message_row wrote (every field of a Citation that from_dict made) is taken as it
     # is, in one step; other shapes (rows of older versions) are filled in and checked.
     if stored.keys() == _CITATION_FIELDS:
-        citation = object.__new__(Citation)
-        citation.__dict__.update(stored)
-        return citation
+        return _as_stored(Citation, stored)
     return Citation.from_dict(stored, number=number)
 
 
@@ -213,8 +211,7 @@ def _figures(stored) -> tuple[Budget | None, MemoryStats | None]:
 def _budget(stored: dict) -> Budget:
     if stored.keys() != _BUDGET_STORED:
         return Budget.from_dict(stored)
-    budget = object.__new__(Budget)
-    budget.__dict__.update(stored)
+    budget = _as_stored(Budget, stored)
     del budget.__dict__["prompt"], budget.__dict__["free"]
     return budget
 
@@ -222,11 +219,17 @@ def _budget(stored: dict) -> Budget:
 def _stats(stored: dict) -> MemoryStats:
     if stored.keys() != _STATS_FIELDS:
         return MemoryStats.from_dict(stored)
-    stats = object.__new__(MemoryStats)
-    stats.__dict__.update(stored)
+    stats = _as_stored(MemoryStats, stored)
     if stored["summary_created_at"]:
         stats.__dict__["summary_created_at"] = datetime.fromisoformat(stored["summary_created_at"])
     return stats
+
+
+def _as_stored(kind: type, values: dict):
+    """A frozen dataclass holding `values` as they are, without its field-by-field __init__."""
+    made = object.__new__(kind)
+    made.__dict__.update(values)
+    return made
 
 
 def _utc(value: datetime | None) -> datetime | None:
