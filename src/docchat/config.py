@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import Field
-from pydantic_settings import BaseSettings, SettingsConfigDict
+from pydantic import Field, field_validator
+from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 
 class Settings(BaseSettings):
@@ -38,6 +38,10 @@ class Settings(BaseSettings):
     # Documents: Qdrant in local mode under the data dir unless a server URL is given.
     qdrant_url: str | None = None
     max_upload_mb: int = Field(default=50, ge=1)
+    # Names the page and the API answer to besides 127.0.0.1, localhost and [::1] (a reverse
+    # proxy's), comma-separated: DOCCHAT_ALLOWED_HOSTS=docs.example.com. Any other Host is
+    # refused, so that a web page whose name is re-pointed at this machine cannot use them.
+    allowed_hosts: Annotated[list[str], NoDecode] = Field(default_factory=list)
     # Retrieved passages fill the planner's chunks cap, at least `passages_min` of them (taking
     # room from the history if need be) and at most `passages_max`.
     passages_min: int = Field(default=2, ge=0, le=50)
@@ -55,6 +59,11 @@ class Settings(BaseSettings):
     connect_retries: int = 2
     # Where the embedded cpu profile's server lives (its own virtual environment).
     llm_venv: Path = Field(default=Path(".venv-llm"))
+
+    @field_validator("allowed_hosts", mode="before")
+    @classmethod
+    def _comma_separated(cls, value):
+        return [name.strip() for name in value.split(",") if name.strip()] if isinstance(value, str) else value
 
     @property
     def resolved_data_dir(self) -> Path:

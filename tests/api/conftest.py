@@ -16,6 +16,9 @@ from docchat.memory.tokens import counter_for
 
 from tests.unit.fakes import FakeGateway
 
+# The API answers only to the names it was started for: TestClient's own "testserver" is not one.
+LOCAL = "http://127.0.0.1"
+
 TRUST = """# Harbour Street Trust Agreement
 
 ## Determination Date
@@ -73,7 +76,7 @@ def api_services(settings, gateway, counter, embedder):
 
 @pytest.fixture
 def client(api_services):
-    with TestClient(create_app(api_services), raise_server_exceptions=False) as client:
+    with TestClient(create_app(api_services), raise_server_exceptions=False, base_url=LOCAL) as client:
         yield client
 
 

@@ -8,7 +8,7 @@ from fastapi.testclient import TestClient
 from docchat.api import create_app
 from docchat.bootstrap import build_services
 
-from tests.api.conftest import TRUST, stored
+from tests.api.conftest import LOCAL, TRUST, stored
 from tests.integration.test_documents import files_under, trust_pdf
 
 
@@ -52,7 +52,7 @@ def test_a_file_that_cannot_be_read_is_refused_with_its_reason_and_nothing_is_ke
 def test_a_file_over_the_upload_limit_is_a_413_and_nothing_is_kept(settings, gateway, counter, embedder, data_dir):
     services = build_services(settings.model_copy(update={"max_upload_mb": 1}), gateway=gateway, counter=counter,
                               embedder=embedder, contact_llm=False)
-    with TestClient(create_app(services)) as client:
+    with TestClient(create_app(services), base_url=LOCAL) as client:
         just_over = upload(client, "minutes.txt", b"The meeting opened at nine. " * 38_000)  # 1.01 MB
         far_over = upload(client, "archive.txt", b"x" * (3 * 1024 * 1024))
 

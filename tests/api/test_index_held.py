@@ -8,7 +8,7 @@ from fastapi.testclient import TestClient
 from docchat.api import create_app
 from docchat.bootstrap import build_services
 
-from tests.api.conftest import TRUST
+from tests.api.conftest import LOCAL, TRUST
 from tests.integration.test_documents import files_under
 
 
@@ -19,7 +19,7 @@ def test_an_upload_and_a_deletion_while_the_page_holds_the_index_are_503s_and_ch
     beside = build_services(settings, gateway=gateway, counter=counter, embedder=embedder, contact_llm=False)
     files = files_under(data_dir)
 
-    with TestClient(create_app(beside), raise_server_exceptions=False) as client:
+    with TestClient(create_app(beside), raise_server_exceptions=False, base_url=LOCAL) as client:
         uploaded = client.post("/api/v1/documents", files={
             "file": ("minutes.md", b"# Board minutes\n\nThe meeting opened at nine.\n", "text/markdown")})
         deleted = client.delete(f"/api/v1/documents/{trust.id}")

@@ -17,7 +17,7 @@ from docchat.api import create_app
 from docchat.bootstrap import build_services
 from docchat.domain import Role, Status
 
-from tests.api.conftest import Server, wait_for
+from tests.api.conftest import LOCAL, Server, wait_for
 from tests.fault.fake_server import FakeLLMServer
 from tests.ports import free_port
 
@@ -95,7 +95,8 @@ def test_while_one_answer_streams_other_clients_are_served(settings, counter, em
 
 
 def test_with_a_token_every_request_needs_it_but_the_docs(api_services):
-    with TestClient(create_app(api_services, token="harbour-street-7"), raise_server_exceptions=False) as client:
+    with TestClient(create_app(api_services, token="harbour-street-7"), raise_server_exceptions=False,
+                    base_url=LOCAL) as client:
         without = client.get("/api/v1/conversations")
         wrong = client.get("/v1/models", headers={"Authorization": "Bearer harbour-street-8"})
         right = client.get("/api/v1/conversations", headers={"Authorization": "Bearer harbour-street-7"})

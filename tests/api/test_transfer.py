@@ -13,7 +13,7 @@ from docchat.api import create_app
 from docchat.bootstrap import build_services
 from docchat.config import Settings
 
-from tests.api.conftest import stored
+from tests.api.conftest import LOCAL, stored
 from tests.integration.test_transfer import zip_of
 
 
@@ -30,7 +30,7 @@ def elsewhere(tmp_path, gateway, counter, embedder):
     """A second installation, empty, with its own data dir."""
     services = build_services(Settings(data_dir=tmp_path / "elsewhere", context_programs=False), gateway=gateway,
                               counter=counter, embedder=embedder, contact_llm=False)
-    with TestClient(create_app(services), raise_server_exceptions=False) as client:
+    with TestClient(create_app(services), raise_server_exceptions=False, base_url=LOCAL) as client:
         yield client
     services.close()
 

@@ -26,7 +26,7 @@ def serve_api(args) -> int:
     print(f"docchat API on http://{_shown(args.host)}:{args.port} (docs: /docs)"
           + ("; token required" if token else ""), file=sys.stderr, flush=True)
     try:
-        uvicorn.run(create_app(services, token=token), host=args.host, port=args.port, log_level="warning",
+        uvicorn.run(create_app(services, token=token, host=args.host), host=args.host, port=args.port, log_level="warning",
                     # The page's Ctrl-C reaches us too; a stream left open must not hold the exit.
                     timeout_graceful_shutdown=5)
     finally:
