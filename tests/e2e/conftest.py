@@ -72,9 +72,9 @@ def _serve(tmp_path, *, llm_url: str | None, max_tokens: str | None = "64"):
     env.update({name: value for name, value in (("DOCCHAT_LLM_URL", llm_url), ("DOCCHAT_MAX_TOKENS", max_tokens))
                 if value is not None})
     log = open(tmp_path / "streamlit.log", "wb")
+    # As `make run` serves it: behind docchat's door and content policy (`docchat.cli.page`).
     process = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.address", "127.0.0.1",
-         "--server.port", str(port), "--server.headless", "true"],
+        [sys.executable, "-m", "docchat.cli", "run", "--no-llm", "--no-api", "--port", str(port)],
         cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
     )
     url = f"http://127.0.0.1:{port}"

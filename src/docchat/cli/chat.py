@@ -36,7 +36,7 @@ def run_app(args) -> int:
             api = serve_api_beside_page(args.api_port)
             print(f"the API: http://127.0.0.1:{args.api_port} (docs: http://127.0.0.1:{args.api_port}/docs)")
         print(f"the page: http://127.0.0.1:{args.port}", flush=True)
-        return _serve_page(app, args.port)
+        return _serve_page(app, args.port, settings.allowed_hosts)
     except KeyboardInterrupt:
         return 130
     finally:
@@ -50,16 +50,14 @@ def run_app(args) -> int:
             server.stop()
 
 
-def _serve_page(app: Path, port: int) -> int:
+def _serve_page(app: Path, port: int, extra_hosts: list[str]) -> int:
     """Streamlit in this process (not a child): the page's script runs in threads here, beside
     the API, and both use `docchat.shared`'s services."""
-    from streamlit.web import bootstrap
+    from docchat.cli.page import serve_page
 
     # Streamlit reads .streamlit/config.toml (the theme) from the working directory.
     os.chdir(PROJECT_ROOT)
-    flags = {"server_address": "127.0.0.1", "server_port": port, "server_headless": True}
-    bootstrap.load_config_options(flag_options=flags)
-    bootstrap.run(str(app), False, [], flags)
+    serve_page(app, port, extra_hosts)
     return 0
 
 
