@@ -23,12 +23,14 @@ from docchat.llm.discovery import fetch_info, tls
 from docchat.llm.gateway import Sampling, Timeouts, VllmGateway
 from docchat.llm.profiles import CPU_MAX_OUTPUT, CPU_MODEL_NAME, CPU_SAMPLING, GPU_MAX_OUTPUT, GPU_SAMPLING
 from docchat.memory.tokens import TokenCounter, counter_for
-from docchat.ports import Embedder
+from docchat.ports import Embedder, Parser
 from docchat.services.backup import DATABASE, BackupService
 from docchat.services.chat import ChatService
 from docchat.services.conversations import ConversationService
 from docchat.documents.batching import QueryBatcher
+from docchat.documents.isolated import IsolatedParser
 from docchat.documents.onnx_embeddings import OnnxMiniLMEmbedder
+from docchat.documents.parsing import InProcessParser
 from docchat.services.documents import DocumentService
 from docchat.services.llm import LLMService
 from docchat.services.stateless import StatelessChat
@@ -67,11 +69,14 @@ class Services:
     llm: LLMService
     presence: Presence | None = None
     opened_early: "_OpenedEarly | None" = None
+    parser: Parser | None = None
 
     def close(self) -> None:
-        """Lets go of what one process may hold at a time (the local document index), and of
-        its claim on the database."""
+        """Lets go of what one process may hold at a time (the local document index), of its
+        claim on the database, and of the parsing workers."""
         self.documents.close()
+        if self.parser is not None:
+            self.parser.close()
         if self.opened_early is not None:
             self.opened_early.close()
         if self.presence is not None:
@@ -80,7 +85,8 @@ class Services:
 
 def build_services(settings: Settings | None = None, *, counter: TokenCounter | None = None,
                    gateway=None, programs: Programs | None = None, embedder: Embedder | None = None,
-                   contact_llm: bool = True, open_documents_early: bool = False) -> Services:
+                   parser: Parser | None = None, contact_llm: bool = True,
+                   open_documents_early: bool = False) -> Services:
     """Opens the database, applies pending migrations, and wires the services over it.
 
     `contact_llm=False` (commands that never ask the model) skips asking the server which
@@ -114,7 +120,8 @@ def build_services(settings: Settings | None = None, *, counter: TokenCounter | 
     caps = Caps(system=settings.cap_system, summary=settings.cap_summary, chunks=settings.cap_chunks,
                 question=settings.cap_question)
     context = ContextEngine(counter, programs, system_prompt=settings.system_prompt, caps=caps)
-    documents = DocumentService(uow, settings.resolved_data_dir, index_factory, embedder, counter,
+    parser = parser or IsolatedParser(timeout_s=settings.parse_timeout_s, memory_mb=settings.parse_memory_mb)
+    documents = DocumentService(uow, settings.resolved_data_dir, index_factory, embedder, counter, parser=parser,
                                 max_bytes=settings.max_upload_mb * 1024 * 1024)
     pipeline = AnswerPipeline(context, counter, programs=programs, retriever=documents,
                               limits=PassageLimits(floor=settings.passages_min, ceiling=settings.passages_max))
@@ -132,6 +139,7 @@ def build_services(settings: Settings | None = None, *, counter: TokenCounter | 
         llm=llm,
         presence=presence,
         opened_early=index_factory if isinstance(index_factory, _OpenedEarly) else None,
+        parser=parser,
     )
 
 
@@ -311,7 +319,7 @@ def _rebuild_index(settings: Settings, folder: Path, embedder: Embedder | None, 
         embedder = embedder or _embedder(restored)
         documents = DocumentService(SqlUnitOfWorkFactory(engine), restored.resolved_data_dir,
                                     lambda: _chunk_index(restored, embedder), embedder,
-                                    counter_for(restored.tokenizer_model))
+                                    counter_for(restored.tokenizer_model), parser=InProcessParser())
         try:
             return documents.reindex(progress=progress)
         finally:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator, Sequence
 from datetime import datetime
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from docchat.domain import (
     ChunkRecord,
@@ -27,9 +27,12 @@ from docchat.domain import (
 from docchat.memory.log import MessageLog
 from docchat.memory.tokens import TokenCounter
 
+if TYPE_CHECKING:
+    from docchat.documents.parsing import ParsedDocument
+
 __all__ = [
     "ChunkIndex", "ConversationRepository", "DocumentRepository", "Embedder", "Gateway", "Generation",
-    "MessageLog", "PrefixCache", "Retriever", "ServerInfo", "TokenCounter", "UnitOfWork", "UnitOfWorkFactory",
+    "MessageLog", "Parser", "PrefixCache", "Retriever", "ServerInfo", "TokenCounter", "UnitOfWork", "UnitOfWorkFactory",
 ]
 
 
@@ -163,6 +166,15 @@ class ChunkIndex(Protocol):
     @property
     def exclusive(self) -> bool:
         """Whether no other process can use the index while this one holds it."""
+
+
+class Parser(Protocol):
+    """Uploaded files to text sections. Safe to call from several threads at once."""
+
+    def parse(self, name: str, data: bytes, *, max_bytes: int) -> ParsedDocument:
+        """The document's text in sections, or InvalidInput in one line naming the file."""
+    def close(self) -> None:
+        """Lets go of what it holds (worker processes); a later call may start them again."""
 
 
 class Retriever(Protocol):

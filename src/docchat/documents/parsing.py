@@ -4,7 +4,11 @@ Invariants:
 - `parse` returns a document with at least one section, and no section is blank.
 - Bad input of any kind (wrong type, empty, too large, damaged, encrypted, binary, no text, a
   name that is not valid Unicode) raises `InvalidInput` with one line naming the file; no
-  parser exception escapes.
+  parser exception escapes but MemoryError, which the worker that runs this reports.
+- Nothing here fetches anything: remote images, stylesheets and scripts of HTML, external
+  relationships and entities of DOCX are never followed (tests hold a listener to that).
+- Nothing here limits time or memory: a hostile file can make a parser loop or allocate without
+  bound. The app parses in worker processes that do (docchat.documents.isolated).
 - PDFs give one section per page (`page N`); DOCX, Markdown and HTML give one section per
   heading of level 1-3 (the label is the heading; text before the first one is `beginning`);
   plain text gives sections of blank-line-separated blocks labelled by their lines.
@@ -69,7 +73,7 @@ def parse(name: str, data: bytes, *, max_bytes: int = MAX_BYTES) -> ParsedDocume
     with the file, so it is read like the text is (see docchat.text)."""
     name = name.replace(NUL, "\ufffd")
     require_storable(name, f'the file name "{one_line(name)}"')
-    shown = _shown(name)
+    shown = shown_name(name)
     kind = KINDS.get(PurePath(name.replace("\\", "/")).suffix.lower())
     if kind is None:
         raise InvalidInput(f"{shown} is not a supported type; upload PDF, DOCX, Markdown, text or HTML")
@@ -88,6 +92,17 @@ def parse(name: str, data: bytes, *, max_bytes: int = MAX_BYTES) -> ParsedDocume
     return ParsedDocument(name=name, kind=kind, sections=sections)
 
 
+class InProcessParser:
+    """`parse` in the caller's own process, as a Parser: for tests, and for commands that never
+    parse. The app isolates parsing (docchat.documents.isolated)."""
+
+    def parse(self, name: str, data: bytes, *, max_bytes: int = MAX_BYTES) -> ParsedDocument:
+        return parse(name, data, max_bytes=max_bytes)
+
+    def close(self) -> None:
+        pass
+
+
 def _pdf(shown: str, data: bytes, max_bytes: int) -> list[Section]:
     from pypdf import PdfReader
 
@@ -102,8 +117,8 @@ def _pdf(shown: str, data: bytes, max_bytes: int) -> list[Section]:
             Section(f"page {number}", number, page.extract_text() or "")
             for number, page in enumerate(reader.pages, start=1)
         ]
-    except InvalidInput:
-        raise
+    except (InvalidInput, MemoryError):
+        raise  # out of memory is the isolation's to report (documents/isolated.py)
     except Exception:
         # Damaged PDFs fail in many ways (PdfReadError, KeyError, ValueError, zlib errors...);
         # the user needs to know only that this file cannot be read.
@@ -132,7 +147,7 @@ def _docx(shown: str, data: bytes, max_bytes: int) -> list[Section]:
                 blocks.append((None, _table_text(block)))
             else:
                 blocks.append((_docx_heading(block), block.text))
-    except InvalidInput:
+    except (InvalidInput, MemoryError):
         raise
     except Exception:
         # zipfile, lxml and python-docx errors all mean the same thing to the user.
@@ -275,7 +290,7 @@ def _label(label: str) -> str:
     return label if len(label) <= MAX_LABEL_CHARS else label[: MAX_LABEL_CHARS - 1].rstrip() + "…"
 
 
-def _shown(name: str) -> str:
+def shown_name(name: str) -> str:
     """The file name as it can appear in a one-line message."""
     name = re.sub(r"[\x00-\x1f\x7f]+", " ", name).strip()
     return f'"{name[:80]}…"' if len(name) > 80 else f'"{name}"'

@@ -32,7 +32,7 @@ from docchat.domain import (
     SourceView,
 )
 from docchat.errors import DocchatError, IndexInUse, NotFound
-from docchat.ports import TokenCounter, UnitOfWorkFactory
+from docchat.ports import Parser, TokenCounter, UnitOfWorkFactory
 from docchat.services.id_prefixes import resolve
 from docchat.services.ingestion import FileToAdd, Ingested, Ingestion, IngestionCancelled
 
@@ -54,7 +54,7 @@ Progress = Callable[[str, float], None]
 
 class DocumentService:
     def __init__(self, uow: UnitOfWorkFactory, data_dir: Path, index_factory, embedder, counter: TokenCounter,
-                 *, max_bytes: int = MAX_BYTES, chunk_tokens: int = 256, overlap: int = 48):
+                 *, parser: Parser, max_bytes: int = MAX_BYTES, chunk_tokens: int = 256, overlap: int = 48):
         self._uow = uow
         self._data_dir = data_dir
         self._index_factory = index_factory
@@ -64,7 +64,7 @@ class DocumentService:
         self._embedder = embedder
         self._whole: OrderedDict[tuple, list[Retrieved] | None] = OrderedDict()
         self._whole_lock = threading.Lock()
-        self._ingestion = Ingestion(uow, data_dir, counter, open_index=self.index, remove=self._remove,
+        self._ingestion = Ingestion(uow, data_dir, counter, parser=parser, open_index=self.index, remove=self._remove,
                                     max_bytes=max_bytes, chunk_tokens=chunk_tokens, overlap=overlap)
 
     # library

@@ -26,10 +26,10 @@ from pathlib import Path
 
 from docchat.documents.chunking import chunk
 from docchat.documents.files import content_hash, store_file
-from docchat.documents.parsing import ParsedDocument, parse
+from docchat.documents.parsing import ParsedDocument
 from docchat.domain import ChunkRecord, Document, DocumentStatus, IngestReport, utcnow
 from docchat.errors import DocchatError, InvalidInput
-from docchat.ports import TokenCounter, UnitOfWorkFactory
+from docchat.ports import Parser, TokenCounter, UnitOfWorkFactory
 from docchat.wording import count
 
 # Texts per call to the embedder: between two calls a cancel is seen and progress is shown.
@@ -77,10 +77,11 @@ class _Pending:
 
 
 class Ingestion:
-    def __init__(self, uow: UnitOfWorkFactory, data_dir: Path, counter: TokenCounter, *,
+    def __init__(self, uow: UnitOfWorkFactory, data_dir: Path, counter: TokenCounter, *, parser: Parser,
                  open_index: Callable[[], object], remove: Callable[[Document], None],
                  max_bytes: int, chunk_tokens: int, overlap: int):
         self._uow = uow
+        self._parser = parser
         self._data_dir = data_dir
         self._counter = counter
         self._open_index = open_index
@@ -91,7 +92,7 @@ class Ingestion:
 
     def add(self, embedder, name: str, data: bytes, *, progress: Progress,
             cancel: threading.Event) -> IngestReport:
-        parsed = parse(name, data, max_bytes=self._max_bytes)
+        parsed = self._parser.parse(name, data, max_bytes=self._max_bytes)
         # Opened before anything is written or removed: an index held by another process (the
         # app) refuses this ingestion with nothing touched, not even a half-ingested copy of the
         # same file, which may be the app's own ingestion under way. Opening it also clears what
@@ -183,7 +184,7 @@ class Ingestion:
             data = file.read()
         except OSError as error:
             raise InvalidInput(f"{file.name} cannot be read: {error.strerror or error}") from None
-        return data, parse(file.name, data, max_bytes=self._max_bytes)
+        return data, self._parser.parse(file.name, data, max_bytes=self._max_bytes)
 
     def _pending(self, name: str, data: bytes, parsed: ParsedDocument) -> _Pending | Ingested:
         """The file to write, or its outcome: already in the library, or refused."""

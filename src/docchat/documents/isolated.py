@@ -1,0 +1,217 @@
+"""Parsing untrusted files where a runaway cannot take the app down: in worker processes with a
+time limit and a memory cap (the `Parser` the services use; the app wires it in bootstrap).
+
+Invariants:
+- A file whose parsing takes longer than `timeout_s` (a page-tree loop, a stream that inflates
+  a hundred times), needs more than `memory_mb` (a decompression bomb, an entity expansion) or
+  kills its parser (a segfault, the OOM killer) is refused with one line naming it, as
+  InvalidInput; the worker is stopped and the next file gets a new one. The calling thread only
+  waits on a pipe meanwhile, so the app's other requests are served as before.
+- A worker is reused from file to file, and started only when a file first needs one.
+- At most `workers` files are parsed at once (the page and the API may both be ingesting); each
+  caller has a worker to itself for its file, so one slow file holds up no other.
+- `close()` stops every worker; a worker whose parser is garbage-collected, or whose app exits
+  or is killed, ends too (see docchat.documents.parse_worker).
+
+Why a process started afresh (`python -m docchat.documents.parse_worker`), not multiprocessing:
+`fork` would copy the app's threads' locks mid-use (Streamlit, uvicorn); `spawn` and
+`forkserver` re-import the parent's `__main__`, and under Streamlit that is the page script
+being run (it sets `sys.modules["__main__"]` to it). A fresh interpreter is what spawn is,
+without that. Started, a worker costs about 50 ms; a file costs the pickling of its bytes and
+of its text over a socket pair (milliseconds, measured in the README).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import signal
+import socket
+import subprocess
+import sys
+import threading
+import weakref
+from multiprocessing.connection import Connection
+
+from docchat.documents.parsing import MAX_BYTES, ParsedDocument, shown_name
+from docchat.errors import InvalidInput
+
+log = logging.getLogger(__name__)
+
+PARSE = "docchat.documents.parsing:parse"
+TIMEOUT_S = 20.0
+MEMORY_MB = 1024
+WORKERS = 2
+# A worker that has grown this large on one file is replaced rather than kept idle at that size.
+RETIRE_AFTER_KB = 256 * 1024
+
+
+class IsolatedParser:
+    """`parse(name, data, max_bytes=...)` as docchat.documents.parsing has it, in worker processes."""
+
+    def __init__(self, *, timeout_s: float = TIMEOUT_S, memory_mb: int = MEMORY_MB, workers: int = WORKERS,
+                 target: str = PARSE):
+        self._timeout_s = timeout_s
+        self._memory_mb = memory_mb
+        self._target = target
+        self._slots = threading.BoundedSemaphore(workers)
+        self._lock = threading.Lock()
+        self._idle: list[_Worker] = []
+        self._busy: set[_Worker] = set()
+        self.peak_memory_kb = 0
+        # Idle workers are stopped with their parser; they would end with the app anyway.
+        weakref.finalize(self, _stop_all, self._idle, self._busy, self._lock)
+
+    def parse(self, name: str, data: bytes, *, max_bytes: int = MAX_BYTES) -> ParsedDocument:
+        kind, value = self._ask(name, data, max_bytes)
+        if kind == "parsed":
+            return value
+        if kind == "refused":
+            raise InvalidInput(value)
+        if kind == "failed":
+            log.warning("parsing %s failed:\n%s", shown_name(name), value)
+        raise InvalidInput(f"{shown_name(name)} was refused: {value}")
+
+    def _ask(self, name: str, data: bytes, max_bytes: int) -> tuple[str, object]:
+        """The worker's verdict: ("parsed", document), ("refused", message), or ("memory" or
+        "stopped", why) and ("failed", traceback) once the worker it ran in is stopped."""
+        with self._slots:
+            worker = self._take()
+            kind = None
+            try:
+                kind, value, _ = worker.ask((name, data, max_bytes), self._timeout_s)
+            except _Stopped as stopped:
+                kind, value = "stopped", stopped.reason(self._timeout_s, self._memory_mb)
+            finally:
+                if worker.running and kind in ("memory", "failed"):
+                    worker.stop()  # its heap is no longer worth keeping; the next file gets a new one
+                self._give_back(worker)
+        self.peak_memory_kb = max(self.peak_memory_kb, worker.peak_kb)
+        if kind == "memory":
+            return kind, f"parsing it needed more than {_megabytes(self._memory_mb)} of memory"
+        return kind, value
+
+    def close(self) -> None:
+        """Stops every worker; a file being parsed meanwhile is refused. A later file starts a new one."""
+        _stop_all(self._idle, self._busy, self._lock)
+
+    @property
+    def workers(self) -> list[int]:
+        """The process ids of the workers running now."""
+        with self._lock:
+            return [w.pid for w in (*self._idle, *self._busy) if w.running]
+
+    def _take(self) -> _Worker:
+        """An idle worker still running, or a new one."""
+        with self._lock:
+            while self._idle:
+                worker = self._idle.pop()
+                if worker.running:
+                    self._busy.add(worker)
+                    return worker
+                worker.stop()  # collects the exit of one that died while idle
+        worker = _Worker(self._target, self._memory_mb)
+        with self._lock:
+            self._busy.add(worker)
+        return worker
+
+    def _give_back(self, worker: _Worker) -> None:
+        with self._lock:
+            self._busy.discard(worker)
+            keep = worker.running and worker.peak_kb < RETIRE_AFTER_KB
+            if keep:
+                self._idle.append(worker)
+        if not keep:
+            worker.stop()
+
+
+class _Stopped(Exception):
+    """The worker ended before it answered: it took too long, or died."""
+
+    def __init__(self, *, timed_out: bool, status: int, peak_kb: int):
+        super().__init__()
+        self.timed_out, self.status, self.peak_kb = timed_out, status, peak_kb
+
+    def reason(self, timeout_s: float, memory_mb: int) -> str:
+        if self.timed_out:
+            return f"parsing it took more than {timeout_s:g} s"
+        if self.status == -signal.SIGKILL:  # by the system's OOM killer, or by close()
+            return "its parser was stopped while reading it (out of memory, or docchat closing)"
+        if self.status < 0:
+            return f"its parser crashed on it ({signal.Signals(-self.status).name})"
+        return f"its parser stopped on it (exit status {self.status}; over {_megabytes(memory_mb)} of memory?)"
+
+
+class _Worker:
+    """One worker process and the parent's end of its socket pair. Its exit status is collected
+    here (os.wait4, for its peak memory too), never by Popen."""
+
+    def __init__(self, target: str, memory_mb: int):
+        ours, theirs = socket.socketpair()
+        with ours, theirs:
+            self._process = subprocess.Popen(
+                [sys.executable, "-m", "docchat.documents.parse_worker", str(theirs.fileno()), str(memory_mb), target],
+                pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL, stdout=_stderr(),
+            )
+            self._connection = Connection(ours.detach())
+        self.pid = self._process.pid
+        self.peak_kb = 0
+        self._lock = threading.Lock()
+        self._status: int | None = None
+
+    @property
+    def running(self) -> bool:
+        return self._collect(os.WNOHANG) is None
+
+    def ask(self, request: tuple, timeout_s: float) -> tuple:
+        """The worker's reply to `request`, or _Stopped once it is over time or dead."""
+        try:
+            self._connection.send(request)
+            if not self._connection.poll(timeout_s):
+                self.stop()
+                raise _Stopped(timed_out=True, status=self._status, peak_kb=self.peak_kb)
+            reply = self._connection.recv()
+        except (EOFError, OSError):
+            self.stop()
+            raise _Stopped(timed_out=False, status=self._status, peak_kb=self.peak_kb) from None
+        self.peak_kb = reply[-1]
+        return reply
+
+    def stop(self) -> None:
+        """Kills the process if it still runs, and collects its exit."""
+        with self._lock:
+            if self._status is None:
+                os.kill(self.pid, signal.SIGKILL)  # still ours to signal: only _collect reaps it
+        self._collect(0)
+
+    def _collect(self, flags: int) -> int | None:
+        """Its exit status once it has exited (waiting for that unless WNOHANG), else None."""
+        with self._lock:
+            if self._status is None:
+                pid, status, usage = os.wait4(self.pid, flags)
+                if pid:
+                    self._status = self._process.returncode = os.waitstatus_to_exitcode(status)
+                    self.peak_kb = max(self.peak_kb, usage.ru_maxrss)
+                    self._connection.close()
+            return self._status
+
+
+def _stop_all(idle: list[_Worker], busy: set[_Worker], lock: threading.Lock) -> None:
+    with lock:
+        workers = [*idle, *busy]
+        idle.clear()
+    for worker in workers:
+        worker.stop()
+
+
+def _stderr():
+    """Where a worker's own output goes: the app's stderr (a library's prints must never land in
+    a command's output), or nowhere when there is none."""
+    try:
+        return sys.__stderr__.fileno()
+    except (AttributeError, ValueError, OSError):
+        return subprocess.DEVNULL
+
+
+def _megabytes(count: int) -> str:
+    return f"{count // 1024} GB" if count % 1024 == 0 else f"{count} MB"
