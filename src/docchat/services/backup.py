@@ -35,6 +35,7 @@ from docchat import __version__
 from docchat.atomic import write_atomically
 from docchat.domain import utcnow
 from docchat.errors import DocchatError, InvalidBackup, InvalidInput
+from docchat.zip_entries import CountedReader, ZipRefused, checked_entries
 
 FORMAT = "docchat-backup"
 FORMAT_VERSION = 1
@@ -48,6 +49,9 @@ LAST_BACKUP = "last-backup.json"
 # neither backed up nor replaced (the models are converted again, the logs are this machine's);
 # the record of the last backup is written anew.
 ENTRIES = (DOCUMENTS, INDEX, SETTINGS)
+# A manifest is a few hundred bytes; a backup holds one entry per stored file, and three more.
+MAX_MANIFEST_BYTES = 1024 * 1024
+MAX_ENTRIES = 1_000_000
 
 Progress = Callable[[str, float], None]
 
@@ -290,7 +294,10 @@ def _opened(source: Path) -> Iterator[tuple[zipfile.ZipFile, dict]]:
                             "nothing was restored") from None
     with archive:
         try:
-            manifest = json.loads(archive.read(MANIFEST))
+            manifest = json.loads(CountedReader(archive, total_bytes=MAX_MANIFEST_BYTES)
+                                  .read(archive.getinfo(MANIFEST), max_bytes=MAX_MANIFEST_BYTES))
+        except ZipRefused as refused:
+            raise InvalidBackup(f"{name} is not a docchat backup ({refused}); nothing was restored") from None
         except KeyError:
             raise InvalidBackup(f"{name} is not a docchat backup (no {MANIFEST}); nothing was restored") from None
         except (zipfile.BadZipFile, zlib.error, EOFError, ValueError) as error:
@@ -308,6 +315,10 @@ def _opened(source: Path) -> Iterator[tuple[zipfile.ZipFile, dict]]:
         strange = next((entry for entry in names if not _expected(entry)), None)
         if strange is not None:
             raise InvalidBackup(f"{name} is not a docchat backup (unexpected entry {strange!r}); nothing was restored")
+        try:
+            checked_entries(archive, max_entries=MAX_ENTRIES)  # symbolic links, and their number
+        except ZipRefused as refused:
+            raise InvalidBackup(f"{name}: refused: {refused}; nothing was restored") from None
         if DATABASE not in names:
             raise InvalidBackup(f"{name} holds no database; nothing was restored")
         yield archive, manifest
@@ -325,14 +336,24 @@ def _stored_file(entry: str) -> bool:
 
 
 def _extract(archive: zipfile.ZipFile, folder: Path, name: str) -> None:
-    """Every entry but the manifest into `folder`; the checksums are checked as they are read."""
-    for info in archive.infolist():
-        if info.filename == MANIFEST:
-            continue
+    """Every entry but the manifest into `folder`, read in counted pieces: none may unpack to
+    more than it declares (zipfile's own check of the CRC comes only at its end), and all of
+    them must fit on the disk. The checksums are checked as they are read."""
+    entries = [info for info in archive.infolist() if info.filename != MANIFEST]
+    declared = sum(info.file_size for info in entries)
+    free = shutil.disk_usage(folder).free
+    if declared > free:
+        raise InvalidBackup(f"{name} unpacks to {declared / 2**30:.1f} GB and the disk has {free / 2**30:.1f} GB free; "
+                            "nothing was restored")
+    reader = CountedReader(archive, total_bytes=declared)
+    for info in entries:
         target = folder.joinpath(*PurePosixPath(info.filename).parts)
         target.parent.mkdir(parents=True, exist_ok=True)
         try:
-            with archive.open(info) as source, open(target, "wb") as copy:
-                shutil.copyfileobj(source, copy, length=1024 * 1024)
+            with open(target, "wb") as copy:
+                for piece in reader.pieces(info, max_bytes=info.file_size):
+                    copy.write(piece)
+        except ZipRefused as refused:
+            raise InvalidBackup(f"{name}: refused: {refused}; nothing was restored") from None
         except (zipfile.BadZipFile, zlib.error, EOFError, NotImplementedError) as error:
             raise InvalidBackup(f"{name} is damaged ({info.filename}: {error}); nothing was restored") from None

@@ -5,6 +5,7 @@ from __future__ import annotations
 import io
 import uuid
 import zipfile
+import zlib
 from dataclasses import replace
 
 from docchat import __version__
@@ -15,9 +16,14 @@ from docchat.foreign import parse_export
 from docchat.ports import TokenCounter, UnitOfWorkFactory
 from docchat.services.conversations import MAX_TITLE
 from docchat.text import one_line
+from docchat.zip_entries import CountedReader, ZipRefused, checked_entries
 
 # Larger files are refused before parsing: an export of a 262K-token conversation is ~2 MB.
 MAX_IMPORT_BYTES = 512 * 1024 * 1024
+# A zip's entries are counted as they unpack: each within the first cap, all within the import's.
+MAX_ZIP_ENTRY_BYTES = 256 * 1024 * 1024
+# An export of every conversation holds one entry each.
+MAX_ZIP_ENTRIES = 100_000
 
 
 class TransferService:
@@ -106,16 +112,22 @@ class TransferService:
 
 
 def _entries(raw: bytes, name: str) -> list[tuple[str, bytes]]:
+    """(source, bytes) of each export: the file itself, or each .json entry of a zip, read in
+    counted pieces within the caps (see docchat.zip_entries)."""
     if not zipfile.is_zipfile(io.BytesIO(raw)):
         return [(name, raw)]
     try:
         with zipfile.ZipFile(io.BytesIO(raw)) as archive:
-            members = [info for info in archive.infolist() if not info.is_dir() and info.filename.endswith(".json")]
-            if sum(info.file_size for info in members) > MAX_IMPORT_BYTES:
-                raise InvalidExport(f"{name}: the zip unpacks to more than {MAX_IMPORT_BYTES} bytes")
-            entries = [(f"{name}:{one_line(info.filename)}", archive.read(info)) for info in members]
-    except (zipfile.BadZipFile, OSError) as error:
-        raise InvalidExport(f"{name}: damaged zip: {error}") from None
+            members = [info for info in checked_entries(archive, max_entries=MAX_ZIP_ENTRIES)
+                       if not info.is_dir() and info.filename.endswith(".json")]
+            reader = CountedReader(archive, total_bytes=MAX_IMPORT_BYTES)
+            entries = [(f"{name}:{one_line(info.filename)}", reader.read(info, max_bytes=MAX_ZIP_ENTRY_BYTES))
+                       for info in members]
+    except ZipRefused as refused:
+        raise InvalidExport(f"{name}: refused: {refused}; nothing was imported") from None
+    except (zipfile.BadZipFile, zlib.error, EOFError, OSError, NotImplementedError, RuntimeError) as error:
+        # RuntimeError: an encrypted entry; NotImplementedError: a compression zipfile lacks.
+        raise InvalidExport(f"{name}: damaged zip: {one_line(str(error))}") from None
     if not entries:
         raise InvalidExport(f"{name}: the zip holds no .json exports")
     return entries
