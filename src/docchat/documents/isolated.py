@@ -70,20 +70,21 @@ class IsolatedParser:
             raise InvalidInput(value)
         if kind == "failed":
             log.warning("parsing %s failed:\n%s", shown_name(name), value)
+            value = "its parser failed on it (the log has why)"
         raise InvalidInput(f"{shown_name(name)} was refused: {value}")
 
     def _ask(self, name: str, data: bytes, max_bytes: int) -> tuple[str, object]:
-        """The worker's verdict: ("parsed", document), ("refused", message), or ("memory" or
-        "stopped", why) and ("failed", traceback) once the worker it ran in is stopped."""
+        """The verdict as (kind, value): parsed (the document) or refused (the parser's message);
+        or memory, stopped (why) or failed (the traceback), after which that worker is gone."""
         with self._slots:
             worker = self._take()
             kind = None
             try:
                 kind, value, _ = worker.ask((name, data, max_bytes), self._timeout_s)
             except _Stopped as stopped:
-                kind, value = "stopped", stopped.reason(self._timeout_s, self._memory_mb)
+                kind, value = "stopped", stopped.reason(worker, self._timeout_s, self._memory_mb)
             finally:
-                if worker.running and kind in ("memory", "failed"):
+                if kind in ("memory", "failed"):
                     worker.stop()  # its heap is no longer worth keeping; the next file gets a new one
                 self._give_back(worker)
         self.peak_memory_kb = max(self.peak_memory_kb, worker.peak_kb)
@@ -128,18 +129,21 @@ class IsolatedParser:
 class _Stopped(Exception):
     """The worker ended before it answered: it took too long, or died."""
 
-    def __init__(self, *, timed_out: bool, status: int, peak_kb: int):
+    def __init__(self, *, timed_out: bool):
         super().__init__()
-        self.timed_out, self.status, self.peak_kb = timed_out, status, peak_kb
+        self.timed_out = timed_out
 
-    def reason(self, timeout_s: float, memory_mb: int) -> str:
+    def reason(self, worker: _Worker, timeout_s: float, memory_mb: int) -> str:
+        status = worker.status
         if self.timed_out:
             return f"parsing it took more than {timeout_s:g} s"
-        if self.status == -signal.SIGKILL:  # by the system's OOM killer, or by close()
-            return "its parser was stopped while reading it (out of memory, or docchat closing)"
-        if self.status < 0:
-            return f"its parser crashed on it ({signal.Signals(-self.status).name})"
-        return f"its parser stopped on it (exit status {self.status}; over {_megabytes(memory_mb)} of memory?)"
+        if worker.closing:
+            return "docchat was closing while it was parsed"
+        if status == -signal.SIGKILL:  # the kernel's OOM killer, when the machine runs short
+            return "its parser was killed while reading it (the machine out of memory?)"
+        if status is not None and status < 0:
+            return f"its parser crashed on it ({signal.Signals(-status).name})"
+        return f"its parser stopped on it (exit status {status}; over {_megabytes(memory_mb)} of memory?)"
 
 
 class _Worker:
@@ -156,6 +160,7 @@ class _Worker:
             self._connection = Connection(ours.detach())
         self.pid = self._process.pid
         self.peak_kb = 0
+        self.closing = False
         self._lock = threading.Lock()
         self._status: int | None = None
 
@@ -163,17 +168,22 @@ class _Worker:
     def running(self) -> bool:
         return self._collect(os.WNOHANG) is None
 
+    @property
+    def status(self) -> int | None:
+        """Its exit status once collected: negative, the signal that ended it."""
+        return self._status
+
     def ask(self, request: tuple, timeout_s: float) -> tuple:
         """The worker's reply to `request`, or _Stopped once it is over time or dead."""
         try:
             self._connection.send(request)
             if not self._connection.poll(timeout_s):
                 self.stop()
-                raise _Stopped(timed_out=True, status=self._status, peak_kb=self.peak_kb)
+                raise _Stopped(timed_out=True)
             reply = self._connection.recv()
         except (EOFError, OSError):
-            self.stop()
-            raise _Stopped(timed_out=False, status=self._status, peak_kb=self.peak_kb) from None
+            self.stop()  # dead already (a signal to it now changes nothing), or closing
+            raise _Stopped(timed_out=False) from None
         self.peak_kb = reply[-1]
         return reply
 
@@ -201,6 +211,7 @@ def _stop_all(idle: list[_Worker], busy: set[_Worker], lock: threading.Lock) -> 
         workers = [*idle, *busy]
         idle.clear()
     for worker in workers:
+        worker.closing = True
         worker.stop()
 
 
