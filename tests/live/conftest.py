@@ -11,7 +11,7 @@ ANSWER_TOKENS = 48
 
 @pytest.fixture
 def live_settings(live_llm, data_dir):
-    return Settings(data_dir=data_dir, llm_url=live_llm.url, max_tokens=ANSWER_TOKENS)
+    return Settings(data_dir=data_dir, llm_url=live_llm.url, llm_api_key=live_llm.api_key, max_tokens=ANSWER_TOKENS)
 
 
 @pytest.fixture

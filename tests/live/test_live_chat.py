@@ -102,6 +102,7 @@ def test_stopping_keeps_the_partial_answer_as_interrupted(live_settings):
 
 def test_docchat_ask_answers_from_the_cli_with_usage_and_budget(live_settings, data_dir):
     env = {**os.environ, "DOCCHAT_DATA_DIR": str(data_dir), "DOCCHAT_LLM_URL": live_settings.llm_url,
+           "DOCCHAT_LLM_API_KEY": live_settings.llm_api_key,
            "DOCCHAT_MAX_TOKENS": str(ANSWER_TOKENS)}
     docchat = Path(sys.executable).with_name("docchat")
 
@@ -116,7 +117,8 @@ def test_docchat_ask_answers_from_the_cli_with_usage_and_budget(live_settings, d
 
 
 def test_doctor_reports_the_running_server_and_the_counter_in_use(live_settings, data_dir):
-    env = {**os.environ, "DOCCHAT_DATA_DIR": str(data_dir), "DOCCHAT_LLM_URL": live_settings.llm_url}
+    env = {**os.environ, "DOCCHAT_DATA_DIR": str(data_dir), "DOCCHAT_LLM_URL": live_settings.llm_url,
+           "DOCCHAT_LLM_API_KEY": live_settings.llm_api_key}
     docchat = Path(sys.executable).with_name("docchat")
 
     result = subprocess.run([str(docchat), "doctor", "--json"], capture_output=True, text=True, env=env, timeout=60)

@@ -16,7 +16,8 @@ KILLS = 12
 
 @pytest.mark.timeout(1500)
 def test_killed_twelve_times_at_random_moments_nothing_is_lost_or_half_written(live_llm, tmp_path):
-    environment = {**os.environ, "DOCCHAT_LLM_URL": live_llm.url, "DOCCHAT_DATA_DIR": str(tmp_path / "unused")}
+    environment = {**os.environ, "DOCCHAT_LLM_URL": live_llm.url, "DOCCHAT_LLM_API_KEY": live_llm.api_key,
+                   "DOCCHAT_DATA_DIR": str(tmp_path / "unused")}
     environment.pop("DOCCHAT_DATABASE_URL", None)
     run = subprocess.run([sys.executable, "-m", "docchat.cli", "bench", "crash", "--kills", str(KILLS), "--seed", "7",
                           "--json"], capture_output=True, text=True, env=environment, timeout=1450)

@@ -54,6 +54,7 @@ def test_a_pdf_that_fits_goes_in_whole_and_the_next_turn_reads_it_from_the_prefi
 
 def test_a_stateless_answer_from_the_cli_retrieves_and_cites_with_full_passage_text(live_settings, data_dir, tmp_path):
     env = {**os.environ, "DOCCHAT_DATA_DIR": str(data_dir), "DOCCHAT_LLM_URL": live_settings.llm_url,
+           "DOCCHAT_LLM_API_KEY": live_settings.llm_api_key,
            "DOCCHAT_MAX_TOKENS": str(live_settings.max_tokens), "DOCCHAT_CAP_CHUNKS": "0.005"}
     docchat = Path(sys.executable).with_name("docchat")
     pdf = tmp_path / "Harbour Street Trust.pdf"

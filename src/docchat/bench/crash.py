@@ -43,11 +43,16 @@ STARTS = (
 
 def run_crash_bench(*, kills: int = 100, seed: int | None = None, as_json: bool = False,
                     llm_url: str | None = None) -> dict:
+    from docchat.bootstrap import llm_key
     from docchat.config import Settings
     from docchat.llm.discovery import fetch_info
 
-    llm_url = llm_url or Settings().resolved_llm_url
-    fetch_info(llm_url, timeout=5.0)  # a one-line error now, not a hundred failed rounds
+    settings = Settings()
+    llm_url = llm_url or settings.resolved_llm_url
+    # The rounds' settings name the server by URL: they are given its key the same way.
+    if key := llm_key(settings)():
+        os.environ["DOCCHAT_LLM_API_KEY"] = key
+    fetch_info(llm_url, timeout=5.0, api_key=key)  # a one-line error now, not a hundred failed rounds
     _import_once()
     seed = seed if seed is not None else random.randrange(1_000_000)
     rng = random.Random(seed)

@@ -95,13 +95,14 @@ def _reuse(results) -> float:
 
 
 def run_prefix_bench(*, turns: int = TURNS, as_json: bool = False) -> dict:
-    from docchat.bootstrap import build_services, gateway_for
+    from docchat.bootstrap import build_services, gateway_for, llm_key
     from docchat.config import Settings
 
     case = f"Case {uuid.uuid4().hex[:8]}. "
     steps = script(turns, case=case)
     with tempfile.TemporaryDirectory(prefix="docchat-bench-prefix-") as tmp:
-        settings = Settings(data_dir=Path(tmp), max_tokens=ANSWER_TOKENS, context_programs=False)
+        settings = Settings(data_dir=Path(tmp), max_tokens=ANSWER_TOKENS, context_programs=False,
+                            llm_api_key=llm_key(Settings())())
         gateway = gateway_for(settings)
         services = build_services(settings, gateway=gateway)
         if not as_json:

@@ -70,11 +70,13 @@ def _figures(results) -> dict:
 
 
 def run_document_prefix_bench(*, turns: int = TURNS, as_json: bool = False) -> dict:
+    from docchat.bootstrap import llm_key
     from docchat.config import Settings
 
     case = f"case {uuid.uuid4().hex[:8]}"
     with tempfile.TemporaryDirectory(prefix="docchat-bench-documents-") as tmp:
-        base = Settings(data_dir=Path(tmp) / "whole", max_tokens=ANSWER_TOKENS, context_programs=False)
+        base = Settings(data_dir=Path(tmp) / "whole", max_tokens=ANSWER_TOKENS, context_programs=False,
+                        llm_api_key=llm_key(Settings())())
         whole, whole_budgets = _run(base, case, turns)
         passages, passage_budgets = _run(base.model_copy(update={"data_dir": Path(tmp) / "passages",
                                                                  "cap_chunks": PASSAGE_SHARE}), case + " P", turns)

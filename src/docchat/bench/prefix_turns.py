@@ -16,12 +16,13 @@ from docchat.bench.prefix import ANSWER_TOKENS, TURNS, _baseline_run, _docchat_r
 
 
 def run_prefix_turns(*, turns: int = TURNS) -> dict:
-    from docchat.bootstrap import build_services, gateway_for
+    from docchat.bootstrap import build_services, gateway_for, llm_key
     from docchat.config import Settings
 
     case = f"Case {uuid.uuid4().hex[:8]}. "
     with tempfile.TemporaryDirectory(prefix="docchat-bench-prefix-") as tmp:
-        settings = Settings(data_dir=Path(tmp), max_tokens=ANSWER_TOKENS, context_programs=False)
+        settings = Settings(data_dir=Path(tmp), max_tokens=ANSWER_TOKENS, context_programs=False,
+                            llm_api_key=llm_key(Settings())())
         gateway = gateway_for(settings)
         services = build_services(settings, gateway=gateway)
         info = gateway.info()

@@ -144,16 +144,20 @@ def llm_command(args) -> None:
 
 
 def llm_serve(args) -> int:
+    from docchat.llm.server_key import new_key
+
     command = _llm_command_line(args)
     print(" ".join(command), file=sys.stderr)
+    settings = load_settings()
+    # The key in the environment, not on the command line (which `ps` shows to every user), and
+    # in the data dir, where the page and the commands find it.
+    env = {**os.environ, "VLLM_API_KEY": new_key(settings.llm_key_path)}
     if args.profile == "cpu":
-        server = embedded_server(load_settings())
+        server = embedded_server(settings)
         server.ensure_model(lambda line: print(line, file=sys.stderr))
         from docchat.llm.profiles import CPU_ENVIRONMENT
 
-        env = {**os.environ, **CPU_ENVIRONMENT}
-    else:
-        env = dict(os.environ)
+        env.update(CPU_ENVIRONMENT)
     try:
         # Its own session, stopped as a group: vLLM's engine processes go with it.
         process = subprocess.Popen(command, env=env, start_new_session=True)

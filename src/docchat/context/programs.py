@@ -110,14 +110,16 @@ class Programs:
             return dspy.Predict(signature)(**inputs)
 
 
-def vllm_lm_factory(base_url: str, model: str, *, timeout_s: float) -> Callable[[int], object]:
-    """dspy LMs that talk to the same vLLM server as the chat, greedily and uncached."""
+def vllm_lm_factory(base_url: str, model: str, *, timeout_s: float,
+                    api_key: Callable[[], str | None] = lambda: None) -> Callable[[int], object]:
+    """dspy LMs that talk to the same vLLM server as the chat, with its key, greedily and uncached."""
 
     def lm_for(max_tokens: int):
         import dspy
 
         return dspy.LM(
-            f"openai/{model}", api_base=base_url, api_key="local", temperature=0.0, max_tokens=max_tokens,
+            f"openai/{model}", api_base=base_url, api_key=api_key() or "local", temperature=0.0,
+            max_tokens=max_tokens,
             cache=False, num_retries=0, timeout=timeout_s,
         )
 

@@ -37,6 +37,12 @@ def tls() -> ssl.SSLContext:
     return httpx.create_ssl_context()
 
 
+def auth(api_key: str | None) -> dict[str, str]:
+    """The header of every request under /v1: checked by a server started with a key (docchat's
+    own is), ignored by the others."""
+    return {"Authorization": f"Bearer {api_key or 'local'}"}
+
+
 def root_url(base_url: str) -> str:
     """http://host:port/v1 -> http://host:port, where /health, /metrics and /tokenize live."""
     return re.sub(r"/v1/?$", "", base_url.rstrip("/"))
@@ -49,9 +55,13 @@ def is_healthy(base_url: str, *, timeout: float = 2.0) -> bool:
         return False
 
 
-def fetch_info(base_url: str, *, expected_model: str | None = None, timeout: float = 5.0) -> ServerInfo:
+def fetch_info(base_url: str, *, expected_model: str | None = None, timeout: float = 5.0,
+               api_key: str | None = None) -> ServerInfo:
     try:
-        response = httpx.get(f"{base_url.rstrip('/')}/models", timeout=timeout, verify=tls())
+        response = httpx.get(f"{base_url.rstrip('/')}/models", timeout=timeout, verify=tls(), headers=auth(api_key))
+        if response.status_code == 401:
+            raise LLMUnavailable(f"the LLM server at {base_url} refused docchat's key: set DOCCHAT_LLM_API_KEY to "
+                                 "the key it was started with, or stop it and let docchat start its own")
         response.raise_for_status()
         models = response.json().get("data") or []
     except httpx.ConnectError:

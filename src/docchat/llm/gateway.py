@@ -22,7 +22,7 @@ import time
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from itertools import chain
-from typing import Iterator
+from typing import Callable, Iterator
 
 from docchat.errors import (
     ContextOverflow,
@@ -33,7 +33,7 @@ from docchat.errors import (
     ModelMissing,
     StreamCut,
 )
-from docchat.llm.discovery import (PrefixCache, ServerInfo, fetch_info, is_healthy, prefix_cache,
+from docchat.llm.discovery import (PrefixCache, ServerInfo, auth, fetch_info, is_healthy, prefix_cache,
                                   server_token_count, tls)
 from docchat.llm.watchdog import notice
 
@@ -78,8 +78,10 @@ class Generation:
 
 class VllmGateway:
     def __init__(self, base_url: str, *, expected_model: str | None = None, sampling: Sampling = Sampling(),
-                 timeouts: Timeouts = Timeouts()):
+                 timeouts: Timeouts = Timeouts(), api_key: Callable[[], str | None] = lambda: None):
         self.base_url = base_url.rstrip("/")
+        # Asked at each request: the key of the server docchat starts is new at each start.
+        self.api_key = api_key
         self._expected_model = expected_model
         self._sampling = sampling
         self._timeouts = timeouts
@@ -90,7 +92,7 @@ class VllmGateway:
         with self._lock:
             if self._info is None or refresh:
                 self._info = fetch_info(self.base_url, expected_model=self._expected_model,
-                                        timeout=self._timeouts.connect_s)
+                                        timeout=self._timeouts.connect_s, api_key=self.api_key())
             return self._info
 
     def healthy(self, *, timeout: float = 2.0) -> bool:
@@ -143,9 +145,8 @@ class VllmGateway:
         # abandoned: vLLM aborts a request whose client has hung up. Closing the response
         # does not wake a worker blocked in a read; shutdown() does.
         responses: list = []
-        # The key the DSPy programs send too (vLLM checks one only when started with --api-key).
         http = httpx.Client(timeout=httpx.Timeout(None, connect=self._timeouts.connect_s), verify=tls(),
-                            headers={"Authorization": "Bearer local"}, event_hooks={"response": [responses.append]})
+                            headers=auth(self.api_key()), event_hooks={"response": [responses.append]})
         worker = threading.Thread(
             target=self._pump, args=(http, self._body(info, messages, max_tokens, continue_last), events, abandon),
             daemon=True, name="docchat-llm-stream",

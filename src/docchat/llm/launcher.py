@@ -16,19 +16,23 @@ from typing import Callable
 from docchat.errors import DocchatError
 from docchat.llm.discovery import is_healthy
 from docchat.llm.profiles import CPU_ENVIRONMENT, cpu_command
+from docchat.llm.server_key import new_key, read_key
 
 CONVERTER = Path(__file__).with_name("convert_gguf.py")
 START_TIMEOUT_S = 180.0
 
 
 class EmbeddedServer:
-    def __init__(self, *, venv: Path, model_dir: Path, port: int, log_path: Path):
+    def __init__(self, *, venv: Path, model_dir: Path, port: int, log_path: Path, key_path: Path):
         self.venv = venv
         self.model_dir = model_dir
         self.port = port
         self.log_path = log_path
+        self.key_path = key_path
         self.url = f"http://127.0.0.1:{port}/v1"
         self.process: subprocess.Popen | None = None
+        # Drawn at the first launch and kept across the watchdog's restarts.
+        self.api_key: str | None = None
 
     @property
     def python(self) -> Path:
@@ -51,6 +55,7 @@ class EmbeddedServer:
         """Starts the server unless one is already healthy; True when this call started it."""
         if is_healthy(self.url):
             say(f"LLM server already running at {self.url}; using it")
+            self.api_key = read_key(self.key_path)
             return False
         self.launch(say)
         self.wait_healthy(say, timeout_s)
@@ -62,9 +67,10 @@ class EmbeddedServer:
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         log = self.log_path.open("ab")
         say(f"starting vLLM (CPU) on 127.0.0.1:{self.port}; log: {self.log_path}")
+        self.api_key = self.api_key or new_key(self.key_path)
         self.process = subprocess.Popen(
             self.command(), stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-            env={**_offline_env(), **CPU_ENVIRONMENT},
+            env={**_offline_env(), **CPU_ENVIRONMENT, "VLLM_API_KEY": self.api_key},
         )
         log.close()
 

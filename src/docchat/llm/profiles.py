@@ -72,6 +72,10 @@ def gpu_fit(gpu_memory_gib: float) -> GpuFit:
     )
 
 
+# No web page may read the server's replies (older vLLMs allowed every origin by default).
+NO_CORS = ("--allowed-origins", "[]")
+
+
 def gpu_command(max_model_len: int = GPU_CONTEXT, *, port: int = DEFAULT_PORT) -> list[str]:
     if max_model_len < CONTEXT_STEP:
         raise ValueError("this GPU cannot hold Qwen3-4B with any useful context")
@@ -84,6 +88,7 @@ def gpu_command(max_model_len: int = GPU_CONTEXT, *, port: int = DEFAULT_PORT) -
         "--max-num-seqs", "2",
         "--max-num-batched-tokens", "8192",
         "--enable-prompt-tokens-details",
+        *NO_CORS,
     ]
 
 
@@ -124,6 +129,7 @@ def cpu_command(python: Path, model_dir: Path, *, port: int = DEFAULT_PORT) -> l
         "--enforce-eager",
         "--enable-prompt-tokens-details",
         "--disable-uvicorn-access-log",
+        *NO_CORS,
     ]
 
 
