@@ -1,0 +1,199 @@
+"""Hostile documents, made in the tests, and a listener that records any request one makes.
+
+PDFs are written by hand (no library writes a page tree that loops or a stream that inflates to
+gigabytes); their compressed streams are built a megabyte at a time, so a 2 GB bomb costs the
+test 2 MB. DOCX files start from python-docx's own and have their parts replaced.
+"""
+
+from __future__ import annotations
+
+import io
+import threading
+import zipfile
+import zlib
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import docx
+
+from tests.ports import free_port
+
+MB = 1024 * 1024
+GB = 1024 * MB
+_FONT = b"/Resources << /Font << /F1 << /Type /Font /Subtype /Type1 /BaseFont /Helvetica >> >> >>"
+
+
+def pdf_of_objects(objects: list[bytes]) -> bytes:
+    """A PDF of these object bodies, numbered from 1; object 1 is the catalogue."""
+    out = io.BytesIO()
+    out.write(b"%PDF-1.7\n%\xe2\xe3\xcf\xd3\n")
+    offsets = []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(out.tell())
+        out.write(b"%d 0 obj\n%s\nendobj\n" % (number, body))
+    xref = out.tell()
+    out.write(b"xref\n0 %d\n0000000000 65535 f \n" % (len(objects) + 1))
+    out.write(b"".join(b"%010d 00000 n \n" % offset for offset in offsets))
+    out.write(b"trailer\n<< /Size %d /Root 1 0 R >>\nstartxref\n%d\n%%%%EOF\n" % (len(objects) + 1, xref))
+    return out.getvalue()
+
+
+def deflated_zeros(size: int) -> bytes:
+    """A zlib stream that inflates to `size` zero bytes (a multiple of 1 MB), built from one
+    compressed megabyte repeated: each is flushed whole, so every one after the first is alike."""
+    compressor, megabyte = zlib.compressobj(9), bytes(MB)
+    first = compressor.compress(megabyte) + compressor.flush(zlib.Z_FULL_FLUSH)
+    again = compressor.compress(megabyte) + compressor.flush(zlib.Z_FULL_FLUSH)
+    checksum = 1
+    for _ in range(size // MB):
+        checksum = zlib.adler32(megabyte, checksum)
+    # An empty final stored block, then the checksum of everything.
+    return first + again * (size // MB - 1) + b"\x01\x00\x00\xff\xff" + checksum.to_bytes(4, "big")
+
+
+def _stream(data: bytes) -> bytes:
+    return b"<< /Length %d /Filter /FlateDecode >>\nstream\n%s\nendstream" % (len(data), data)
+
+
+def pdf_of_pages(contents: list[int], streams: list[bytes]) -> bytes:
+    """A PDF whose page n draws streams[contents[n]]."""
+    first_stream = 3 + len(contents)
+    kids = b" ".join(b"%d 0 R" % (3 + n) for n in range(len(contents)))
+    return pdf_of_objects([
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [%s] /Count %d >>" % (kids, len(contents)),
+        *(b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] %s /Contents %d 0 R >>"
+          % (_FONT, first_stream + stream) for stream in contents),
+        *(_stream(data) for data in streams),
+    ])
+
+
+def inflating_pdf(size: int = 2 * GB) -> bytes:
+    """One page whose content stream inflates to `size` bytes of zeros."""
+    return pdf_of_pages([0], [deflated_zeros(size)])
+
+
+def pdf_of_pages_sharing_a_stream(pages: int, size: int = 70 * MB) -> bytes:
+    """`pages` pages that all draw one stream inflating to `size`, just under pypdf's own limit
+    per stream: each page inflates it again, so the work grows with the pages, not the file."""
+    return pdf_of_pages([0] * pages, [deflated_zeros(size)])
+
+
+def pdf_of_pages_with_their_own_streams(pages: int, size: int = 70 * MB) -> bytes:
+    """`pages` pages, each with its own stream inflating to `size`: pypdf keeps each inflated."""
+    stream = deflated_zeros(size)
+    return pdf_of_pages(list(range(pages)), [stream] * pages)
+
+
+def looping_pdf() -> bytes:
+    """A page tree whose root lists itself among its kids."""
+    return pdf_of_objects([
+        b"<< /Type /Catalog /Pages 2 0 R >>",
+        b"<< /Type /Pages /Kids [2 0 R 3 0 R] /Count 2 >>",
+        b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>",
+    ])
+
+
+# Word documents
+
+W = 'xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"'
+R = 'xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"'
+
+
+def plain_docx(text: str) -> bytes:
+    document = docx.Document()
+    document.add_paragraph(text)
+    buffer = io.BytesIO()
+    document.save(buffer)
+    return buffer.getvalue()
+
+
+def docx_with_parts(replaced: dict[str, bytes], text: str = "The Determination Date is the 15th.") -> bytes:
+    """python-docx's DOCX of `text`, with the parts named in `replaced` (added if absent)."""
+    source = zipfile.ZipFile(io.BytesIO(plain_docx(text)))
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", compression=zipfile.ZIP_DEFLATED) as archive:
+        for info in source.infolist():
+            archive.writestr(info.filename, replaced.get(info.filename, source.read(info)))
+        for name in replaced.keys() - set(source.namelist()):
+            archive.writestr(name, replaced[name])
+    return buffer.getvalue()
+
+
+def _body(doctype: str, text: str) -> bytes:
+    return (f'<?xml version="1.0" encoding="UTF-8" standalone="no"?>{doctype}'
+            f'<w:document {W} {R}><w:body><w:p><w:r><w:t>{text}</w:t></w:r></w:p></w:body></w:document>').encode()
+
+
+def billion_laughs_docx() -> bytes:
+    """document.xml of ten levels of entities, each ten of the one below: 10^10 "lol"s expanded."""
+    entities = '<!ENTITY lol0 "lol">' + "".join(
+        f'<!ENTITY lol{n} "{f"&lol{n - 1};" * 10}">' for n in range(1, 11))
+    return docx_with_parts({"word/document.xml": _body(f"<!DOCTYPE w:document [{entities}]>",
+                                                         "The Trustee laughs: &lol10;")})
+
+
+def external_entity_docx(url: str) -> bytes:
+    """document.xml whose text is an external entity at `url`, and a parameter entity too."""
+    doctype = f'<!DOCTYPE w:document [<!ENTITY secret SYSTEM "{url}/entity"><!ENTITY % remote SYSTEM "{url}/dtd"> %remote;]>'
+    return docx_with_parts({"word/document.xml": _body(doctype, "The Trustee writes: &secret;")})
+
+
+def external_relationship_docx(url: str) -> bytes:
+    """A DOCX whose relationships point outside it (TargetMode External): a hyperlink, a linked
+    image and an attached template, as a tracking document would."""
+    text = "The Reserve Account is kept with the Account Bank."
+    source = zipfile.ZipFile(io.BytesIO(plain_docx(text)))
+    rels = source.read("word/_rels/document.xml.rels").decode()
+    external = "".join(
+        f'<Relationship Id="rIdOut{n}" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/{kind}" '
+        f'Target="{url}/{kind}" TargetMode="External"/>'
+        for n, kind in enumerate(("hyperlink", "image", "attachedTemplate", "oleObject")))
+    settings_rels = ('<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Relationships '
+                     'xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rIdT" '
+                     'Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/attachedTemplate" '
+                     f'Target="{url}/template.dotm" TargetMode="External"/></Relationships>')
+    return docx_with_parts({"word/_rels/document.xml.rels": rels.replace("</Relationships>", external
+                                                                          + "</Relationships>").encode(),
+                            "word/_rels/settings.xml.rels": settings_rels.encode()}, text)
+
+
+def remote_resources_html(url: str) -> bytes:
+    return f"""<!doctype html><html><head>
+<title>Harbour Street Trust</title>
+<link rel="stylesheet" href="{url}/style.css"><link rel="icon" href="{url}/favicon.ico">
+<script src="{url}/tracker.js"></script><meta http-equiv="refresh" content="0; url={url}/refresh">
+<style>@import url("{url}/import.css"); body {{ background: url({url}/background.png) }}</style>
+</head><body>
+<h1>Reserve Account</h1>
+<p>The Trustee keeps a Reserve Account with the Account Bank.<img src="{url}/pixel.gif" srcset="{url}/big.gif 2x"></p>
+<iframe src="{url}/frame"></iframe><object data="{url}/object"></object><video poster="{url}/poster.jpg"></video>
+</body></html>""".encode()
+
+
+class Listener:
+    """A tiny HTTP server on 127.0.0.1 that records the path of every request it gets."""
+
+    def __init__(self) -> None:
+        self.requests: list[str] = []
+        requests = self.requests
+
+        class Record(BaseHTTPRequestHandler):
+            def do_GET(self) -> None:
+                requests.append(self.path)
+                self.send_response(200)
+                self.end_headers()
+                self.wfile.write(b"The secret is 42.")
+
+            def log_message(self, *args) -> None:
+                pass
+
+        self._server = ThreadingHTTPServer(("127.0.0.1", free_port()), Record)
+        self.url = f"http://127.0.0.1:{self._server.server_address[1]}"
+
+    def __enter__(self) -> "Listener":
+        threading.Thread(target=self._server.serve_forever, name="listener", daemon=True).start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self._server.shutdown()
+        self._server.server_close()
