@@ -12,6 +12,10 @@ Text read out of a document (a PDF whose font maps a glyph to a surrogate, a str
 file) is a reading, not the user's words: there a lone surrogate becomes U+FFFD, as an
 undecodable byte does, and NUL is dropped with the other control characters. A NUL in an
 uploaded file's name, or in what the model writes, becomes U+FFFD.
+
+Text shown in a terminal (`for_terminal`) holds no control character but newline and tab: an
+answer, a document, a title or a citation cannot move the cursor, rewrite a line, retitle the
+window, write the clipboard (OSC 52) or plant a hyperlink (OSC 8).
 """
 
 from __future__ import annotations
@@ -24,6 +28,10 @@ from docchat.errors import InvalidInput
 NUL = "\x00"
 _LONE_SURROGATE = re.compile("[\ud800-\udfff]")
 _UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
+# C0 controls but tab and newline (ESC, which starts every escape sequence, and CR, which goes
+# back to the start of the line, among them), DEL and the C1 controls (U+0080-U+009F: CSI
+# and OSC each have a one-character form there).
+_TERMINAL_CONTROLS = dict.fromkeys([*range(0x00, 0x09), *range(0x0B, 0x20), *range(0x7F, 0xA0)])
 
 
 def lone_surrogate(text: str) -> int | None:
@@ -63,3 +71,11 @@ def one_line(text: str, *, limit: int = 80) -> str:
     text = " ".join("".join(" " if unicodedata.category(ch) in {"Cc", "Cf", "Zl", "Zp"} else ch
                             for ch in text).split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def for_terminal(text: str) -> str:
+    """`text` with its control characters dropped, but newline and tab. An escape sequence
+    loses its ESC and shows as the plain characters after it. Character by character, so a
+    stream's pieces can go through one at a time: a sequence split between two pieces is
+    disarmed all the same. A CRLF's LF still ends the line."""
+    return text.translate(_TERMINAL_CONTROLS)

@@ -3,6 +3,9 @@
 Ctrl-C stops an answer as it streams (what arrived is kept, as interrupted) and clears the
 line at the prompt; neither leaves. Ctrl-D, `exit` or `quit` leave. An error is one line and
 the session goes on.
+
+Answers, titles, citations and errors reach the terminal through `for_terminal`: no escape
+sequence a document or an answer holds is written raw.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from docchat.cli.signals import ctrl_c_interrupts
 from docchat.cli.terminal_backends import Backend, Outcome, Said
 from docchat.domain import Citation, Status
 from docchat.errors import DocchatError
+from docchat.text import for_terminal
 
 PROMPT = "docchat> "
 LEAVE = {"exit", "quit", "/exit", "/quit"}
@@ -146,7 +150,7 @@ class Session:
         wrote = False
         try:
             for delta in answer:
-                sys.stdout.write(delta)
+                sys.stdout.write(for_terminal(delta))
                 sys.stdout.flush()
                 wrote = wrote or bool(delta)
         except KeyboardInterrupt:
@@ -179,11 +183,11 @@ class Session:
             print("No conversations yet.")
         for c in conversations:
             current = ">" if c.id == self._backend.conversation_id else ("*" if c.pinned else " ")
-            print(f"{current} {c.id[:8]}  {c.title}")
+            print(f"{current} {c.id[:8]}  {for_terminal(c.title)}")
 
     def _open(self, prefix: str) -> None:
         title, messages = self._backend.open(prefix)
-        print(f"{title} ({self._backend.conversation_id})")
+        print(f"{for_terminal(title)} ({self._backend.conversation_id})")
         for message in messages:
             print(said(message))
         answers = [m for m in messages if m.role == "assistant"]
@@ -194,8 +198,8 @@ class Session:
             print("The last answer cited no sources.")
         for c in self._citations:
             where = f", {c.where}" if c.where else ""
-            print(f"[{c.number}] {c.document}{where}")
-            print(textwrap.indent(textwrap.fill(c.text, width=96), "    "))
+            print(for_terminal(f"[{c.number}] {c.document}{where}"))
+            print(textwrap.indent(textwrap.fill(for_terminal(c.text), width=96), "    "))
 
     def _export(self, words: list[str]) -> None:
         if len(words) != 2 or words[0] not in ("md", "json"):
@@ -207,14 +211,14 @@ class Session:
 
 def short_citation(citation: Citation) -> str:
     where = f"p.{citation.page}" if citation.page else citation.section
-    return f"[{citation.number}] {citation.document}" + (f" {where}" if where else "")
+    return for_terminal(f"[{citation.number}] {citation.document}" + (f" {where}" if where else ""))
 
 
 def said(message: Said) -> str:
     who = "you" if message.role == "user" else "docchat"
     note = "" if message.status in (Status.COMPLETE.value, Status.TRUNCATED.value) else f" [{message.status}]"
-    return f"{who}{note}: {message.content}"
+    return for_terminal(f"{who}{note}: {message.content}")
 
 
 def say_error(error: Exception | str) -> None:
-    print(f"docchat: {error}", file=sys.stderr)
+    print(for_terminal(f"docchat: {error}"), file=sys.stderr)

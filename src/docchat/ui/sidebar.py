@@ -46,13 +46,13 @@ def _import() -> None:
     try:
         reports = services().transfer.import_bytes(upload.getvalue(), name=upload.name)
     except DocchatError as error:
-        st.error(str(error))
+        st.error(literal(str(error)))  # it may quote the file: a title, a message
         return
     st.session_state[f"{KEY}_import_attempt"] = attempt + 1
     close_popover(IMPORT)
     added = [r for r in reports if not r.already_present]
-    notes = [f"“{r.title}” is in the trash: restore it from Settings." if r.present_but_deleted
-             else f"“{r.title}” was already here." for r in reports if r.already_present]
+    notes = [f"“{literal(r.title)}” is in the trash: restore it from Settings." if r.present_but_deleted
+             else f"“{literal(r.title)}” was already here." for r in reports if r.already_present]
     flash(" ".join([f"Imported {count(len(added), 'conversation')}."] + notes) if added else " ".join(notes),
           "success" if added else "info")
     if added:

@@ -9,6 +9,7 @@ import re
 import streamlit as st
 
 from docchat.domain import Citation, Message
+from docchat.safe_markdown import inert
 from docchat.ui.session import CONVERSATION_PARAM, services
 from docchat.ui.text import literal
 
@@ -19,7 +20,8 @@ _MARK = re.compile(r"\[(\d{1,3})\]")
 
 
 def linked(answer: Message) -> str:
-    """The answer's Markdown with each [n] that names one of its sources made a link to it."""
+    """The answer's Markdown, made inert, with each [n] that names one of its sources made a
+    link to it (after: `inert` shows a link's target beside it, a citation's is its own)."""
     numbers = {c.number for c in answer.citations}
 
     def link(match: re.Match) -> str:
@@ -29,7 +31,7 @@ def linked(answer: Message) -> str:
         return (f"[\\[{number}\\]](?{CONVERSATION_PARAM}={answer.conversation_id}"
                 f"&{SOURCE_PARAM}={answer.id}.{number} 'source {number}')")
 
-    return _MARK.sub(link, answer.content)
+    return _MARK.sub(link, inert(answer.content))
 
 
 def listed(answer: Message) -> None:
@@ -79,6 +81,6 @@ def _show(cited: Citation) -> None:
                 paragraphs = [f":orange-background[{p}]" for p in paragraphs]
             st.markdown("\n\n".join(paragraphs))
     if view.original is not None:
-        st.download_button(f"Download {view.document.name}", data=view.original, file_name=view.document.name,
+        st.download_button(f"Download {literal(view.document.name)}", data=view.original, file_name=view.document.name,
                            key=f"{KEY}_download_{cited.chunk_id}_{cited.number}", icon=":material/download:",
                            on_click="ignore")
