@@ -8,6 +8,7 @@ test 2 MB. DOCX files start from python-docx's own and have their parts replaced
 from __future__ import annotations
 
 import io
+import struct
 import threading
 import zipfile
 import zlib
@@ -37,17 +38,24 @@ def pdf_of_objects(objects: list[bytes]) -> bytes:
     return out.getvalue()
 
 
-def deflated_zeros(size: int) -> bytes:
-    """A zlib stream that inflates to `size` zero bytes (a multiple of 1 MB), built from one
-    compressed megabyte repeated: each is flushed whole, so every one after the first is alike."""
-    compressor, megabyte = zlib.compressobj(9), bytes(MB)
+def deflated_zeros(size: int, *, raw: bool = False) -> bytes:
+    """A zlib stream (or, `raw`, a bare deflate stream as in a zip) that inflates to `size` zero
+    bytes (a multiple of 1 MB), built from one compressed megabyte repeated: each is flushed
+    whole, so every one after the first is alike."""
+    compressor, megabyte = zlib.compressobj(9, zlib.DEFLATED, -15 if raw else 15), bytes(MB)
     first = compressor.compress(megabyte) + compressor.flush(zlib.Z_FULL_FLUSH)
     again = compressor.compress(megabyte) + compressor.flush(zlib.Z_FULL_FLUSH)
-    checksum = 1
+    # An empty final stored block, then (zlib) the checksum of everything.
+    stream = first + again * (size // MB - 1) + b"\x01\x00\x00\xff\xff"
+    return stream if raw else stream + _of_zeros(size, zlib.adler32, 1).to_bytes(4, "big")
+
+
+def _of_zeros(size: int, checksum, start: int) -> int:
+    """adler32 or crc32 of `size` zero bytes, a megabyte at a time."""
+    megabyte, value = bytes(MB), start
     for _ in range(size // MB):
-        checksum = zlib.adler32(megabyte, checksum)
-    # An empty final stored block, then the checksum of everything.
-    return first + again * (size // MB - 1) + b"\x01\x00\x00\xff\xff" + checksum.to_bytes(4, "big")
+        value = checksum(megabyte, value)
+    return value
 
 
 def _stream(data: bytes) -> bytes:
@@ -91,6 +99,35 @@ def looping_pdf() -> bytes:
         b"<< /Type /Pages /Kids [2 0 R 3 0 R] /Count 2 >>",
         b"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>",
     ])
+
+
+# zip archives written by hand
+
+
+def zip_bomb(name: str, size: int, *, declared: int | None = None, also: dict[str, bytes] | None = None) -> bytes:
+    """A zip whose entry `name` inflates to `size` zero bytes and says it unpacks to `declared`
+    (by default, the truth), after the entries of `also`."""
+    entries = [(entry, zlib.compress(data, 9, wbits=-15), zlib.crc32(data), len(data), len(data))
+               for entry, data in (also or {}).items()]
+    entries.append((name, deflated_zeros(size, raw=True), _of_zeros(size, zlib.crc32, 0), size,
+                    size if declared is None else declared))
+    return zip_of_raw_entries(entries)
+
+
+def zip_of_raw_entries(entries: list[tuple[str, bytes, int, int, int]], *, external_attr: int = 0) -> bytes:
+    """A zip of (name, deflated bytes, crc32, size, declared size) entries, headers and all."""
+    out, central = io.BytesIO(), io.BytesIO()
+    for name, data, crc, _, declared in entries:
+        encoded, offset = name.encode(), out.tell()
+        fields = struct.pack("<HHHHHIII", 20, 0, 8, 0, 0x21, crc, len(data), declared)
+        out.write(b"PK\x03\x04" + fields + struct.pack("<HH", len(encoded), 0) + encoded + data)
+        central.write(b"PK\x01\x02" + struct.pack("<H", 0x0314) + fields
+                      + struct.pack("<HHHHHII", len(encoded), 0, 0, 0, 0, external_attr, offset) + encoded)
+    start = out.tell()
+    out.write(central.getvalue())
+    out.write(b"PK\x05\x06" + struct.pack("<HHHHIIH", 0, 0, len(entries), len(entries), len(central.getvalue()),
+                                            start, 0))
+    return out.getvalue()
 
 
 # Word documents

@@ -63,6 +63,8 @@ class CountedReader:
         """The entry's bytes in pieces of at most 1 MB; ZipRefused as soon as they pass
         `max_bytes` or the archive's total. zipfile's own errors (a damaged archive, a bad
         CRC) pass through."""
+        if info.file_size > max_bytes:  # declared: refused at once; an understatement is caught below
+            raise ZipRefused(f"its entry {one_line(info.filename)!r} unpacks to more than {_size(max_bytes)}")
         read = 0
         with self._archive.open(info) as stream:
             while piece := stream.read(PIECE):
