@@ -64,6 +64,15 @@ def test_a_parser_that_segfaults_refuses_only_its_file(parser):
     assert parses(parser)
 
 
+def test_a_file_that_crashes_a_reused_worker_is_tried_once_on_a_new_one_then_refused(parser):
+    parses(parser)
+    [reused] = parser.workers
+
+    assert refused(parser, "segfault.txt") == '"segfault.txt" was refused: its parser crashed on it (SIGSEGV)'
+    assert not _alive(reused)
+    assert parses(parser)
+
+
 def test_a_worker_the_system_kills_refuses_only_its_file(parser):
     assert refused(parser, "oom-killed.txt") == ('"oom-killed.txt" was refused: its parser was killed while '
                                                  "reading it (the machine out of memory?)")

@@ -33,6 +33,7 @@ import threading
 import weakref
 from multiprocessing.connection import Connection
 
+from docchat.documents.parse_worker import resident_peak_kb
 from docchat.documents.parsing import MAX_BYTES, ParsedDocument, shown_name
 from docchat.errors import InvalidInput
 
@@ -77,19 +78,29 @@ class IsolatedParser:
         """The verdict as (kind, value): parsed (the document) or refused (the parser's message);
         or memory, stopped (why) or failed (the traceback), after which that worker is gone."""
         with self._slots:
-            worker = self._take()
-            kind = None
-            try:
-                kind, value, _ = worker.ask((name, data, max_bytes), self._timeout_s)
-            except _Stopped as stopped:
-                kind, value = "stopped", stopped.reason(worker, self._timeout_s, self._memory_mb)
-            finally:
-                if kind in ("memory", "failed"):
-                    worker.stop()  # its heap is no longer worth keeping; the next file gets a new one
-                self._give_back(worker)
+            while True:
+                worker = self._take()
+                kind, value = self._verdict(worker, (name, data, max_bytes))
+                # An idle worker can die unseen (the OOM killer takes the largest process, not the
+                # guilty one): the file goes to a new worker. One that dies on it, it refuses.
+                if not (kind == "died" and worker.asked > 1):
+                    break
         self.peak_memory_kb = max(self.peak_memory_kb, worker.peak_kb)
         if kind == "memory":
             return kind, f"parsing it needed more than {_megabytes(self._memory_mb)} of memory"
+        return ("stopped" if kind == "died" else kind), value
+
+    def _verdict(self, worker: _Worker, request: tuple) -> tuple[str, object]:
+        kind = None
+        try:
+            kind, value, _ = worker.ask(request, self._timeout_s)
+        except _Stopped as stopped:
+            kind = "died" if not (stopped.timed_out or worker.closing) else "stopped"
+            value = stopped.reason(worker, self._timeout_s, self._memory_mb)
+        finally:
+            if kind in ("memory", "failed"):
+                worker.stop()  # its heap is no longer worth keeping; the next file gets a new one
+            self._give_back(worker)
         return kind, value
 
     def close(self) -> None:
@@ -148,7 +159,7 @@ class _Stopped(Exception):
 
 class _Worker:
     """One worker process and the parent's end of its socket pair. Its exit status is collected
-    here (os.wait4, for its peak memory too), never by Popen."""
+    here, never by Popen."""
 
     def __init__(self, target: str, memory_mb: int):
         ours, theirs = socket.socketpair()
@@ -160,6 +171,7 @@ class _Worker:
             self._connection = Connection(ours.detach())
         self.pid = self._process.pid
         self.peak_kb = 0
+        self.asked = 0
         self.closing = False
         self._lock = threading.Lock()
         self._status: int | None = None
@@ -175,6 +187,7 @@ class _Worker:
 
     def ask(self, request: tuple, timeout_s: float) -> tuple:
         """The worker's reply to `request`, or _Stopped once it is over time or dead."""
+        self.asked += 1
         try:
             self._connection.send(request)
             if not self._connection.poll(timeout_s):
@@ -188,9 +201,10 @@ class _Worker:
         return reply
 
     def stop(self) -> None:
-        """Kills the process if it still runs, and collects its exit."""
+        """Kills the process if it still runs (noting its peak memory first), and collects its exit."""
         with self._lock:
             if self._status is None:
+                self.peak_kb = max(self.peak_kb, resident_peak_kb(self.pid) or 0)
                 os.kill(self.pid, signal.SIGKILL)  # still ours to signal: only _collect reaps it
         self._collect(0)
 
@@ -198,10 +212,9 @@ class _Worker:
         """Its exit status once it has exited (waiting for that unless WNOHANG), else None."""
         with self._lock:
             if self._status is None:
-                pid, status, usage = os.wait4(self.pid, flags)
+                pid, status = os.waitpid(self.pid, flags)
                 if pid:
                     self._status = self._process.returncode = os.waitstatus_to_exitcode(status)
-                    self.peak_kb = max(self.peak_kb, usage.ru_maxrss)
                     self._connection.close()
             return self._status
 

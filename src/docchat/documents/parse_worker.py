@@ -69,7 +69,18 @@ def _load(target: str):
 
 
 def _peak_kb() -> int:
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return resident_peak_kb(os.getpid()) or resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+
+
+def resident_peak_kb(pid: int) -> int | None:
+    """The most memory the process has had resident, in KB (Linux). Not getrusage's ru_maxrss:
+    that one carries over the parent's peak through fork and exec, and a worker of a 1 GB app
+    would seem to have used 1 GB."""
+    try:
+        with open(f"/proc/{pid}/status", "rb") as status:
+            return next((int(line.split()[1]) for line in status if line.startswith(b"VmHWM:")), None)
+    except OSError:
+        return None
 
 
 def _exit_with(parent: int) -> None:
