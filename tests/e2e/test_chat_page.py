@@ -45,8 +45,10 @@ def test_stop_ends_a_streaming_answer_and_keeps_what_arrived(live_app_url_long_a
     ask(page, "Write a long story about a lighthouse keeper and his cat.")
 
     answer = page.get_by_test_id("stChatMessage").nth(1)
-    # stMarkdown is the streamed text; the Stop button's label is a markdown container too.
-    expect(answer.get_by_test_id("stMarkdown")).to_contain_text(re.compile(r"\w+ \w+"), timeout=60_000)
+    # stMarkdown is the streamed text; the Stop button's label is a markdown container too, and
+    # so is the caption saying what the turn does until its first word ("Reading the conversation…").
+    streamed = answer.get_by_test_id("stMarkdown").filter(has_not=page.get_by_test_id("stCaptionContainer")).last
+    expect(streamed).to_contain_text(re.compile(r"\w+ \w+"), timeout=60_000)
     page.get_by_role("button", name="Stop").click()
 
     expect(page.get_by_text("Interrupted:")).to_be_visible(timeout=30_000)
