@@ -85,6 +85,16 @@ def test_list_json_shows_each_conversation_with_its_message_count(docchat, servi
     ]
 
 
+def test_a_title_carrying_terminal_escapes_is_listed_without_them(docchat, services):
+    # An imported title that would set the window title, write the clipboard and hide a line.
+    services.conversations.create("Lease \x1b]0;pwned\x07\x1b]52;c;Y3VybCBldmlsCg==\x07\x1b[2K\rnotes\u202e")
+
+    out = succeeded(docchat("conversations", "list"))
+
+    assert "\x1b" not in out and "\x07" not in out and "\r" not in out and "\u202e" not in out
+    assert "Lease" in out and "notes" in out
+
+
 def test_rename_gives_a_conversation_its_new_title(docchat, services):
     conversation = services.conversations.create("New conversation")
 

@@ -42,6 +42,7 @@ from docchat.cli.library import (
 )
 from docchat.cli.signals import stop_like_ctrl_c
 from docchat.errors import DocchatError
+from docchat.text import for_terminal
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -54,7 +55,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return args.handler(args) or 0
     except DocchatError as error:
-        print(f"docchat: {error}", file=sys.stderr)
+        # A message may quote a file name or a title: no escape sequence of theirs reaches the terminal.
+        print(f"docchat: {for_terminal(str(error))}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("docchat: interrupted", file=sys.stderr)

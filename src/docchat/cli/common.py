@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from docchat.text import one_line
+
 PROJECT_ROOT = Path(__file__).resolve().parents[3]
 
 
@@ -17,6 +19,12 @@ def open_services(*, llm: bool = False, documents_early: bool = False):
     from docchat.bootstrap import build_services
 
     return build_services(contact_llm=llm, open_documents_early=documents_early)
+
+
+def shown(text: str) -> str:
+    """A title, name or snippet from outside on one line of the terminal: its control and format
+    characters (escape sequences, line breaks, bidi overrides) become spaces."""
+    return one_line(text, limit=200)
 
 
 def print_json(value) -> None:

@@ -7,8 +7,9 @@ from functools import partial
 from pathlib import Path
 
 from docchat.atomic import write_atomically
-from docchat.cli.common import open_services, print_json
+from docchat.cli.common import open_services, print_json, shown
 from docchat.errors import DocchatError
+from docchat.text import for_terminal
 from docchat.wording import count, size
 
 
@@ -21,7 +22,7 @@ def list_conversations(args) -> None:
         print("No conversations yet. Create one with: docchat conversations new --title \"...\"")
     for c in conversations:
         pin = "*" if c.pinned else " "
-        print(f"{pin} {c.id}  {c.updated_at:%Y-%m-%d %H:%M}  {c.message_count:>5} msgs  {c.title}")
+        print(f"{pin} {c.id}  {c.updated_at:%Y-%m-%d %H:%M}  {c.message_count:>5} msgs  {shown(c.title)}")
 
 
 def new_conversation(args) -> None:
@@ -59,13 +60,13 @@ def list_trash(args) -> None:
     if not trash:
         print("The trash is empty.")
     for c in trash:
-        print(f"  {c.id}  deleted {c.deleted_at:%Y-%m-%d %H:%M}  {c.message_count:>5} msgs  {c.title}")
+        print(f"  {c.id}  deleted {c.deleted_at:%Y-%m-%d %H:%M}  {c.message_count:>5} msgs  {shown(c.title)}")
 
 
 def restore_conversation(args) -> None:
     conversations = open_services().conversations
     conversation = conversations.restore(conversations.resolve_id(args.id, include_deleted=True))
-    print(f"restored {conversation.id} ({conversation.title})")
+    print(f"restored {conversation.id} ({shown(conversation.title)})")
 
 
 def empty_trash(args) -> int:
@@ -84,7 +85,7 @@ def empty_trash(args) -> int:
     purged = conversations.empty_trash()
     print(f"purged {len(purged)} conversation(s)")
     for c in purged:
-        print(f"  {c.id}  {c.title}")
+        print(f"  {c.id}  {shown(c.title)}")
     return 0
 
 
@@ -96,7 +97,7 @@ def search_conversations(args) -> None:
     if not hits:
         print("No matches.")
     for hit in hits:
-        print(f"{hit.conversation_id}  {hit.title}\n    {hit.snippet}")
+        print(f"{hit.conversation_id}  {shown(hit.title)}\n    {shown(hit.snippet)}")
 
 
 def export(args) -> None:
@@ -122,13 +123,13 @@ def import_file(args) -> None:
     raw = Path(args.file).read_bytes()
     for report in open_services().transfer.import_bytes(raw, name=Path(args.file).name, as_copy=args.as_copy):
         if report.present_but_deleted:
-            print(f"already present but deleted: {report.conversation_id} ({report.title}); nothing added. "
+            print(f"already present but deleted: {report.conversation_id} ({shown(report.title)}); nothing added. "
                   f"Purge it first (docchat conversations delete {report.conversation_id} --purge) "
                   "or import with --as-copy")
         elif report.already_present:
-            print(f"already present: {report.conversation_id} ({report.title}); nothing added")
+            print(f"already present: {report.conversation_id} ({shown(report.title)}); nothing added")
         else:
-            print(f"imported {report.conversation_id} ({report.title}): {report.messages} messages")
+            print(f"imported {report.conversation_id} ({shown(report.title)}): {report.messages} messages")
 
 
 def ingest(args) -> int:
@@ -152,15 +153,15 @@ def ingest(args) -> int:
             _clear_bar()
             if outcome.error is not None:
                 refused += 1
-                print(f"docchat: {outcome.error}", file=sys.stderr)
+                print(f"docchat: {for_terminal(str(outcome.error))}", file=sys.stderr)
                 continue
             document = outcome.report.document
             added.append(document.id)
             if outcome.report.already_present:
-                print(f"{outcome.name}: already in the library, as {document.name}  {document.id}")
+                print(f"{shown(outcome.name)}: already in the library, as {shown(document.name)}  {document.id}")
                 continue
             pages = f", {count(document.pages, 'page')}" if document.pages else ""
-            print(f"{document.name}: {count(document.chunks, 'chunk')}{pages}  {document.id}")
+            print(f"{shown(document.name)}: {count(document.chunks, 'chunk')}{pages}  {document.id}")
     finally:
         _clear_bar()
         if conversation_id and added:
@@ -225,7 +226,7 @@ def list_documents(args) -> None:
         print("No documents yet. Add some with: docchat ingest FILE...")
     for d in documents:
         print(f"{d.id}  {d.kind:<8} {size(d.size):>10}  {count(d.pages, 'page') if d.pages else '-':>9}  "
-              f"{count(d.chunks, 'chunk'):>12}  {d.added_at:%Y-%m-%d}  {d.name}")
+              f"{count(d.chunks, 'chunk'):>12}  {d.added_at:%Y-%m-%d}  {shown(d.name)}")
 
 
 def delete_document(args) -> None:
@@ -246,7 +247,7 @@ def document_usage(args) -> None:
     if not uses:
         print("No conversation has cited this document yet.")
     for use in uses:
-        print(f"{use.conversation_id}  {use.citations:>3} citations  {use.title}")
+        print(f"{use.conversation_id}  {use.citations:>3} citations  {shown(use.title)}")
 
 
 def cleanup(args) -> None:
@@ -257,7 +258,7 @@ def cleanup(args) -> None:
           + (f" and {len(trashed)} in the trash for as long" if trashed else ""))
     for c in report.conversations:
         when = f"in the trash since {c.deleted_at:%Y-%m-%d}" if c.deleted_at else f"{c.updated_at:%Y-%m-%d}"
-        print(f"  {c.id}  {when}  {c.title}")
+        print(f"  {c.id}  {when}  {shown(c.title)}")
 
 
 def doctor(args) -> None:
