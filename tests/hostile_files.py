@@ -171,7 +171,8 @@ def billion_laughs_docx() -> bytes:
 
 def external_entity_docx(url: str) -> bytes:
     """document.xml whose text is an external entity at `url`, and a parameter entity too."""
-    doctype = f'<!DOCTYPE w:document [<!ENTITY secret SYSTEM "{url}/entity"><!ENTITY % remote SYSTEM "{url}/dtd"> %remote;]>'
+    doctype = (f'<!DOCTYPE w:document [<!ENTITY secret SYSTEM "{url}/entity">'
+               f'<!ENTITY % remote SYSTEM "{url}/dtd"> %remote;]>')
     return docx_with_parts({"word/document.xml": _body(doctype, "The Trustee writes: &secret;")})
 
 
@@ -181,9 +182,9 @@ def external_relationship_docx(url: str) -> bytes:
     text = "The Reserve Account is kept with the Account Bank."
     source = zipfile.ZipFile(io.BytesIO(plain_docx(text)))
     rels = source.read("word/_rels/document.xml.rels").decode()
+    types = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
     external = "".join(
-        f'<Relationship Id="rIdOut{n}" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/{kind}" '
-        f'Target="{url}/{kind}" TargetMode="External"/>'
+        f'<Relationship Id="rIdOut{n}" Type="{types}/{kind}" Target="{url}/{kind}" TargetMode="External"/>'
         for n, kind in enumerate(("hyperlink", "image", "attachedTemplate", "oleObject")))
     settings_rels = ('<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Relationships '
                      'xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rIdT" '

@@ -86,7 +86,8 @@ def test_an_upload_named_to_climb_out_is_stored_under_the_documents_folder_only(
 def test_an_upload_named_like_a_system_file_is_refused_and_creates_nothing(client, data_dir):
     before = _files(data_dir.parent)
 
-    response = client.post("/api/v1/documents", files={"file": ("../../etc/passwd", b"root:x:0:0:root:/root:/bin/sh\n")})
+    passwd = b"root:x:0:0:root:/root:/bin/sh\n"
+    response = client.post("/api/v1/documents", files={"file": ("../../etc/passwd", passwd)})
 
     assert response.status_code == 415
     assert _files(data_dir.parent) == before

@@ -25,6 +25,12 @@ MEMO = b"Bring the signed deed on Friday."
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@pytest.fixture(autouse=True)
+def importable_tests(monkeypatch):
+    """Workers import nothing from the current folder: they find the misbehaving parser this way."""
+    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+
+
 @pytest.fixture
 def parser():
     parser = IsolatedParser(timeout_s=2, memory_mb=384, target=MISBEHAVING)
@@ -155,6 +161,17 @@ def test_a_worker_ends_when_the_app_that_started_it_is_killed(tmp_path):
     finally:
         app.kill()
         app.wait()
+
+
+def test_a_module_in_the_current_folder_named_like_a_parser_library_is_not_imported(tmp_path, monkeypatch):
+    (tmp_path / "pypdf.py").write_text("raise SystemExit('a pypdf of the current folder was imported')")
+    monkeypatch.chdir(tmp_path)
+    parser = IsolatedParser()
+    try:
+        with pytest.raises(InvalidInput, match="is not a readable PDF"):
+            parser.parse("deed.pdf", b"%PDF-1.7 not really a PDF")
+    finally:
+        parser.close()
 
 
 def _alive(pid: int) -> bool:

@@ -13,8 +13,8 @@ Invariants:
 - `close()` stops every worker; a worker whose parser is garbage-collected, or whose app exits
   or is killed, ends too (see docchat.documents.parse_worker).
 
-Why a process started afresh (`python -m docchat.documents.parse_worker`), not multiprocessing:
-`fork` would copy the app's threads' locks mid-use (Streamlit, uvicorn); `spawn` and
+Why a process started afresh (`python -P -m docchat.documents.parse_worker`), not
+multiprocessing: `fork` would copy the app's threads' locks mid-use (Streamlit, uvicorn); `spawn` and
 `forkserver` re-import the parent's `__main__`, and under Streamlit that is the page script
 being run (it sets `sys.modules["__main__"]` to it). A fresh interpreter is what spawn is,
 without that. Started, a worker costs about 50 ms; a file costs the pickling of its bytes and
@@ -24,7 +24,6 @@ of its text over a socket pair (milliseconds, measured in the README).
 from __future__ import annotations
 
 import logging
-import os
 import signal
 import socket
 import subprocess
@@ -45,6 +44,8 @@ MEMORY_MB = 1024
 WORKERS = 2
 # A worker that has grown this large on one file is replaced rather than kept idle at that size.
 RETIRE_AFTER_KB = 256 * 1024
+# How long a worker that closed its socket has to exit on its own before it is killed.
+EXIT_S = 2.0
 
 
 class IsolatedParser:
@@ -158,14 +159,16 @@ class _Stopped(Exception):
 
 
 class _Worker:
-    """One worker process and the parent's end of its socket pair. Its exit status is collected
-    here, never by Popen."""
+    """One worker process and the parent's end of its socket pair."""
 
     def __init__(self, target: str, memory_mb: int):
         ours, theirs = socket.socketpair()
         with ours, theirs:
+            # -P: nothing is imported from the current folder, where a file named like a parser
+            # library (pypdf.py) would be imported instead of it.
             self._process = subprocess.Popen(
-                [sys.executable, "-m", "docchat.documents.parse_worker", str(theirs.fileno()), str(memory_mb), target],
+                [sys.executable, "-P", "-m", "docchat.documents.parse_worker", str(theirs.fileno()), str(memory_mb),
+                 target],
                 pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL, stdout=_stderr(),
             )
             self._connection = Connection(ours.detach())
@@ -174,16 +177,15 @@ class _Worker:
         self.asked = 0
         self.closing = False
         self._lock = threading.Lock()
-        self._status: int | None = None
 
     @property
     def running(self) -> bool:
-        return self._collect(os.WNOHANG) is None
+        return self._process.poll() is None
 
     @property
     def status(self) -> int | None:
-        """Its exit status once collected: negative, the signal that ended it."""
-        return self._status
+        """Its exit status once it has ended: negative, the signal that ended it."""
+        return self._process.returncode
 
     def ask(self, request: tuple, timeout_s: float) -> tuple:
         """The worker's reply to `request`, or _Stopped once it is over time or dead."""
@@ -195,28 +197,24 @@ class _Worker:
                 raise _Stopped(timed_out=True)
             reply = self._connection.recv()
         except (EOFError, OSError):
-            self.stop()  # dead already (a signal to it now changes nothing), or closing
+            # Its end of the socket closed: it is exiting; its own exit status says why.
+            try:
+                self._process.wait(EXIT_S)
+            except subprocess.TimeoutExpired:
+                pass
+            self.stop()
             raise _Stopped(timed_out=False) from None
         self.peak_kb = reply[-1]
         return reply
 
     def stop(self) -> None:
-        """Kills the process if it still runs (noting its peak memory first), and collects its exit."""
+        """Kills the process if it still runs (noting its peak memory first), and waits for its end."""
         with self._lock:
-            if self._status is None:
+            if self._process.poll() is None:
                 self.peak_kb = max(self.peak_kb, resident_peak_kb(self.pid) or 0)
-                os.kill(self.pid, signal.SIGKILL)  # still ours to signal: only _collect reaps it
-        self._collect(0)
-
-    def _collect(self, flags: int) -> int | None:
-        """Its exit status once it has exited (waiting for that unless WNOHANG), else None."""
-        with self._lock:
-            if self._status is None:
-                pid, status = os.waitpid(self.pid, flags)
-                if pid:
-                    self._status = self._process.returncode = os.waitstatus_to_exitcode(status)
-                    self._connection.close()
-            return self._status
+                self._process.kill()
+            self._process.wait()
+            self._connection.close()
 
 
 def _stop_all(idle: list[_Worker], busy: set[_Worker], lock: threading.Lock) -> None:

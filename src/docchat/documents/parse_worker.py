@@ -1,7 +1,7 @@
 """The parsing worker: a process of its own that parses the files sent to it, one at a time,
 under a memory cap. docchat.documents.isolated starts it, times each file and replaces it.
 
-Run as `python -m docchat.documents.parse_worker FD MEMORY_MB TARGET`: it reads
+Run as `python -P -m docchat.documents.parse_worker FD MEMORY_MB TARGET`: it reads
 (name, data, max_bytes) from the connection on descriptor FD, calls TARGET
 ("module:function", normally docchat.documents.parsing:parse) and answers with one of
 ("parsed", document), ("refused", message), ("memory", None) or ("failed", traceback),
