@@ -75,6 +75,16 @@ class IsolatedParser:
             value = "its parser failed on it (the log has why)"
         raise InvalidInput(f"{shown_name(name)} was refused: {value}")
 
+    def close(self) -> None:
+        """Stops every worker; a file being parsed meanwhile is refused. A later file starts a new one."""
+        _stop_all(self._idle, self._busy, self._lock)
+
+    @property
+    def workers(self) -> list[int]:
+        """The process ids of the workers running now."""
+        with self._lock:
+            return [w.pid for w in (*self._idle, *self._busy) if w.running]
+
     def _ask(self, name: str, data: bytes, max_bytes: int) -> tuple[str, object]:
         """The verdict as (kind, value): parsed (the document) or refused (the parser's message);
         or memory, stopped (why) or failed (the traceback), after which that worker is gone."""
@@ -92,6 +102,7 @@ class IsolatedParser:
         return ("stopped" if kind == "died" else kind), value
 
     def _verdict(self, worker: _Worker, request: tuple) -> tuple[str, object]:
+        """What one worker made of the file (kinds as `_ask`'s, and died); it is given back after."""
         kind = None
         try:
             kind, value, _ = worker.ask(request, self._timeout_s)
@@ -103,16 +114,6 @@ class IsolatedParser:
                 worker.stop()  # its heap is no longer worth keeping; the next file gets a new one
             self._give_back(worker)
         return kind, value
-
-    def close(self) -> None:
-        """Stops every worker; a file being parsed meanwhile is refused. A later file starts a new one."""
-        _stop_all(self._idle, self._busy, self._lock)
-
-    @property
-    def workers(self) -> list[int]:
-        """The process ids of the workers running now."""
-        with self._lock:
-            return [w.pid for w in (*self._idle, *self._busy) if w.running]
 
     def _take(self) -> _Worker:
         """An idle worker still running, or a new one."""
