@@ -12,7 +12,7 @@ DEFAULT_PORT = 8502
 
 
 def serve_api(args) -> int:
-    from docchat.api.guard import refuse_open_bind
+    from docchat.api.guard import is_loopback, refuse_open_bind
 
     token = os.environ.get("DOCCHAT_API_TOKEN") or None
     # Before anything is opened: a refused bind must not cost a start-up.
@@ -25,6 +25,10 @@ def serve_api(args) -> int:
     services = build_services(load_settings())
     print(f"docchat API on http://{_shown(args.host)}:{args.port} (docs: /docs)"
           + ("; token required" if token else ""), file=sys.stderr, flush=True)
+    if not is_loopback(args.host):
+        # Reached from elsewhere under a name or address it was not told: 403, and this says why.
+        print("it answers to the names 127.0.0.1, localhost, [::1], the address it is bound to and "
+              "DOCCHAT_ALLOWED_HOSTS", file=sys.stderr, flush=True)
     try:
         uvicorn.run(create_app(services, token=token, host=args.host), host=args.host, port=args.port, log_level="warning",
                     # The page's Ctrl-C reaches us too; a stream left open must not hold the exit.
