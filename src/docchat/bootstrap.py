@@ -167,11 +167,14 @@ def gateway_for(settings: Settings) -> VllmGateway:
 
 
 def llm_key(settings: Settings) -> Callable[[], str | None]:
-    """The LLM server's key: the one given, or, for the server docchat starts, the one it was
-    last started with (read at each use: a restart draws a new one)."""
-    if settings.llm_api_key or settings.llm_url:
+    """The LLM server's key: the one given, or, for the server docchat starts (`docchat run`,
+    `docchat llm serve`; named by its address or not), the one it was last started with (read
+    at each use: a restart draws a new one). Another server is sent no key of docchat's."""
+    if settings.llm_api_key:
         return lambda: settings.llm_api_key
-    return lambda: read_key(settings.llm_key_path)
+    if settings.llm_url is None or settings.llm_url.rstrip("/") == settings.embedded_url:
+        return lambda: read_key(settings.llm_key_path)
+    return lambda: None
 
 
 def _server_info(gateway):

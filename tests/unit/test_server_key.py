@@ -40,3 +40,13 @@ def test_a_server_named_by_address_gets_the_key_given_for_it(tmp_path):
 
     assert llm_key(given)() == "lm-studio-key"
     assert llm_key(none_given)() is None  # docchat's own server's key goes to no other server
+
+
+def test_the_server_docchat_started_named_by_its_address_still_gets_its_key(tmp_path):
+    # As the README's gpu profile runs: `docchat llm serve`, then DOCCHAT_LLM_URL set to it.
+    data = tmp_path / "data"
+    started = new_key(Settings(data_dir=data).llm_key_path)
+
+    named = Settings(data_dir=data, llm_url="http://127.0.0.1:8000/v1/", llm_api_key=None)
+
+    assert llm_key(named)() == started
