@@ -117,7 +117,9 @@ def build_services(settings: Settings | None = None, *, counter: TokenCounter | 
     conversations = ConversationService(uow, counter, log=SqlMessageLog(uow),
                                         database=engine.url.render_as_string(hide_password=True),
                                         schema_version=lambda: current_revision(engine))
-    llm = LLMService(gateway, counter, probe=lambda url: fetch_info(url, timeout=3.0, api_key=gateway.api_key()))
+    # "Check this address" on the Settings page: the key that address would be sent.
+    llm = LLMService(gateway, counter, probe=lambda url: fetch_info(
+        url, timeout=3.0, api_key=llm_key(settings.model_copy(update={"llm_url": url}))()))
     programs = programs if programs is not None else _programs(settings, gateway)
     caps = Caps(system=settings.cap_system, summary=settings.cap_summary, chunks=settings.cap_chunks,
                 question=settings.cap_question)
