@@ -66,17 +66,20 @@ def app_url_with_saved_settings(tmp_path):
     yield from _serve(tmp_path, llm_url=None, max_tokens=None)
 
 
-def _serve(tmp_path, *, llm_url: str | None, max_tokens: str | None = "64", llm_key: str | None = None):
+def _serve(tmp_path, *, llm_url: str | None, max_tokens: str | None = "64", llm_key: str | None = None,
+           guarded: bool = True, extra_env: dict[str, str] | None = None):
+    """The page on a free port: as `make run` serves it (behind docchat's door and content
+    policy, `docchat.cli.page`), or, `guarded=False`, by Streamlit alone."""
     port = free_port()
-    env = {**os.environ, "DOCCHAT_DATA_DIR": str(tmp_path / "data")}
+    env = {**os.environ, "DOCCHAT_DATA_DIR": str(tmp_path / "data"), **(extra_env or {})}
     env.update({name: value for name, value in (("DOCCHAT_LLM_URL", llm_url), ("DOCCHAT_MAX_TOKENS", max_tokens),
                                                 ("DOCCHAT_LLM_API_KEY", llm_key)) if value is not None})
     log = open(tmp_path / "streamlit.log", "wb")
-    # As `make run` serves it: behind docchat's door and content policy (`docchat.cli.page`).
-    process = subprocess.Popen(
-        [sys.executable, "-m", "docchat.cli", "run", "--no-llm", "--no-api", "--port", str(port)],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True,
-    )
+    command = ["-m", "docchat.cli", "run", "--no-llm", "--no-api", "--port", str(port)] if guarded else [
+        "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.address", "127.0.0.1", "--server.port", str(port),
+        "--server.headless", "true"]
+    process = subprocess.Popen([sys.executable, *command], cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT,
+                               start_new_session=True)
     url = f"http://127.0.0.1:{port}"
     try:
         _wait_healthy(url, process)

@@ -11,11 +11,7 @@ silence means something.
 
 from __future__ import annotations
 
-import os
 import re
-import signal
-import subprocess
-import sys
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -23,7 +19,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import ROOT, _wait_healthy, ask, open_app, open_popover, settled
+from tests.e2e.conftest import _serve, ask, open_app, open_popover, settled
 from tests.hostile_text import SECRET, hostile_export
 from tests.ports import free_port
 
@@ -77,22 +73,8 @@ def listener():
 
 def _streamlit(tmp_path, llm_url: str):
     """Streamlit alone over app.py (see the module's docstring), on a free port."""
-    port = free_port()
-    env = {**os.environ, "DOCCHAT_DATA_DIR": str(tmp_path / "data"), "DOCCHAT_LLM_URL": llm_url,
-           "DOCCHAT_MAX_TOKENS": "256", "DOCCHAT_CONTEXT_PROGRAMS": "false"}
-    log = open(tmp_path / "streamlit.log", "wb")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"), "--server.address", "127.0.0.1",
-         "--server.port", str(port), "--server.headless", "true"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        _wait_healthy(url, process)
-        yield url
-    finally:
-        os.killpg(process.pid, signal.SIGTERM)
-        process.wait(timeout=20)
-        log.close()
+    yield from _serve(tmp_path, llm_url=llm_url, max_tokens="256", guarded=False,
+                      extra_env={"DOCCHAT_CONTEXT_PROGRAMS": "false"})
 
 
 @pytest.fixture
