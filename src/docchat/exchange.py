@@ -26,6 +26,7 @@ from docchat.domain import Citation, Conversation, ConversationSettings, Message
 from docchat.errors import InvalidExport
 from docchat.json_writing import canonical_json, indented_json
 from docchat.text import NUL, one_line, unstorable
+from docchat.wording import count
 
 SCHEMA = "docchat.conversation"
 VERSION = 3
@@ -123,37 +124,55 @@ def to_json(document: dict) -> str:
 
 
 def to_markdown(conversation: Conversation, messages: list[Message]) -> str:
+    """The conversation as a person reads it: its instructions, the messages shown (the branch
+    the model follows) in order, then the earlier versions an edit or a regeneration replaced,
+    each answer with its sources numbered as the answer cites them."""
+    current = [m for m in messages if m.shown]
+    earlier = [m for m in messages if not m.shown]
     lines = [
         f"# {conversation.title}",
         "",
         f"- Created: {_readable(conversation.created_at)}",
         f"- Updated: {_readable(conversation.updated_at)}",
-        f"- Messages: {len(messages)}",
+        f"- Messages: {len(current)}" + (f" (and {count(len(earlier), 'earlier version')})" if earlier else ""),
         f"- Conversation id: `{conversation.id}`",
         "",
     ]
-    for message in messages:
-        heading = f"## {message.role.value.capitalize()} · {_readable(message.created_at)}"
-        if message.status is not Status.COMPLETE:
-            heading += f" ({message.status.value})"
-        if not message.shown:
-            heading += " · an earlier version, not in the conversation's history"
-        if message.rating:
-            heading += " · rated 👍" if message.rating is Rating.UP else " · rated 👎"
-        lines += [heading, "", message.content.rstrip(), ""]
-        if message.citations:
-            lines += ["**Sources**", ""]
-            lines += [_source_line(cited) for cited in message.citations]
-            lines.append("")
+    instructions = conversation.settings.instructions.strip()
+    if instructions:
+        lines += ["**Instructions** (sent to the model after docchat's own):", ""]
+        lines += [f"> {line}".rstrip() for line in instructions.splitlines()] + [""]
+    for message in current:
+        lines += _message_lines(message, "##")
+    if earlier:
+        lines += ["## Earlier versions", "",
+                  "Questions and answers that an edit or a regeneration replaced, with the turns that followed them.",
+                  ""]
+        for message in earlier:
+            lines += _message_lines(message, "###")
     return "\n".join(lines)
 
 
+def _message_lines(message: Message, level: str) -> list[str]:
+    heading = f"{level} {message.role.value.capitalize()} · {_readable(message.created_at)}"
+    if message.status is not Status.COMPLETE:
+        heading += f" ({message.status.value})"
+    if message.rating:
+        heading += " · rated 👍" if message.rating is Rating.UP else " · rated 👎"
+    lines = [heading, "", message.content.rstrip(), ""]
+    if message.citations:
+        lines += ["**Sources**", ""] + [_source_line(cited) for cited in message.citations] + [""]
+    return lines
+
+
 def _source_line(cited: Citation) -> str:
-    """One numbered source: document, page or section, and the start of the passage on one line."""
+    """One source, numbered as the answer cites it ([17] stays [17]: an ordered list's numbers
+    would be renumbered 1, 2, 3 by any Markdown renderer): document, page or section, and the
+    start of the passage on one line."""
     passage = " ".join(cited.text.split())
     if len(passage) > 200:
         passage = passage[:199] + "…"
-    line = f"{cited.number}. {cited.document}"
+    line = f"- [{cited.number}] {cited.document}"
     line += f", {cited.where}" if cited.where else ""
     return line + (f": “{passage}”" if passage else "")
 

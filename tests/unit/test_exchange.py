@@ -9,6 +9,7 @@ from dataclasses import replace
 from datetime import datetime, timedelta, timezone
 
 import pytest
+from markdown_it import MarkdownIt
 
 from docchat.domain import (
     Citation,
@@ -330,16 +331,16 @@ def test_markdown_lists_the_sources_an_answer_cited_under_it():
     lines = to_markdown(conversation(), messages()).splitlines()
 
     at = lines.index("## Assistant · 2025-03-14 09:33:00 UTC · rated 👍")
-    assert lines[at + 4:at + 7] == ["**Sources**", "", "1. trust-agreement.pdf, page 12: “Determination Date”"]
+    assert lines[at + 4:at + 7] == ["**Sources**", "", "- [1] trust-agreement.pdf, page 12: “Determination Date”"]
 
 
 def test_a_long_cited_passage_is_cut_to_one_line_in_markdown():
     cited = {"number": 2, "document": "lease.pdf", "where": "Rent review", "text": "The rent\nis reviewed. " * 40}
     answer = message(3, Role.ASSISTANT, "Every fifth year [2].", citations=[Citation.from_dict(cited, number=1)])
 
-    [line] = [line for line in to_markdown(conversation(), [answer]).splitlines() if line.startswith("2. ")]
+    [line] = [line for line in to_markdown(conversation(), [answer]).splitlines() if line.startswith("- [2] ")]
 
-    assert line.startswith("2. lease.pdf, Rent review: “The rent is reviewed. The rent")
+    assert line.startswith("- [2] lease.pdf, Rent review: “The rent is reviewed. The rent")
     assert line.endswith("…”") and len(line) < 260
 
 
@@ -381,3 +382,42 @@ def test_an_export_of_version_1_without_ratings_still_imports():
 
 def test_a_rating_is_exported_and_imported_back():
     assert [m.rating for m in parse_document(exported_bytes()).messages] == [None, None, Rating.UP, None, None]
+
+
+def test_sources_keep_the_numbers_the_answer_cites_them_by_once_the_markdown_is_rendered():
+    cited = [Citation.from_dict({"number": n, "document": name, "where": "page 3", "text": "Rent is due."}, number=n)
+             for n, name in ((2, "lease.pdf"), (1, "schedule.pdf"), (17, "deed.pdf"))]
+    answer = message(3, Role.ASSISTANT, "Rent is due quarterly [2], per the schedule [1] and the deed [17].",
+                     citations=cited)
+
+    rendered = MarkdownIt("commonmark").render(to_markdown(conversation(), [answer]))
+
+    assert "<ol" not in rendered  # an ordered list would read 2, 3, 4
+    assert "[2] lease.pdf" in rendered and "[1] schedule.pdf" in rendered and "[17] deed.pdf" in rendered
+
+
+def test_the_branch_shown_comes_first_in_order_and_the_earlier_versions_after_it():
+    replaced = [message(1, Role.USER, "What is the deposit?", shown=False),
+                message(2, Role.ASSISTANT, "I do not know.", shown=False)]
+    current = [message(3, Role.USER, "What is the deposit under the lease?", version_of=replaced[0].id),
+               message(4, Role.ASSISTANT, "Six weeks' rent.")]
+
+    lines = to_markdown(conversation(), replaced + current).splitlines()
+
+    headings = [line for line in lines if line.startswith("#")]
+    assert headings[1:] == ["## User · 2025-03-14 09:33:00 UTC", "## Assistant · 2025-03-14 09:34:00 UTC",
+                            "## Earlier versions",
+                            "### User · 2025-03-14 09:31:00 UTC", "### Assistant · 2025-03-14 09:32:00 UTC"]
+    assert "- Messages: 2 (and 2 earlier versions)" in lines
+
+
+def test_the_conversations_instructions_are_in_the_markdown():
+    instructed = conversation()
+    instructed = Conversation(**{**instructed.__dict__, "settings": replace(
+        instructed.settings, instructions="Answer in British English.\n\nQuote the clause number.")})
+
+    markdown = to_markdown(instructed, messages())
+
+    assert "**Instructions** (sent to the model after docchat's own):\n\n> Answer in British English.\n>\n" \
+           "> Quote the clause number.\n" in markdown
+    assert markdown.index("Quote the clause number.") < markdown.index("## System")
