@@ -268,6 +268,16 @@ def test_the_document_scope_can_be_chosen_from_the_chat_page(chat_page, services
 
     assert services.conversations.get(conversation.id).settings.document_scope == (document.id,)
     assert any(s.value == "Searches 1 of 1 documents." for s in page.success)
+    # And the header says so from then on, with the popover closed.
+    assert any(c.value.endswith("Searches 1 of 1 document") for c in chat_page(conversation.id).caption)
+
+
+def test_a_first_open_with_no_documents_points_to_the_documents_page(chat_page):
+    page = chat_page()
+
+    [link] = page.get("page_link")
+    assert link.proto.label == "No documents yet: add some on the Documents page"
+    assert link.proto.page == "Documents"
 
 
 def test_a_rewritten_query_and_the_session_memory_are_shown(chat_page, services):

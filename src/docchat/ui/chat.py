@@ -51,6 +51,9 @@ def render(conversation_id: str | None) -> None:
         conversation_id = None
         st.header("docchat", anchor=False)
         st.caption("Chat with your documents, on your own machine. Type below to start a conversation.")
+        if not services().documents.list():
+            st.page_link("pages/1_Documents.py", label="No documents yet: add some on the Documents page",
+                         icon=":material/upload_file:")
     else:
         header.render(conversation)
         _session_panel(conversation)

@@ -8,7 +8,7 @@ import streamlit as st
 from docchat.domain import Conversation
 from docchat.errors import DocchatError
 from docchat.ui.session import close_popover, flash, open_conversation, popover, services
-from docchat.ui.text import literal
+from docchat.ui.text import count, literal
 
 KEY = "header"
 CONFIRM_DELETE = f"{KEY}_confirm_delete"
@@ -18,6 +18,10 @@ def render(conversation: Conversation) -> None:
     st.header(literal(conversation.title), anchor=False)
     if conversation.settings.instructions:
         st.caption(f"Instructions: {literal(_shortened(conversation.settings.instructions))}")
+    if conversation.settings.document_scope:
+        in_library = {d.id for d in services().documents.list()}
+        searched = sum(1 for d in conversation.settings.document_scope if d in in_library)
+        st.caption(f":material/description: Searches {searched} of {count(len(in_library), 'document')}")
     with st.container(horizontal=True, key=f"{KEY}_actions"):
         _rename(conversation)
         _pin(conversation)
