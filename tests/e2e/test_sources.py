@@ -47,4 +47,7 @@ def test_an_answer_s_marks_and_sources_open_the_cited_passage_in_its_document(se
     dialog = page.get_by_role("dialog")
     expect(dialog.get_by_text("The tenant may end the lease on the fifth anniversary")).to_be_visible()
     expect(dialog.get_by_role("button", name="Download lease.md")).to_be_visible()
+    # The section's heading reads as a title, not as the Markdown that wrote it.
+    expect(dialog.locator("strong", has_text="Break clause")).to_be_visible()
+    expect(dialog.get_by_text("## Break clause")).to_have_count(0)
     page.screenshot(path=str(ARTIFACTS / "source_section.png"))

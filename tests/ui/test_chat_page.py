@@ -407,3 +407,13 @@ def test_an_edit_left_blank_is_refused_and_changes_nothing(chat_page, services):
     assert [m.shown for m in services.conversations.history(conversation_id)] == [True] * 4
     page.button(key="chat_edit_cancel").click().run()
     assert [m.markdown[0].value for m in page.chat_message][0] == "What is the capital of France?"
+
+
+def test_a_question_typed_on_two_lines_is_shown_on_two_lines(chat_page, services):
+    conversation = services.conversations.create("Lease questions")
+    services.conversations.append_message(conversation.id, "user", "Two things:\nthe deposit, and the break clause?")
+
+    page = chat_page(conversation.id)
+
+    # A hard break: Markdown would join the two lines into one.
+    assert page.chat_message[0].markdown[0].value == "Two things:  \nthe deposit, and the break clause?"

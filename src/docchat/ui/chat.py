@@ -7,6 +7,7 @@ shown as text, so showing it fetches and runs nothing."""
 
 from __future__ import annotations
 
+import re
 import time
 
 import streamlit as st
@@ -37,6 +38,8 @@ SHOWN = f"{KEY}_shown"
 # How often the streaming answer is drawn again: each draw makes the whole answer so far inert
 # (8-16 ms for 4,000 characters with links; none for one without), and a person reads no faster.
 REDRAW_S = 0.1
+# A single line break, not one ending a paragraph or already a hard break (a backslash).
+_LINE_BREAK = re.compile(r"(?<![\\\n])\n(?!\n)")
 
 
 def render(conversation_id: str | None) -> None:
@@ -115,13 +118,13 @@ def _ask(conversation_id: str | None, text: str) -> None:
     # Kept until the question is stored: a refusal or an early Stop leaves it here to edit.
     st.session_state[UNSENT] = {"conversation": conversation_id, "text": text, "why": None}
     with st.chat_message("user", avatar=AVATARS["user"]):
-        st.markdown(inert(text))
+        st.markdown(_as_typed(text))
     _stream(lambda progress: services().chat.answer(conversation_id, text, progress=progress))
 
 
 def _resend(conversation_id: str, edited: dict) -> None:
     with st.chat_message("user", avatar=AVATARS["user"]):
-        st.markdown(inert(edited["text"]))
+        st.markdown(_as_typed(edited["text"]))
     _stream(lambda progress: services().chat.edit(conversation_id, edited["id"], edited["text"], progress=progress))
 
 
@@ -153,7 +156,8 @@ def _message(message: Message, *, latest: bool, versions: list[Message] = (), la
             return
         if message.content:
             # Markdown that fetches nothing, never HTML: user and model text must not inject markup.
-            st.markdown(sources.linked(message) if message.citations else inert(message.content))
+            st.markdown(sources.linked(message) if message.citations else
+                        _as_typed(message.content) if message.role is Role.USER else inert(message.content))
         if message.rewritten_query:
             st.caption(f"Searched as: {literal(message.rewritten_query)}")
         if message.citations:
@@ -308,6 +312,12 @@ def _stream(start_turn) -> None:
             turn.close()
     st.session_state.pop(STREAMING, None)
     st.rerun()
+
+
+def _as_typed(question: str) -> str:
+    """A question with its line breaks (Shift+Enter) kept: Markdown joins two lines into one
+    unless the first ends in a hard break."""
+    return _LINE_BREAK.sub("  \n", inert(question))
 
 
 def _written(deltas, shown) -> str:

@@ -17,6 +17,8 @@ KEY = "sources"
 # ?s=<message id>.<number>: the source an [n] mark links to.
 SOURCE_PARAM = "s"
 _MARK = re.compile(r"\[(\d{1,3})\]")
+# A Markdown heading line of a document: `## 8. Notices`.
+_HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*$")
 
 
 def linked(answer: Message) -> str:
@@ -34,11 +36,21 @@ def linked(answer: Message) -> str:
     return _MARK.sub(link, inert(answer.content))
 
 
+def readable(paragraph: str) -> str:
+    """A paragraph of a document's section as st.markdown shows it: as typed, but a heading line
+    as the bold title it is, on a line of its own, rather than as `## 8. Notices`."""
+    lines = []
+    for line in paragraph.split("\n"):
+        heading = _HEADING.match(line)
+        lines.append(f"**{literal(heading.group(1))}**  " if heading else literal(line))
+    return "\n".join(lines)
+
+
 def listed(answer: Message) -> None:
     with st.expander(f"Sources ({len(answer.citations)})"):
         for cited in answer.citations:
             st.markdown(f"**[{cited.number}] {literal(cited.document)}**, {literal(cited.where)}")
-            st.text(cited.text[:400])
+            st.markdown("\n\n".join(readable(p) for p in cited.text[:400].split("\n\n") if p.strip()))
             if st.button("Open the source", key=f"{KEY}_open_{answer.id}_{cited.number}",
                          icon=":material/open_in_new:", type="tertiary"):
                 _show(cited)
@@ -76,7 +88,7 @@ def _show(cited: Citation) -> None:
         for text, cited_here in view.section:
             # Shown as typed; the cited passage stands out, a paragraph at a time (a colour
             # directive ends at a blank line).
-            paragraphs = [literal(p) for p in text.split("\n\n") if p.strip()]
+            paragraphs = [readable(p) for p in text.split("\n\n") if p.strip()]
             if cited_here:
                 paragraphs = [f":orange-background[{p}]" for p in paragraphs]
             st.markdown("\n\n".join(paragraphs))
