@@ -22,7 +22,8 @@ from docchat.domain import utcnow
 from docchat.errors import IndexInUse, LLMError
 from docchat.llm.discovery import auth, fetch_info, tls
 from docchat.llm.gateway import Sampling, Timeouts, VllmGateway
-from docchat.llm.profiles import CPU_MAX_OUTPUT, CPU_MODEL_NAME, CPU_SAMPLING, GPU_MAX_OUTPUT, GPU_SAMPLING
+from docchat.llm.profiles import (CPU_MAX_OUTPUT, CPU_MODEL_NAME, CPU_SAMPLING, CPU_VARIED_SAMPLING, GPU_MAX_OUTPUT,
+                                  GPU_SAMPLING)
 from docchat.llm.server_key import read_key
 from docchat.memory.tokens import TokenCounter, counter_for
 from docchat.ports import Embedder, Parser
@@ -157,11 +158,13 @@ def gateway_for(settings: Settings) -> VllmGateway:
     # a server given by URL may serve any model, so none is expected by name.
     cpu = settings.llm_profile == "cpu"
     sampling = Sampling(**(CPU_SAMPLING if cpu else GPU_SAMPLING))
+    varied = Sampling(**CPU_VARIED_SAMPLING) if cpu else sampling
     return VllmGateway(
         settings.resolved_llm_url,
         expected_model=CPU_MODEL_NAME if cpu and settings.llm_url is None else None,
         api_key=llm_key(settings),
         sampling=sampling,
+        varied=varied,
         timeouts=Timeouts(first_token_s=settings.first_token_timeout_s,
                           between_tokens_s=settings.between_tokens_timeout_s,
                           connect_retries=settings.connect_retries),

@@ -139,7 +139,8 @@ class Gateway(Protocol):
     def count_tokens(self, messages: list[dict]) -> int:
         """The server's own count of a chat prompt; raises LLMError when it cannot say."""
     def stream(self, messages: list[dict], *, max_tokens: int, stop: threading.Event | None = None,
-               continue_last: bool = False) -> Generation: ...
+               continue_last: bool = False, varied: bool = False) -> Generation:
+        """`varied`: a new version of an answer, sampled so that it is a new answer."""
 
 
 class Embedder(Protocol):

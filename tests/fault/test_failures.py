@@ -207,6 +207,19 @@ def test_retrying_after_a_server_error_answers_and_keeps_the_failed_answer(chat_
     assert fake_llm.requests[-1]["messages"][1:] == [{"role": "user", "content": QUESTION}]
 
 
+def test_a_regenerated_answer_is_asked_for_sampled_and_the_first_greedily(chat_services, fake_llm):
+    first = chat_services.chat.answer(None, QUESTION)
+    first.text()
+
+    chat_services.chat.retry(first.conversation_id).text()
+
+    asked, regenerated = fake_llm.requests[-2:]
+    # The cpu profile: greedy, so that an answer is repeatable; a new version must be new words.
+    assert (asked["temperature"], asked.get("top_p")) == (0.0, None)
+    assert (regenerated["temperature"], regenerated["top_p"]) == (0.7, 0.9)
+    assert asked["repetition_penalty"] == regenerated["repetition_penalty"] == 1.1
+
+
 def test_a_prompt_too_long_for_the_window_is_a_context_overflow(chat_services, fake_llm):
     fake_llm.mode = "overflow"
     turn = chat_services.chat.answer(None, QUESTION)

@@ -176,6 +176,7 @@ class FakeGateway:
         self.down = down
         self.requests: list[tuple[list[dict], int]] = []
         self.continued: list[bool] = []
+        self.varied: list[bool] = []
 
     def enqueue(self, deltas: list[str], *, usage: dict | None = None, failure: Exception | None = None,
                 finish_reason: str = "stop") -> None:
@@ -201,9 +202,11 @@ class FakeGateway:
         return sum(self._counter.count_message(m["role"], m["content"]) for m in messages) + \
             getattr(self._counter, "generation_prompt_tokens", 0)
 
-    def stream(self, messages: list[dict], *, max_tokens: int, stop=None, continue_last: bool = False) -> FakeGeneration:
+    def stream(self, messages: list[dict], *, max_tokens: int, stop=None, continue_last: bool = False,
+               varied: bool = False) -> FakeGeneration:
         self.requests.append((messages, max_tokens))
         self.continued.append(continue_last)
+        self.varied.append(varied)
         deltas, usage, failure, finish = self._script.pop(0) if self._script else (["fine."], None, None, "stop")
         usage = usage or {"prompt_tokens": self.prompt_tokens(messages), "completion_tokens": len(deltas)}
         return FakeGeneration(self._info.model, deltas, usage, failure, finish)

@@ -33,6 +33,17 @@ def test_regenerating_keeps_the_first_answer_as_a_version_and_shows_the_new_one(
     assert setup.prompt(-1) == setup.prompt(-2)
 
 
+def test_a_regenerated_answer_is_sampled_so_that_it_is_a_new_answer():
+    setup = Setup(FakeLibrary())
+    first = setup.ask("What is the capital of France?")
+
+    setup.chat.retry(first.conversation_id).text()
+    setup.ask("And of Italy?")
+
+    # The first answer and the next question's are the profile's (greedy on the cpu one).
+    assert setup.gateway.varied == [False, True, False]
+
+
 def test_the_next_turn_is_sent_the_version_shown_and_switching_back_changes_it():
     setup = Setup(FakeLibrary())
     setup.gateway.enqueue(["Paris."])

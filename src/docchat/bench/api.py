@@ -87,7 +87,8 @@ class InstantGateway:
 
         raise LLMError("the instant stand-in does not count tokens")
 
-    def stream(self, messages, *, max_tokens: int, stop=None, continue_last: bool = False) -> _Answer:
+    def stream(self, messages, *, max_tokens: int, stop=None, continue_last: bool = False,
+               varied: bool = False) -> _Answer:
         return _Answer()
 
 

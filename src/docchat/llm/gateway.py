@@ -78,12 +78,15 @@ class Generation:
 
 class VllmGateway:
     def __init__(self, base_url: str, *, expected_model: str | None = None, sampling: Sampling = Sampling(),
-                 timeouts: Timeouts = Timeouts(), api_key: Callable[[], str | None] = lambda: None):
+                 varied: Sampling | None = None, timeouts: Timeouts = Timeouts(),
+                 api_key: Callable[[], str | None] = lambda: None):
         self.base_url = base_url.rstrip("/")
         # Asked at each request: the key of the server docchat starts is new at each start.
         self.api_key = api_key
         self._expected_model = expected_model
         self._sampling = sampling
+        # A regenerated answer's: greedy decoding would write the same answer again.
+        self._varied = varied or sampling
         self._timeouts = timeouts
         self._info: ServerInfo | None = None
         self._lock = threading.Lock()
@@ -112,31 +115,34 @@ class VllmGateway:
             raise LLMServerError(f"/tokenize failed ({error})") from None
 
     def stream(self, messages: list[dict], *, max_tokens: int, stop: threading.Event | None = None,
-               continue_last: bool = False) -> Generation:
+               continue_last: bool = False, varied: bool = False) -> Generation:
         """`continue_last`: the last message is an assistant answer cut short, and the model
-        goes on writing it (vLLM's continue_final_message) instead of starting a new one."""
+        goes on writing it (vLLM's continue_final_message) instead of starting a new one.
+        `varied`: a new version of an answer, with the regeneration's sampling."""
         info = self.info()
         generation = Generation(model=info.model)
-        generation._chunks = self._deltas(info, messages, max_tokens, stop or threading.Event(), generation,
-                                          continue_last)
+        body = self._body(info, messages, max_tokens, continue_last, self._varied if varied else self._sampling)
+        generation._chunks = self._deltas(body, stop or threading.Event(), generation)
         return generation
 
     # internals
 
-    def _body(self, info: ServerInfo, messages: list[dict], max_tokens: int, continue_last: bool) -> dict:
+    @staticmethod
+    def _body(info: ServerInfo, messages: list[dict], max_tokens: int, continue_last: bool,
+              sampling: Sampling) -> dict:
         body = {"model": info.model, "messages": [{"role": m["role"], "content": m["content"]} for m in messages],
-                "max_tokens": max_tokens, "temperature": self._sampling.temperature, "stream": True,
+                "max_tokens": max_tokens, "temperature": sampling.temperature, "stream": True,
                 "stream_options": {"include_usage": True}}
         # vLLM's own sampling parameters, beside OpenAI's.
-        for name, value in (("top_p", self._sampling.top_p), ("top_k", self._sampling.top_k),
-                            ("repetition_penalty", self._sampling.repetition_penalty)):
+        for name, value in (("top_p", sampling.top_p), ("top_k", sampling.top_k),
+                            ("repetition_penalty", sampling.repetition_penalty)):
             if value is not None:
                 body[name] = value
         if continue_last:
             body.update(continue_final_message=True, add_generation_prompt=False)
         return body
 
-    def _deltas(self, info, messages, max_tokens, stop, generation, continue_last) -> Iterator[str]:
+    def _deltas(self, body: dict, stop, generation) -> Iterator[str]:
         import httpx
 
         events: queue.Queue = queue.Queue()
@@ -148,7 +154,7 @@ class VllmGateway:
         http = httpx.Client(timeout=httpx.Timeout(None, connect=self._timeouts.connect_s), verify=tls(),
                             headers=auth(self.api_key()), event_hooks={"response": [responses.append]})
         worker = threading.Thread(
-            target=self._pump, args=(http, self._body(info, messages, max_tokens, continue_last), events, abandon),
+            target=self._pump, args=(http, body, events, abandon),
             daemon=True, name="docchat-llm-stream",
         )
         worker.start()

@@ -210,8 +210,10 @@ class ChatService:
         return Turn(conversation_id=conversation_id, question=prepared.question, draft=draft, budget=prepared.budget,
                     stats=prepared.stats, citations=prepared.citations, saver=self._saver, prefix=prefix,
                     summary=prepared.assembly.new_summary.content if prepared.assembly.new_summary else None,
+                    # A new version of an answer is sampled: greedily it would be the same words.
                     start=lambda stop: self._gateway.stream(messages, max_tokens=max_tokens, stop=stop,
-                                                            continue_last=bool(prefix)))
+                                                            continue_last=bool(prefix),
+                                                            varied=version_of is not None))
 
     def _failed(self, question: Message, error: LLMError, *, version_of: str | None = None) -> Turn:
         draft = self._start_answer(question.conversation_id, None, version_of=version_of)
