@@ -11,7 +11,6 @@ from docchat.ui.session import current_conversation_id, flash, services, show_fl
 from docchat.ui.text import count, literal, size
 
 KEY = "documents"
-TYPES = ["pdf", "docx", "md", "markdown", "txt", "html", "htm"]
 
 
 def render() -> None:
@@ -22,7 +21,10 @@ def render() -> None:
 
 
 def _upload() -> None:
-    files = st.file_uploader("Add documents", type=TYPES, accept_multiple_files=True, key=f"{KEY}_upload")
+    # Any kind may be chosen: one docchat cannot read is refused in the results below, in words,
+    # rather than by the uploader's red mark whose reason shows only on hover, as a MIME type.
+    files = st.file_uploader("Add documents", accept_multiple_files=True, key=f"{KEY}_upload")
+    st.caption("docchat reads PDF, DOCX, Markdown, text and HTML files; another kind is refused with a line saying so.")
     if not files or not st.button("Ingest", key=f"{KEY}_ingest", type="primary"):
         return
     # Any click reruns the page, which stops the ingestion where it is; the service then
