@@ -112,7 +112,10 @@ def test_a_chatgpt_export_is_imported_from_the_sidebar_and_opened(app_url, page,
     box.locator("input[type=file]").set_input_files(str(export))
     box.get_by_role("button", name="Import").click()
 
-    expect(page.get_by_text("Imported 2 conversations.")).to_be_visible(timeout=30_000)
+    # Said where the user is looking, and the first of them opened.
+    expect(page.get_by_test_id("stToast").filter(has_text="Imported 2 conversations.")).to_be_visible(timeout=30_000)
+    expect(page.get_by_role("heading", name="docchat")).to_have_count(0)
+    page.screenshot(path=str(ARTIFACTS / "imported_toast.png"))
     _open_thread(page, "Leeds office lease: rent review")
     expect(page.get_by_text("Yes, once: clause 9.2")).to_be_visible()
     expect(page.get_by_text("Every year, on the anniversary")).to_have_count(0)  # not the branch shown

@@ -55,11 +55,14 @@ def close_popover(key: str) -> None:
 
 
 def flash(message: str, kind: str = "success") -> None:
-    """A message to show once, after the rerun an action triggers."""
+    """A message to show once, after the rerun an action triggers: `success`, `info`, `error`
+    and the like at the top of the pane, or `toast` in the corner, wherever the user looks."""
     st.session_state["flash"] = (kind, message)
 
 
 def show_flash() -> None:
     kind, message = st.session_state.pop("flash", (None, None))
-    if message:
+    if message and kind == "toast":
+        st.toast(message, icon=":material/task_alt:")
+    elif message:
         getattr(st, kind)(message)

@@ -53,10 +53,12 @@ def _import() -> None:
     added = [r for r in reports if not r.already_present]
     notes = [f"“{literal(r.title)}” is in the trash: restore it from Settings." if r.present_but_deleted
              else f"“{literal(r.title)}” was already here." for r in reports if r.already_present]
+    # A toast: the user is in the sidebar, and the main pane may be scrolled far from its top.
     flash(" ".join([f"Imported {count(len(added), 'conversation')}."] + notes) if added else " ".join(notes),
-          "success" if added else "info")
-    if added:
-        open_conversation(added[0].conversation_id)
+          "toast")
+    opened = next((r for r in added), None) or next((r for r in reports if not r.present_but_deleted), None)
+    if opened is not None:
+        open_conversation(opened.conversation_id)
     st.rerun()
 
 
