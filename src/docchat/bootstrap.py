@@ -120,7 +120,8 @@ def build_services(settings: Settings | None = None, *, counter: TokenCounter | 
                                         schema_version=lambda: current_revision(engine))
     # "Check this address" on the Settings page: the key that address would be sent.
     llm = LLMService(gateway, counter, probe=lambda url: fetch_info(
-        url, timeout=3.0, api_key=llm_key(settings.model_copy(update={"llm_url": url}))()))
+        url, timeout=3.0, api_key=llm_key(settings.model_copy(update={"llm_url": url}))()),
+        start_advice=start_advice(settings))
     programs = programs if programs is not None else _programs(settings, gateway)
     caps = Caps(system=settings.cap_system, summary=settings.cap_summary, chunks=settings.cap_chunks,
                 question=settings.cap_question)
@@ -171,13 +172,24 @@ def gateway_for(settings: Settings) -> VllmGateway:
     )
 
 
+def start_advice(settings: Settings) -> str:
+    """The command that starts the LLM server the settings name, as the page advises it."""
+    if not settings.llm_on_this_machine:
+        return f"start the LLM server at {settings.resolved_llm_url} (docchat only connects to it)"
+    command = f"`docchat llm serve --profile {settings.llm_profile}`"
+    if settings.llm_url is None and settings.llm_profile == "cpu":
+        return f"`make run` starts it with the page, and {command} beside a page already running"
+    return f"start it with {command}, which listens on port {settings.served_port} as the address says"
+
+
 def llm_key(settings: Settings) -> Callable[[], str | None]:
     """The LLM server's key: the one given, or, for the server docchat starts (`docchat run`,
     `docchat llm serve`; named by its address or not), the one it was last started with (read
     at each use: a restart draws a new one). Another server is sent no key of docchat's."""
     if settings.llm_api_key:
         return lambda: settings.llm_api_key
-    if settings.llm_url is None or settings.llm_url.rstrip("/") == settings.embedded_url:
+    if settings.llm_on_this_machine:
+        # A key file exists only for a port docchat served on: no other server gets its key.
         return lambda: read_key(settings.llm_key_path)
     return lambda: None
 

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 from pathlib import Path
+from urllib.parse import urlsplit
 from typing import Annotated, Literal
 
 from pydantic import Field, field_validator
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
+
+
+LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
 
 
 class Settings(BaseSettings):
@@ -83,12 +87,29 @@ class Settings(BaseSettings):
         return self.resolved_data_dir / "models"
 
     @property
+    def llm_on_this_machine(self) -> bool:
+        """Whether the LLM server is one docchat may serve itself: none named, or one named on
+        127.0.0.1, localhost or [::1] (its port is then where `docchat llm serve` listens)."""
+        if self.llm_url is None:
+            return True
+        address = urlsplit(self.llm_url)
+        return address.scheme == "http" and address.hostname in LOOPBACK
+
+    @property
+    def served_port(self) -> int:
+        """Where docchat's own LLM server listens: the port of DOCCHAT_LLM_URL when that names
+        this machine (one address setting decides where docchat serves and looks), else llm_port."""
+        port = urlsplit(self.llm_url).port if self.llm_url and self.llm_on_this_machine else None
+        return port or self.llm_port
+
+    @property
     def llm_key_path(self) -> Path:
-        return self.resolved_data_dir / "llm-server.key"
+        """The key of docchat's own server on `served_port` (docchat.llm.server_key)."""
+        return self.resolved_data_dir / f"llm-server-{self.served_port}.key"
 
     @property
     def embedded_url(self) -> str:
-        return f"http://127.0.0.1:{self.llm_port}/v1"
+        return f"http://127.0.0.1:{self.served_port}/v1"
 
     @property
     def resolved_llm_url(self) -> str:

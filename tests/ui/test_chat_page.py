@@ -35,6 +35,9 @@ def test_with_no_llm_server_the_question_is_kept_and_the_page_says_why_and_offer
     assert any("not running" in warning.value for warning in page.warning)
     assert any("not running" in error.value for error in page.error)
     assert page.button(key=f"chat_retry_{answer.id}").label == "Retry the answer"
+    # The advice names the command that starts a server where the settings look (port 9 here).
+    assert any("start it with `docchat llm serve --profile cpu`, which listens on port 9" in warning.value
+               for warning in page.warning)
 
 
 def test_the_open_conversation_shows_its_stored_history(chat_page, services):

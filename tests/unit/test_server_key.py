@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import stat
 
-from docchat.bootstrap import llm_key
+from docchat.bootstrap import llm_key, start_advice
 from docchat.config import Settings
 from docchat.llm.server_key import new_key, read_key
 
@@ -50,3 +50,22 @@ def test_the_server_docchat_started_named_by_its_address_still_gets_its_key(tmp_
     named = Settings(data_dir=data, llm_url="http://127.0.0.1:8000/v1/", llm_api_key=None)
 
     assert llm_key(named)() == started
+
+
+def test_an_address_on_this_machine_decides_where_docchat_serves_and_where_it_looks(tmp_path):
+    data = tmp_path / "data"
+    # `DOCCHAT_LLM_URL=http://127.0.0.1:8100/v1 docchat llm serve`, then the page with the same address.
+    served = Settings(data_dir=data, llm_url="http://127.0.0.1:8100/v1")
+    started = new_key(served.llm_key_path)
+
+    assert served.served_port == 8100 and served.embedded_url == "http://127.0.0.1:8100/v1"
+    assert llm_key(Settings(data_dir=data, llm_url="http://localhost:8100/v1"))() == started
+    assert llm_key(Settings(data_dir=data, llm_url="http://127.0.0.1:11434/v1"))() is None  # not docchat's
+
+
+def test_a_server_on_another_machine_is_only_connected_to(tmp_path):
+    elsewhere = Settings(data_dir=tmp_path / "data", llm_url="http://gpu-box.lan:8000/v1", llm_port=8000)
+
+    assert not elsewhere.llm_on_this_machine and elsewhere.served_port == 8000
+    assert start_advice(elsewhere) == ("start the LLM server at http://gpu-box.lan:8000/v1 "
+                                       "(docchat only connects to it)")

@@ -181,12 +181,12 @@ def _llm_command_line(args) -> list[str]:
     if gib is None:
         print("no GPU found to measure; assuming 262,144 tokens fit (give --gpu-memory-gib to check)",
               file=sys.stderr)
-        return profiles.gpu_command()
+        return profiles.gpu_command(port=load_settings().served_port)
     fit = profiles.gpu_fit(gib)
     print(fit.explain(), file=sys.stderr)
     if fit.max_model_len < profiles.CONTEXT_STEP:
         raise DocchatError(f"a {gib:g} GiB GPU cannot hold Qwen3-4B-Instruct-2507 with an fp8 KV cache")
-    return profiles.gpu_command(fit.max_model_len)
+    return profiles.gpu_command(fit.max_model_len, port=load_settings().served_port)
 
 
 def _detected_gpu_gib() -> float | None:

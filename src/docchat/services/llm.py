@@ -22,10 +22,12 @@ SAMPLE = [
 
 class LLMService:
     def __init__(self, gateway: Gateway, counter: TokenCounter,
-                 probe: Callable[[str], ServerInfo] | None = None):
+                 probe: Callable[[str], ServerInfo] | None = None, start_advice: str = "start it with `make run`"):
         self._gateway = gateway
         self._counter = counter
         self._probe = probe
+        # What starts the server the settings name, for the page to say when it is down.
+        self.start_advice = start_advice
         self._calibration: str | None = None
 
     def check(self, url: str) -> str:

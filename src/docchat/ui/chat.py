@@ -277,7 +277,7 @@ def _needs_retry(last: Message) -> bool:
 def _server_notice() -> None:
     status = services().llm.reachable()
     if status is not None:
-        st.warning(f"{status} Your messages are still saved; start the server (`make run`) and retry.",
+        st.warning(f"{status} Your messages are still saved: {services().llm.start_advice}, and retry.",
                    icon=":material/cloud_off:")
 
 

@@ -32,7 +32,7 @@ def _llm() -> None:
     if status.healthy:
         st.success(f"Connected to {status.model} at {status.url}", icon=":material/check_circle:")
     else:
-        st.warning(f"{status.error}. Start it with `make run`.", icon=":material/cloud_off:")
+        st.warning(f"{status.error}: {services().llm.start_advice}.", icon=":material/cloud_off:")
     columns = st.columns(3)
     columns[0].metric("Window (max_model_len)", f"{status.max_model_len:,}" if status.max_model_len else "—")
     ratio = (status.prefix_cache_hits / status.prefix_cache_queries
