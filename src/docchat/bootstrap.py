@@ -6,7 +6,6 @@ import atexit
 import logging
 import os
 import threading
-from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
 from functools import partial
@@ -23,8 +22,8 @@ from docchat.errors import IndexInUse, LLMError
 from docchat.llm.discovery import auth, fetch_info, tls
 from docchat.llm.gateway import Sampling, Timeouts, VllmGateway
 from docchat.llm.profiles import (CPU_MAX_OUTPUT, CPU_MODEL_NAME, CPU_SAMPLING, CPU_VARIED_SAMPLING, GPU_MAX_OUTPUT,
-                                  GPU_SAMPLING)
-from docchat.llm.server_key import read_key
+                                  GPU_SAMPLING, start_advice)
+from docchat.llm.server_key import llm_key
 from docchat.memory.tokens import TokenCounter, counter_for
 from docchat.ports import Embedder, Parser
 from docchat.services.backup import DATABASE, BackupService
@@ -170,28 +169,6 @@ def gateway_for(settings: Settings) -> VllmGateway:
                           between_tokens_s=settings.between_tokens_timeout_s,
                           connect_retries=settings.connect_retries),
     )
-
-
-def start_advice(settings: Settings) -> str:
-    """The command that starts the LLM server the settings name, as the page advises it."""
-    if not settings.llm_on_this_machine:
-        return f"start the LLM server at {settings.resolved_llm_url} (docchat only connects to it)"
-    command = f"`docchat llm serve --profile {settings.llm_profile}`"
-    if settings.llm_url is None and settings.llm_profile == "cpu":
-        return f"`make run` starts it with the page, and {command} beside a page already running"
-    return f"start it with {command}, which listens on port {settings.served_port} as the address says"
-
-
-def llm_key(settings: Settings) -> Callable[[], str | None]:
-    """The LLM server's key: the one given, or, for the server docchat starts (`docchat run`,
-    `docchat llm serve`; named by its address or not), the one it was last started with (read
-    at each use: a restart draws a new one). Another server is sent no key of docchat's."""
-    if settings.llm_api_key:
-        return lambda: settings.llm_api_key
-    if settings.llm_on_this_machine:
-        # A key file exists only for a port docchat served on: no other server gets its key.
-        return lambda: read_key(settings.llm_key_path)
-    return lambda: None
 
 
 def _server_info(gateway):

@@ -27,7 +27,8 @@ from urllib.parse import urlsplit
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-LOOPBACK_NAMES = ("127.0.0.1", "localhost", "::1")
+from docchat.config import LOOPBACK
+
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 # Sec-Fetch-Site values a browser sends for a request of the page itself, or one the user made
 # (typed, bookmarked): anything else came from another origin.
@@ -48,7 +49,7 @@ def host_name(value: str) -> str:
 def allowed_hosts(bound_host: str | None, extra: Iterable[str] = ()) -> frozenset[str]:
     """The names a server answers to: loopback's, the address it was bound to (unless a wildcard,
     which names no host), and the configured ones (a name, or host:port, or [v6])."""
-    names = set(LOOPBACK_NAMES)
+    names = set(LOOPBACK)
     if bound_host and host_name(bound_host) not in WILDCARD_BINDS:
         names.add(host_name(bound_host))
     names.update(host_name(name) for name in extra if name.strip())
@@ -64,7 +65,7 @@ class Door:
         host = headers.get("host")
         if not host:
             return "refused: the request names no Host"
-        if host_name(host) not in self.hosts and not _is_loopback_address(host_name(host)):
+        if host_name(host) not in self.hosts and not is_loopback(host_name(host)):
             return (f"refused: this server does not answer to the name {_shown(host_name(host))}; "
                     "add it to DOCCHAT_ALLOWED_HOSTS if docchat is served under it")
         origin = headers.get("origin")
@@ -120,10 +121,13 @@ def _same_origin(origin: str, host: str) -> bool:
     return parts.scheme in ("http", "https") and bool(parts.netloc) and parts.netloc.lower() == host.strip().lower()
 
 
-def _is_loopback_address(name: str) -> bool:
-    """127.0.0.2 and the rest of 127/8 are this machine too; no name can be rebound to them."""
+def is_loopback(host: str) -> bool:
+    """localhost, or an address of this machine: 127.0.0.2 and the rest of 127/8 too (no name can
+    be rebound to an address); `[::1]` with or without its brackets."""
+    if host == "localhost":
+        return True
     try:
-        return ipaddress.ip_address(name).is_loopback
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
     except ValueError:
         return False
 

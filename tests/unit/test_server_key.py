@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import stat
 
-from docchat.bootstrap import llm_key, start_advice
 from docchat.config import Settings
-from docchat.llm.server_key import new_key, read_key
+from docchat.llm.profiles import start_advice
+from docchat.llm.server_key import llm_key, new_key, read_key
 
 
 def test_each_start_draws_a_new_key_that_only_the_user_can_read(tmp_path):

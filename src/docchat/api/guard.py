@@ -9,13 +9,13 @@ is refused before a byte of it is spooled, and a body over its limit is cut off 
 from __future__ import annotations
 
 import hmac
-import ipaddress
 
 from starlette.exceptions import HTTPException
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from docchat.api.errors import error_response
 from docchat.errors import DocchatError
+from docchat.web_guard import is_loopback
 from docchat.wording import size
 
 MB = 1024 * 1024
@@ -31,15 +31,6 @@ class BodyTooLarge(HTTPException):
 
     def __init__(self, detail: str):
         super().__init__(413, detail)
-
-
-def is_loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 def refuse_open_bind(host: str, token: str | None) -> None:

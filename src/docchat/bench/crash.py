@@ -43,7 +43,7 @@ STARTS = (
 
 def run_crash_bench(*, kills: int = 100, seed: int | None = None, as_json: bool = False,
                     llm_url: str | None = None) -> dict:
-    from docchat.bootstrap import llm_key
+    from docchat.llm.server_key import llm_key
     from docchat.config import Settings
     from docchat.llm.discovery import fetch_info
 

@@ -95,7 +95,8 @@ def _reuse(results) -> float:
 
 
 def run_prefix_bench(*, turns: int = TURNS, as_json: bool = False) -> dict:
-    from docchat.bootstrap import build_services, gateway_for, llm_key
+    from docchat.bootstrap import build_services, gateway_for
+    from docchat.llm.server_key import llm_key
     from docchat.config import Settings
 
     case = f"Case {uuid.uuid4().hex[:8]}. "

@@ -70,7 +70,7 @@ def _figures(results) -> dict:
 
 
 def run_document_prefix_bench(*, turns: int = TURNS, as_json: bool = False) -> dict:
-    from docchat.bootstrap import llm_key
+    from docchat.llm.server_key import llm_key
     from docchat.config import Settings
 
     case = f"case {uuid.uuid4().hex[:8]}"

@@ -16,7 +16,8 @@ from docchat.bench.prefix import ANSWER_TOKENS, TURNS, _baseline_run, _docchat_r
 
 
 def run_prefix_turns(*, turns: int = TURNS) -> dict:
-    from docchat.bootstrap import build_services, gateway_for, llm_key
+    from docchat.bootstrap import build_services, gateway_for
+    from docchat.llm.server_key import llm_key
     from docchat.config import Settings
 
     case = f"Case {uuid.uuid4().hex[:8]}. "

@@ -140,15 +140,15 @@ def _turn_json(turn, services) -> dict:
 
 
 def llm_command(args) -> None:
-    print(" ".join(_llm_command_line(args)))
+    print(" ".join(_llm_command_line(args, load_settings())))
 
 
 def llm_serve(args) -> int:
     from docchat.llm.server_key import new_key
 
-    command = _llm_command_line(args)
-    print(" ".join(command), file=sys.stderr)
     settings = load_settings()
+    command = _llm_command_line(args, settings)
+    print(" ".join(command), file=sys.stderr)
     # The key in the environment, not on the command line (which `ps` shows to every user), and
     # in the data dir, where the page and the commands find it.
     env = {**os.environ, "VLLM_API_KEY": new_key(settings.llm_key_path)}
@@ -171,22 +171,21 @@ def llm_serve(args) -> int:
         stop_group(process)
 
 
-def _llm_command_line(args) -> list[str]:
+def _llm_command_line(args, settings) -> list[str]:
     from docchat.llm import profiles
 
     if args.profile == "cpu":
-        server = embedded_server(load_settings())
-        return server.command()
+        return embedded_server(settings).command()
     gib = args.gpu_memory_gib or _detected_gpu_gib()
     if gib is None:
         print("no GPU found to measure; assuming 262,144 tokens fit (give --gpu-memory-gib to check)",
               file=sys.stderr)
-        return profiles.gpu_command(port=load_settings().served_port)
+        return profiles.gpu_command(port=settings.served_port)
     fit = profiles.gpu_fit(gib)
     print(fit.explain(), file=sys.stderr)
     if fit.max_model_len < profiles.CONTEXT_STEP:
         raise DocchatError(f"a {gib:g} GiB GPU cannot hold Qwen3-4B-Instruct-2507 with an fp8 KV cache")
-    return profiles.gpu_command(fit.max_model_len, port=load_settings().served_port)
+    return profiles.gpu_command(fit.max_model_len, port=settings.served_port)
 
 
 def _detected_gpu_gib() -> float | None:

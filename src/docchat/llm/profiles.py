@@ -10,6 +10,10 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from docchat.config import Settings
 
 GIB = 1024**3
 KIB = 1024
@@ -158,3 +162,13 @@ CPU_ENVIRONMENT = {
     "VLLM_NO_USAGE_STATS": "1",
     "DO_NOT_TRACK": "1",
 }
+
+
+def start_advice(settings: Settings) -> str:
+    """The command that starts the LLM server the settings name, as the page advises it."""
+    if not settings.llm_on_this_machine:
+        return f"start the LLM server at {settings.resolved_llm_url} (docchat only connects to it)"
+    command = f"`docchat llm serve --profile {settings.llm_profile}`"
+    if settings.llm_url is None and settings.llm_profile == "cpu":
+        return f"`make run` starts it with the page, and {command} beside a page already running"
+    return f"start it with {command}, which listens on port {settings.served_port} as the address says"

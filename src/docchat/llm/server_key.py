@@ -14,7 +14,12 @@ from __future__ import annotations
 
 import os
 import secrets
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from docchat.config import Settings
 
 
 def new_key(path: Path) -> str:
@@ -35,3 +40,15 @@ def read_key(path: Path) -> str | None:
         return path.read_text().strip() or None
     except OSError:
         return None
+
+
+def llm_key(settings: Settings) -> Callable[[], str | None]:
+    """The LLM server's key: the one given, or, for the server docchat starts (`docchat run`,
+    `docchat llm serve`; named by its address or not), the one it was last started with (read
+    at each use: a restart draws a new one). Another server is sent no key of docchat's."""
+    if settings.llm_api_key:
+        return lambda: settings.llm_api_key
+    if settings.llm_on_this_machine:
+        # A key file exists only for a port docchat served on: no other server gets its key.
+        return lambda: read_key(settings.llm_key_path)
+    return lambda: None

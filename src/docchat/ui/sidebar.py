@@ -56,7 +56,7 @@ def _import() -> None:
     # A toast: the user is in the sidebar, and the main pane may be scrolled far from its top.
     flash(" ".join([f"Imported {count(len(added), 'conversation')}."] + notes) if added else " ".join(notes),
           "toast")
-    opened = next((r for r in added), None) or next((r for r in reports if not r.present_but_deleted), None)
+    opened = added[0] if added else next((r for r in reports if not r.present_but_deleted), None)
     if opened is not None:
         open_conversation(opened.conversation_id)
     st.rerun()
