@@ -60,7 +60,9 @@ def parse_export(raw: bytes, *, source: str = "file") -> list[ImportedConversati
         except _Refused as problem:
             title = item.get("title")
             named = f" ({one_line(title)})" if isinstance(title, str) and one_line(title) else ""
-            raise InvalidExport(f"{source}: {app} conversation {number}{named}: {problem}") from None
+            # The problem quotes keys and values from the file, which may hold line breaks.
+            raise InvalidExport(f"{source}: {app} conversation {number}{named}: "
+                                f"{one_line(str(problem), limit=240)}") from None
     return imported
 
 
