@@ -24,7 +24,7 @@ from docchat.llm.gateway import Sampling, Timeouts, VllmGateway
 from docchat.llm.profiles import (CPU_MAX_OUTPUT, CPU_MODEL_NAME, CPU_SAMPLING, CPU_VARIED_SAMPLING, GPU_MAX_OUTPUT,
                                   GPU_SAMPLING, start_advice)
 from docchat.llm.server_key import llm_key
-from docchat.memory.tokens import TokenCounter, counter_for
+from docchat.memory.tokens import ServedCounter, TokenCounter, counter_for
 from docchat.ports import Embedder, Parser
 from docchat.services.backup import DATABASE, BackupService
 from docchat.services.chat import ChatService
@@ -178,29 +178,17 @@ def _server_info(gateway):
         return None
 
 
-def _counter(settings: Settings, gateway, info) -> TokenCounter:
-    """The served model's tokenizer: asked of the server when it runs, else the profile's."""
+def _counter(settings: Settings, gateway, info) -> ServedCounter:
+    """The served model's tokenizer, following the server; until it answers, the profile's."""
     if info is not None:
-        root = _served_root(gateway.base_url, info.model, gateway.api_key())
-        return counter_for(info.model, root / "tokenizer.json" if root else None)
-    if settings.llm_url is None and settings.llm_profile == "cpu":
-        model_dir = embedded_model_dir(settings)
-        if (model_dir / "tokenizer.json").exists():
-            return counter_for(CPU_MODEL_NAME, model_dir / "tokenizer.json")
-    return counter_for(settings.tokenizer_model)
-
-
-def _served_root(base_url: str, model: str, api_key: str | None) -> Path | None:
-    """The served weights' folder, when the server runs on this machine and reports it."""
-    import httpx
-
-    try:
-        models = httpx.get(f"{base_url}/models", timeout=1.5, verify=tls(), headers=auth(api_key)).json().get(
-            "data") or []
-    except (httpx.HTTPError, ValueError):
-        return None
-    root = next((m.get("root") for m in models if m.get("id") == model), None)
-    return Path(root) if root and Path(root).is_dir() else None
+        counter = ServedCounter.serving(info)
+    elif settings.llm_url is None and settings.llm_profile == "cpu" and (
+            embedded_model_dir(settings) / "tokenizer.json").exists():
+        counter = ServedCounter(counter_for(CPU_MODEL_NAME, embedded_model_dir(settings) / "tokenizer.json"))
+    else:
+        counter = ServedCounter(counter_for(settings.tokenizer_model))
+    gateway.watch(counter.follow)
+    return counter
 
 
 def _embedder(settings: Settings):

@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Callable, Protocol
 
 from docchat.domain import (
     ChunkRecord,
@@ -110,6 +110,7 @@ class ServerInfo(Protocol):
     base_url: str
     model: str
     max_model_len: int
+    root: str | None
 
 
 class PrefixCache(Protocol):
@@ -134,6 +135,9 @@ class Gateway(Protocol):
     base_url: str
 
     def info(self, *, refresh: bool = False) -> ServerInfo: ...
+    def watch(self, listener: Callable[[ServerInfo], None]) -> None:
+        """`listener` hears what the server says each time it is asked afresh (it came up, or
+        came back after a failure, perhaps serving another model)."""
     def healthy(self, *, timeout: float = 2.0) -> bool: ...
     def prefix_cache(self) -> PrefixCache | None: ...
     def count_tokens(self, messages: list[dict]) -> int:

@@ -34,7 +34,9 @@ STALL_S = 60.0
 
 
 class FakeLLMServer:
-    def __init__(self, port: int = 0) -> None:
+    def __init__(self, port: int = 0, *, model: str = MODEL, root: str | None = None) -> None:
+        # What /v1/models says: the model's name, and where its weights are (vLLM's `root`).
+        self.model, self.root = model, root
         self.mode = "ok"
         # In mode "flaky", how many completion attempts are dropped before one is answered.
         self.resets = 2
@@ -96,7 +98,8 @@ def _handler_for(server: FakeLLMServer):
             server.looked_up.append(self.path)
             if self.path.rstrip("/") == "/v1/models":
                 self._json(200, {"object": "list", "data": [
-                    {"id": MODEL, "object": "model", "owned_by": "fake", "max_model_len": MAX_MODEL_LEN}]})
+                    {"id": server.model, "object": "model", "owned_by": "fake", "max_model_len": MAX_MODEL_LEN,
+                     "root": server.root or server.model}]})
             elif self.path == "/health":
                 self._json(200, None)
             else:

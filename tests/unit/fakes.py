@@ -141,6 +141,7 @@ class FakeServerInfo:
     base_url: str = "http://fake/v1"
     model: str = "fake-model"
     max_model_len: int = 8_192
+    root: str | None = None
 
 
 class FakeGeneration:
@@ -186,6 +187,9 @@ class FakeGateway:
         if self.down is not None:
             raise self.down
         return self._info
+
+    def watch(self, listener) -> None:
+        pass
 
     def healthy(self, *, timeout: float = 2.0) -> bool:
         return self.down is None

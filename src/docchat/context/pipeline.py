@@ -227,7 +227,7 @@ class AnswerPipeline:
         chunks = self._retriever.whole(scope, max_tokens=cap)
         if not chunks:
             return None
-        key = tuple(hit.chunk.id for hit in chunks)
+        key = (self._counter.id, *(hit.chunk.id for hit in chunks))
         with self._blocks_lock:
             block = self._blocks.get(key)
         if block is None:

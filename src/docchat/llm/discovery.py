@@ -18,6 +18,8 @@ class ServerInfo:
     base_url: str
     model: str
     max_model_len: int
+    # Where the server read the weights (vLLM's `root`): a folder on this machine when it runs here.
+    root: str | None = None
 
 
 @dataclass(frozen=True)
@@ -74,7 +76,9 @@ def fetch_info(base_url: str, *, expected_model: str | None = None, timeout: flo
     if chosen is None:
         served = ", ".join(m.get("id", "?") for m in models)
         raise ModelMissing(f"the LLM server at {base_url} does not serve {expected_model} (it serves {served})")
-    return ServerInfo(base_url=base_url, model=chosen["id"], max_model_len=int(chosen.get("max_model_len") or 0))
+    root = chosen.get("root")
+    return ServerInfo(base_url=base_url, model=chosen["id"], max_model_len=int(chosen.get("max_model_len") or 0),
+                      root=root if isinstance(root, str) else None)
 
 
 def prefix_cache(base_url: str, *, timeout: float = 2.0) -> PrefixCache | None:

@@ -89,6 +89,7 @@ class VllmGateway:
         self._varied = varied or sampling
         self._timeouts = timeouts
         self._info: ServerInfo | None = None
+        self._listeners: list[Callable[[ServerInfo], None]] = []
         self._lock = threading.Lock()
 
     def info(self, *, refresh: bool = False) -> ServerInfo:
@@ -96,7 +97,12 @@ class VllmGateway:
             if self._info is None or refresh:
                 self._info = fetch_info(self.base_url, expected_model=self._expected_model,
                                         timeout=self._timeouts.connect_s, api_key=self.api_key())
+                for listener in self._listeners:
+                    listener(self._info)
             return self._info
+
+    def watch(self, listener: Callable[[ServerInfo], None]) -> None:
+        self._listeners.append(listener)
 
     def healthy(self, *, timeout: float = 2.0) -> bool:
         return is_healthy(self.base_url, timeout=timeout)

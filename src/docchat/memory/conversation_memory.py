@@ -195,7 +195,7 @@ class _Index:
     of the log. Callers hold `lock`."""
 
     __slots__ = ("conversation_id", "log", "counter", "lock", "messages", "chat", "before", "system",
-                 "system_tokens", "seqs", "last_seq", "marks")
+                 "system_tokens", "seqs", "last_seq", "marks", "counted_with")
 
     def __init__(self, conversation_id: str, log: MessageLog, counter: TokenCounter):
         self.conversation_id, self.log, self.counter = conversation_id, log, counter
@@ -226,12 +226,17 @@ class _Index:
         self.seqs: list[int] = []
         self.system: list[int] = []
         self.system_tokens = self.last_seq = 0
+        self.counted_with = self.counter.id
         state = self.log.load(self.conversation_id, after_seq=0)
         self.marks = (state.memory_start_seq, state.pruned_before_seq)
         self.extend(state.messages)
 
     def sync(self) -> None:
         """Picks up messages other writers (another tab, the CLI) stored since the last look."""
+        if self.counted_with != self.counter.id:
+            # The server now serves another model: every count is recounted (and stored) once.
+            self.reload()
+            return
         state = self.log.load(self.conversation_id, after_seq=self.last_seq)
         if (state.memory_start_seq, state.pruned_before_seq) != self.marks:
             self.reload()

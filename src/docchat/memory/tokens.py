@@ -13,6 +13,7 @@ import unicodedata
 from functools import lru_cache
 from importlib.metadata import version
 from pathlib import Path
+import threading
 from typing import Protocol
 
 IM_START, IM_END = "<|im_start|>", "<|im_end|>"
@@ -123,3 +124,54 @@ def counter_for(model: str, tokenizer_file: Path | None = None) -> TokenCounter:
     if tokenizer_file is not None and tokenizer_file.exists():
         return TokenizerJsonCounter(tokenizer_file, model=model.rsplit("/", 1)[-1])
     return EstimateCounter()
+
+
+class ServedCounter:
+    """The counter of whatever model the server serves, following it when the server comes up
+    or changes model. Until the server has said which model it serves, the counter is a guess
+    (the profile's), and it does not call its counts exact."""
+
+    def __init__(self, guess: TokenCounter):
+        self._current = guess
+        self._served: tuple[str, str | None] | None = None
+        self._lock = threading.Lock()
+
+    @classmethod
+    def serving(cls, info) -> "ServedCounter":
+        counter = cls.__new__(cls)
+        counter._lock = threading.Lock()
+        counter._served = None
+        counter.follow(info)
+        return counter
+
+    @property
+    def id(self) -> str:
+        return self._current.id
+
+    @property
+    def exact(self) -> bool:
+        return self._served is not None and self._current.exact
+
+    @property
+    def generation_prompt_tokens(self) -> int:
+        return getattr(self._current, "generation_prompt_tokens", 0)
+
+    def follow(self, info) -> None:
+        """Called with what the server says (a ServerInfo) each time it is asked afresh."""
+        served = (info.model, info.root)
+        with self._lock:
+            if served == self._served:
+                return
+            folder = Path(info.root) if info.root else None
+            # `root` is where the server read its weights: on this machine only if it is a folder here.
+            tokenizer = folder / "tokenizer.json" if folder is not None and folder.is_dir() else None
+            self._current, self._served = counter_for(info.model, tokenizer), served
+
+    def count_message(self, role: str, content: str) -> int:
+        return self._current.count_message(role, content)
+
+    def count_text(self, text: str) -> int:
+        return self._current.count_text(text)
+
+    def encode_message(self, role: str, content: str) -> list[int]:
+        return self._current.encode_message(role, content)

@@ -28,7 +28,7 @@ class LLMService:
         self._probe = probe
         # What starts the server the settings name, for the page to say when it is down.
         self.start_advice = start_advice
-        self._calibration: str | None = None
+        self._calibration: dict[str, str] = {}  # by counter: it follows the model served
 
     def check(self, url: str) -> str:
         """Whether an LLM server answers at `url`, in words: what it serves and its window.
@@ -39,27 +39,31 @@ class LLMService:
         return f"{info.model} answers at {info.base_url}, with a window of {info.max_model_len:,} tokens"
 
     def calibration(self) -> str:
-        """Whether local token counts equal the server's: checked once per process, the first
+        """Whether local token counts equal the server's: checked once per counter, the first
         time a server answers ('matches server (N tokens)', or what differs, logged)."""
-        if self._calibration is None:
-            local = sum(self._counter.count_message(m["role"], m["content"]) for m in SAMPLE)
-            local += getattr(self._counter, "generation_prompt_tokens", 0)
+        counter = self._counter
+        if counter.id not in self._calibration:
+            local = sum(counter.count_message(m["role"], m["content"]) for m in SAMPLE)
+            local += getattr(counter, "generation_prompt_tokens", 0)
             try:
                 server = self._gateway.count_tokens(SAMPLE)
             except LLMError as error:
                 return f"not checked: {error}"
             if server == local:
-                self._calibration = f"matches server ({server} tokens)"
+                self._calibration[counter.id] = f"matches server ({server} tokens)"
             else:
                 log.warning("token counter %s counts %d tokens for the sample conversation, the server %d",
-                            self._counter.id, local, server)
-                self._calibration = f"differs: local {local} vs server {server} tokens for the sample conversation"
-        return self._calibration
+                            counter.id, local, server)
+                self._calibration[counter.id] = (f"differs: local {local} vs server {server} tokens "
+                                                 "for the sample conversation")
+        return self._calibration[counter.id]
 
     def reachable(self) -> str | None:
         """None when the server answers; otherwise what is wrong, in words for the user."""
         try:
-            self._gateway.info(refresh=not self._gateway.healthy(timeout=0.5))
+            # Asked afresh each time (one request, as cheap as /health): a server restarted with
+            # another model is noticed before the question, and the token counter follows it.
+            self._gateway.info(refresh=True)
         except LLMError as error:
             return f"{str(error)[0].upper()}{str(error)[1:]}."
         return None
@@ -77,10 +81,13 @@ class LLMService:
         else:
             error = f"the LLM server is not running at {url}"
         counters = self._gateway.prefix_cache() if healthy else None
+        calibration = self.calibration() if healthy else "not checked: server not running"
         return LLMStatus(
             url=url, healthy=healthy, model=model, max_model_len=max_model_len,
-            counter=self._counter.id, counter_exact=self._counter.exact,
-            calibration=self.calibration() if healthy else "not checked: server not running",
+            counter=self._counter.id,
+            # Exact only for the model the server says it serves, and only if the counts agree.
+            counter_exact=healthy and self._counter.exact and not calibration.startswith("differs"),
+            calibration=calibration,
             prefix_cache_hits=counters.hits if counters else None,
             prefix_cache_queries=counters.queries if counters else None,
             error=error,

@@ -40,7 +40,9 @@ def _llm() -> None:
     columns[1].metric("Prefix-cache hits", f"{ratio:.0%}" if ratio is not None else "—")
     columns[2].metric("Answer reserve", f"{services().chat.reserve_for(status.max_model_len or 0):,}"
                       if status.max_model_len else "—")
-    st.text(f"Token counter: {status.counter} ({'exact' if status.counter_exact else 'estimate'})")
+    exactness = ("exact" if status.counter_exact else "estimate" if status.healthy
+                 else "the profile's guess until a server says which model it serves")
+    st.text(f"Token counter: {status.counter} ({exactness})")
     st.text(f"Calibration against the server: {status.calibration}")
 
 
