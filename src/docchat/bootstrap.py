@@ -17,13 +17,15 @@ from docchat.context.engine import ContextEngine
 from docchat.context.pipeline import AnswerPipeline, PassageLimits
 from docchat.context.planner import Caps
 from docchat.context.programs import Programs, vllm_lm_factory
+from docchat.context.rewrite import RewriteGate
 from docchat.domain import utcnow
 from docchat.errors import IndexInUse, LLMError
-from docchat.llm.discovery import auth, fetch_info, tls
+from docchat.llm.discovery import fetch_info
 from docchat.llm.gateway import Sampling, Timeouts, VllmGateway
 from docchat.llm.profiles import (CPU_MAX_OUTPUT, CPU_MODEL_NAME, CPU_SAMPLING, CPU_VARIED_SAMPLING, GPU_MAX_OUTPUT,
                                   GPU_SAMPLING, start_advice)
 from docchat.llm.server_key import llm_key
+from docchat.llm.skill_record import JsonSkillRecord
 from docchat.memory.tokens import ServedCounter, TokenCounter, counter_for
 from docchat.ports import Embedder, Parser
 from docchat.services.backup import DATABASE, BackupService
@@ -128,8 +130,13 @@ def build_services(settings: Settings | None = None, *, counter: TokenCounter | 
     parser = parser or IsolatedParser(timeout_s=settings.parse_timeout_s, memory_mb=settings.parse_memory_mb)
     documents = DocumentService(uow, settings.resolved_data_dir, index_factory, embedder, counter, parser=parser,
                                 max_bytes=settings.max_upload_mb * 1024 * 1024)
+    rewrite_gate = RewriteGate(JsonSkillRecord(settings.resolved_data_dir))
+    if info is not None:
+        rewrite_gate.follow(info)
+    gateway.watch(rewrite_gate.follow)
     pipeline = AnswerPipeline(context, counter, programs=programs, retriever=documents,
-                              limits=PassageLimits(floor=settings.passages_min, ceiling=settings.passages_max))
+                              limits=PassageLimits(floor=settings.passages_min, ceiling=settings.passages_max),
+                              rewrite_gate=rewrite_gate)
     chat = ChatService(conversations, uow, gateway, counter, pipeline, programs=programs,
                        answer_reserve=settings.max_tokens or profile_answer_tokens(settings))
     if info is not None:

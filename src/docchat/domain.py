@@ -227,6 +227,19 @@ class Message:
         """The text the model sees for this message."""
         return self.sent_content if self.sent_content is not None else self.content
 
+    @property
+    def read_with(self) -> str | None:
+        """The earlier question a follow-up was also searched with (`joint_reading`), if so."""
+        start = f"{self.content} "
+        if self.rewritten_query and self.rewritten_query.startswith(start):
+            return self.rewritten_query[len(start):] or None
+        return None
+
+
+def joint_reading(question: str, earlier: str) -> str:
+    """A follow-up's second search: the question with the one asked before it."""
+    return f"{question} {earlier}"
+
 
 @dataclass(frozen=True)
 class Summary:

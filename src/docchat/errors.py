@@ -30,6 +30,11 @@ class IndexInUse(DocchatError):
     allows one at a time."""
 
 
+class UnusableOutput(Exception):
+    """A model's answer to one of docchat's own programs that cannot be used: cut off, not in
+    the fields asked for, empty, or too slow. Never shown: the program's caller falls back."""
+
+
 class LLMError(DocchatError):
     """A failure talking to the LLM; the user's message is kept and the turn can be retried."""
 

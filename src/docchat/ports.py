@@ -147,6 +147,14 @@ class Gateway(Protocol):
         """`varied`: a new version of an answer, sampled so that it is a new answer."""
 
 
+class SkillRecord(Protocol):
+    """What each served model did when docchat asked it for one of its own programs."""
+
+    def tally(self, model: str, skill: str) -> tuple[int, int]:
+        """(usable, unusable) answers so far."""
+    def note(self, model: str, skill: str, *, usable: bool) -> None: ...
+
+
 class Embedder(Protocol):
     @property
     def name(self) -> str: ...

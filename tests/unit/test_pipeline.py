@@ -37,13 +37,14 @@ def filler(document: str, count: int, words: int = 60) -> list:
 
 class Setup:
     def __init__(self, library: FakeLibrary, *, window: int = 2_048, caps: Caps = Caps(),
-                 limits: PassageLimits = PassageLimits(), titler=None):
+                 limits: PassageLimits = PassageLimits(), titler=None, rewriter=None, rewrite_gate=None):
         self.counter = WordCounter()
         self.uow = FakeUnitOfWork()
         self.gateway = FakeGateway(max_model_len=window, counter=self.counter)
         self.conversations = ConversationService(self.uow, self.counter, log=SqlMessageLog(self.uow), database="memory")
         engine = ContextEngine(self.counter, None, system_prompt=SYSTEM, caps=caps)
-        self.pipeline = AnswerPipeline(engine, self.counter, retriever=library, limits=limits)
+        self.pipeline = AnswerPipeline(engine, self.counter, retriever=library, limits=limits, programs=rewriter,
+                                       rewrite_gate=rewrite_gate)
         self.chat = ChatService(self.conversations, self.uow, self.gateway, self.counter, self.pipeline,
                                 answer_reserve=RESERVE, programs=titler)
         self.stateless = StatelessChat(self.chat, self.pipeline, self.counter, self.gateway)

@@ -11,6 +11,7 @@ import pytest  # noqa: E402
 from dspy.utils import DummyLM  # noqa: E402
 from dspy.utils.exceptions import AdapterParseError  # noqa: E402
 
+from docchat.errors import UnusableOutput
 from docchat.context.programs import Condensed, Programs  # noqa: E402
 
 FIRST_EXCHANGE = (
@@ -104,7 +105,7 @@ def test_rewrite_collapses_the_whitespace_a_model_leaves_in_a_query():
 def test_an_empty_rewrite_is_refused():
     lms = ScriptedLMs({"standalone_query": "  \n "})
 
-    with pytest.raises(ValueError, match="empty query"):
+    with pytest.raises(UnusableOutput, match="empty query"):
         Programs(lms).rewrite(RECENT_TURNS, FOLLOW_UP, max_tokens=150)
 
 

@@ -21,6 +21,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from docchat.documents.fusion import rrf
+from docchat.domain import joint_reading
 
 if TYPE_CHECKING:
     from docchat.domain import Retrieved
@@ -31,7 +32,7 @@ CITED_BOOST = 1.05
 
 def joint_query(question: str, previous_questions: Sequence[str]) -> str | None:
     """The second reading of a follow-up: the question with the previous one."""
-    return f"{question} {previous_questions[-1]}" if previous_questions else None
+    return joint_reading(question, previous_questions[-1]) if previous_questions else None
 
 
 def retrieve_follow_up(retrieve: Callable[[str], list[Retrieved]], question: str,

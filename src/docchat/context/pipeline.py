@@ -19,7 +19,7 @@ from docchat.context.engine import Assembly, ContextEngine
 from docchat.context.evidence import Block, Part, block_text, fill, parts_of
 from docchat.context.followup import joint_query, retrieve_follow_up
 from docchat.context.prompt import user_turn
-from docchat.context.rewrite import RECENT_MESSAGES, standalone_query
+from docchat.context.rewrite import RECENT_MESSAGES, RewriteGate, rewrite_due, standalone_query
 from docchat.domain import Budget, Citation, MemoryStats, Message, Role, Summary
 from docchat.ports import Retriever, TokenCounter
 
@@ -88,10 +88,12 @@ class Prepared:
 
 class AnswerPipeline:
     def __init__(self, engine: ContextEngine, counter: TokenCounter, *, programs=None,
-                 retriever: Retriever | None = None, limits: PassageLimits = PassageLimits()):
+                 retriever: Retriever | None = None, limits: PassageLimits = PassageLimits(),
+                 rewrite_gate: RewriteGate | None = None):
         self._engine = engine
         self._counter = counter
         self._programs = programs
+        self._rewrite_gate = rewrite_gate
         self._retriever = retriever
         self._limits = limits
         self._blocks: OrderedDict[tuple, Block] = OrderedDict()
@@ -108,9 +110,9 @@ class AnswerPipeline:
         # Only the question itself can make it too long: refused here, before anything is kept.
         plan = self._engine.refuse_if_too_long(question_tokens, max_model_len, answer_reserve, request.instructions)
         recent = request.recent if request.recent is not None else request.history[-RECENT_MESSAGES:]
-        if self._programs is not None and recent:
+        if rewrite_due(self._programs, recent, request.question, self._rewrite_gate):
             progress("Reading the question with the conversation…")
-        rewritten = standalone_query(self._programs, recent, request.question)
+        rewritten = standalone_query(self._programs, recent, request.question, self._rewrite_gate)
         if self._retriever is not None and request.passages is None:
             progress("Searching your documents…")
         evidence = self._evidence(request, rewritten or request.question, question_tokens, plan)

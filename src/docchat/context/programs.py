@@ -10,6 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable
 
+from docchat.errors import UnusableOutput
+from docchat.text import one_line
+
 
 @dataclass(frozen=True)
 class Condensed:
@@ -85,11 +88,22 @@ class Programs:
         return sum(counter.count_message(m["role"], m["content"]) for m in messages) + 16
 
     def rewrite(self, recent_turns: str, question: str, *, max_tokens: int) -> str:
+        """The question as a standalone query. UnusableOutput when what the model wrote cannot
+        be used; other errors (the server down) say nothing of the model."""
+        from dspy.utils.exceptions import AdapterParseError
+        from litellm.exceptions import Timeout
+
         _, rewrite, _ = _signatures()
-        query = str(self._run(rewrite, max_tokens, recent_turns=recent_turns, question=question).standalone_query)
-        query = " ".join(query.split())
+        try:
+            result = self._run(rewrite, max_tokens, recent_turns=recent_turns, question=question)
+        except AdapterParseError as error:
+            # Also what a cut-off answer (max_tokens reached) ends in: its fields are not all there.
+            raise UnusableOutput(f"the rewrite is not in the fields asked for: {one_line(str(error))}") from None
+        except Timeout:
+            raise UnusableOutput("the rewrite took longer than the time allowed") from None
+        query = " ".join(str(result.standalone_query).split())
         if not query:
-            raise ValueError("the rewriter returned an empty query")
+            raise UnusableOutput("the rewriter returned an empty query")
         return query
 
     def title(self, first_exchange: str, *, max_tokens: int) -> str:

@@ -14,6 +14,8 @@ import logging
 import re
 
 from docchat.context.terms import salient_terms
+from docchat.errors import UnusableOutput
+from docchat.ports import SkillRecord
 
 log = logging.getLogger(__name__)
 
@@ -24,6 +26,9 @@ REFERENCE_WORDS = frozenset(
 SHORT_QUESTION_WORDS = 5
 RECENT_MESSAGES = 6
 MAX_OUTPUT_TOKENS = 150
+SKILL = "rewrite"
+# Unusable rewrites, with none usable, after which a model is not asked again.
+GIVE_UP_AFTER = 2
 _WORDS = re.compile(r"[A-Za-z']+")
 
 
@@ -39,16 +44,55 @@ def enrich(question: str, *, topics: list[str], recent: list[str], limit: int = 
     return f"{question} {' '.join(extra)}".strip() if extra else question
 
 
-def standalone_query(programs, recent: list, question: str) -> str | None:
+class RewriteGate:
+    """Whether the served model is worth asking for rewrites, judged by what it wrote when it
+    was asked, never by its name: a model whose rewrites came back unusable (cut off, not in the
+    fields asked for, empty, too slow) GIVE_UP_AFTER times, and never usable, is not asked
+    again. The bundled 135M model is such a one: each try cost seconds and gave nothing. The
+    tally is kept per model in `record`, so a restart does not pay for it again; it follows
+    the server (`follow`), so a model served later is judged afresh."""
+
+    def __init__(self, record: SkillRecord):
+        self._record = record
+        self._model: str | None = None
+
+    def follow(self, info) -> None:
+        self._model = info.model
+
+    def worth_asking(self) -> bool:
+        if self._model is None:
+            return True
+        usable, unusable = self._record.tally(self._model, SKILL)
+        return usable > 0 or unusable < GIVE_UP_AFTER
+
+    def note(self, *, usable: bool) -> None:
+        if self._model is not None:
+            self._record.note(self._model, SKILL, usable=usable)
+
+
+def rewrite_due(programs, recent: list, question: str, gate: RewriteGate | None = None) -> bool:
+    """Whether `standalone_query` will ask the model (which takes seconds on a CPU)."""
+    return (programs is not None and bool(recent) and needs_rewrite(question)
+            and (gate is None or gate.worth_asking()))
+
+
+def standalone_query(programs, recent: list, question: str, gate: RewriteGate | None = None) -> str | None:
     """The rewriter's standalone query, or None when the question needs none, there is no
-    rewriter, it failed, or it changed nothing."""
-    if programs is None or not recent or not needs_rewrite(question):
+    rewriter, the served model has shown it cannot rewrite, it failed, or it changed nothing."""
+    if not rewrite_due(programs, recent, question, gate):
         return None
     try:
         query = programs.rewrite(transcript(recent), question, max_tokens=MAX_OUTPUT_TOKENS)
+    except UnusableOutput as error:
+        log.info("the served model's rewrite was unusable, reading the question with the previous one: %s", error)
+        if gate is not None:
+            gate.note(usable=False)
+        return None
     except Exception as error:  # a failed rewrite must never cost the answer
         log.info("rewriter failed, reading the question with the previous one instead: %s", error)
         return None
+    if gate is not None:
+        gate.note(usable=True)
     return None if query == question else query
 
 
