@@ -23,7 +23,8 @@ def test_the_page_and_the_api_started_by_docchat_run_share_one_library_and_stop_
     env = {**os.environ, "DOCCHAT_DATA_DIR": str(tmp_path / "data"), "DOCCHAT_LLM_URL": "http://127.0.0.1:9/v1"}
     log = open(tmp_path / "run.log", "w+b")
     process = subprocess.Popen(
-        [sys.executable, "-m", "docchat.cli", "run", "--port", str(page_port), "--api-port", str(api_port)],
+        [sys.executable, "-m", "docchat.cli", "run", "--no-llm", "--port", str(page_port), "--api-port",
+         str(api_port)],
         cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     try:
         url = f"http://127.0.0.1:{page_port}"
@@ -50,3 +51,28 @@ def test_the_page_and_the_api_started_by_docchat_run_share_one_library_and_stop_
         log.close()
         print(printed)  # shown when the test fails: what the server said, if it said anything
     assert f"the API: http://127.0.0.1:{api_port}" in printed and "stopping the API" in printed
+
+
+def test_docchat_run_uses_a_server_already_listening_at_the_address_whatever_it_is(tmp_path):
+    # Not vLLM (no /health here would be vLLM's): an Ollama or LM Studio on this machine is used as it is.
+    from tests.fault.fake_server import FakeLLMServer
+
+    other = FakeLLMServer().start()
+    page_port = free_port()
+    env = {**os.environ, "DOCCHAT_DATA_DIR": str(tmp_path / "data"), "DOCCHAT_LLM_URL": f"{other.url}/v1"}
+    log = open(tmp_path / "run.log", "w+b")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "docchat.cli", "run", "--no-api", "--port", str(page_port)],
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        _wait_healthy(f"http://127.0.0.1:{page_port}", process)
+    finally:
+        os.killpg(process.pid, signal.SIGINT)
+        process.wait(timeout=30)
+        other.stop()
+        log.seek(0)
+        printed = log.read().decode()
+        log.close()
+        print(printed)
+    assert f"using the LLM server at {other.url}/v1" in printed
+    assert "starting vLLM" not in printed and "stopping the LLM server" not in printed

@@ -31,9 +31,11 @@ def docchat(tmp_path, live_llm):
     (tmp_path / "data" / "models").symlink_to(ROOT / "data" / "models", target_is_directory=True)
     started: list[subprocess.Popen] = []
 
-    def start(*args: str, llm_port: int) -> subprocess.Popen:
+    def start(*args: str, llm_port: int, llm_url: str | None = None) -> subprocess.Popen:
         env = {**os.environ, "DOCCHAT_DATA_DIR": str(tmp_path / "data"), "DOCCHAT_LLM_PORT": str(llm_port)}
         env.pop("DOCCHAT_LLM_URL", None)
+        if llm_url is not None:
+            env["DOCCHAT_LLM_URL"] = llm_url
         log = open(tmp_path / f"{args[0]}.log", "wb")
         process = subprocess.Popen([sys.executable, "-m", "docchat.cli", *args], cwd=ROOT, env=env,
                                    stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
@@ -73,10 +75,14 @@ def test_a_closed_terminal_stops_the_page_the_api_and_the_llm_server_of_docchat_
 
 
 def test_sigterm_while_the_llm_server_starts_stops_it_too(docchat):
-    llm = free_port()
-    process = docchat("run", "--port", str(free_port()), "--api-port", str(free_port()), llm_port=llm)
+    # The address a user gives, on this machine, where nothing listens yet: docchat run starts
+    # its own server there (not on DOCCHAT_LLM_PORT), as the page's advice says it will.
+    llm, elsewhere = free_port(), free_port()
+    process = docchat("run", "--port", str(free_port()), "--api-port", str(free_port()), llm_port=elsewhere,
+                      llm_url=f"http://localhost:{llm}/v1")
     deadline = time.monotonic() + START_S
-    while not any("vllm" in _command_line(pid) for pid in descendants(process.pid)):
+    while not any("vllm" in _command_line(pid) and f"--port {llm}" in _command_line(pid)
+                  for pid in descendants(process.pid)):
         assert process.poll() is None and time.monotonic() < deadline, "the LLM server never started"
         time.sleep(0.2)
     time.sleep(3)  # into its start-up: the model loading

@@ -36,8 +36,8 @@ def test_with_no_llm_server_the_question_is_kept_and_the_page_says_why_and_offer
     assert any("not running" in error.value for error in page.error)
     assert page.button(key=f"chat_retry_{answer.id}").label == "Retry the answer"
     # The advice names the command that starts a server where the settings look (port 9 here).
-    assert any("start it with `docchat llm serve --profile cpu`, which listens on port 9" in warning.value
-               for warning in page.warning)
+    assert any("`make run` starts it with the page on port 9, as the address says, and `docchat llm serve "
+               "--profile cpu` beside a page already running" in warning.value for warning in page.warning)
 
 
 def test_the_open_conversation_shows_its_stored_history(chat_page, services):
@@ -422,3 +422,20 @@ def test_a_question_typed_on_two_lines_is_shown_on_two_lines(chat_page, services
 
     # A hard break: Markdown would join the two lines into one.
     assert page.chat_message[0].markdown[0].value == "Two things:  \nthe deposit, and the break clause?"
+
+
+def test_a_follow_up_searched_with_the_earlier_question_says_so_on_a_line_of_its_own(chat_page, services):
+    conversation = services.conversations.create("Trust questions")
+    services.conversations.append_message(conversation.id, "user", "When were the greenhouse tomatoes planted?")
+    services.conversations.append_message(conversation.id, "assistant", "In March.")
+    follow_up = services.conversations.append_message(conversation.id, "user", "Write a summary of the lease.")
+    with services.conversations._uow(write=True) as uow:
+        uow.conversations.set_rewritten_query(
+            follow_up.id, "Write a summary of the lease. When were the greenhouse tomatoes planted?")
+        uow.commit()
+
+    page = chat_page(conversation.id)
+
+    assert [c.value for c in page.caption if c.value.startswith("Searched")] == [
+        "Searched for the question, and for it with the earlier question:  \n"
+        "“When were the greenhouse tomatoes planted?”"]

@@ -17,8 +17,9 @@ from docchat.text import one_line
 
 
 def run_app(args) -> int:
-    """The embedded LLM server (unless DOCCHAT_LLM_URL is set), then the page and the HTTP API
-    in this one process, sharing one set of services; Ctrl-C stops them all."""
+    """The embedded LLM server (unless DOCCHAT_LLM_URL names a server that is there, or one
+    elsewhere), then the page and the HTTP API in this one process, sharing one set of
+    services; Ctrl-C stops them all."""
     app = PROJECT_ROOT / "app.py"
     if not app.exists():
         raise DocchatError("app.py not found: run docchat from a checkout (make run)")
@@ -26,7 +27,9 @@ def run_app(args) -> int:
     server = api = watchdog = None
     try:
         # Inside the `try`: a Ctrl-C (or SIGTERM) while the server starts stops it too.
-        if settings.llm_url is None and settings.llm_profile == "cpu" and not args.no_llm:
+        if _serves_its_own(settings) and not args.no_llm:
+            if settings.llm_url:
+                print(f"nothing answers at {settings.llm_url}: starting docchat's own LLM server there")
             server = embedded_server(settings)
             if server.start():
                 watchdog = Watchdog(server).start()
@@ -48,6 +51,16 @@ def run_app(args) -> int:
         if server is not None:
             print("stopping the LLM server")
             server.stop()
+
+
+def _serves_its_own(settings) -> bool:
+    """One address decides where docchat looks and serves: with none given, or one on this
+    machine where nothing listens, docchat starts its own server (the cpu profile's) there.
+    Any server already listening, vLLM or not, is used as it is."""
+    from docchat.llm.discovery import listening
+
+    return settings.llm_profile == "cpu" and settings.llm_on_this_machine and (
+        settings.llm_url is None or not listening(settings.llm_url))
 
 
 def _serve_page(app: Path, port: int, extra_hosts: list[str]) -> int:

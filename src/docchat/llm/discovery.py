@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import functools
 import re
+import socket
 import ssl
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
 import httpx
 
@@ -48,6 +50,17 @@ def auth(api_key: str | None) -> dict[str, str]:
 def root_url(base_url: str) -> str:
     """http://host:port/v1 -> http://host:port, where /health, /metrics and /tokenize live."""
     return re.sub(r"/v1/?$", "", base_url.rstrip("/"))
+
+
+def listening(base_url: str, *, timeout: float = 0.5) -> bool:
+    """Whether anything accepts a connection at the address: a server of any kind (vLLM,
+    Ollama, LM Studio...), healthy or not. Refused: nothing is there, and docchat may serve."""
+    address = urlsplit(base_url)
+    try:
+        with socket.create_connection((address.hostname, address.port or 80), timeout=timeout):
+            return True
+    except OSError:
+        return False
 
 
 def is_healthy(base_url: str, *, timeout: float = 2.0) -> bool:

@@ -169,6 +169,7 @@ def start_advice(settings: Settings) -> str:
     if not settings.llm_on_this_machine:
         return f"start the LLM server at {settings.resolved_llm_url} (docchat only connects to it)"
     command = f"`docchat llm serve --profile {settings.llm_profile}`"
-    if settings.llm_url is None and settings.llm_profile == "cpu":
-        return f"`make run` starts it with the page, and {command} beside a page already running"
+    if settings.llm_profile == "cpu":
+        where = "" if settings.llm_url is None else f" on port {settings.served_port}, as the address says"
+        return f"`make run` starts it with the page{where}, and {command} beside a page already running"
     return f"start it with {command}, which listens on port {settings.served_port} as the address says"

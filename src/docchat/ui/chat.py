@@ -158,7 +158,11 @@ def _message(message: Message, *, latest: bool, versions: list[Message] = (), la
             # Markdown that fetches nothing, never HTML: user and model text must not inject markup.
             st.markdown(sources.linked(message) if message.citations else
                         _as_typed(message.content) if message.role is Role.USER else inert(message.content))
-        if message.rewritten_query:
+        if message.read_with:
+            # Two searches, not one glued string: the question, then the question read with the earlier one.
+            st.caption(f"Searched for the question, and for it with the earlier question:  \n"
+                       f"“{literal(message.read_with)}”")
+        elif message.rewritten_query:
             st.caption(f"Searched as: {literal(message.rewritten_query)}")
         if message.citations:
             sources.listed(message)
