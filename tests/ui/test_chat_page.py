@@ -439,3 +439,89 @@ def test_a_follow_up_searched_with_the_earlier_question_says_so_on_a_line_of_its
     assert [c.value for c in page.caption if c.value.startswith("Searched")] == [
         "Searched for the question, and for it with the earlier question:  \n"
         "“When were the greenhouse tomatoes planted?”"]
+
+
+# Search hits in versions not shown, and the Rename field (issue 24, items 6 and 9)
+
+
+def _edited_lease(services) -> str:
+    """A question about the deposit, answered, then edited into one about repairs (as Edit
+    does): the deposit is only in the first version, which is not shown."""
+    conversation = services.conversations.create("Flat lease")
+    first = services.conversations.append_message(conversation.id, "user",
+                                                  "Is the deposit returned at the end of the lease?")
+    services.conversations.append_message(conversation.id, "assistant", "Yes, within 30 days of the keys coming back.")
+    services.conversations.show_version(conversation.id, None, group=first.id)
+    services.conversations.post_user_message(conversation.id, "Who pays for repairs at the end of the lease?",
+                                             version_of=first.id)
+    services.conversations.append_message(conversation.id, "assistant", "The tenant, beyond fair wear and tear.")
+    return conversation.id
+
+
+def _open_hit(page, query: str, conversation_id: str):
+    page.sidebar.text_input(key="sidebar_search").set_value(query).run()
+    return page.sidebar.button(key=f"sidebar_hit_{conversation_id}").click().run()
+
+
+def _found_marks(page) -> list[str]:
+    return [h.value for message in page.chat_message for h in message.subheader]
+
+
+def test_a_hit_in_an_earlier_version_of_a_question_opens_that_version_with_the_match_marked(chat_page, services):
+    conversation_id = _edited_lease(services)
+    page = chat_page()
+
+    page = _open_hit(page, "deposit", conversation_id)
+
+    bubbles = [m.markdown[0].value for m in page.chat_message]
+    assert bubbles == ["Is the deposit returned at the end of the lease?", "Yes, within 30 days of the keys coming back."]
+    assert any(c.value == "1 / 2" for c in page.caption)
+    [mark] = _found_marks(page)
+    assert "Found: Is the «deposit» returned" in mark
+    assert page.chat_message[0].subheader[0].anchor == "docchat-search-match"
+    # The pane opens at the conversation's end: the line above the chat box says what was found, and links to it.
+    [line] = [c.value for c in page.caption if "(#docchat-search-match)" in c.value]
+    assert line.startswith("[:material/search: Go to the match](#docchat-search-match), in a version that was hidden")
+    assert line.endswith("Is the «deposit» returned at the end of the lease?")
+    # Shown as the version arrows show it: the history, and so the next question, follow it.
+    assert [m.shown for m in services.conversations.history(conversation_id)] == [True, True, False, False]
+
+
+def test_a_hit_far_up_a_long_conversation_is_drawn_and_marked_where_it_stands(chat_page, services):
+    conversation = services.conversations.create("Long negotiation")
+    services.conversations.append_message(conversation.id, "user", "Is the deposit held by a scheme?")
+    for n in range(2, 121):
+        services.conversations.append_message(conversation.id, "user" if n % 2 else "assistant", f"Point {n}.")
+    page = chat_page()
+
+    page = _open_hit(page, "deposit", conversation.id)
+
+    assert len(page.chat_message) == 120
+    assert page.chat_message[0].markdown[0].value == "Is the deposit held by a scheme?"
+    [mark] = _found_marks(page)
+    assert "«deposit»" in mark
+    [line] = [c.value for c in page.caption if "(#docchat-search-match)" in c.value]
+    assert line == "[:material/search: Go to the match](#docchat-search-match): Is the «deposit» held by a scheme?"
+
+
+def test_rename_offers_a_title_cut_from_the_first_question_whole_without_the_ellipsis(chat_page, services):
+    question = services.conversations.post_user_message(None, "When is the Determination Date for the 2024 trust?")
+    conversation = services.conversations.get(question.conversation_id)
+    assert conversation.title == "When is the Determination Date for the 2024…"
+    page = chat_page(conversation.id)
+
+    _open(page, "header_rename")
+
+    field = page.text_input(key=f"header_title_{conversation.id}_{conversation.title}")
+    assert field.value == "When is the Determination Date for the 2024 trust?"
+
+
+def test_rename_offers_a_title_the_user_ended_with_an_ellipsis_as_it_is(chat_page, services):
+    question = services.conversations.post_user_message(None, "When is the Determination Date for the 2024 trust?")
+    conversation = services.conversations.rename(question.conversation_id, "When is the Determination Date…")
+    page = chat_page(conversation.id)
+
+    _open(page, "header_rename")
+
+    assert page.text_input(key=f"header_title_{conversation.id}_{conversation.title}").value == \
+        "When is the Determination Date…"

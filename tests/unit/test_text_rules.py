@@ -7,7 +7,7 @@ import sqlite3
 import pytest
 
 from docchat.errors import InvalidInput
-from docchat.services.conversations import DEFAULT_TITLE, MAX_TITLE, clean_title, title_from
+from docchat.services.titles import DEFAULT_TITLE, MAX_TITLE, clean_title, title_from, uncut_title
 from docchat.store.search import fts_query, ts_query, unspaced
 
 # fts_query
@@ -154,3 +154,20 @@ def test_a_message_with_no_usable_words_gives_the_default_title(text):
 
 def test_the_number_of_words_can_be_chosen():
     assert title_from("When is the Determination Date?", words=4) == "When is the Determination…"
+
+
+# uncut_title: what Rename offers for a title cut from a question
+
+
+def test_a_title_cut_from_a_sentence_longer_than_a_title_comes_back_cut_at_a_word_with_no_ellipsis():
+    question = "Could you list " + "every clause and schedule that mentions the deposit, " * 5 + "please? Thanks."
+
+    whole = uncut_title(title_from(question), question)
+
+    assert len(whole) <= MAX_TITLE and not whole.endswith("…")
+    assert question.startswith(whole) and question[len(whole)] == " "
+
+
+def test_a_title_that_is_not_the_question_s_first_words_is_not_uncut():
+    assert uncut_title("Deposit rules…", "When is the deposit returned?") is None
+    assert uncut_title("When is the deposit returned?", "When is the deposit returned?") is None

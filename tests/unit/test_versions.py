@@ -157,3 +157,33 @@ def test_only_a_question_in_view_can_be_edited():
 
     with pytest.raises(NotFound):
         setup.chat.edit(first.conversation_id, first.answer.id, "What is the capital of Italy?")
+
+
+def test_an_answer_found_in_a_version_not_shown_under_a_question_not_shown_is_shown_with_the_way_to_it():
+    setup = Setup(FakeLibrary())
+    first = _conversation_of_two_turns(setup)
+    conversation_id = first.conversation_id
+    setup.gateway.enqueue(["Two point one million."])
+    setup.chat.retry(conversation_id).text()  # the population answered again
+    setup.gateway.enqueue(["Rome."])
+    setup.chat.edit(conversation_id, first.question.id, "What is the capital of Italy?").text()
+    answer = next(m for m in setup.conversations.history(conversation_id) if m.content == "About two million.")
+
+    found = setup.conversations.show_found(conversation_id, answer.seq)
+
+    assert [m.content for m in _shown(setup, conversation_id)] == [
+        "What is the capital of France?", "Paris.", "And its population?", "About two million."]
+    assert (found.message.id, found.reach, found.switched) == (answer.id, 1, True)
+    setup.ask("And its river?", conversation_id)
+    assert {"role": "assistant", "content": "About two million."} in setup.prompt()
+    assert {"role": "assistant", "content": "Rome."} not in setup.prompt()
+
+
+def test_a_message_found_on_the_branch_shown_changes_nothing():
+    setup = Setup(FakeLibrary())
+    first = _conversation_of_two_turns(setup)
+
+    found = setup.conversations.show_found(first.conversation_id, first.question.seq)
+
+    assert (found.message.id, found.reach, found.switched) == (first.question.id, 4, False)
+    assert [m.shown for m in setup.conversations.history(first.conversation_id)] == [True] * 4

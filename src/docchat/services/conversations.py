@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 import threading
 import uuid
 from collections import OrderedDict
@@ -26,29 +25,13 @@ from docchat.errors import InvalidInput, NotFound
 from docchat.memory.conversation_memory import ConversationMemory
 from docchat.ports import MessageLog, TokenCounter, UnitOfWorkFactory
 from docchat.services.id_prefixes import resolve
+# Also looked up here by the callers of these use cases (the import, the transfer, the API).
+from docchat.services.titles import DEFAULT_TITLE, MAX_TITLE, clean_title, title_from, uncut_title  # noqa: F401
 from docchat.text import lone_surrogate, one_line, require_storable, unstorable
 
-MAX_TITLE = 200
 MAX_INSTRUCTIONS = 4_000
-DEFAULT_TITLE = "New conversation"
-MAX_PROVISIONAL = 80
-_SENTENCE_END = re.compile(r"(?<=[.?!])\s")
-# Words a cut title must not end on: "What is the Determination Date in the" reads broken.
-_DANGLING = frozenset("a an the of in on at to for from by with and or but about as into than that this "
-                      "these those my your our their its is are was were be what which who how when where "
-                      "why if".split())
 # Memories kept in RAM at once; a memory dropped here reloads from the store when next used.
 OPEN_MEMORIES = 32
-
-
-def clean_title(title: str) -> str:
-    if not isinstance(title, str) or not title.strip():
-        raise InvalidInput("a title cannot be empty")
-    require_storable(title, "a title")
-    title = " ".join(title.split())
-    if len(title) > MAX_TITLE:
-        raise InvalidInput(f"a title can be at most {MAX_TITLE} characters (this one has {len(title)})")
-    return title
 
 
 def require_message(text) -> None:
@@ -56,21 +39,6 @@ def require_message(text) -> None:
     if not isinstance(text, str) or not text.strip():
         raise InvalidInput("a message cannot be empty")
     require_storable(text, "a message")
-
-
-def title_from(text: str, *, words: int = 8) -> str:
-    """A provisional title from the first message, until a model writes a better one: its first
-    sentence, or its first words ending on a word that can end a phrase, then "…"."""
-    sentence = _SENTENCE_END.split(" ".join(text.split()), maxsplit=1)[0]
-    chosen = sentence.split()
-    cut = len(chosen) > words or len(sentence) > MAX_PROVISIONAL
-    chosen = chosen[:words]
-    while len(" ".join(chosen)) > MAX_PROVISIONAL and len(chosen) > 1:
-        chosen.pop()
-    while cut and len(chosen) > 1 and chosen[-1].lower().strip(",;:") in _DANGLING:
-        chosen.pop()
-    title = " ".join(chosen)[:MAX_PROVISIONAL].rstrip(" ,.;:")
-    return (f"{title}…" if cut else title) or DEFAULT_TITLE
 
 
 @dataclass(frozen=True)
@@ -83,6 +51,18 @@ class RecentHistory:
     shown: int
     # Every version of each of those messages, in order, by the id of its first version.
     versions: dict[str, list[Message]]
+
+
+@dataclass(frozen=True)
+class FoundMessage:
+    """A message a search found, on the path shown now."""
+
+    message: Message
+    # How many messages of the path shown, counted from the last, reach back to it: the page
+    # draws at least that many.
+    reach: int
+    # Whether the path shown had to change to hold it (it was in a version not shown).
+    switched: bool
 
 
 class ConversationService:
@@ -147,6 +127,24 @@ class ConversationService:
             changed = self._required(uow, conversation_id)
             uow.commit()
             return changed
+
+    def title_to_edit(self, conversation_id: str) -> str:
+        """The title as Rename offers it: one docchat cut from the first question ("When is the
+        Determination Date for the 2024…") comes back whole, so that the user edits their own
+        words rather than docchat's cut; any other title as it is."""
+        conversation = self.get(conversation_id)
+        title, source = conversation.title, conversation.settings.title_source
+        if source not in (TitleSource.FIRST_WORDS, TitleSource.MODEL) or not title.endswith("…"):
+            return title
+        # The history is read only for a title that may have been cut. Any question may be the
+        # one: an edit of the first question before its first answer names the conversation.
+        for message in self.history(conversation_id):
+            whole = uncut_title(title, message.content) if message.role is Role.USER else None
+            if whole is not None:
+                return whole
+        # Its question is not stored as it was (an import keeps one branch): the "…" of first
+        # words is docchat's all the same, while a model's title keeps its own.
+        return title[:-1] if source is TitleSource.FIRST_WORDS else title
 
     def pin(self, conversation_id: str) -> Conversation:
         return self._change(conversation_id, pinned=True)
@@ -283,6 +281,41 @@ class ConversationService:
             uow.commit()
         # The memory holds the versions it was shown; it reads the conversation again.
         self._forget_memory(conversation_id)
+
+    def show_found(self, conversation_id: str, seq: int) -> FoundMessage:
+        """Shows the message a search found at `seq`, however deep in versions not shown it lies
+        (a question as first asked, or what followed it): it and each message it follows that is
+        not shown are shown, the first first, as the version arrows show one (the history, and so
+        the model, follow it)."""
+        following, hidden = self._from(conversation_id, seq)
+        for message in hidden:
+            # Showing a message higher up may have shown this one with it.
+            if not self._message(conversation_id, message.id).shown:
+                self.show_version(conversation_id, message.id)
+        if hidden:
+            following, _ = self._from(conversation_id, seq)
+        return FoundMessage(following[0], sum(m.shown for m in following), switched=bool(hidden))
+
+    def _from(self, conversation_id: str, seq: int) -> tuple[list[Message], list[Message]]:
+        """The messages from `seq` on, and those on the way to it that are not shown, the first
+        first: the messages shown are one path from the start, so the climb stops at one shown."""
+        with self._uow() as uow:
+            self._require(uow, conversation_id)
+            following = uow.conversations.messages(conversation_id, after_seq=seq - 1)
+            if not following or following[0].seq != seq:
+                raise NotFound(f"no message {seq} in this conversation")
+            hidden, node = [], following[0]
+            while node is not None and not node.shown:
+                hidden.append(node)
+                node = uow.conversations.get_message(node.parent_id) if node.parent_id else None
+        return following, hidden[::-1]
+
+    def _message(self, conversation_id: str, message_id: str) -> Message:
+        with self._uow() as uow:
+            found = uow.conversations.get_message(message_id)
+        if found is None or found.conversation_id != conversation_id:
+            raise NotFound(f"no message with id {message_id} in this conversation")
+        return found
 
     def rate(self, conversation_id: str, message_id: str, rating: Rating | None) -> None:
         """A thumbs up or down on one of the conversation's answers; None takes it back."""

@@ -15,7 +15,7 @@ import streamlit as st
 from docchat.domain import FINISHED, Budget, Conversation, MemoryStats, Message, Rating, Role, Status
 from docchat.errors import DocchatError, NotFound
 from docchat.safe_markdown import inert
-from docchat.ui import header, sources
+from docchat.ui import found, header, sources
 from docchat.ui.session import flash, open_conversation, services
 from docchat.ui.text import count, literal
 
@@ -47,7 +47,7 @@ def render(conversation_id: str | None) -> None:
     conversation = _open(conversation_id)
     # Every version of a question or an answer is kept; the page (and the model's history)
     # follows the branch shown, of which it reads only the latest messages it draws.
-    drawn = st.session_state.setdefault(SHOWN, {}).get(conversation_id, PAGE)
+    drawn = max(st.session_state.setdefault(SHOWN, {}).get(conversation_id, PAGE), found.reach(conversation_id))
     recent = services().conversations.recent(conversation.id, drawn) if conversation else None
     history, versions = (recent.messages, recent.versions) if recent else ([], {})
     if conversation is None:
@@ -150,6 +150,7 @@ def _unsent(conversation_id: str | None, history: list[Message]) -> str | None:
 
 def _message(message: Message, *, latest: bool, versions: list[Message] = (), last: bool = False) -> None:
     with st.chat_message(message.role.value, avatar=AVATARS[message.role.value]):
+        found.mark(message)
         editing = st.session_state.get(EDITING)
         if message.role is Role.USER and editing and editing["id"] == message.id:
             _editor(message, editing["text"])

@@ -65,7 +65,8 @@ def _rename(conversation: Conversation) -> None:
         # Keyed on the title too: once the title changes (the first answer names the
         # conversation), the field shows the new one instead of what it held before.
         with st.form(key=f"{KEY}_rename_form", border=False):
-            title = st.text_input("Title", value=conversation.title, key=f"{KEY}_title_{conversation.id}_{conversation.title}")
+            title = st.text_input("Title", value=services().conversations.title_to_edit(conversation.id),
+                                  key=f"{KEY}_title_{conversation.id}_{conversation.title}")
             if st.form_submit_button("Save title"):
                 _attempt(lambda: services().conversations.rename(conversation.id, title), "Renamed.",
                          closes=f"{KEY}_rename")

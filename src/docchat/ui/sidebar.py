@@ -6,6 +6,7 @@ import streamlit as st
 
 from docchat.domain import TitleSource
 from docchat.errors import DocchatError
+from docchat.ui import found
 from docchat.ui.session import close_popover, flash, open_conversation, popover, services
 from docchat.ui.text import count, literal
 
@@ -30,7 +31,7 @@ def render(current_id: str | None) -> None:
                 _import()
         query = st.text_input("Search", key=f"{KEY}_search", placeholder="Search titles and messages")
         if query.strip():
-            _search_results(query)
+            _search_results(query, current_id)
         else:
             _thread_list(current_id)
 
@@ -62,13 +63,14 @@ def _import() -> None:
     st.rerun()
 
 
-def _search_results(query: str) -> None:
+def _search_results(query: str, current_id: str | None) -> None:
     hits = services().conversations.search(query)
     if not hits:
         st.caption("No matches.")
     for hit in hits:
-        if st.button(literal(hit.title), key=f"{KEY}_hit_{hit.conversation_id}", use_container_width=True):
-            open_conversation(hit.conversation_id)
+        kind = "primary" if hit.conversation_id == current_id else "secondary"
+        if st.button(literal(hit.title), key=f"{KEY}_hit_{hit.conversation_id}", type=kind, use_container_width=True):
+            found.open_hit(hit)
             st.rerun()
         st.caption(literal(hit.snippet))
 
