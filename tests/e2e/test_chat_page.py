@@ -40,23 +40,60 @@ def test_a_question_typed_in_the_page_gets_a_streamed_answer_from_the_real_serve
     page.screenshot(path=str(ARTIFACTS / "live_answer.png"), full_page=True)
 
 
-def test_stop_ends_a_streaming_answer_and_keeps_what_arrived(live_app_url_long_answers, page):
-    open_app(page, live_app_url_long_answers)
+def answer_under_way(page, url: str) -> None:
+    """Asks for a long answer and waits until some of it is on the page."""
+    open_app(page, url)
     ask(page, "Write a long story about a lighthouse keeper and his cat.")
-
     answer = page.get_by_test_id("stChatMessage").nth(1)
     # stMarkdown is the streamed text; the Stop button's label is a markdown container too, and
     # so is the caption saying what the turn does until its first word ("Reading the conversation…").
     streamed = answer.get_by_test_id("stMarkdown").filter(has_not=page.get_by_test_id("stCaptionContainer")).last
     expect(streamed).to_contain_text(re.compile(r"\w+ \w+"), timeout=60_000)
+
+
+def test_stop_ends_a_streaming_answer_and_keeps_what_arrived(live_app_url_long_answers, page):
+    answer_under_way(page, live_app_url_long_answers)
+
     page.get_by_role("button", name="Stop").click()
 
-    expect(page.get_by_text("Interrupted:")).to_be_visible(timeout=30_000)
+    expect(page.get_by_text("Interrupted: stopped before the end")).to_be_visible(timeout=30_000)
     # What had arrived before the click is kept and shown.
     kept = page.get_by_test_id("stChatMessage").nth(1).get_by_test_id("stMarkdown").first
     expect(kept).to_contain_text(re.compile(r"\w+ \w+"))
     expect(page.get_by_role("button", name="Retry the answer")).to_be_visible()
     page.screenshot(path=str(ARTIFACTS / "stopped_answer.png"), full_page=True)
+
+
+def test_a_reload_during_an_answer_says_so_not_that_somebody_stopped_it(live_app_url_long_answers, page):
+    answer_under_way(page, live_app_url_long_answers)
+
+    page.reload()
+
+    expect(page.get_by_text("Interrupted: cut short: the page was reloaded or closed before the end")
+           ).to_be_visible(timeout=30_000)
+    expect(page.get_by_text("stopped before the end")).to_have_count(0)
+    page.screenshot(path=str(ARTIFACTS / "reloaded_answer.png"), full_page=True)
+
+
+def test_an_answer_written_in_another_window_grows_in_this_one_until_it_is_done(live_app_url_long_answers, page,
+                                                                                  dark_page):
+    open_app(page, live_app_url_long_answers)
+    ask(page, "Write a long story about a lighthouse keeper and his cat.")
+    page.wait_for_url("**/?c=*")
+    # A second window on the same library, where the user opens that conversation.
+    other = dark_page
+    open_app(other, live_app_url_long_answers)
+    other.get_by_test_id("stSidebar").get_by_text("Write a long story about a lighthouse").click()
+
+    answer = other.get_by_test_id("stChatMessage").nth(1)
+    expect(answer.get_by_text("Still being written…")).to_be_visible(timeout=30_000)
+    expect(answer.get_by_test_id("stMarkdown").first).to_contain_text(re.compile(r"\w+ \w+ \w+"), timeout=60_000)
+    other.screenshot(path=str(ARTIFACTS / "answer_from_another_window.png"), full_page=True)
+    # Settled in the first window, it is shown as stored here too, with what can be done with it.
+    expect(answer.get_by_text("Still being written…")).to_have_count(0, timeout=120_000)
+    expect(answer.get_by_role("radio", name="Thumbs up")).to_be_visible()
+    expect(answer.get_by_test_id("stMarkdown").first).to_contain_text(re.compile(r"\w+ \w+ \w+"))
+    other.screenshot(path=str(ARTIFACTS / "answer_from_another_window_done.png"), full_page=True)
 
 
 def test_a_follow_up_says_what_it_is_doing_until_its_first_word_and_every_answer_keeps_its_figures(

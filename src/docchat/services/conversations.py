@@ -310,6 +310,10 @@ class ConversationService:
                 node = uow.conversations.get_message(node.parent_id) if node.parent_id else None
         return following, hidden[::-1]
 
+    def message(self, conversation_id: str, message_id: str) -> Message:
+        """One message as stored now (a page watches an answer that another run is writing)."""
+        return self._message(conversation_id, message_id)
+
     def _message(self, conversation_id: str, message_id: str) -> Message:
         with self._uow() as uow:
             found = uow.conversations.get_message(message_id)

@@ -59,17 +59,30 @@ class Turn:
 
     def __post_init__(self) -> None:
         self._deltas = self._run()
+        self._closed_because: str | None = None
 
     def __iter__(self) -> Iterator[str]:
         return self._deltas
 
-    def close(self) -> None:
-        """Ends the stream now, keeping what arrived as interrupted. Safe to call twice.
+    def close(self, why: str | None = None) -> None:
+        """Ends the stream now, keeping what arrived as interrupted, with `why` when the reader
+        can say (none: its user stopped it). Safe to call twice.
 
         Callers that may be interrupted (a Streamlit rerun) call this in a `finally`: a
         generator left to the garbage collector may be finalised long after.
         """
+        self._closed_because = why
         self._deltas.close()
+
+    def interrupted_by(self, why: str | None) -> None:
+        """Says what interrupted an answer, when the reader learns it only after the answer was
+        settled (a page's next run knows whether Stop was pressed); kept with the answer. An
+        answer that the LLM server cut keeps the server's reason."""
+        answer = self.answer
+        if (answer is not None and answer.status is Status.INTERRUPTED and not isinstance(self.error, LLMError)
+                and answer.error != why):
+            self.answer = replace(answer, error=why)
+            self.saver.checkpoint(self.answer)  # the settled row again, with its reason
 
     def text(self) -> str:
         """Consumes the stream and returns the whole answer (raises on failure)."""
@@ -109,6 +122,8 @@ class Turn:
             if generation is not None:
                 generation.close()
             self.usage = generation.usage if generation is not None else None
+            if status is Status.INTERRUPTED and error_text is None:
+                error_text = self._closed_because
             self.answer = self.saver.settle(replace(
                 self.draft, content=text, status=status, usage=self.usage, error=error_text,
                 model=generation.model if generation is not None else self.draft.model,

@@ -11,6 +11,7 @@ import re
 import time
 
 import streamlit as st
+from streamlit.runtime.scriptrunner import StopException
 
 from docchat.domain import FINISHED, Budget, Conversation, MemoryStats, Message, Rating, Role, Status
 from docchat.errors import DocchatError, NotFound
@@ -21,6 +22,11 @@ from docchat.ui.text import count, literal
 
 KEY = "chat"
 STREAMING = f"{KEY}_streaming_turn"
+# Why an answer ended early when nobody pressed Stop.
+BY_ANOTHER_CLICK = "cut short by another click on the page"
+BY_A_CLOSED_PAGE = "cut short: the page was reloaded or closed before the end"
+# How often a page looks at an answer another page or process is writing.
+WATCH_S = 1.0
 # A message that was not sent (refused, or stopped before its answer began), kept to edit.
 UNSENT = f"{KEY}_unsent"
 # The earlier question being edited ({"id", "text"}), and the edit to send on the next run.
@@ -155,7 +161,7 @@ def _message(message: Message, *, latest: bool, versions: list[Message] = (), la
         if message.role is Role.USER and editing and editing["id"] == message.id:
             _editor(message, editing["text"])
             return
-        if message.content:
+        if message.content and message.status is not Status.STREAMING:
             # Markdown that fetches nothing, never HTML: user and model text must not inject markup.
             st.markdown(sources.linked(message) if message.citations else
                         _as_typed(message.content) if message.role is Role.USER else inert(message.content))
@@ -174,7 +180,7 @@ def _message(message: Message, *, latest: bool, versions: list[Message] = (), la
         elif message.status is Status.ERROR:
             st.error(f"No answer: {literal(message.error or 'the LLM failed')}", icon=":material/error:")
         elif message.status is Status.STREAMING:
-            st.caption("Still being written…")
+            _being_written(message)
         if message.role is Role.ASSISTANT and (message.status in FINISHED and message.content or len(versions) > 1):
             _answer_actions(message, versions, regenerate=last and message.status in FINISHED)
         elif message.role is Role.USER:
@@ -311,6 +317,12 @@ def _stream(start_turn) -> None:
             _written(_clearing(turn, stage), st.empty())
         except DocchatError:
             pass  # stored with the message; shown by the rerun below
+        except StopException:
+            # How Streamlit ends this run for a reload or a closed page, and also for any click
+            # (Stop included), which starts a new run at once: that run, if any, knows which
+            # click it was and says so (_stop_previous_answer).
+            turn.close(BY_A_CLOSED_PAGE)
+            raise
         finally:
             # A click on Stop reruns the script, which raises through the next draw; closing
             # here settles the answer as interrupted before the next run reads it.
@@ -350,6 +362,18 @@ def _clearing(turn, stage):
         yield delta
 
 
+@st.fragment(run_every=WATCH_S)
+def _being_written(message: Message) -> None:
+    """An answer another page (this one before a reload) or process is writing: what it has
+    written so far, until it is settled and the whole page shows it as stored."""
+    now = services().conversations.message(message.conversation_id, message.id)
+    if now.status is not Status.STREAMING:
+        st.rerun()
+    if now.content:
+        st.markdown(inert(now.content))
+    st.caption("Still being written…")
+
+
 def _stop_previous_answer() -> None:
     """Any rerun during an answer (the Stop button, another click) stops it first.
 
@@ -363,6 +387,8 @@ def _stop_previous_answer() -> None:
     deadline = time.monotonic() + SETTLE_WAIT_S
     while turn.answer is None and time.monotonic() < deadline:
         time.sleep(0.05)
+    # Only this run can tell whether the click that ended the answer was on Stop.
+    turn.interrupted_by(None if st.session_state.get(f"{KEY}_stop") else BY_ANOTHER_CLICK)
 
 
 def _session_panel(conversation: Conversation) -> None:
