@@ -473,35 +473,45 @@ def test_a_hit_in_an_earlier_version_of_a_question_opens_that_version_with_the_m
 
     page = _open_hit(page, "deposit", conversation_id)
 
+    # The pane ends at the match, so that it is in view (the pane opens at its end), marked.
     bubbles = [m.markdown[0].value for m in page.chat_message]
-    assert bubbles == ["Is the deposit returned at the end of the lease?", "Yes, within 30 days of the keys coming back."]
+    assert bubbles == ["Is the deposit returned at the end of the lease?"]
     assert any(c.value == "1 / 2" for c in page.caption)
     [mark] = _found_marks(page)
     assert "Found: Is the «deposit» returned" in mark
-    assert page.chat_message[0].subheader[0].anchor == "docchat-search-match"
-    # The pane opens at the conversation's end: the line above the chat box says what was found, and links to it.
-    [line] = [c.value for c in page.caption if "(#docchat-search-match)" in c.value]
-    assert line.startswith("[:material/search: Go to the match](#docchat-search-match), in a version that was hidden")
-    assert line.endswith("Is the «deposit» returned at the end of the lease?")
+    # The line above the chat box says what was found, and that its version was hidden until now.
+    [line] = [c.value for c in page.caption if c.value.startswith(":material/search: Found")]
+    assert line == (":material/search: Found in a version that was hidden and is shown now (‹ › switch back): "
+                    "Is the «deposit» returned at the end of the lease?")
     # Shown as the version arrows show it: the history, and so the next question, follow it.
     assert [m.shown for m in services.conversations.history(conversation_id)] == [True, True, False, False]
+
+    page = page.button(key="found_later").click().run()
+
+    bubbles = [m.markdown[0].value for m in page.chat_message]
+    assert bubbles == ["Is the deposit returned at the end of the lease?", "Yes, within 30 days of the keys coming back."]
+    assert _found_marks(page) == []
 
 
 def test_a_hit_far_up_a_long_conversation_is_drawn_and_marked_where_it_stands(chat_page, services):
     conversation = services.conversations.create("Long negotiation")
-    services.conversations.append_message(conversation.id, "user", "Is the deposit held by a scheme?")
-    for n in range(2, 121):
-        services.conversations.append_message(conversation.id, "user" if n % 2 else "assistant", f"Point {n}.")
+    for n in range(1, 121):
+        text = "Is the deposit held by a scheme?" if n == 30 else f"Point {n}."
+        services.conversations.append_message(conversation.id, "user" if n % 2 else "assistant", text)
     page = chat_page()
 
     page = _open_hit(page, "deposit", conversation.id)
 
-    assert len(page.chat_message) == 120
-    assert page.chat_message[0].markdown[0].value == "Is the deposit held by a scheme?"
+    # A few messages before it for context, and the 90 after it one click away.
+    assert [m.markdown[0].value for m in page.chat_message] == [
+        "Point 26.", "Point 27.", "Point 28.", "Point 29.", "Is the deposit held by a scheme?"]
     [mark] = _found_marks(page)
     assert "«deposit»" in mark
-    [line] = [c.value for c in page.caption if "(#docchat-search-match)" in c.value]
-    assert line == "[:material/search: Go to the match](#docchat-search-match): Is the «deposit» held by a scheme?"
+    assert page.button(key="found_later").label == "Show the 90 later messages"
+
+    page = page.button(key="found_later").click().run()
+
+    assert page.chat_message[-1].markdown[0].value == "Point 120."
 
 
 def test_rename_offers_a_title_cut_from_the_first_question_whole_without_the_ellipsis(chat_page, services):

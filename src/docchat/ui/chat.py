@@ -74,9 +74,11 @@ def render(conversation_id: str | None) -> None:
     sources.open_linked(history)
     if recent and recent.shown > drawn:
         _earlier(conversation_id, drawn, recent.shown)
-    for message in history:
+    up_to_found = found.up_to_it(history)
+    for message in up_to_found:
         _message(message, latest=bool(answers) and message is answers[-1], versions=versions[message.group],
                  last=message is history[-1])
+    found.later(history, up_to_found)
     if resend is not None and conversation_id:
         _resend(conversation_id, resend)
     _server_notice()
@@ -123,6 +125,7 @@ def _ask(conversation_id: str | None, text: str) -> None:
         return
     # Kept until the question is stored: a refusal or an early Stop leaves it here to edit.
     st.session_state[UNSENT] = {"conversation": conversation_id, "text": text, "why": None}
+    found.forget()  # the answer comes after the latest message, which the page shows again
     with st.chat_message("user", avatar=AVATARS["user"]):
         st.markdown(_as_typed(text))
     _stream(lambda progress: services().chat.answer(conversation_id, text, progress=progress))
