@@ -50,6 +50,7 @@ class _Info:
     base_url: str
     model: str = "instant"
     max_model_len: int = 8_192
+    root: str | None = None
 
 
 class _Answer:
@@ -75,6 +76,9 @@ class InstantGateway:
 
     def info(self, *, refresh: bool = False) -> _Info:
         return _Info(self.base_url)
+
+    def watch(self, listener) -> None:
+        pass  # it never changes model
 
     def healthy(self, *, timeout: float = 2.0) -> bool:
         return True
