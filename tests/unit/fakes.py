@@ -273,6 +273,11 @@ class FakeConversations:
     def is_active(self, conversation_id: str) -> bool:
         return conversation_id in self.conversations
 
+    def list_conversations(self, *, include_deleted: bool = False) -> list[Conversation]:
+        """Pinned first, then most recently updated, as the real store orders them."""
+        return sorted((c for c in self.conversations.values() if include_deleted or c.deleted_at is None),
+                      key=lambda c: (not c.pinned, -c.updated_at.timestamp()))
+
     def update_conversation(self, conversation_id: str, **values) -> None:
         if "memory_start_seq" in values:
             self.marks[conversation_id] = (values.pop("memory_start_seq"), values.pop("pruned_before_seq"))

@@ -62,3 +62,16 @@ def test_the_api_calls_services_never_adapters_or_sdks(path):
     imported = _imported_modules(path)
     assert {m for m in imported if m.startswith(ADAPTERS)} == set()
     assert {m.split(".")[0] for m in imported} & (SDKS | {"streamlit"}) == set()
+
+
+@pytest.mark.parametrize("path", UI_FILES, ids=lambda p: str(p.relative_to(ROOT)))
+def test_the_page_never_imports_the_composition_root(path):
+    assert {m for m in _imported_modules(path) if m.startswith("docchat.bootstrap")} == set()
+
+
+def test_the_composition_root_only_wires():
+    """No class, thread or policy of its own: those live with their adapters and services."""
+    tree = ast.parse((PACKAGE / "bootstrap.py").read_text())
+    assert [node.name for node in tree.body if isinstance(node, ast.ClassDef)] == []
+    assert "threading" not in _imported_roots(PACKAGE / "bootstrap.py")
+    assert "os" not in _imported_roots(PACKAGE / "bootstrap.py")  # the environment is docchat.environment's

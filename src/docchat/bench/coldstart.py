@@ -211,7 +211,7 @@ class _StandIn:
     command's CPU at that moment."""
 
     def __init__(self) -> None:
-        from docchat.bootstrap import embedded_model_dir
+        from docchat.llm.profiles import embedded_model_dir
         from docchat.config import Settings
         from docchat.llm.profiles import CPU_MODEL_NAME
 

@@ -39,7 +39,7 @@ def load_settings():
 
 
 def embedded_server(settings):
-    from docchat.bootstrap import embedded_model_dir
+    from docchat.llm.profiles import embedded_model_dir
     from docchat.llm.launcher import EmbeddedServer
 
     venv = settings.llm_venv if settings.llm_venv.is_absolute() else PROJECT_ROOT / settings.llm_venv

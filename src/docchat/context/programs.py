@@ -124,6 +124,16 @@ class Programs:
             return dspy.Predict(signature)(**inputs)
 
 
+def programs_over(gateway, *, timeout_s: float) -> Programs:
+    """The programs over the chat's own server and whichever model it serves when they run."""
+
+    def lm_for(max_tokens: int):
+        return vllm_lm_factory(gateway.base_url, gateway.info().model, timeout_s=timeout_s,
+                               api_key=gateway.api_key)(max_tokens)
+
+    return Programs(lm_for)
+
+
 def vllm_lm_factory(base_url: str, model: str, *, timeout_s: float,
                     api_key: Callable[[], str | None] = lambda: None) -> Callable[[int], object]:
     """dspy LMs that talk to the same vLLM server as the chat, with its key, greedily and uncached."""

@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 
 import httpx
 
-from docchat.errors import LLMUnavailable, ModelMissing
+from docchat.errors import LLMError, LLMUnavailable, ModelMissing
 from docchat.llm.watchdog import notice
 
 
@@ -92,6 +92,14 @@ def fetch_info(base_url: str, *, expected_model: str | None = None, timeout: flo
     root = chosen.get("root")
     return ServerInfo(base_url=base_url, model=chosen["id"], max_model_len=int(chosen.get("max_model_len") or 0),
                       root=root if isinstance(root, str) else None)
+
+
+def info_if_up(base_url: str, *, api_key: str | None = None, timeout: float = 1.5) -> ServerInfo | None:
+    """What the server serves, or None when it does not answer (yet)."""
+    try:
+        return fetch_info(base_url, timeout=timeout, api_key=api_key)
+    except LLMError:
+        return None
 
 
 def prefix_cache(base_url: str, *, timeout: float = 2.0) -> PrefixCache | None:

@@ -173,3 +173,25 @@ def start_advice(settings: Settings) -> str:
         where = "" if settings.llm_url is None else f" on port {settings.served_port}, as the address says"
         return f"`make run` starts it with the page{where}, and {command} beside a page already running"
     return f"start it with {command}, which listens on port {settings.served_port} as the address says"
+
+
+# Where `docchat llm serve --profile cpu` converts the bundled model, under the models folder.
+EMBEDDED_MODEL_DIR = "smollm2-135m-instruct"
+
+
+def embedded_model_dir(settings: Settings) -> Path:
+    return settings.models_dir / EMBEDDED_MODEL_DIR
+
+
+def answer_tokens(settings: Settings) -> int:
+    """The longest answer asked for: the setting, else the profile's."""
+    return settings.max_tokens or (CPU_MAX_OUTPUT if settings.llm_profile == "cpu" else GPU_MAX_OUTPUT)
+
+
+def guessed_tokenizer(settings: Settings) -> tuple[str, Path | None]:
+    """The model whose tokens are counted until a server says which one it serves: the bundled
+    one when docchat serves it itself (its tokenizer.json once converted), else the setting's."""
+    converted = embedded_model_dir(settings) / "tokenizer.json"
+    if settings.llm_url is None and settings.llm_profile == "cpu" and converted.exists():
+        return CPU_MODEL_NAME, converted
+    return settings.tokenizer_model, None

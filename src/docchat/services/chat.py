@@ -135,6 +135,11 @@ class ChatService:
             self._pending.add(thread)
         thread.start()
 
+    @property
+    def longest_answer(self) -> int | None:
+        """The longest answer asked for, as set (or the profile's)."""
+        return self._answer_reserve
+
     def reserve_for(self, max_model_len: int) -> int:
         """The answer reserve: the configured one, never more than a quarter of the window."""
         reserve = self._answer_reserve or 16_384

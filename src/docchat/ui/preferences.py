@@ -7,7 +7,6 @@ from __future__ import annotations
 import streamlit as st
 
 from docchat import preferences
-from docchat.bootstrap import profile_answer_tokens
 from docchat.errors import DocchatError
 from docchat.ui.session import rebuild_services, services
 
@@ -31,7 +30,7 @@ def render() -> None:
         _check(url or settings.embedded_url)
     with st.form(key=f"{KEY}_form", border=False):
         answer = st.number_input("Longest answer, in tokens", min_value=16, max_value=262_144, step=64,
-                                 value=settings.max_tokens or profile_answer_tokens(settings),
+                                 value=services().chat.longest_answer,
                                  disabled="max_tokens" in locked, key=f"{KEY}_max_tokens")
         share = st.slider("Share of the window for documents", min_value=0.0, max_value=0.8, step=0.05,
                           value=float(settings.cap_chunks), disabled="cap_chunks" in locked, key=f"{KEY}_cap_chunks",

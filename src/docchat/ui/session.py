@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from docchat import shared
-from docchat.bootstrap import Services
+from docchat.services.registry import Services
 
 CONVERSATION_PARAM = "c"
 OPEN = "open_conversation"

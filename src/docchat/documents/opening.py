@@ -1,0 +1,88 @@
+"""Opening the document library's adapters as the settings say: the embedder, and the chunk
+index (Qdrant's local mode in the data dir, or a Qdrant server), at once or early on a thread."""
+
+from __future__ import annotations
+
+import atexit
+import threading
+
+from docchat.config import Settings
+from docchat.errors import IndexInUse
+
+
+def embedder_for(settings: Settings):
+    """A server's embeddings when the settings name one, else the bundled ONNX model's."""
+    if settings.embeddings_url:
+        from docchat.documents.remote_embeddings import OpenAIEmbedder
+
+        return OpenAIEmbedder(settings.embeddings_url, settings.embeddings_model)
+    from docchat.documents.onnx_embeddings import OnnxMiniLMEmbedder
+
+    return OnnxMiniLMEmbedder()
+
+
+def open_chunk_index(settings: Settings, embedder):
+    from qdrant_client import QdrantClient
+
+    from docchat.documents.index import ChunkIndex
+
+    # Asked first: a remote embedder may fail here, and a local-mode client made before that
+    # would keep the folder locked against the next try.
+    dimension, model_id = embedder.dimension, embedder.model_id
+    if settings.qdrant_url:
+        client = QdrantClient(url=settings.qdrant_url)
+    else:
+        folder = settings.resolved_data_dir / "qdrant"
+        try:
+            client = QdrantClient(path=str(folder))
+        except RuntimeError as error:
+            if "already accessed" not in str(error):
+                raise
+            raise IndexInUse(f"The document index ({folder}) is open in another docchat process (the app?); "
+                               "stop it first, or use a Qdrant server (DOCCHAT_QDRANT_URL).") from None
+    # An unclosed local-mode client complains from __del__ at interpreter exit.
+    atexit.register(client.close)
+    return ChunkIndex(client, dimension=dimension, local=not settings.qdrant_url, embedder=model_id)
+
+
+class OpenedEarly:
+    """The document index, opened on a thread from the moment this is made, then the embedding
+    model loaded on the same thread: a first question typed meanwhile finds them ready (Qdrant's
+    import and local mode's loading of every vector take seconds of CPU).
+    Called, it hands the index over, waiting for it if need be, or raises what opening it
+    raised; after that it opens a new one each time, as the plain factory does."""
+
+    def __init__(self, open_index, embedder) -> None:
+        self._open_index = open_index
+        self._opened = threading.Event()
+        self._lock = threading.Lock()
+        self._index = self._error = None
+        threading.Thread(target=self._open, args=(embedder,), name="docchat-open-documents", daemon=True).start()
+
+    def _open(self, embedder) -> None:
+        try:
+            self._index = self._open_index()
+        except Exception as error:  # raised to whoever asks for the index first
+            self._error = error
+        finally:
+            self._opened.set()
+        try:
+            embedder.embed(["warming up"])
+        except Exception:
+            pass  # the first question meets the same failure, and says what it is
+
+    def __call__(self):
+        self._opened.wait()
+        with self._lock:
+            index, error, self._index, self._error = self._index, self._error, None, None
+        if error is not None:
+            raise error
+        return index if index is not None else self._open_index()
+
+    def close(self) -> None:
+        """Lets go of an index opened but never handed over (the folder stays locked otherwise)."""
+        self._opened.wait()
+        with self._lock:
+            index, self._index = self._index, None
+        if index is not None:
+            index.close()

@@ -1,0 +1,41 @@
+"""The services of one process, as the composition root (docchat.bootstrap) wires them: what
+the page, the HTTP API and the commands use."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from docchat.config import Settings
+from docchat.services.chat import ChatService
+from docchat.services.conversations import ConversationService
+from docchat.services.documents import DocumentService
+from docchat.services.llm import LLMService
+from docchat.services.stateless import StatelessChat
+from docchat.services.transfer import TransferService
+
+
+@dataclass(frozen=True)
+class Services:
+    settings: Settings
+    conversations: ConversationService
+    transfer: TransferService
+    chat: ChatService
+    stateless: StatelessChat
+    documents: DocumentService
+    llm: LLMService
+    # What this process holds, let go of by `close`: its claim on the database, a document index
+    # opened early on a thread, the parsing workers.
+    presence: object | None = None
+    opened_early: object | None = None
+    parser: object | None = None
+
+    def close(self) -> None:
+        """Lets go of what one process may hold at a time (the local document index), of its
+        claim on the database, and of the parsing workers."""
+        self.documents.close()
+        if self.parser is not None:
+            self.parser.close()
+        if self.opened_early is not None:
+            self.opened_early.close()
+        if self.presence is not None:
+            self.presence.close()
