@@ -14,6 +14,7 @@ run: $(STAMP) $(LLM_STAMP)
 	$(BIN)/docchat run
 
 test: $(STAMP) $(LLM_STAMP) system-deps
+	$(BIN)/python -m ruff check src tests app.py pages
 	$(BIN)/python -m pytest tests -p no:cacheprovider
 
 # torch first, alone: the CPU build on this machine's disk, before anything can ask for another.

@@ -321,8 +321,8 @@ def test_an_edited_question_starts_a_branch_and_switching_back_brings_its_turns_
 def test_the_latest_messages_shown_come_with_every_version_of_each(services):
     conversations = services.conversations
     conversation, _, edited, answer = _first_question_edited(conversations)
-    for role, text in (("user", "Since when?"), ("assistant", "Since 2019.")):
-        conversations.append_message(conversation.id, role, text)
+    for role, said in (("user", "Since when?"), ("assistant", "Since 2019.")):
+        conversations.append_message(conversation.id, role, said)
 
     recent = conversations.recent(conversation.id, 3)
 

@@ -1,6 +1,6 @@
 """The context engine on the real server: condensation, titles, follow-up rewriting."""
 
-from docchat.domain import FINISHED, Status, TitleSource
+from docchat.domain import FINISHED, TitleSource
 
 QUESTION = ("What does clause {i} of the Harbour Street Trust Agreement say about the Determination Date? "
             + "Explain the reserve account rules, the servicer's duties and the notice requirements. " * 6)
