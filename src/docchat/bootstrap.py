@@ -33,6 +33,7 @@ from docchat.services.backup import DATABASE, BackupService
 from docchat.services.chat import ChatService
 from docchat.services.conversations import ConversationService
 from docchat.services.documents import DocumentService
+from docchat.services.health import HealthService
 from docchat.services.llm import LLMService
 from docchat.services.recovery import STALE_STREAM, interrupt_abandoned_answers
 from docchat.services.registry import Services
@@ -115,6 +116,7 @@ def build_services(settings: Settings | None = None, *, uow: UnitOfWorkFactory |
         stateless=StatelessChat(chat, pipeline, counter, gateway),
         documents=documents,
         llm=llm,
+        health=HealthService(conversations, llm, documents, settings.resolved_data_dir),
         presence=presence,
         opened_early=index if isinstance(index, OpenedEarly) else None,
         parser=parser,

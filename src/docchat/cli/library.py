@@ -262,17 +262,13 @@ def cleanup(args) -> None:
 
 
 def doctor(args) -> None:
-    from docchat.bootstrap import build_backup
-
-    services = open_services(llm=True)
-    parts = {"store": services.conversations.health(), "llm": services.llm.status(),
-             "documents": services.documents.health(), "backup": build_backup(services.settings).status()}
+    parts = open_services(llm=True).health.report().as_dict()
     if args.json:
-        print_json({part: figures.__dict__ for part, figures in parts.items()})
+        print_json(parts)
         return
     for part, figures in parts.items():
         print(part)
-        for key, value in figures.__dict__.items():
+        for key, value in figures.items():
             print(f"  {key.replace('_', ' '):<22} {value}")
 
 

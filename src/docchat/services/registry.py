@@ -9,6 +9,7 @@ from docchat.config import Settings
 from docchat.services.chat import ChatService
 from docchat.services.conversations import ConversationService
 from docchat.services.documents import DocumentService
+from docchat.services.health import HealthService
 from docchat.services.llm import LLMService
 from docchat.services.stateless import StatelessChat
 from docchat.services.transfer import TransferService
@@ -23,6 +24,7 @@ class Services:
     stateless: StatelessChat
     documents: DocumentService
     llm: LLMService
+    health: HealthService
     # What this process holds, let go of by `close`: its claim on the database, a document index
     # opened early on a thread, the parsing workers.
     presence: object | None = None

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from docchat.domain import Conversation, utcnow
+from docchat.domain import Conversation, LibraryHealth, LLMStatus, StoreHealth, utcnow
 from docchat.errors import DocchatError
-from docchat.services.backup import BackupStatus, backup_status
+from docchat.services.backup import BackupStatus
 from docchat.ui import preferences
 from docchat.ui.session import flash, services, show_flash
 from docchat.ui.text import ago, count, literal
@@ -19,15 +19,15 @@ EVERYTHING = "the whole trash"
 
 def render() -> None:
     st.title("Settings", anchor=False)
-    _llm()
+    report = services().health.report()
+    _llm(report.llm)
     preferences.render()
-    _storage()
+    _storage(report.store, report.backup)
     _trash()
-    _documents()
+    _documents(report.documents)
 
 
-def _llm() -> None:
-    status = services().llm.status()
+def _llm(status: LLMStatus) -> None:
     st.subheader("LLM", anchor=False)
     if status.healthy:
         st.success(f"Connected to {status.model} at {status.url}", icon=":material/check_circle:")
@@ -46,12 +46,11 @@ def _llm() -> None:
     st.text(f"Calibration against the server: {status.calibration}")
 
 
-def _storage() -> None:
-    health = services().conversations.health()
+def _storage(health: StoreHealth, backup: BackupStatus) -> None:
     st.subheader("Storage", anchor=False)
     st.text(f"Database: {health.database}")
     st.text(f"Schema version: {health.schema_version}    Integrity: {health.integrity}")
-    st.text(f"Last backup: {_last_backup(backup_status(services().settings.resolved_data_dir))}")
+    st.text(f"Last backup: {_last_backup(backup)}")
     columns = st.columns(4)
     columns[0].metric("Conversations", health.conversations)
     columns[1].metric("Deleted (not purged)", health.deleted_conversations)
@@ -67,8 +66,7 @@ def _last_backup(status: BackupStatus) -> str:
     return f"{when}, to {status.file}"
 
 
-def _documents() -> None:
-    health = services().documents.health()
+def _documents(health: LibraryHealth) -> None:
     st.subheader("Documents", anchor=False)
     st.text(f"Embeddings: {health.embedder}")
     columns = st.columns(3)
