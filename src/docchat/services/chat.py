@@ -12,7 +12,6 @@ from __future__ import annotations
 import logging
 import threading
 import time
-import uuid
 from dataclasses import replace
 from typing import Callable
 
@@ -20,7 +19,7 @@ from docchat.context.pipeline import AnswerPipeline, Prepared, Request
 from docchat.context.programs import Programs
 from docchat.context.rewrite import RECENT_MESSAGES
 from docchat.context.session import updated
-from docchat.domain import Message, Role, SessionMemory, Status, TitleSource, utcnow
+from docchat.domain import Message, Role, SessionMemory, Status, TitleSource
 from docchat.errors import InvalidInput, LLMError, NotFound
 from docchat.ports import Gateway, TokenCounter, UnitOfWorkFactory
 from docchat.services.conversations import ConversationService, clean_title, require_message, title_from
@@ -250,16 +249,7 @@ class ChatService:
         once the turn is ready, so a refused retry leaves the answer there was in view."""
         if version_of is not None:
             self._conversations.show_version(conversation_id, None, group=version_of)
-        message = Message(
-            id=str(uuid.uuid4()), conversation_id=conversation_id, seq=0, role=Role.ASSISTANT, content="",
-            created_at=utcnow(), status=Status.STREAMING, model=model, version_of=version_of,
-        )
-        with self._uow(write=True) as uow:
-            if not uow.conversations.is_active(conversation_id):
-                raise NotFound(f"no conversation with id {conversation_id}")
-            stored = uow.conversations.append_message(message)
-            uow.commit()
-        return stored
+        return self._conversations.start_answer(conversation_id, model=model, version_of=version_of)
 
 
 class _Saved:

@@ -17,6 +17,7 @@ from docchat.domain import (
     Rating,
     Role,
     SearchHit,
+    Status,
     StoreHealth,
     TitleSource,
     utcnow,
@@ -223,6 +224,12 @@ class ConversationService:
         return CleanupReport(conversations=stale, dry_run=dry_run)
 
     # messages
+
+    def start_answer(self, conversation_id: str, *, model: str | None, version_of: str | None = None) -> Message:
+        """An answer's row, empty and streaming until its turn settles it: stored the way every
+        message is, through the conversation's memory and its log."""
+        return self.memory(conversation_id).add("assistant", "", status=Status.STREAMING, model=model,
+                                                version_of=version_of)
 
     def append_message(self, conversation_id: str, role: str, content: str) -> Message:
         require_message(content)
