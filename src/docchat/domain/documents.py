@@ -1,0 +1,96 @@
+"""Documents, their chunks, and the passages found for a question."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from enum import StrEnum
+
+from docchat.domain.conversations import Citation
+
+
+class DocumentStatus(StrEnum):
+    INGESTING = "ingesting"  # its chunks are being embedded; not searched yet
+    READY = "ready"
+    REMOVING = "removing"  # its vectors, rows and file are going; not searched any more
+
+
+@dataclass(frozen=True)
+class Document:
+    id: str
+    name: str
+    kind: str
+    path: str
+    size: int
+    content_hash: str
+    pages: int | None
+    chunks: int
+    status: DocumentStatus
+    added_at: datetime
+
+
+@dataclass(frozen=True)
+class IngestReport:
+    """A file added to the library, or found there already (same content): then nothing changed."""
+
+    document: Document
+    already_present: bool
+
+
+@dataclass(frozen=True)
+class ChunkRecord:
+    id: str
+    document_id: str
+    position: int
+    label: str
+    page: int | None
+    text: str
+    token_count: int
+
+
+@dataclass(frozen=True)
+class Retrieved:
+    """A chunk found for a question, with its document's name and its fused score."""
+
+    chunk: ChunkRecord
+    document: str
+    score: float
+
+    @property
+    def where(self) -> str:
+        return f"page {self.chunk.page}" if self.chunk.page else self.chunk.label
+
+    def citation(self, number: int, *, text: str | None = None) -> Citation:
+        """What an answer keeps about a source it was given, numbered as the prompt numbers it."""
+        chunk = self.chunk
+        return Citation(number=number, document=self.document, where=self.where,
+                        text=chunk.text if text is None else text, document_id=chunk.document_id,
+                        chunk_id=chunk.id, page=chunk.page, section=chunk.label, score=round(self.score, 6))
+
+
+@dataclass(frozen=True)
+class SourceView:
+    """A cited passage where it stands in its document, for the reader to check it: a PDF's
+    page drawn with the passage marked, or, for other formats, the passage's section with the
+    cited part flagged; and the original file. Only the citation is left of a deleted document."""
+
+    citation: Citation
+    document: Document | None
+    page_image: bytes | None = None
+    marked: int = 0  # places the passage was found and marked on the page
+    section: tuple[tuple[str, bool], ...] = ()  # (text, is the cited passage), in order
+    original: bytes | None = None
+
+
+@dataclass(frozen=True)
+class DocumentUse:
+    conversation_id: str
+    title: str
+    citations: int
+
+
+@dataclass(frozen=True)
+class Scope:
+    """The documents a search is restricted to."""
+
+    document_ids: tuple[str, ...]
