@@ -27,8 +27,8 @@ from docchat.llm.profiles import (CPU_MODEL_NAME, CPU_SAMPLING, CPU_VARIED_SAMPL
                                   embedded_model_dir, guessed_tokenizer, start_advice)
 from docchat.llm.server_key import llm_key
 from docchat.llm.skill_record import JsonSkillRecord
-from docchat.memory.tokens import ServedCounter, TokenCounter, counter_for
-from docchat.ports import ChunkIndex, Embedder, Parser, SkillRecord, UnitOfWorkFactory
+from docchat.memory.tokens import ServedCounter, counter_for
+from docchat.ports import ChunkIndex, Embedder, Parser, SkillRecord, TokenCounter, UnitOfWorkFactory
 from docchat.services.backup import DATABASE, BackupService
 from docchat.services.chat import ChatService
 from docchat.services.conversations import ConversationService

@@ -10,7 +10,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterator, Sequence
 from datetime import datetime
-from typing import TYPE_CHECKING, Callable, Protocol
+from typing import Callable, Protocol
 
 from docchat.domain import (
     ChunkRecord,
@@ -19,16 +19,13 @@ from docchat.domain import (
     Document,
     DocumentUse,
     Message,
+    ParsedDocument,
     Rating,
     Retrieved,
     SearchHit,
     Summary,
 )
 from docchat.memory.log import MessageLog
-from docchat.memory.tokens import TokenCounter
-
-if TYPE_CHECKING:
-    from docchat.documents.parsing import ParsedDocument
 
 __all__ = [
     "ChunkIndex", "ConversationRepository", "DocumentRepository", "Embedder", "Gateway", "Generation",
@@ -98,6 +95,19 @@ class UnitOfWork(Protocol):
     def __enter__(self) -> "UnitOfWork": ...
     def __exit__(self, *exc) -> None: ...
     def commit(self) -> None: ...
+
+
+class TokenCounter(Protocol):
+    """Counts tokens as the served model does, chat template included (docchat.memory.tokens)."""
+
+    id: str
+    exact: bool
+
+    def count_message(self, role: str, content: str) -> int: ...
+
+    def count_text(self, text: str) -> int: ...
+
+    def encode_message(self, role: str, content: str) -> list[int]: ...
 
 
 class UnitOfWorkFactory(Protocol):

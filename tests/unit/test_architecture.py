@@ -78,3 +78,10 @@ def test_the_composition_root_only_wires():
     assert [node.name for node in tree.body if isinstance(node, ast.ClassDef)] == []
     assert "threading" not in _imported_roots(PACKAGE / "bootstrap.py")
     assert "os" not in _imported_roots(PACKAGE / "bootstrap.py")  # the environment is docchat.environment's
+
+
+def test_the_ports_import_no_adapter():
+    """The ports name what the services need; the adapters that provide it import them, not the reverse."""
+    imported = _imported_modules(PACKAGE / "ports.py")
+    assert {m for m in imported if m.startswith("docchat.") and not m.startswith(("docchat.domain", "docchat.memory.log"))
+            } == set()

@@ -22,7 +22,7 @@ from docchat.context.planner import Caps, Plan, plan
 from docchat.context.programs import Programs
 from docchat.context.terms import salient_terms
 from docchat.domain import Message, Role, Summary, utcnow
-from docchat.memory.tokens import TokenCounter
+from docchat.ports import TokenCounter
 
 log = logging.getLogger(__name__)
 

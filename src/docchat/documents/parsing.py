@@ -24,9 +24,9 @@ import re
 import unicodedata
 import zipfile
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from pathlib import PurePath
 
+from docchat.domain import ParsedDocument, Section
 from docchat.errors import InvalidInput
 from docchat.text import NUL, one_line, require_storable, with_replacement_characters
 
@@ -51,20 +51,6 @@ MIN_STRAY_BYTES_ALLOWED = 4
 MAX_DOCX_EXPANSION = 20
 # Plain text is grouped into sections of about this many characters, at blank lines.
 TEXT_SECTION_CHARS = 4000
-
-
-@dataclass(frozen=True)
-class Section:
-    label: str
-    page: int | None
-    text: str
-
-
-@dataclass(frozen=True)
-class ParsedDocument:
-    name: str
-    kind: str
-    sections: list[Section]
 
 
 def parse(name: str, data: bytes, *, max_bytes: int = MAX_BYTES) -> ParsedDocument:

@@ -9,7 +9,7 @@ from docchat.domain.figures import (  # noqa: F401
     Budget, MemoryStats,
 )
 from docchat.domain.documents import (  # noqa: F401
-    DocumentStatus, Document, IngestReport, ChunkRecord, Retrieved, SourceView, DocumentUse, Scope,
+    Section, ParsedDocument, DocumentStatus, Document, IngestReport, ChunkRecord, Retrieved, SourceView, DocumentUse, Scope,
 )
 from docchat.domain.health import (  # noqa: F401
     StoreHealth, LLMStatus, LibraryHealth,

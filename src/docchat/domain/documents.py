@@ -9,6 +9,22 @@ from enum import StrEnum
 from docchat.domain.conversations import Citation
 
 
+@dataclass(frozen=True)
+class Section:
+    """A part of a document as its parser read it: a page, a heading's section, a run of text."""
+
+    label: str
+    page: int | None
+    text: str
+
+
+@dataclass(frozen=True)
+class ParsedDocument:
+    name: str
+    kind: str
+    sections: list[Section]
+
+
 class DocumentStatus(StrEnum):
     INGESTING = "ingesting"  # its chunks are being embedded; not searched yet
     READY = "ready"

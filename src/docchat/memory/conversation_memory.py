@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 from docchat.domain import FINISHED, Message, Role, Status, utcnow
 from docchat.errors import InvalidInput
 from docchat.memory.log import MessageLog
-from docchat.memory.tokens import TokenCounter
+from docchat.ports import TokenCounter
 
 if TYPE_CHECKING:
     from llama_index.core.base.llms.types import ChatMessage

@@ -9,29 +9,19 @@ from __future__ import annotations
 
 import hashlib
 import re
+import threading
 import unicodedata
 from functools import lru_cache
 from importlib.metadata import version
 from pathlib import Path
-import threading
-from typing import Protocol
+
+from docchat.ports import TokenCounter
 
 IM_START, IM_END = "<|im_start|>", "<|im_end|>"
 
 
 def render_chatml(role: str, content: str) -> str:
     return f"{IM_START}{role}\n{content}{IM_END}\n"
-
-
-class TokenCounter(Protocol):
-    id: str
-    exact: bool
-
-    def count_message(self, role: str, content: str) -> int: ...
-
-    def count_text(self, text: str) -> int: ...
-
-    def encode_message(self, role: str, content: str) -> list[int]: ...
 
 
 class QwenTokenCounter:

@@ -26,8 +26,7 @@ from pathlib import Path
 
 from docchat.documents.chunking import chunk
 from docchat.documents.files import content_hash, store_file
-from docchat.documents.parsing import ParsedDocument
-from docchat.domain import ChunkRecord, Document, DocumentStatus, IngestReport, utcnow
+from docchat.domain import ChunkRecord, Document, DocumentStatus, IngestReport, ParsedDocument, utcnow
 from docchat.errors import DocchatError, InvalidInput
 from docchat.ports import Parser, TokenCounter, UnitOfWorkFactory
 from docchat.wording import count
