@@ -13,10 +13,10 @@ import time
 import streamlit as st
 from streamlit.runtime.scriptrunner import StopException
 
-from docchat.domain import FINISHED, Budget, Conversation, MemoryStats, Message, Rating, Role, Status
+from docchat.domain import FINISHED, Conversation, Message, Rating, Role, Status
 from docchat.errors import DocchatError, NotFound
 from docchat.safe_markdown import inert
-from docchat.ui import found, header, sources
+from docchat.ui import figures, found, header, sources
 from docchat.ui.session import flash, open_conversation, services
 from docchat.ui.text import count, literal
 
@@ -65,7 +65,7 @@ def render(conversation_id: str | None) -> None:
                          icon=":material/upload_file:")
     else:
         header.render(conversation)
-        _session_panel(conversation)
+        figures.session_panel(conversation)
     resend = st.session_state.pop(EDITED, None)
     if resend is not None and conversation_id:
         # The edit starts a branch where the question was asked: what followed it gives way.
@@ -189,7 +189,7 @@ def _message(message: Message, *, latest: bool, versions: list[Message] = (), la
         elif message.role is Role.USER:
             _question_actions(message, versions)
         if message.budget is not None:
-            _figures(message.budget, message.stats, expanded=latest)
+            figures.shown(message.budget, message.stats, expanded=latest)
 
 
 def _answer_actions(answer: Message, versions: list[Message], *, regenerate: bool) -> None:
@@ -259,29 +259,6 @@ def _rate(answer: Message, key: str) -> None:
         services().conversations.rate(answer.conversation_id, answer.id, rating)
     except DocchatError as error:
         flash(str(error), "error")
-
-
-def _figures(budget: Budget, stats: MemoryStats | None, *, expanded: bool) -> None:
-    """The latest answer shows its budget meter; every answer keeps it, one click away."""
-    if expanded:
-        _meter(budget)
-        if stats is not None:
-            with st.expander("Memory for this answer"):
-                st.caption(_memory_line(stats))
-        return
-    used = budget.prompt + budget.answer_reserve
-    with st.expander(f"Budget: {used:,} of {budget.max_model_len:,} tokens"):
-        _meter(budget)
-        if stats is not None:
-            st.caption(_memory_line(stats))
-
-
-def _memory_line(stats: MemoryStats) -> str:
-    return (f"{count(stats.total_messages, 'message')}, {count(stats.total_tokens, 'token')}; "
-            f"{stats.kept_verbatim} sent verbatim, {stats.summarised} summarised (summary version "
-            f"{stats.summary_version or '—'}{', new this turn' if stats.summary_created else ''}); "
-            f"{count(stats.compactions, 'compaction')}; "
-            f"{stats.memory_ms:.0f} ms in memory; counter {stats.counter}")
 
 
 def _needs_retry(last: Message) -> bool:
@@ -392,33 +369,3 @@ def _stop_previous_answer() -> None:
         time.sleep(0.05)
     # Only this run can tell whether the click that ended the answer was on Stop.
     turn.interrupted_by(None if st.session_state.get(f"{KEY}_stop") else BY_ANOTHER_CLICK)
-
-
-def _session_panel(conversation: Conversation) -> None:
-    session = conversation.settings.session
-    if session.resolved_terms:
-        with st.expander(f"Session memory: {count(len(session.resolved_terms), 'term')}, "
-                         f"{count(session.turns, 'turn')}"):
-            for term, snippet in session.resolved_terms.items():
-                st.text(f"{term}: {snippet}")
-
-
-def _meter(budget: Budget) -> None:
-    used = budget.prompt + budget.answer_reserve
-    st.progress(min(1.0, used / budget.max_model_len),
-                text=f"Token budget: {used:,} of {budget.max_model_len:,} "
-                     f"({'exact' if budget.exact else 'estimated'}, {budget.counter})")
-    st.caption(
-        f"system {budget.system:,} · history {budget.history:,} ({count(budget.history_messages, 'message')}"
-        f"{f', {budget.dropped_messages} older left out' if budget.dropped_messages else ''}) · "
-        f"summary {budget.summary:,} · {_documents_share(budget)} · question {budget.question:,} · "
-        f"template {budget.template:,} · reserved for the answer {budget.answer_reserve:,}"
-    )
-
-
-def _documents_share(budget: Budget) -> str:
-    if budget.mode == "documents":
-        return f"whole documents {budget.chunks:,} ({budget.passages} parts, cached prefix)"
-    if budget.mode == "passages":
-        return f"passages {budget.chunks:,} of {budget.chunks_cap:,} ({budget.passages} retrieved)"
-    return "no documents"
