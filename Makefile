@@ -14,14 +14,15 @@ run: $(STAMP) $(LLM_STAMP)
 	$(BIN)/docchat run
 
 test: $(STAMP) $(LLM_STAMP) system-deps
-	$(BIN)/python -m ruff check src tests app.py pages
+	$(BIN)/python -m ruff check src benchmarks tests app.py pages
 	$(BIN)/python -m pytest tests -p no:cacheprovider
 
 # torch first, alone: the CPU build on this machine's disk, before anything can ask for another.
+# The bench extra too: the tests run the benchmarks (benchmarks/docchat_bench) small.
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet "torch==2.13.0"
-	$(BIN)/python -m pip install --quiet -e ".[test]"
+	$(BIN)/python -m pip install --quiet -e ".[test,bench]"
 	touch $(STAMP)
 
 # The LLM server's environment. pip brings CUDA-built torchvision/torchaudio/torchcodec and
@@ -40,4 +41,4 @@ system-deps:
 	@scripts/system-deps.sh
 
 clean:
-	rm -rf $(VENV) $(LLM_VENV) build src/*.egg-info
+	rm -rf $(VENV) $(LLM_VENV) build *.egg-info src/*.egg-info

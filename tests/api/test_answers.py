@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from docchat.bench.followups import DOCUMENTS, markdown
 from docchat.errors import LLMUnavailable
+from docchat_bench.followups import DOCUMENTS, markdown
 
 from tests.api.conftest import events, stored
 

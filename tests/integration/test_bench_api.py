@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from docchat.bench.api import run_api_bench
+from docchat_bench.api import run_api_bench
 
 
 def test_the_api_bench_answers_every_request_of_every_client_and_reports_its_figures(capsys):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from docchat.bench.coldstart import run_coldstart_bench
+from docchat_bench.coldstart import run_coldstart_bench
 
 pytestmark = pytest.mark.timeout(600)
 

@@ -8,8 +8,8 @@ import json
 
 import pytest
 
-from docchat.bench import retrieval
 from docchat.cli import main
+from docchat_bench import retrieval
 
 MODES = ("all", "scoped_5", "scoped_25")
 

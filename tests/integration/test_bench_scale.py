@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 
-from docchat.bench.scale import ROWS
 from docchat.cli import main
+from docchat_bench.scale import ROWS
 
 TINY = ["bench", "scale", "--conversations", "20", "--messages", "50", "--long", "120", "--longest", "300"]
 

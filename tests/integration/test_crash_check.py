@@ -3,9 +3,9 @@ no document when the data dir holds them."""
 
 from __future__ import annotations
 
-from docchat.bench.crash_work import IMPORTED_MESSAGES, Paths, check
 from docchat.bootstrap import build_services
 from docchat.config import Settings
+from docchat_bench.crash_work import IMPORTED_MESSAGES, Paths, check
 
 from tests.conftest import NO_SERVER
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from docchat.bench.followups import DOCUMENTS, markdown
 from docchat.context.followup import retrieve_follow_up
+from docchat_bench.followups import DOCUMENTS, markdown
 
 
 @pytest.fixture

@@ -85,3 +85,36 @@ def test_the_ports_import_no_adapter():
     imported = _imported_modules(PACKAGE / "ports.py")
     assert {m for m in imported if m.startswith("docchat.") and not m.startswith(("docchat.domain", "docchat.memory.log"))
             } == set()
+
+
+BENCH_COMMAND = PACKAGE / "cli" / "bench.py"
+PRODUCT_FILES = [ROOT / "app.py", *sorted((ROOT / "pages").glob("*.py")), *sorted(PACKAGE.rglob("*.py"))]
+
+
+def _reaches_the_benchmarks(tree: ast.AST, *, strings: bool = True) -> bool:
+    """An import of docchat_bench, or (`strings`) its name as a string, what importlib.import_module takes."""
+    for node in ast.walk(tree):
+        names = []
+        if isinstance(node, ast.Import):
+            names = [alias.name for alias in node.names]
+        elif isinstance(node, ast.ImportFrom) and node.level == 0:
+            names = [node.module or ""]
+        elif strings and isinstance(node, ast.Constant) and isinstance(node.value, str):
+            names = [node.value]
+        if any(name == "docchat_bench" or name.startswith("docchat_bench.") for name in names):
+            return True
+    return False
+
+
+def test_no_product_module_reaches_the_benchmarks_but_the_bench_command():
+    """The benchmarks sit beside the product, their dependencies in the `bench` extra: the app, the
+    API and every other command run without them."""
+    reaching = [str(p.relative_to(ROOT)) for p in PRODUCT_FILES if _reaches_the_benchmarks(ast.parse(p.read_text()))]
+    assert reaching == [str(BENCH_COMMAND.relative_to(ROOT))]
+
+
+def test_the_bench_command_imports_the_benchmarks_only_when_a_suite_runs():
+    """`docchat --help` and every other command parse this module's arguments; only a suite's handler
+    may import docchat_bench."""
+    module_level = [node for node in ast.parse(BENCH_COMMAND.read_text()).body if not isinstance(node, ast.FunctionDef)]
+    assert not any(_reaches_the_benchmarks(node, strings=False) for node in module_level)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from docchat.bench.sparse import document_vector, query_vector, term_id
+from docchat_bench.sparse import document_vector, query_vector, term_id
 
 def test_the_same_text_always_gives_the_same_vector():
     text = "On the Determination Date the Trustee values the Trust Fund."

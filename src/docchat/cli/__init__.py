@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-from pathlib import Path
 
 from docchat import __version__
 from docchat.cli.api import DEFAULT_HOST, DEFAULT_PORT, serve_api
 from docchat.cli.backup import backup_data, restore_backup
-from docchat.cli.chat import ask, bench_coldstart, llm_command, llm_serve, run_app
+from docchat.cli.bench import add_bench_commands
+from docchat.cli.chat import ask, llm_command, llm_serve, run_app
 from docchat.cli.terminal import chat
 from docchat.cli.library import (
     list_conversations,
@@ -31,14 +31,6 @@ from docchat.cli.library import (
     reindex_documents,
     cleanup,
     doctor,
-    bench,
-    bench_retrieval,
-    bench_ingest,
-    bench_prefix,
-    bench_followups,
-    bench_api,
-    bench_crash,
-    bench_scale,
 )
 from docchat.cli.signals import stop_like_ctrl_c
 from docchat.errors import DocchatError
@@ -198,98 +190,5 @@ def _parser() -> argparse.ArgumentParser:
     health.add_argument("--json", action="store_true")
     health.set_defaults(handler=doctor)
 
-    benching = commands.add_parser("bench", help="benchmarks, each against its baseline in the same run")
-    suites = benching.add_subparsers(title="suites", metavar="SUITE", required=True)
-    memory = suites.add_parser("memory", help="append + prompt window as a conversation grows to ~250K tokens, "
-                               "vs LlamaIndex's ChatMemoryBuffer and Memory")
-    memory.add_argument("--turns", type=int, default=40, help="measured turns at each length (default: %(default)s)")
-    memory.add_argument("--lengths", type=_token_lengths, default=(10_000, 50_000, 125_000, 250_000),
-                        metavar="N,N,...", help="history lengths in tokens (default: 10000,50000,125000,250000)")
-    memory.add_argument("--json", action="store_true")
-    memory.set_defaults(handler=bench)
-    prefix = suites.add_parser("prefix", help="prefix-cache hit ratio on the live server vs a context-in-system baseline")
-    prefix.add_argument("--turns", type=int, default=None, help="default: 30, or 8 with --documents")
-    prefix.add_argument("--documents", action="store_true",
-                        help="whole documents in the cached prefix against retrieved passages in the user turn")
-    prefix.add_argument("--json", action="store_true")
-    prefix.set_defaults(handler=bench_prefix)
-    retrieval = suites.add_parser("retrieval", help="ingestion throughput and hybrid query latency at 10K chunks "
-                                  "(or --chunks)")
-    retrieval.add_argument("--chunks", type=_chunk_count, default=10_000,
-                           help="chunks in the generated library (default: %(default)s; past 10,000 the extra "
-                           "chunks get stand-in vectors instead of being embedded)")
-    retrieval.add_argument("--json", action="store_true")
-    retrieval.set_defaults(handler=bench_retrieval)
-    ingesting_bench = suites.add_parser("ingest", help="chunks/s and files/s of ingestion: file by file as before "
-                                        "vs in shared batches")
-    ingesting_bench.add_argument("--pages", type=int, default=60, help="pages of the long document "
-                                 "(default: %(default)s)")
-    ingesting_bench.add_argument("--files", type=int, default=200, help="small files (default: %(default)s)")
-    ingesting_bench.add_argument("--json", action="store_true")
-    ingesting_bench.set_defaults(handler=bench_ingest)
-    followups = suites.add_parser("followups", help="recall of follow-up questions: alone, enriched, history-aware")
-    followups.add_argument("--json", action="store_true")
-    followups.set_defaults(handler=bench_followups)
-    api = suites.add_parser("api", help="what the HTTP API adds to an answer, and 8 clients at once (instant LLM)")
-    api.add_argument("--questions", type=int, default=50, help="per client, and for the added latency")
-    api.add_argument("--clients", type=int, default=8)
-    api.add_argument("--json", action="store_true")
-    api.set_defaults(handler=bench_api)
-    crash = suites.add_parser("crash", help="SIGKILL at random moments of real work (asking, compacting, "
-                              "importing, ingesting), each followed by a checked restart (needs the LLM server)")
-    crash.add_argument("--kills", type=int, default=100, help="default: %(default)s")
-    crash.add_argument("--seed", type=int, default=None, help="repeat a run's kill moments")
-    crash.add_argument("--json", action="store_true")
-    crash.set_defaults(handler=bench_crash)
-    scale = suites.add_parser("scale", help="list, read, export, import, search and clean up a store of "
-                              "1,000 conversations and two long ones (2,000 and 10,000 messages)")
-    scale.add_argument("--conversations", type=int, default=1000, help="short conversations (default: %(default)s)")
-    scale.add_argument("--messages", type=int, default=20, help="messages in each short one (default: %(default)s)")
-    scale.add_argument("--long", type=int, default=2000, help="messages in the long one that is read "
-                       "(default: %(default)s)")
-    scale.add_argument("--longest", type=int, default=10000, help="messages in the one exported "
-                       "(default: %(default)s)")
-    scale.add_argument("--json", action="store_true")
-    scale.set_defaults(handler=bench_scale)
-    coldstart = suites.add_parser("coldstart", help="command start -> first request at the LLM server for "
-                                  "`docchat ask` and `docchat chat` on a library of 1,000 notes (built once, cached)")
-    coldstart.add_argument("--documents", type=int, default=1000, help="notes in the library (default: %(default)s)")
-    coldstart.add_argument("--runs", type=int, default=3, help="default: %(default)s")
-    coldstart.add_argument("--json", action="store_true")
-    coldstart.set_defaults(handler=bench_coldstart)
-    report = suites.add_parser("report", help="PNG plots of the benches' kept JSON (memory, prefix, retrieval, "
-                               "ingestion, scale), each naming the machine and date")
-    report.add_argument("--data", type=Path, default=Path("docs/perf/data"),
-                        help="folder of the runs' JSON files (default: %(default)s)")
-    report.add_argument("--out", type=Path, default=Path("docs/perf"), help="where the PNGs go (default: %(default)s)")
-    report.add_argument("--run", nargs="+", default=[], choices=("memory", "prefix", "retrieval", "ingest", "scale"),
-                        metavar="BENCH", help="run these benches first and keep their JSON in --data: memory, "
-                        "retrieval (10,000 chunks), ingest, scale, prefix (needs the LLM server)")
-    report.set_defaults(handler=_bench_report)
+    add_bench_commands(commands)
     return parser
-
-
-def _bench_report(args) -> None:
-    from docchat.bench.report import print_report, run_report
-
-    print_report(run_report(data=args.data, out=args.out, run=tuple(args.run)))
-
-
-def _chunk_count(text: str) -> int:
-    try:
-        chunks = int(text.replace("_", ""))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a number of chunks: {text!r}") from None
-    if chunks < 1:
-        raise argparse.ArgumentTypeError("at least 1 chunk")
-    return chunks
-
-
-def _token_lengths(text: str) -> tuple[int, ...]:
-    try:
-        lengths = tuple(int(n.replace("_", "")) for n in text.split(","))
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"not a comma-separated list of token counts: {text!r}") from None
-    if not lengths or min(lengths) < 1:
-        raise argparse.ArgumentTypeError("each length must be at least 1 token")
-    return lengths

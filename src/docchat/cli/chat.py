@@ -1,4 +1,4 @@
-"""`docchat run`, `docchat ask`, `docchat llm` and `docchat bench coldstart`: the commands that talk to the LLM."""
+"""`docchat run`, `docchat ask` and `docchat llm`: the commands that talk to the LLM."""
 
 from __future__ import annotations
 
@@ -209,11 +209,3 @@ def _detected_gpu_gib() -> float | None:
         return None
     values = [float(line) for line in out.stdout.split() if line.strip().replace(".", "", 1).isdigit()]
     return values[0] / 1024 if out.returncode == 0 and values else None
-
-
-def bench_coldstart(args) -> None:
-    from docchat.bench.coldstart import run_coldstart_bench
-
-    if args.documents < 2 or args.runs < 1:
-        raise DocchatError("--documents must be at least 2 and --runs at least 1")
-    run_coldstart_bench(documents=args.documents, runs=args.runs, as_json=args.json)

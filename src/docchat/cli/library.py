@@ -1,4 +1,4 @@
-"""The commands over the store: conversations, export and import, documents, clean-up, doctor, bench."""
+"""The commands over the store: conversations, export and import, documents, clean-up, doctor."""
 
 from __future__ import annotations
 
@@ -270,69 +270,6 @@ def doctor(args) -> None:
         print(part)
         for key, value in figures.items():
             print(f"  {key.replace('_', ' '):<22} {value}")
-
-
-def bench(args) -> None:
-    from docchat.bench.memory import run_memory_bench
-
-    run_memory_bench(turns=args.turns, lengths=args.lengths, as_json=args.json)
-
-
-def bench_ingest(args) -> None:
-    from docchat.bench.ingest import run_ingest_bench
-
-    if args.pages < 1 or args.files < 1:
-        raise DocchatError("--pages and --files must be at least 1")
-    run_ingest_bench(pages=args.pages, files=args.files, as_json=args.json)
-
-
-def bench_retrieval(args) -> None:
-    from docchat.bench.retrieval import run_retrieval_bench
-
-    run_retrieval_bench(chunks=args.chunks, as_json=args.json)
-
-
-def bench_followups(args) -> None:
-    from docchat.bench.followups import run_followups_bench
-
-    run_followups_bench(as_json=args.json)
-
-
-def bench_api(args) -> None:
-    from docchat.bench.api import run_api_bench
-
-    run_api_bench(questions=args.questions, clients=args.clients, as_json=args.json)
-
-
-def bench_crash(args) -> None:
-    from docchat.bench.crash import run_crash_bench
-
-    if args.kills < 1:
-        raise DocchatError("--kills must be at least 1")
-    result = run_crash_bench(kills=args.kills, seed=args.seed, as_json=args.json)
-    if result["questions_lost"] or result["orphans"] or result["answers_altered"] or result["integrity_failures"]:
-        raise DocchatError("the crash campaign found lost or half-written data (listed above)")
-
-
-def bench_scale(args) -> None:
-    from docchat.bench.scale import run_scale_bench
-
-    for name in ("conversations", "messages", "long", "longest"):
-        if getattr(args, name) < 1:
-            raise DocchatError(f"--{name} must be at least 1")
-    run_scale_bench(conversations=args.conversations, messages=args.messages, long=args.long,
-                    longest=args.longest, as_json=args.json)
-
-
-def bench_prefix(args) -> None:
-    if args.documents:
-        from docchat.bench.prefix_documents import TURNS, run_document_prefix_bench
-
-        run_document_prefix_bench(turns=args.turns or TURNS, as_json=args.json)
-        return
-    from docchat.bench.prefix import TURNS, run_prefix_bench
-
-    run_prefix_bench(turns=args.turns or TURNS, as_json=args.json)
 
 
 def _conversation_json(c) -> dict:

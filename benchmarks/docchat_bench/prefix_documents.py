@@ -19,7 +19,7 @@ import time
 import uuid
 from pathlib import Path
 
-from docchat.bench.prefix import ANSWER_TOKENS, _CLAUSES
+from docchat_bench.prefix import ANSWER_TOKENS, _CLAUSES
 
 TURNS = 8
 # Below the agreement's size (about 1,900 tokens) on the cpu profile's window: passages instead.

@@ -17,7 +17,7 @@ from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 
 from docchat import __version__
-from docchat.bench.memory import make_history
+from docchat_bench.memory import make_history
 from docchat.domain import (Budget, Citation, Conversation, ConversationSettings, MemoryStats, Message, Role,
                             SessionMemory, TitleSource, utcnow)
 from docchat.exchange import to_document, to_json

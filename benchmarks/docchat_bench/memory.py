@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from docchat.bench.figures import p50_p95
+from docchat_bench.figures import p50_p95
 
 HISTORY_MESSAGES = 2000
 TARGET_TOKENS = 250_000

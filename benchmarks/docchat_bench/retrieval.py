@@ -32,7 +32,7 @@ import time
 import zlib
 from pathlib import Path
 
-from docchat.bench.figures import p50_p95
+from docchat_bench.figures import p50_p95
 
 CHUNKS = 10_000
 SECTIONS = 200
@@ -255,7 +255,7 @@ class _QdrantHybrid:
 
         from qdrant_client import models
 
-        from docchat.bench.sparse import document_vector
+        from docchat_bench.sparse import document_vector
         from docchat.documents.index import DENSE, UPSERT_BATCH, point_id
 
         texts = {hit.chunk.id: hit.chunk.text for hit in library.whole(None, max_tokens=10**12)}
@@ -279,7 +279,7 @@ class _QdrantHybrid:
     def search(self, question: str, vector: list[float], *, scope: list[str] | None) -> list:
         from qdrant_client import models
 
-        from docchat.bench.sparse import query_vector
+        from docchat_bench.sparse import query_vector
         from docchat.documents.fusion import RRF_K
 
         scope_filter = None if scope is None else models.Filter(

@@ -23,10 +23,10 @@ from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 
-from docchat.bench.figures import p50_p95
-from docchat.bench.scale_data import (PLACES, ExportFile, as_the_app_writes, case_number, long_conversation,
+from docchat_bench.figures import p50_p95
+from docchat_bench.scale_data import (PLACES, ExportFile, as_the_app_writes, case_number, long_conversation,
                                       short_conversations)
-from docchat.bench.scale_page import page_figures
+from docchat_bench.scale_page import page_figures
 from docchat.domain import Conversation, Message
 
 CONVERSATIONS = 1_000

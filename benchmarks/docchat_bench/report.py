@@ -15,8 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from docchat.bench import runs
-from docchat.bench.runs import Run
+from docchat_bench import runs
+from docchat_bench.runs import Run
 
 DATA = Path("docs/perf/data")
 OUT = Path("docs/perf")
@@ -247,31 +247,31 @@ def _quietly(call):
 
 
 def _run_memory(data: Path) -> None:
-    from docchat.bench.memory import run_memory_bench
+    from docchat_bench.memory import run_memory_bench
 
     runs.write(data, "memory", "memory", _quietly(lambda: run_memory_bench(as_json=True)))
 
 
 def _run_prefix(data: Path) -> None:
-    from docchat.bench.prefix_turns import run_prefix_turns
+    from docchat_bench.prefix_turns import run_prefix_turns
 
     runs.write(data, "prefix", "prefix", run_prefix_turns())
 
 
 def _run_retrieval(data: Path) -> None:
-    from docchat.bench.retrieval import CHUNKS, run_retrieval_bench
+    from docchat_bench.retrieval import CHUNKS, run_retrieval_bench
 
     runs.write(data, f"retrieval-{CHUNKS}", "retrieval", _quietly(lambda: run_retrieval_bench(as_json=True)))
 
 
 def _run_ingest(data: Path) -> None:
-    from docchat.bench.ingest import run_ingest_bench
+    from docchat_bench.ingest import run_ingest_bench
 
     runs.write(data, "ingest", "ingest", _quietly(lambda: run_ingest_bench(as_json=True)))
 
 
 def _run_scale(data: Path) -> None:
-    from docchat.bench.scale import run_scale_bench
+    from docchat_bench.scale import run_scale_bench
 
     runs.write(data, "scale", "scale", _quietly(lambda: run_scale_bench(as_json=True)))
 
@@ -319,7 +319,7 @@ def _listed(result) -> list[dict]:
 
 
 def _scale_rows() -> dict[str, str]:
-    from docchat.bench.scale import ROWS
+    from docchat_bench.scale import ROWS
 
     return {row.key: row.what for row in ROWS}
 

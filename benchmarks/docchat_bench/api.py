@@ -21,7 +21,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from docchat.bench.figures import p50_p95
+from docchat_bench.figures import p50_p95
 
 QUESTIONS = (
     "When is the Determination Date?", "Who is the trustee of the Harbour Street Trust?",

@@ -12,7 +12,7 @@ import tempfile
 import uuid
 from pathlib import Path
 
-from docchat.bench.prefix import ANSWER_TOKENS, TURNS, _baseline_run, _docchat_run, _summary, script
+from docchat_bench.prefix import ANSWER_TOKENS, TURNS, _baseline_run, _docchat_run, _summary, script
 
 
 def run_prefix_turns(*, turns: int = TURNS) -> dict:

@@ -28,7 +28,7 @@ import traceback
 from collections import Counter
 from pathlib import Path
 
-from docchat.bench.crash_work import SCENARIOS, Journal, Paths, check, prepare, read_journal, work
+from docchat_bench.crash_work import SCENARIOS, Journal, Paths, check, prepare, read_journal, work
 from docchat.errors import DocchatError
 
 READY_TIMEOUT_S = 120.0

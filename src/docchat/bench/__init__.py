@@ -1,1 +1,0 @@
-"""Benchmarks: each prints its figures next to a baseline measured in the same run."""
