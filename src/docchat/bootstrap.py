@@ -144,8 +144,7 @@ def gateway_for(settings: Settings) -> VllmGateway:
 
 def _following_counter(settings: Settings, gateway, info) -> ServedCounter:
     """The served model's tokenizer, following the server; until it answers, the profile's."""
-    counter = ServedCounter.serving(info) if info is not None else ServedCounter(counter_for(
-        *guessed_tokenizer(settings)))
+    counter = ServedCounter(lambda: counter_for(*guessed_tokenizer(settings)), served=info)
     gateway.watch(counter.follow)
     return counter
 

@@ -19,14 +19,16 @@ class JsonSkillRecord:
     def __init__(self, data_dir: Path):
         self._path = data_dir / FILE
         self._lock = threading.Lock()
+        self._data: dict | None = None  # read once: asked before every follow-up
 
     def tally(self, model: str, skill: str) -> tuple[int, int]:
-        counts = self._read().get(model, {}).get(skill, {})
+        with self._lock:
+            counts = self._loaded().get(model, {}).get(skill, {})
         return _count(counts.get("usable")), _count(counts.get("unusable"))
 
     def note(self, model: str, skill: str, *, usable: bool) -> None:
         with self._lock:
-            data = self._read()
+            data = self._loaded()
             counts = data.setdefault(model, {}).setdefault(skill, {})
             key = "usable" if usable else "unusable"
             counts[key] = _count(counts.get(key)) + 1
@@ -34,6 +36,11 @@ class JsonSkillRecord:
                 write_atomically(self._path, json.dumps(data, indent=1, sort_keys=True).encode())
             except OSError as error:  # what was learned is an economy, never a reason to fail
                 log.warning("could not keep %s: %s", self._path, error)
+
+    def _loaded(self) -> dict:
+        if self._data is None:
+            self._data = self._read()
+        return self._data
 
     def _read(self) -> dict:
         try:

@@ -14,6 +14,7 @@ import unicodedata
 from functools import lru_cache
 from importlib.metadata import version
 from pathlib import Path
+from typing import Callable
 
 from docchat.ports import TokenCounter
 
@@ -121,18 +122,14 @@ class ServedCounter:
     or changes model. Until the server has said which model it serves, the counter is a guess
     (the profile's), and it does not call its counts exact."""
 
-    def __init__(self, guess: TokenCounter):
-        self._current = guess
+    def __init__(self, guess: Callable[[], TokenCounter], served=None):
+        """`served`: what the server said (a ServerInfo), if it answered; else `guess()` counts."""
         self._served: tuple[str, str | None] | None = None
         self._lock = threading.Lock()
-
-    @classmethod
-    def serving(cls, info) -> "ServedCounter":
-        counter = cls.__new__(cls)
-        counter._lock = threading.Lock()
-        counter._served = None
-        counter.follow(info)
-        return counter
+        if served is not None:
+            self.follow(served)
+        else:
+            self._current = guess()
 
     @property
     def id(self) -> str:
