@@ -22,6 +22,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, ValidationError
 
+from docchat import citation_wire
 from docchat.domain import Citation, Conversation, ConversationSettings, Message, Rating, Role, Status, Summary
 from docchat.errors import InvalidExport
 from docchat.json_writing import canonical_json, indented_json
@@ -68,7 +69,7 @@ def message_record(message: Message) -> dict:
         "status": status.value,
         "token_count": message.token_count,
         "tokenizer": message.tokenizer,
-        "citations": [c.as_dict() for c in message.citations],
+        "citations": citation_wire.to_stored(message.citations),
         "rewritten_query": message.rewritten_query,
         "model": message.model,
         "usage": message.usage,
@@ -360,7 +361,7 @@ def _to_domain(document: _DocumentIn, source: str) -> ImportedConversation:
                 id=m.id, conversation_id=c.id, seq=m.seq, role=Role(m.role), content=m.content,
                 created_at=_parse_iso(m.created_at), status=Status(m.status), token_count=m.token_count,
                 tokenizer=m.tokenizer, rewritten_query=m.rewritten_query,
-                citations=[Citation.from_dict(c, number=n) for n, c in enumerate(m.citations, start=1)],
+                citations=citation_wire.from_stored(m.citations),
                 model=m.model, usage=m.usage, rating=Rating(m.rating) if m.rating else None,
                 version_of=m.version_of, shown=m.shown, parent_id=m.parent_id,
             )

@@ -20,9 +20,9 @@ from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
+from docchat import citation_wire
 from docchat.api import deps
 from docchat.api.errors import error_response, stream_failure
-from docchat.api.schemas import from_citation
 from docchat.api.streaming import EventStream, TurnReader, finish, sse
 from docchat.domain import Status
 from docchat.errors import InvalidInput
@@ -149,7 +149,7 @@ def _usage(turn) -> dict:
 
 
 def _extension(turn) -> dict:
-    return {"citations": [from_citation(c) for c in turn.answer.citations],
+    return {"citations": [citation_wire.to_api(c) for c in turn.answer.citations],
             "rewritten_query": turn.stats.rewritten_query if turn.stats else None,
             "status": turn.answer.status.value, "mode": turn.budget.mode if turn.budget else None}
 

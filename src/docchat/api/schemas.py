@@ -11,6 +11,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from docchat import citation_wire
+
 # Long enough for a pasted page of text, short enough that a question never crowds the window.
 MAX_QUESTION = 32_000
 MAX_IDS = 1_000
@@ -89,6 +91,7 @@ ERRORS = {status: {"model": ErrorOut, "description": text} for status, text in (
 )}
 
 
+# A citation as docchat.citation_wire.to_api writes it (a docstring here would change the OpenAPI schema).
 class CitationOut(BaseModel):
     n: int
     document_id: str
@@ -199,12 +202,6 @@ class Health(BaseModel):
 # from the domain
 
 
-def from_citation(citation) -> dict:
-    return {"n": citation.number, "document_id": citation.document_id, "document": citation.document,
-            "page": citation.page, "section": citation.section or None, "text": citation.text,
-            "where": citation.where, "chunk_id": citation.chunk_id, "score": citation.score}
-
-
 def from_conversation(conversation) -> dict:
     settings = conversation.settings
     return {"id": conversation.id, "title": conversation.title, "pinned": conversation.pinned,
@@ -217,7 +214,7 @@ def from_conversation(conversation) -> dict:
 def from_message(message) -> dict:
     return {"id": message.id, "seq": message.seq, "role": message.role.value, "content": message.content,
             "status": message.status.value, "created_at": message.created_at,
-            "citations": [from_citation(c) for c in message.citations], "rewritten_query": message.rewritten_query,
+            "citations": [citation_wire.to_api(c) for c in message.citations], "rewritten_query": message.rewritten_query,
             "model": message.model, "usage": message.usage, "error": message.error,
             "rating": message.rating.value if message.rating else None, "version_of": message.version_of}
 
@@ -233,7 +230,7 @@ def from_turn(turn) -> dict:
     return {
         "answer": answer.content if answer else "",
         "status": answer.status.value if answer else "error",
-        "citations": [from_citation(c) for c in (answer.citations if answer else turn.citations)],
+        "citations": [citation_wire.to_api(c) for c in (answer.citations if answer else turn.citations)],
         "rewritten_query": stats.rewritten_query if stats else None,
         "memory": stats.as_dict() if stats else None,
         "usage": turn.usage,

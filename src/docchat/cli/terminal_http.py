@@ -12,8 +12,9 @@ from typing import Iterator
 
 import httpx
 
+from docchat import citation_wire
 from docchat.cli.terminal_backends import SHOWN_ON_OPEN, Answer, Listed, Outcome, Said, stateless_refusal
-from docchat.domain import Citation, Status
+from docchat.domain import Status
 from docchat.errors import DocchatError
 
 API = "/api/v1"
@@ -66,7 +67,7 @@ class HttpChat:
         self.conversation_id = found["id"]
         return str(found.get("title") or ""), [
             Said(m["role"], str(m.get("content") or ""), str(m.get("status") or Status.COMPLETE.value),
-                 citations_from(m.get("citations"))) for m in messages[-SHOWN_ON_OPEN:]]
+                 citation_wire.from_api(m.get("citations"))) for m in messages[-SHOWN_ON_OPEN:]]
 
     def export(self, format: str) -> bytes:
         if self.stateless:
@@ -150,7 +151,7 @@ class StreamedAnswer:
                 self._response.close()
             final = self._final or {}
             status = final.get("status") or (Status.INTERRUPTED.value if self._text else Status.ERROR.value)
-            self._outcome = Outcome(str(status), citations_from(final.get("citations")))
+            self._outcome = Outcome(str(status), citation_wire.from_api(final.get("citations")))
             self._kept(str(final.get("answer", self._text)))
         return self._outcome
 
@@ -182,22 +183,6 @@ def _parsed(text: str) -> dict:
     except ValueError:
         raise DocchatError(f"the docchat API sent an event that is not JSON: {text[:80]}") from None
     return value if isinstance(value, dict) else {}
-
-
-def citations_from(raw) -> list[Citation]:
-    """The API's citations (`n`, `document`, `page`, `section`, `text`) as the domain's."""
-    citations = []
-    for number, item in enumerate(raw or [], start=1):
-        if not isinstance(item, dict):
-            continue
-        page = item.get("page") if isinstance(item.get("page"), int) else None
-        section = str(item.get("section") or "")
-        citations.append(Citation(
-            number=item["n"] if isinstance(item.get("n"), int) else number,
-            document=str(item.get("document") or "unknown document"),
-            where=f"page {page}" if page else section, text=str(item.get("text") or ""),
-            document_id=str(item.get("document_id") or ""), page=page, section=section))
-    return citations
 
 
 def unreachable(url: str, error: httpx.HTTPError) -> DocchatError:

@@ -18,7 +18,8 @@ from datetime import datetime, timezone
 
 from sqlalchemy import Connection, bindparam, text
 
-from docchat.domain import Budget, Citation, MemoryStats, Message, Rating, Role, Status
+from docchat import citation_wire
+from docchat.domain import Budget, MemoryStats, Message, Rating, Role, Status
 from docchat.store.tables import sqlite_json, sqlite_moment
 
 _SELECT = """
@@ -39,7 +40,6 @@ _IN_GROUPS = text(_SELECT + "WHERE conversation_id = :cid AND (id IN :groups OR 
 _ROLES = {role.value: role for role in Role}
 _STATUSES = {status.value: status for status in Status}
 _RATINGS = {rating.value: rating for rating in Rating}
-_CITATION_FIELDS = frozenset(field.name for field in fields(Citation))
 # Budget.as_dict adds its two derived figures to the fields.
 _BUDGET_STORED = frozenset(field.name for field in fields(Budget)) | {"prompt", "free"}
 _STATS_FIELDS = frozenset(field.name for field in fields(MemoryStats))
@@ -92,7 +92,7 @@ def message_row(message: Message) -> dict:
         "token_count": message.token_count,
         "tokenizer": message.tokenizer,
         "rewritten_query": message.rewritten_query,
-        "citations": [c.as_dict() for c in message.citations],
+        "citations": citation_wire.to_stored(message.citations),
         "model": message.model,
         "usage": message.usage,
         "error": message.error,
@@ -110,18 +110,6 @@ def figures_row(message: Message) -> dict | None:
         return None
     return {"budget": message.budget.as_dict() if message.budget else None,
             "memory": message.stats.as_dict() if message.stats else None}
-
-
-def citations_from(stored) -> list[Citation]:
-    return [_citation(c, n) for n, c in enumerate(stored or [], start=1) if isinstance(c, dict)]
-
-
-def _citation(stored: dict, number: int) -> Citation:
-    # What message_row wrote (every field of a Citation that from_dict made) is taken as it
-    # is, in one step; other shapes (rows of older versions) are filled in and checked.
-    if stored.keys() == _CITATION_FIELDS:
-        return _as_stored(Citation, stored)
-    return Citation.from_dict(stored, number=number)
 
 
 @contextmanager
@@ -168,7 +156,7 @@ def _maker(db: Connection):
         values["tokenizer"] = tokenizer
         # Most answers have no figures or sources, and most questions no usage (SQL NULL, or
         # JSON `null` and `[]` on SQLite): no call for those.
-        values["citations"] = [] if citations == "[]" or not citations else citations_from(stored(citations))
+        values["citations"] = [] if citations == "[]" or not citations else citation_wire.from_row(stored(citations))
         values["model"] = model
         values["shown"] = bool(shown)
         values["parent_id"] = parent_id
@@ -204,7 +192,7 @@ def _figures(stored) -> tuple[Budget | None, MemoryStats | None]:
         return None, None
 
 
-# What figures_row wrote is taken as it is, in one step, as for sources: from_dict's checks
+# What figures_row wrote is taken as it is, in one step, as sources are (citation_wire): from_dict's checks
 # cost twice as much, and every answer of a history carries these figures. Other shapes
 # (figures of older versions) go through from_dict.
 
