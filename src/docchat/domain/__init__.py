@@ -1,16 +1,26 @@
 """Plain data the services hand to the UI, CLI and API, by concept: conversations and their
 messages, the figures an answer keeps, documents, and health. Import from here."""
 
-from docchat.domain.conversations import (  # noqa: F401
+from docchat.domain.conversations import (
     utcnow, Role, Rating, Status, FINISHED, TitleSource, SessionMemory, ConversationSettings, Conversation,
     Citation, Message, joint_reading, Summary, SearchHit, CleanupReport, ImportReport,
 )
-from docchat.domain.figures import (  # noqa: F401
+from docchat.domain.figures import (
     Budget, MemoryStats,
 )
-from docchat.domain.documents import (  # noqa: F401
+from docchat.domain.documents import (
     Section, ParsedDocument, DocumentStatus, Document, IngestReport, ChunkRecord, Retrieved, SourceView, DocumentUse, Scope,
 )
-from docchat.domain.health import (  # noqa: F401
+from docchat.domain.health import (
     StoreHealth, LLMStatus, LibraryHealth,
 )
+
+# What a checked importer may take from here (mypy's strict mode re-exports only what is listed).
+__all__ = [
+    "utcnow", "Role", "Rating", "Status", "FINISHED", "TitleSource", "SessionMemory", "ConversationSettings",
+    "Conversation", "Citation", "Message", "joint_reading", "Summary", "SearchHit", "CleanupReport", "ImportReport",
+    "Budget", "MemoryStats",
+    "Section", "ParsedDocument", "DocumentStatus", "Document", "IngestReport", "ChunkRecord", "Retrieved", "SourceView",
+    "DocumentUse", "Scope",
+    "StoreHealth", "LLMStatus", "LibraryHealth",
+]

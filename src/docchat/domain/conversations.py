@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from enum import StrEnum
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from docchat.domain.figures import Budget, MemoryStats
@@ -62,12 +62,12 @@ class SessionMemory:
     sections_seen: tuple[str, ...] = ()
     turns: int = 0
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {"resolved_terms": dict(self.resolved_terms), "active_documents": list(self.active_documents),
                 "sections_seen": list(self.sections_seen), "turns": self.turns}
 
     @classmethod
-    def from_dict(cls, data) -> "SessionMemory":
+    def from_dict(cls, data: object) -> "SessionMemory":
         data = data if isinstance(data, dict) else {}
         terms = data.get("resolved_terms")
         return cls(
@@ -94,7 +94,7 @@ class ConversationSettings:
     # The user's instructions for this conversation, sent after the system prompt.
     instructions: str = ""
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {
             "title_source": self.title_source.value,
             "document_scope": list(self.document_scope) if self.document_scope is not None else None,
@@ -104,7 +104,7 @@ class ConversationSettings:
         }
 
     @classmethod
-    def from_dict(cls, data) -> "ConversationSettings":
+    def from_dict(cls, data: object) -> "ConversationSettings":
         """From the store's JSON column or an export; keys missing or malformed take their default."""
         data = data if isinstance(data, dict) else {}
         scope = data.get("document_scope")
@@ -120,18 +120,20 @@ class ConversationSettings:
         )
 
 
-def _title_source(value) -> TitleSource:
+def _title_source(value: object) -> TitleSource:
+    if not isinstance(value, str):  # what TitleSource(value) refuses too
+        return TitleSource.DEFAULT
     try:
         return TitleSource(value)
     except ValueError:
         return TitleSource.DEFAULT
 
 
-def _strings(value) -> tuple[str, ...]:
+def _strings(value: object) -> tuple[str, ...]:
     return tuple(str(item) for item in value) if isinstance(value, (list, tuple)) else ()
 
 
-def _count(value) -> int:
+def _count(value: object) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
 
 
@@ -162,11 +164,11 @@ class Citation:
     section: str = ""
     score: float = 0.0
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return dict(self.__dict__)
 
     @classmethod
-    def from_dict(cls, data: dict, *, number: int) -> "Citation":
+    def from_dict(cls, data: dict[str, Any], *, number: int) -> "Citation":
         """From stored or exported JSON; older exports carry `page` and `quote` and no number."""
         page = data.get("page") if isinstance(data.get("page"), int) else None
         section = str(data.get("section") or "")
@@ -180,7 +182,7 @@ class Citation:
         )
 
 
-def _score(value) -> float:
+def _score(value: Any) -> float:
     """A citation's score; anything but a finite number (a list, NaN, 1e400) counts as none."""
     try:
         score = float(value or 0.0)
@@ -203,7 +205,7 @@ class Message:
     citations: list[Citation] = field(default_factory=list)
     rewritten_query: str | None = None
     model: str | None = None
-    usage: dict | None = None
+    usage: dict[str, Any] | None = None
     # Why an answer failed, in words a user can read (status error or interrupted).
     error: str | None = None
     # What the model was sent for this user turn when it differs from what is shown
@@ -254,7 +256,7 @@ class Summary:
     last_seq: int
     content: str
     created_at: datetime
-    metadata: dict = field(default_factory=dict)
+    metadata: dict[str, Any] = field(default_factory=dict)
     token_count: int | None = None
     tokenizer: str | None = None
 

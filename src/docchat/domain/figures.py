@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 
 @dataclass(frozen=True)
@@ -38,11 +39,11 @@ class Budget:
     def free(self) -> int:
         return self.max_model_len - self.answer_reserve - self.prompt
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         return {**self.__dict__, "prompt": self.prompt, "free": self.free}
 
     @classmethod
-    def from_dict(cls, data: dict) -> "Budget":
+    def from_dict(cls, data: dict[str, Any]) -> "Budget":
         return cls(**{name: data[name] for name in cls.__dataclass_fields__ if name in data})
 
 
@@ -63,13 +64,13 @@ class MemoryStats:
     rewritten_query: str | None = None
     rewrite_method: str = "none"
 
-    def as_dict(self) -> dict:
+    def as_dict(self) -> dict[str, Any]:
         data = dict(self.__dict__)
         data["summary_created_at"] = self.summary_created_at.isoformat() if self.summary_created_at else None
         return data
 
     @classmethod
-    def from_dict(cls, data: dict) -> "MemoryStats":
+    def from_dict(cls, data: dict[str, Any]) -> "MemoryStats":
         known = {name: data[name] for name in cls.__dataclass_fields__ if name in data}
         created = known.get("summary_created_at")
         return cls(**{**known, "summary_created_at": datetime.fromisoformat(created) if created else None})

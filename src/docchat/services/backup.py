@@ -29,7 +29,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path, PurePosixPath
-from typing import Callable, Iterator, Protocol
+from typing import Any, Callable, Iterator, Protocol
 
 from docchat import __version__
 from docchat.atomic import write_atomically
@@ -180,7 +180,7 @@ class BackupService:
         return copied, tuple(missing)
 
     @staticmethod
-    def _manifest(snapshot: Snapshot, made_at: datetime, files: int) -> dict:
+    def _manifest(snapshot: Snapshot, made_at: datetime, files: int) -> dict[str, Any]:
         return {
             "format": FORMAT,
             "version": FORMAT_VERSION,
@@ -250,7 +250,7 @@ class BackupService:
     def _move_into_place(self, staging: Path, present: list[Path], database: DatabaseFiles) -> Path | None:
         """Moves what is there aside, then the staged data in; undoes the moves made if one fails."""
         aside = self._data_dir / f"before-restore-{utcnow():%Y%m%d-%H%M%S}" if present else None
-        moves = [(path, aside / path.name) for path in present]
+        moves = [(path, aside / path.name) for path in present] if aside is not None else []
         moves += [(entry, database.path if entry.name == DATABASE else self._data_dir / entry.name)
                   for entry in sorted(staging.iterdir())]
         if aside is not None:
@@ -284,7 +284,7 @@ class BackupService:
 
 
 @contextmanager
-def _opened(source: Path) -> Iterator[tuple[zipfile.ZipFile, dict]]:
+def _opened(source: Path) -> Iterator[tuple[zipfile.ZipFile, dict[str, Any]]]:
     """The archive and its manifest, once both look like a docchat backup of a known format."""
     name = source.name
     try:

@@ -8,12 +8,14 @@ The same content is ingested once (by hash).
 
 from __future__ import annotations
 
+import builtins
 import logging
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
+from collections.abc import Set as AbstractSet
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Protocol
 
 from docchat.documents.files import stray_files
 from docchat.documents.fusion import fuse
@@ -21,6 +23,7 @@ from docchat.documents.parsing import MAX_BYTES
 from docchat.documents.render import page_with_passage
 from docchat.documents.words import query_terms
 from docchat.domain import (
+    ChunkRecord,
     Citation,
     Document,
     DocumentStatus,
@@ -32,7 +35,7 @@ from docchat.domain import (
     SourceView,
 )
 from docchat.errors import DocchatError, IndexInUse, NotFound
-from docchat.ports import Parser, TokenCounter, UnitOfWorkFactory
+from docchat.ports import ChunkIndex, Embedder, Parser, TokenCounter, UnitOfWorkFactory
 from docchat.services.id_prefixes import resolve
 from docchat.services.ingestion import FileToAdd, Ingested, Ingestion, IngestionCancelled
 
@@ -50,19 +53,28 @@ CANDIDATES_PER_HIT = 4
 WHOLE_KEPT = 8
 
 Progress = Callable[[str, float], None]
+# The ready documents kept in whole (id, name), oldest first, and the token limit they were read under.
+WholeKey = tuple[tuple[tuple[str, str], ...], int]
+
+
+class ClosableIndex(ChunkIndex, Protocol):
+    """The index as this service holds it: the one client of this process, let go of by `close`."""
+
+    def close(self) -> None: ...
 
 
 class DocumentService:
-    def __init__(self, uow: UnitOfWorkFactory, data_dir: Path, index_factory, embedder, counter: TokenCounter,
-                 *, parser: Parser, max_bytes: int = MAX_BYTES, chunk_tokens: int = 256, overlap: int = 48):
+    def __init__(self, uow: UnitOfWorkFactory, data_dir: Path, index_factory: Callable[[], ClosableIndex],
+                 embedder: Embedder, counter: TokenCounter, *, parser: Parser, max_bytes: int = MAX_BYTES,
+                 chunk_tokens: int = 256, overlap: int = 48):
         self._uow = uow
         self._data_dir = data_dir
         self._index_factory = index_factory
-        self._index = None
+        self._index: ClosableIndex | None = None
         self._index_checked = False
         self._index_lock = threading.Lock()
         self._embedder = embedder
-        self._whole: OrderedDict[tuple, list[Retrieved] | None] = OrderedDict()
+        self._whole: OrderedDict[WholeKey, list[Retrieved] | None] = OrderedDict()
         self._whole_lock = threading.Lock()
         self._ingestion = Ingestion(uow, data_dir, counter, parser=parser, open_index=self.index, remove=self._remove,
                                     max_bytes=max_bytes, chunk_tokens=chunk_tokens, overlap=overlap)
@@ -96,7 +108,7 @@ class DocumentService:
             return resolve(prefix, "document", exists=lambda found: repo.get(found) is not None,
                            starting_with=lambda start: [(d.id, d.name) for d in repo.documents_starting_with(start)])
 
-    def usage(self, document_id: str) -> list[DocumentUse]:
+    def usage(self, document_id: str) -> builtins.list[DocumentUse]:
         with self._uow() as uow:
             if uow.documents.get(document_id) is None:
                 raise NotFound(f"no document with id {document_id}")
@@ -114,7 +126,7 @@ class DocumentService:
             image, marked = page_with_passage(original, citation.page, citation.text)
             return SourceView(citation, document, page_image=image, marked=marked, original=original)
         with self._uow() as uow:  # the section around the passage, for the formats not drawn
-            chunks = uow.documents.chunks_of(document.id)
+            chunks: list[ChunkRecord] = uow.documents.chunks_of(document.id)
         section = [c for c in chunks if c.label == citation.section and citation.section] or \
                   [c for c in chunks if c.id == citation.chunk_id]
         shown = tuple((c.text, c.id == citation.chunk_id) for c in section) or ((citation.text, True),)
@@ -166,7 +178,7 @@ class DocumentService:
         cancel = cancel or threading.Event()
         with self._uow() as uow:
             documents = [d for d in uow.documents.list() if d.status is DocumentStatus.READY]
-            chunks = {d.id: uow.documents.chunks_of(d.id) for d in documents}
+            chunks: dict[str, list[ChunkRecord]] = {d.id: uow.documents.chunks_of(d.id) for d in documents}
         total = sum(len(records) for records in chunks.values())
         with self._index_lock:
             index = self._raw_index()
@@ -212,8 +224,8 @@ class DocumentService:
 
     # retrieval
 
-    def retrieve(self, query: str, *, top_k: int, document_ids: list[str] | None = None,
-                 active: set[str] = frozenset()) -> list[Retrieved]:
+    def retrieve(self, query: str, *, top_k: int, document_ids: builtins.list[str] | None = None,
+                 active: AbstractSet[str] = frozenset()) -> builtins.list[Retrieved]:
         """The `top_k` passages for a question: the closest in meaning (Qdrant) and the best by
         BM25 (SQLite FTS5), fused with RRF, chunks of `active` documents lifted a little.
         `document_ids=None` searches every document; an empty list searches none."""
@@ -242,7 +254,7 @@ class DocumentService:
         return [Retrieved(records[r.chunk_id], names[r.document_id], r.score) for r in ranked
                 if r.chunk_id in records]
 
-    def whole(self, document_ids: list[str] | None, *, max_tokens: int) -> list[Retrieved] | None:
+    def whole(self, document_ids: builtins.list[str] | None, *, max_tokens: int) -> builtins.list[Retrieved] | None:
         """Every chunk of the documents in scope, in document order (oldest document first), when
         their tokens add up to at most `max_tokens`; None when they do not, or there are none."""
         with self._uow() as uow:
@@ -261,8 +273,11 @@ class DocumentService:
             if not ready or uow.documents.token_total([d.id for d in ready]) > max_tokens:
                 found = None
             else:
+                # The ignore goes when ports' DocumentRepository stops naming its own `list` method
+                # in its annotations (issue 25); mypy reports it unused then.
                 found = [Retrieved(record, document.name, 0.0)
-                         for document in ready for record in uow.documents.chunks_of(document.id)]
+                         for document in ready
+                         for record in uow.documents.chunks_of(document.id)]  # type: ignore[attr-defined]
         with self._whole_lock:
             self._whole[key] = found
             if len(self._whole) > WHOLE_KEPT:
@@ -275,7 +290,7 @@ class DocumentService:
                 self._index.close()
                 self._index, self._index_checked = None, False
 
-    def index(self):
+    def index(self) -> ClosableIndex:
         """The one index client of this process (Qdrant's local mode allows one per path)."""
         with self._index_lock:
             index = self._raw_index()
@@ -286,7 +301,7 @@ class DocumentService:
                     self._clear_leftovers(index)
             return index
 
-    def _clear_leftovers(self, index) -> None:
+    def _clear_leftovers(self, index: ChunkIndex) -> None:
         """Removes what a crash left half-done: documents still being ingested or removed (their
         vectors, rows and files), and stored files no document names. Only with the local index:
         holding it, this process knows no other one is ingesting. (With a Qdrant server, a
@@ -304,7 +319,7 @@ class DocumentService:
         for path in stray_files(self._data_dir, kept):
             path.unlink(missing_ok=True)
 
-    def _raw_index(self):
+    def _raw_index(self) -> ClosableIndex:
         # Kept even when the collection check fails: a second client on the same local-mode
         # folder would be refused, and `reindex` needs this one.
         if self._index is None:

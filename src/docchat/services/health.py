@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from docchat.domain import LibraryHealth, LLMStatus, StoreHealth
 from docchat.services.backup import BackupStatus, backup_status
@@ -20,7 +21,7 @@ class HealthReport:
     documents: LibraryHealth
     backup: BackupStatus
 
-    def as_dict(self) -> dict[str, dict]:
+    def as_dict(self) -> dict[str, dict[str, Any]]:
         return {part: vars(getattr(self, part)) for part in ("store", "llm", "documents", "backup")}
 
 

@@ -28,7 +28,7 @@ from docchat.documents.chunking import chunk
 from docchat.documents.files import content_hash, store_file
 from docchat.domain import ChunkRecord, Document, DocumentStatus, IngestReport, ParsedDocument, utcnow
 from docchat.errors import DocchatError, InvalidInput
-from docchat.ports import Parser, TokenCounter, UnitOfWorkFactory
+from docchat.ports import ChunkIndex, Embedder, Parser, TokenCounter, UnitOfWorkFactory
 from docchat.wording import count
 
 # Texts per call to the embedder: between two calls a cancel is seen and progress is shown.
@@ -77,7 +77,7 @@ class _Pending:
 
 class Ingestion:
     def __init__(self, uow: UnitOfWorkFactory, data_dir: Path, counter: TokenCounter, *, parser: Parser,
-                 open_index: Callable[[], object], remove: Callable[[Document], None],
+                 open_index: Callable[[], ChunkIndex], remove: Callable[[Document], None],
                  max_bytes: int, chunk_tokens: int, overlap: int):
         self._uow = uow
         self._parser = parser
@@ -89,7 +89,7 @@ class Ingestion:
         self._chunk_tokens = chunk_tokens
         self._overlap = overlap
 
-    def add(self, embedder, name: str, data: bytes, *, progress: Progress,
+    def add(self, embedder: Embedder, name: str, data: bytes, *, progress: Progress,
             cancel: threading.Event) -> IngestReport:
         parsed = self._parser.parse(name, data, max_bytes=self._max_bytes)
         # Opened before anything is written or removed: an index held by another process (the
@@ -113,7 +113,7 @@ class Ingestion:
         progress("ready", 1.0)
         return report
 
-    def add_many(self, embedder, files: Sequence[FileToAdd], *, progress: Progress,
+    def add_many(self, embedder: Embedder, files: Sequence[FileToAdd], *, progress: Progress,
                  cancel: threading.Event) -> Iterator[Ingested]:
         """Each file's outcome as soon as it is known: refused and already-present files at
         once, added ones when their group is ready. A cancel, or a failure of the embedder or
@@ -144,6 +144,7 @@ class Ingestion:
             if cancel.is_set():
                 raise IngestionCancelled(f"ingestion was cancelled after {finished} of {count(total, 'file')}")
             progress(f"{finished} of {total} files; reading {file.name}", finished / total)
+            outcome: _Pending | Ingested
             try:
                 data, parsed = self._read(file)
             except DocchatError as error:
@@ -163,7 +164,7 @@ class Ingestion:
         yield from ingest_group()
         progress(f"{total} of {total} files", 1.0)
 
-    def index_chunks(self, index, embedder, records: list[ChunkRecord], embedded: Embedded,
+    def index_chunks(self, index: ChunkIndex, embedder: Embedder, records: list[ChunkRecord], embedded: Embedded,
                      cancel: threading.Event, cancelled: Callable[[], None]) -> None:
         """Embeds chunks of any documents into the index, shortest first: each call to the
         model gets texts of about one length, so its batches pad little. The index is written
@@ -215,8 +216,8 @@ class Ingestion:
                                page=p.page, text=p.text, token_count=p.token_count) for p in pieces]
         return _Pending(name, data, document, records)
 
-    def _ingest(self, index, embedder, group: list[_Pending], embedded: Embedded, cancel: threading.Event,
-                cancelled: Callable[[], None]) -> list[IngestReport]:
+    def _ingest(self, index: ChunkIndex, embedder: Embedder, group: list[_Pending], embedded: Embedded,
+                cancel: threading.Event, cancelled: Callable[[], None]) -> list[IngestReport]:
         """Stores the group's files, writes their rows (`ingesting`), embeds and indexes their
         chunks, and marks them ready together; on any failure removes all of them again."""
         documents: list[Document] = []

@@ -4,8 +4,10 @@ the page, the HTTP API and the commands use."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Protocol
 
 from docchat.config import Settings
+from docchat.ports import Parser
 from docchat.services.chat import ChatService
 from docchat.services.conversations import ConversationService
 from docchat.services.documents import DocumentService
@@ -13,6 +15,12 @@ from docchat.services.health import HealthService
 from docchat.services.llm import LLMService
 from docchat.services.stateless import StatelessChat
 from docchat.services.transfer import TransferService
+
+
+class Held(Protocol):
+    """Something one process holds until it lets go of it."""
+
+    def close(self) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -27,9 +35,9 @@ class Services:
     health: HealthService
     # What this process holds, let go of by `close`: its claim on the database, a document index
     # opened early on a thread, the parsing workers.
-    presence: object | None = None
-    opened_early: object | None = None
-    parser: object | None = None
+    presence: Held | None = None
+    opened_early: Held | None = None
+    parser: Parser | None = None
 
     def close(self) -> None:
         """Lets go of what one process may hold at a time (the local document index), of its

@@ -7,14 +7,15 @@ import uuid
 import zipfile
 import zlib
 from dataclasses import replace
+from typing import Any
 
 from docchat import __version__
-from docchat.domain import ImportReport, utcnow
+from docchat.domain import Conversation, ImportReport, Message, utcnow
 from docchat.errors import InvalidExport, NotFound
 from docchat.exchange import ImportedConversation, to_document, to_json, to_markdown
 from docchat.foreign import parse_export
-from docchat.ports import TokenCounter, UnitOfWorkFactory
-from docchat.services.conversations import MAX_TITLE
+from docchat.ports import TokenCounter, UnitOfWork, UnitOfWorkFactory
+from docchat.services.titles import MAX_TITLE
 from docchat.text import one_line
 from docchat.zip_entries import CountedReader, ZipRefused, checked_entries
 
@@ -64,7 +65,7 @@ class TransferService:
             uow.commit()
         return reports
 
-    def _import_one(self, uow, document: ImportedConversation, *, as_copy: bool) -> ImportReport:
+    def _import_one(self, uow: UnitOfWork, document: ImportedConversation, *, as_copy: bool) -> ImportReport:
         conversation = document.conversation
         repo = uow.conversations
         present = None if as_copy else repo.get_conversation(conversation.id, include_deleted=True)
@@ -86,13 +87,13 @@ class TransferService:
             repo.add_summary(summary)
         return ImportReport(conversation.id, conversation.title, len(document.messages), already_present=False)
 
-    def _counted(self, message):
+    def _counted(self, message: Message) -> Message:
         if message.tokenizer == self._counter.id and message.token_count is not None:
             return message
         count = self._counter.count_message(message.role.value, message.content)
         return replace(message, token_count=count, tokenizer=self._counter.id)
 
-    def _document(self, conversation_id: str) -> dict:
+    def _document(self, conversation_id: str) -> dict[str, Any]:
         with self._uow() as uow:
             conversation = self._require(uow, conversation_id)
             return to_document(
@@ -104,7 +105,7 @@ class TransferService:
             )
 
     @staticmethod
-    def _require(uow, conversation_id: str):
+    def _require(uow: UnitOfWork, conversation_id: str) -> Conversation:
         conversation = uow.conversations.get_conversation(conversation_id)
         if conversation is None:
             raise NotFound(f"no conversation with id {conversation_id}")
@@ -136,7 +137,8 @@ def _entries(raw: bytes, name: str) -> list[tuple[str, bytes]]:
 def _as_copy(document: ImportedConversation) -> ImportedConversation:
     new_id = str(uuid.uuid4())
     title = f"{document.conversation.title} (copy)"[:MAX_TITLE]
-    ids = {m.id: str(uuid.uuid4()) for m in document.messages}  # versions keep naming their first
+    # Versions keep naming their first, replies their parent; None (there is none) finds none.
+    ids: dict[str | None, str] = {m.id: str(uuid.uuid4()) for m in document.messages}
     return ImportedConversation(
         conversation=replace(document.conversation, id=new_id, title=title),
         messages=[replace(m, id=ids[m.id], conversation_id=new_id, version_of=ids.get(m.version_of),
