@@ -15,6 +15,7 @@ run: $(STAMP) $(LLM_STAMP)
 
 test: $(STAMP) $(LLM_STAMP) system-deps
 	$(BIN)/python -m ruff check src benchmarks tests app.py pages
+	$(BIN)/python -m mypy
 	$(BIN)/python -m pytest tests -p no:cacheprovider
 
 # torch first, alone: the CPU build on this machine's disk, before anything can ask for another.
