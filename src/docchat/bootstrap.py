@@ -41,7 +41,6 @@ from docchat.services.stateless import StatelessChat
 from docchat.services.transfer import TransferService
 from docchat.store.backup import SqliteFiles, sqlite_path
 from docchat.store.engine import make_engine
-from docchat.store.message_log import SqlMessageLog
 from docchat.store.migrate import current_revision, upgrade
 from docchat.store.presence import Presence
 from docchat.store.unit_of_work import SqlUnitOfWorkFactory
@@ -85,7 +84,7 @@ def build_services(settings: Settings | None = None, *, uow: UnitOfWorkFactory |
         # while that thread imports Qdrant.
         index = OpenedEarly(index, embedder)
     counter = counter or _following_counter(settings, gateway, info)
-    conversations = ConversationService(uow, counter, log=SqlMessageLog(uow), database=database,
+    conversations = ConversationService(uow, counter, database=database,
                                         schema_version=schema_version)
     # "Check this address" on the Settings page: the key that address would be sent.
     llm = LLMService(gateway, counter, probe=lambda url: fetch_info(

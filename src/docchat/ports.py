@@ -1,6 +1,6 @@
 """The protocols the services and the answer pipeline depend on; adapters implement them.
 
-Real ones: store/ (unit of work, repositories, message log), llm/ (gateway), documents/
+Real ones: store/ (unit of work, repositories), llm/ (gateway), documents/
 (embedder, chunk index), memory/tokens.py (token counters). Fakes for unit tests:
 tests/unit/fakes.py. Services are typed against these and import no adapter.
 """
@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator, Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from typing import Callable, Protocol
 
@@ -25,12 +26,23 @@ from docchat.domain import (
     SearchHit,
     Summary,
 )
-from docchat.memory.log import MessageLog
 
 __all__ = [
-    "ChunkIndex", "ConversationRepository", "DocumentRepository", "Embedder", "Gateway", "Generation",
-    "MessageLog", "Parser", "PrefixCache", "Retriever", "ServerInfo", "TokenCounter", "UnitOfWork", "UnitOfWorkFactory",
+    "ChunkIndex", "ConversationRepository", "DocumentRepository", "Embedder", "Gateway", "Generation", "MemoryState",
+    "Parser", "PrefixCache", "Retriever", "ServerInfo", "TokenCounter", "UnitOfWork", "UnitOfWorkFactory",
 ]
+
+
+@dataclass(frozen=True)
+class MemoryState:
+    """What a conversation's memory reads of it: messages after a seq, and the marks and path
+    revision that say whether what it read before still holds."""
+
+    messages: list[Message]
+    memory_start_seq: int
+    pruned_before_seq: int
+    # Moves whenever the path shown changes without a message being appended (an edit, a version).
+    path_revision: int = 0
 
 
 class ConversationRepository(Protocol):
@@ -43,7 +55,9 @@ class ConversationRepository(Protocol):
     def purge_conversation(self, conversation_id: str) -> None: ...
     def conversations_updated_before(self, cutoff: datetime) -> list[Conversation]: ...
     def deleted_conversations(self, *, deleted_before: datetime | None = None) -> list[Conversation]: ...
-    def append_message(self, message: Message) -> Message: ...
+    def last_seq(self, conversation_id: str) -> int: ...
+    def append_message(self, message: Message) -> Message:
+        """Stores `message` as the conversation's next seq; returns it with that seq."""
     def settle_message(self, message: Message) -> None: ...
     def get_message(self, message_id: str) -> Message | None: ...
     def set_rating(self, message_id: str, rating: Rating | None) -> None: ...
@@ -56,6 +70,10 @@ class ConversationRepository(Protocol):
     def latest_shown(self, conversation_id: str, count: int) -> tuple[list[Message], int]: ...
     # Every version of the messages in `groups` (ids of first versions), in order.
     def versions(self, conversation_id: str, groups: list[str]) -> list[Message]: ...
+    def memory_state(self, conversation_id: str, *, after_seq: int) -> MemoryState | None:
+        """None for an unknown conversation."""
+    def set_memory_marks(self, conversation_id: str, *, memory_start_seq: int, pruned_before_seq: int) -> None: ...
+    def store_token_counts(self, counts: dict[str, int], tokenizer: str) -> None: ...
     def message_ids(self, ids: list[str]) -> set[str]: ...
     def summary_ids(self, ids: list[str]) -> set[str]: ...
     def add_summary(self, summary: Summary) -> None: ...

@@ -7,11 +7,13 @@ from dataclasses import dataclass, replace
 
 from docchat.domain import ChunkRecord, Conversation, Message, Retrieved
 from docchat.errors import NotFound
-from docchat.memory.log import LogState
+from docchat.ports import MemoryState
 
 
 class FakeMessageLog:
-    """The MessageLog port in memory: append-only, dense seq per conversation, like the SQL one.
+    """A conversation's stored messages as a memory reads and writes them: a unit of work
+    factory, its unit of work and its repository at once (append-only, dense seq per
+    conversation, like the SQL store), with what was written kept for assertions.
 
     Thread-safe, as a database would be, so concurrency tests exercise the memory and not the fake.
     """
@@ -20,6 +22,7 @@ class FakeMessageLog:
         self._lock = threading.Lock()
         self._messages: dict[str, list[Message]] = {}
         self._marks: dict[str, tuple[int, int]] = {}
+        self.revisions: dict[str, int] = {}
         self.appended: list[Message] = []
         self.stored_counts: list[tuple[dict[str, int], str]] = []
         self.marks_set: list[tuple[str, int, int]] = []
@@ -32,16 +35,40 @@ class FakeMessageLog:
                 for seq, message in enumerate(history, start=1)
             ]
             self._marks[conversation_id] = (1, 1)
+            self.revisions[conversation_id] = 0
 
-    # the port
+    # the unit of work
 
-    def load(self, conversation_id: str, *, after_seq: int) -> LogState:
+    def __call__(self, *, write: bool = False) -> "FakeMessageLog":
+        return self
+
+    def __enter__(self) -> "FakeMessageLog":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        pass
+
+    def commit(self) -> None:
+        pass
+
+    @property
+    def conversations(self) -> "FakeMessageLog":
+        return self
+
+    # the repository, as far as a memory uses it
+
+    def is_active(self, conversation_id: str) -> bool:
         with self._lock:
-            self._require(conversation_id)
-            newer = [m for m in self._messages[conversation_id] if m.seq > after_seq]
-            return LogState(newer, *self._marks[conversation_id])
+            return conversation_id in self._messages
 
-    def append(self, message: Message) -> Message:
+    def memory_state(self, conversation_id: str, *, after_seq: int) -> MemoryState | None:
+        with self._lock:
+            if conversation_id not in self._messages:
+                return None
+            newer = [m for m in self._messages[conversation_id] if m.seq > after_seq]
+            return MemoryState(newer, *self._marks[conversation_id], self.revisions[conversation_id])
+
+    def append_message(self, message: Message) -> Message:
         with self._lock:
             self._require(message.conversation_id)
             stored = replace(message, seq=len(self._messages[message.conversation_id]) + 1)
@@ -49,7 +76,9 @@ class FakeMessageLog:
             self.appended.append(stored)
             return stored
 
-    def set_marks(self, conversation_id: str, *, memory_start_seq: int, pruned_before_seq: int) -> None:
+    append = append_message  # another writer, in a test
+
+    def set_memory_marks(self, conversation_id: str, *, memory_start_seq: int, pruned_before_seq: int) -> None:
         with self._lock:
             self._require(conversation_id)
             self._marks[conversation_id] = (memory_start_seq, pruned_before_seq)
@@ -260,6 +289,7 @@ class FakeConversations:
         self.marks: dict[str, tuple[int, int]] = {}
         self.messages_by: dict[str, list[Message]] = {}
         self.summaries_by: dict[str, list] = {}
+        self.revisions: dict[str, int] = {}
 
     def add_conversation(self, conversation: Conversation) -> None:
         self.conversations[conversation.id] = conversation
@@ -288,8 +318,14 @@ class FakeConversations:
         self.update_conversation(conversation_id, settings=settings)
         return settings
 
-    def memory_marks(self, conversation_id: str):
-        return self.marks.get(conversation_id)
+    def memory_state(self, conversation_id: str, *, after_seq: int):
+        if conversation_id not in self.conversations:
+            return None
+        return MemoryState(self.messages(conversation_id, after_seq=after_seq), *self.marks[conversation_id],
+                           self.revisions.get(conversation_id, 0))
+
+    def set_memory_marks(self, conversation_id: str, *, memory_start_seq: int, pruned_before_seq: int) -> None:
+        self.marks[conversation_id] = (memory_start_seq, pruned_before_seq)
 
     def last_seq(self, conversation_id: str) -> int:
         return len(self.messages_by.get(conversation_id, []))
@@ -305,6 +341,7 @@ class FakeConversations:
         return next((m for stored in self.messages_by.values() for m in stored if m.id == message_id), None)
 
     def show_version(self, conversation_id: str, group: str, message_id) -> None:
+        self.revisions[conversation_id] = self.revisions.get(conversation_id, 0) + 1
         stored = self.messages_by[conversation_id]
         shown_seq = min((m.seq for m in stored if m.group == group and m.shown), default=None)
         branch, node = set(), message_id

@@ -1,4 +1,4 @@
-"""ConversationMemory over a fake MessageLog: budgets, counting once, pruning, other writers, threads."""
+"""ConversationMemory over a fake store (tests/unit/fakes.FakeMessageLog): budgets, counting once, pruning, other writers, threads."""
 
 from __future__ import annotations
 
@@ -61,7 +61,7 @@ def counter() -> CountingCounter:
 
 @pytest.fixture
 def memory(log, counter) -> ConversationMemory:
-    return ConversationMemory.open(conversation_id=CONVERSATION, log=log, counter=counter)
+    return ConversationMemory.open(conversation_id=CONVERSATION, uow=log, counter=counter)
 
 
 def add_all(memory: ConversationMemory, script) -> None:
@@ -92,7 +92,7 @@ def test_get_without_a_budget_returns_every_message_in_order(memory):
 
 def test_the_memory_token_limit_is_the_budget_when_get_is_given_none(log, counter):
     memory = ConversationMemory.open(
-        conversation_id=CONVERSATION, log=log, counter=counter, token_limit=tokens(TURNS[-1]) + tokens(TURNS[-2])
+        conversation_id=CONVERSATION, uow=log, counter=counter, token_limit=tokens(TURNS[-1]) + tokens(TURNS[-2])
     )
     add_all(memory, TURNS)
 
@@ -169,7 +169,7 @@ def test_opening_a_memory_over_counted_history_tokenises_nothing(log, counter):
         for role, content in TURNS
     ))
 
-    memory = ConversationMemory.open(conversation_id=CONVERSATION, log=log, counter=counter)
+    memory = ConversationMemory.open(conversation_id=CONVERSATION, uow=log, counter=counter)
 
     assert memory.count() == len(TURNS)
     assert counter.calls == 0
@@ -184,7 +184,7 @@ def test_token_total_is_the_sum_of_the_stored_counts(memory, log):
 
 
 def test_with_the_qwen_counter_a_message_is_stored_with_its_exact_chatml_count(log, qwen_counter):
-    memory = ConversationMemory.open(conversation_id=CONVERSATION, log=log, counter=qwen_counter)
+    memory = ConversationMemory.open(conversation_id=CONVERSATION, uow=log, counter=qwen_counter)
 
     message = memory.add(*TURNS[0])
 
@@ -208,7 +208,7 @@ def log_counted_by_an_old_tokenizer(log) -> FakeMessageLog:
 def test_counts_from_another_tokenizer_are_recomputed_once_and_written_back(log_counted_by_an_old_tokenizer, counter):
     log = log_counted_by_an_old_tokenizer
 
-    ConversationMemory.open(conversation_id=CONVERSATION, log=log, counter=counter)
+    ConversationMemory.open(conversation_id=CONVERSATION, uow=log, counter=counter).count()
 
     assert counter.calls == len(TURNS) + 1
     assert len(log.stored_counts) == 1
@@ -221,11 +221,11 @@ def test_counts_from_another_tokenizer_are_recomputed_once_and_written_back(log_
 def test_recomputed_counts_are_not_recomputed_again_by_later_reads_or_reopening(
         log_counted_by_an_old_tokenizer, counter):
     log = log_counted_by_an_old_tokenizer
-    memory = ConversationMemory.open(conversation_id=CONVERSATION, log=log, counter=counter)
+    memory = ConversationMemory.open(conversation_id=CONVERSATION, uow=log, counter=counter)
 
     memory.get(token_limit=40)
     memory.prune(10_000)
-    ConversationMemory.open(conversation_id=CONVERSATION, log=log, counter=counter).get()
+    ConversationMemory.open(conversation_id=CONVERSATION, uow=log, counter=counter).get()
     memory.clear()
 
     assert counter.calls == len(TURNS) + 1
@@ -233,7 +233,7 @@ def test_recomputed_counts_are_not_recomputed_again_by_later_reads_or_reopening(
 
 
 def test_the_budget_uses_the_recomputed_counts_not_the_stale_ones(log_counted_by_an_old_tokenizer, counter):
-    memory = ConversationMemory.open(conversation_id=CONVERSATION, log=log_counted_by_an_old_tokenizer, counter=counter)
+    memory = ConversationMemory.open(conversation_id=CONVERSATION, uow=log_counted_by_an_old_tokenizer, counter=counter)
     budget = tokens(SYSTEM) + tokens(TURNS[-1])
 
     assert pairs(memory.get(token_limit=budget)) == [SYSTEM, TURNS[-1]]
@@ -243,14 +243,14 @@ def test_the_budget_uses_the_recomputed_counts_not_the_stale_ones(log_counted_by
 def test_messages_stored_without_a_count_are_counted_once_and_written_back(log, counter):
     log.register(CONVERSATION, *(stored(role, content, token_count=None, tokenizer=None) for role, content in TURNS))
 
-    memory = ConversationMemory.open(conversation_id=CONVERSATION, log=log, counter=counter)
+    memory = ConversationMemory.open(conversation_id=CONVERSATION, uow=log, counter=counter)
 
     assert memory.token_total() == sum(tokens(t) for t in TURNS)
     assert [m.token_count for m in log.messages(CONVERSATION)] == [tokens(t) for t in TURNS]
 
 
 def test_messages_read_from_the_memory_carry_the_recomputed_count(log_counted_by_an_old_tokenizer, counter):
-    memory = ConversationMemory.open(conversation_id=CONVERSATION, log=log_counted_by_an_old_tokenizer, counter=counter)
+    memory = ConversationMemory.open(conversation_id=CONVERSATION, uow=log_counted_by_an_old_tokenizer, counter=counter)
 
     recent = memory.get_recent(2)
 
@@ -306,7 +306,7 @@ def test_a_pruned_memory_reopened_from_the_log_stays_pruned(memory, log, counter
     add_all(memory, [SYSTEM, *TURNS])
     memory.prune(tokens(SYSTEM) + tokens(TURNS[-1]))
 
-    reopened = ConversationMemory.open(conversation_id=CONVERSATION, log=log, counter=counter)
+    reopened = ConversationMemory.open(conversation_id=CONVERSATION, uow=log, counter=counter)
 
     assert pairs(reopened.get_all()) == [SYSTEM, TURNS[-1]]
 
@@ -348,7 +348,7 @@ def test_a_cleared_memory_reopened_from_the_log_stays_empty(memory, log, counter
     add_all(memory, TURNS)
     memory.clear()
 
-    assert ConversationMemory.open(conversation_id=CONVERSATION, log=log, counter=counter).get_all() == []
+    assert ConversationMemory.open(conversation_id=CONVERSATION, uow=log, counter=counter).get_all() == []
 
 
 def test_messages_added_after_clear_are_the_only_ones_remembered(memory, log):
@@ -364,7 +364,7 @@ def test_messages_added_after_clear_are_the_only_ones_remembered(memory, log):
 # LlamaIndex's BaseMemory interface
 
 def test_the_memory_is_a_llamaindex_base_memory_built_by_from_defaults(log, counter):
-    memory = ConversationMemory.from_defaults(conversation_id=CONVERSATION, log=log, counter=counter)
+    memory = ConversationMemory.from_defaults(conversation_id=CONVERSATION, uow=log, counter=counter)
 
     assert isinstance(memory, BaseMemory)
     assert memory.get_all() == []
@@ -437,16 +437,21 @@ def test_a_message_another_writer_stored_without_a_count_is_counted_once(memory,
 
 def test_a_clear_made_through_another_memory_is_seen_by_this_one(memory, log, counter):
     add_all(memory, TURNS)
-    other_tab = ConversationMemory.open(conversation_id=CONVERSATION, log=log, counter=counter)
+    other_tab = ConversationMemory.open(conversation_id=CONVERSATION, uow=log, counter=counter)
 
     other_tab.clear()
 
     assert memory.get() == []
 
 
-def test_opening_a_memory_for_an_unknown_conversation_raises_not_found(log, counter):
+def test_a_memory_of_an_unknown_conversation_raises_not_found_when_read_or_added_to(log, counter):
+    memory = ConversationMemory.open(conversation_id="no-such-conversation", uow=log, counter=counter)
+
     with pytest.raises(NotFound):
-        ConversationMemory.open(conversation_id="no-such-conversation", log=log, counter=counter)
+        memory.get()
+    with pytest.raises(NotFound):
+        memory.add("user", "When is the Determination Date?")
+    assert log.appended == []
 
 
 # invalid input
@@ -528,7 +533,7 @@ def test_each_thread_sees_its_own_messages_in_the_order_it_added_them(memory, lo
 
 def test_two_memories_writing_one_log_at_once_both_end_with_the_whole_history(
         memory, log, counter, frequent_thread_switches):
-    other_tab = ConversationMemory.open(conversation_id=CONVERSATION, log=log, counter=counter)
+    other_tab = ConversationMemory.open(conversation_id=CONVERSATION, uow=log, counter=counter)
 
     errors = _hammer([memory, other_tab], threads=8, per_thread=50)
 

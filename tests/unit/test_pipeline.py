@@ -14,7 +14,6 @@ from docchat.errors import InvalidInput, LLMUnavailable
 from docchat.services.chat import ChatService
 from docchat.services.conversations import ConversationService
 from docchat.services.stateless import StatelessChat
-from docchat.store.message_log import SqlMessageLog
 
 from tests.unit.fakes import FakeGateway, FakeLibrary, FakeUnitOfWork, WordCounter, chunk
 
@@ -41,7 +40,7 @@ class Setup:
         self.counter = WordCounter()
         self.uow = FakeUnitOfWork()
         self.gateway = FakeGateway(max_model_len=window, counter=self.counter)
-        self.conversations = ConversationService(self.uow, self.counter, log=SqlMessageLog(self.uow), database="memory")
+        self.conversations = ConversationService(self.uow, self.counter, database="memory")
         engine = ContextEngine(self.counter, None, system_prompt=SYSTEM, caps=caps)
         self.pipeline = AnswerPipeline(engine, self.counter, retriever=library, limits=limits, programs=rewriter,
                                        rewrite_gate=rewrite_gate)

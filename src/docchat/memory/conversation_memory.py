@@ -13,16 +13,14 @@ that stores a message would otherwise pay before it could answer.
 
 from __future__ import annotations
 
-import threading
 import uuid
-from bisect import bisect_left
-from dataclasses import replace
-from typing import TYPE_CHECKING, Any
+from contextlib import contextmanager
+from typing import TYPE_CHECKING, Any, Iterator
 
-from docchat.domain import FINISHED, Message, Role, Status, utcnow
-from docchat.errors import InvalidInput
-from docchat.memory.log import MessageLog
-from docchat.ports import TokenCounter
+from docchat.domain import Message, Role, Status, utcnow
+from docchat.errors import InvalidInput, NotFound
+from docchat.memory.window import MemoryView, Window
+from docchat.ports import ConversationRepository, TokenCounter, UnitOfWorkFactory
 
 if TYPE_CHECKING:
     from llama_index.core.base.llms.types import ChatMessage
@@ -31,12 +29,33 @@ if TYPE_CHECKING:
 UNLIMITED = 2**62
 
 
+def counted(counter: TokenCounter, conversation_id: str, role: str | Role, content: str, **fields: Any) -> Message:
+    """A new message, counted once by `counter` (what the model is sent of it, when that is
+    not what it says), ready to be appended to its conversation."""
+    try:
+        role = Role(role)
+    except ValueError:
+        raise InvalidInput(f"role must be system, user or assistant, not {role!r}") from None
+    if not isinstance(content, str):
+        raise InvalidInput("message content must be text")
+    return Message(
+        id=str(uuid.uuid4()), conversation_id=conversation_id, seq=0, role=role, content=content,
+        created_at=utcnow(), status=fields.pop("status", Status.COMPLETE),
+        token_count=counter.count_message(role.value, fields.get("sent_content") or content),
+        tokenizer=counter.id, **fields,
+    )
+
+
 class ConversationMemory:
-    def __init__(self, conversation_id: str, log: MessageLog, counter: TokenCounter, *,
+    """A conversation's memory. Its own verbs each open a unit of work; a service preparing a
+    question reads it within its own unit of work instead (`read`)."""
+
+    def __init__(self, conversation_id: str, uow: UnitOfWorkFactory, counter: TokenCounter, *,
                  token_limit: int = UNLIMITED) -> None:
         self.conversation_id = conversation_id
         self.token_limit = token_limit
-        self._index = _Index(conversation_id, log, counter)
+        self._uow = uow
+        self._window = Window(conversation_id, counter)
 
     @classmethod
     def from_defaults(cls, **kwargs: Any) -> "BaseMemory":
@@ -46,32 +65,45 @@ class ConversationMemory:
         return LlamaIndexMemory.of(cls.open(**kwargs))
 
     @classmethod
-    def open(cls, *, conversation_id: str, log: MessageLog, counter: TokenCounter, **fields) -> "ConversationMemory":
-        return cls(conversation_id, log, counter, **fields)
+    def open(cls, *, conversation_id: str, uow: UnitOfWorkFactory, counter: TokenCounter,
+             **fields: Any) -> "ConversationMemory":
+        return cls(conversation_id, uow, counter, **fields)
+
+    # reading within the caller's unit of work
+
+    def read(self, repo: ConversationRepository) -> MemoryView:
+        """The memory as `repo`'s unit of work sees the conversation, read in that unit of work.
+        Counts made again for another tokenizer wait for a writer (`unsaved_counts`)."""
+        window = self._window
+        with window.lock:
+            window.refresh(repo)
+            return window.view()
+
+    def appended(self, stored: Message) -> None:
+        """Tells the memory of a message its caller appended (and committed), so that the next
+        read need not fetch it."""
+        with self._window.lock:
+            self._window.appended(stored)
 
     # LlamaIndex BaseMemory
 
     def get(self, input: str | None = None, initial_token_count: int = 0, token_limit: int | None = None,
             **kwargs: Any) -> list[ChatMessage]:
         """The longest recent run of messages that fits the budget, system messages always kept."""
-        index = self._index
-        with index.lock:
-            index.sync()
-            start, system = index.window_start(self._limit(token_limit), initial_token_count)
-            chat = index.chat_messages()
+        with self._synced() as window:
+            start, system = window.window_start(self._limit(token_limit), initial_token_count)
+            chat = window.chat_messages()
             return [chat[i] for i in system] + chat[start:]
 
     def get_all(self) -> list[ChatMessage]:
-        index = self._index
-        with index.lock:
-            index.sync()
-            return list(index.chat_messages())
+        with self._synced() as window:
+            return list(window.chat_messages())
 
     def put(self, message: ChatMessage) -> None:
         self.add(message.role.value, message.content or "")
 
     def set(self, messages: list[ChatMessage]) -> None:
-        with self._index.lock:
+        with self._window.lock:
             self.clear()
             for message in messages:
                 self.put(message)
@@ -83,193 +115,93 @@ class ConversationMemory:
 
     def add(self, role: str, content: str, **fields: Any) -> Message:
         """Counts the message once, stores it, and returns it as stored (with its seq)."""
-        try:
-            role = Role(role)
-        except ValueError:
-            raise InvalidInput(f"role must be system, user or assistant, not {role!r}") from None
-        if not isinstance(content, str):
-            raise InvalidInput("message content must be text")
-        index = self._index
-        counter = index.counter
-        message = Message(
-            id=str(uuid.uuid4()),
-            conversation_id=self.conversation_id,
-            seq=0,
-            role=role,
-            content=content,
-            created_at=utcnow(),
-            status=fields.pop("status", Status.COMPLETE),
-            token_count=counter.count_message(role.value, fields.get("sent_content") or content),
-            tokenizer=counter.id,
-            **fields,
-        )
-        with index.lock:
-            stored = index.log.append(message)
-            if stored.seq != index.last_seq + 1:
-                index.sync()  # another writer added messages in between
-            else:
-                index.extend([stored])
+        message = counted(self._window.counter, self.conversation_id, role, content, **fields)
+        with self._window.lock:
+            with self._uow(write=True) as uow:
+                if not uow.conversations.is_active(self.conversation_id):
+                    raise NotFound(f"no conversation with id {self.conversation_id}")
+                stored = uow.conversations.append_message(message)
+                uow.commit()
+            self._window.appended(stored)
             return stored
 
     def window(self, token_limit: int | None = None, initial_token_count: int = 0) -> list[Message]:
         """Like get(), as stored messages."""
-        index = self._index
-        with index.lock:
-            index.sync()
-            start, system = index.window_start(self._limit(token_limit), initial_token_count)
-            return [index.messages[i] for i in system] + index.messages[start:]
+        with self._synced() as window:
+            start, system = window.window_start(self._limit(token_limit), initial_token_count)
+            return [window.messages[i] for i in system] + window.messages[start:]
 
     def messages(self) -> list[Message]:
-        index = self._index
-        with index.lock:
-            index.sync()
-            return list(index.messages)
+        with self._synced() as window:
+            return list(window.messages)
 
     def after(self, seq: int) -> tuple[list[Message], int]:
         """The messages after `seq` (those a summary does not cover) and their tokens."""
-        index = self._index
-        with index.lock:
-            index.sync()
-            start = bisect_left(index.seqs, seq + 1)
-            return index.messages[start:], index.before[-1] - index.before[start] + sum(
-                index.messages[i].token_count for i in index.system if i >= start)
+        with self._synced() as window:
+            return window.view().after(seq)
 
     def get_recent(self, n: int) -> list[Message]:
-        index = self._index
-        with index.lock:
-            index.sync()
-            return list(index.messages[-n:]) if n > 0 else []
+        with self._synced() as window:
+            return window.view().recent(n)
 
     def count(self) -> int:
         """How many messages the model would see with no budget."""
-        index = self._index
-        with index.lock:
-            index.sync()
-            return len(index.messages)
+        with self._synced() as window:
+            return len(window.messages)
 
     def token_total(self) -> int:
-        index = self._index
-        with index.lock:
-            index.sync()
-            return index.system_tokens + index.before[-1]
+        with self._synced() as window:
+            return window.view().token_total()
 
     def clear(self) -> None:
         """Forgets everything so far; the stored transcript stays."""
-        index = self._index
-        with index.lock:
-            index.sync()
-            after = index.last_seq + 1
-            index.log.set_marks(self.conversation_id, memory_start_seq=after, pruned_before_seq=after)
-            index.reload()
+        with self._synced() as window:
+            after = window.last_seq + 1
+            self._set_marks(memory_start_seq=after, pruned_before_seq=after)
 
     def prune(self, max_tokens: int) -> int:
         """Drops the oldest non-system messages until the memory fits max_tokens; returns how many."""
-        index = self._index
-        with index.lock:
-            index.sync()
-            start, _ = index.window_start(max_tokens, 0)
-            dropped = sum(1 for m in index.messages[:start] if m.role is not Role.SYSTEM)
+        with self._synced() as window:
+            start, _ = window.window_start(max_tokens, 0)
+            dropped = sum(1 for m in window.messages[:start] if m.role is not Role.SYSTEM)
             if dropped:
-                pruned_before = index.messages[start].seq if start < len(index.messages) else index.last_seq + 1
-                index.log.set_marks(
-                    self.conversation_id, memory_start_seq=index.marks[0], pruned_before_seq=pruned_before
-                )
-                index.reload()
+                pruned_before = window.messages[start].seq if start < len(window.messages) else window.last_seq + 1
+                self._set_marks(memory_start_seq=window.marks[0], pruned_before_seq=pruned_before)
             return dropped
 
     def forget_before(self, seq: int) -> None:
         """Prunes the non-system messages before `seq` (a truncation's cut); nothing is deleted."""
-        index = self._index
-        with index.lock:
-            index.sync()
-            if seq > index.marks[1]:
-                index.log.set_marks(self.conversation_id, memory_start_seq=index.marks[0], pruned_before_seq=seq)
-                index.reload()
+        with self._synced() as window:
+            if seq > window.marks[1]:
+                self._set_marks(memory_start_seq=window.marks[0], pruned_before_seq=seq)
+
+    def unsaved_counts(self) -> tuple[dict[str, int], str]:
+        """The counts made again for another tokenizer since they were last written back, and
+        that tokenizer: a writing caller stores them (taken here, before its unit of work opens,
+        as the memory's own verbs take the memory's lock before theirs)."""
+        with self._window.lock:
+            return self._window.take_unsaved_counts(), self._window.counter.id
 
     def _limit(self, token_limit: int | None) -> int:
         return self.token_limit if token_limit is None else token_limit
 
+    @contextmanager
+    def _synced(self) -> Iterator[Window]:
+        window = self._window
+        with window.lock:
+            with self._uow() as uow:
+                window.refresh(uow.conversations)
+            if window.unsaved_counts:
+                with self._uow(write=True) as uow:
+                    uow.conversations.store_token_counts(window.take_unsaved_counts(), window.counter.id)
+                    uow.commit()
+            yield window
 
-class _Index:
-    """The messages a memory holds, the running totals of their counts, and what it last read
-    of the log. Callers hold `lock`."""
-
-    __slots__ = ("conversation_id", "log", "counter", "lock", "messages", "chat", "before", "system",
-                 "system_tokens", "seqs", "last_seq", "marks", "counted_with")
-
-    def __init__(self, conversation_id: str, log: MessageLog, counter: TokenCounter):
-        self.conversation_id, self.log, self.counter = conversation_id, log, counter
-        self.lock = threading.RLock()
-        self.reload()
-
-    def window_start(self, limit: int, initial: int) -> tuple[int, list[int]]:
-        room = limit - initial - self.system_tokens
-        # Smallest start whose suffix fits: total - before[start] <= room.
-        start = bisect_left(self.before, self.before[-1] - room) if room >= 0 else len(self.messages)
-        start = min(start, len(self.messages))
-        return start, [i for i in self.system if i < start]
-
-    def chat_messages(self) -> list[ChatMessage]:
-        """`messages` as LlamaIndex ChatMessages, made for the messages added since last asked."""
-        if len(self.chat) < len(self.messages):
-            from llama_index.core.base.llms.types import ChatMessage, MessageRole
-
-            self.chat.extend(ChatMessage(role=MessageRole(message.role.value), content=message.model_text)
-                             for message in self.messages[len(self.chat):])
-        return self.chat
-
-    def reload(self) -> None:
-        self.messages: list[Message] = []
-        self.chat: list[ChatMessage] = []
-        # before[i]: tokens of the non-system messages in messages[:i].
-        self.before = [0]
-        self.seqs: list[int] = []
-        self.system: list[int] = []
-        self.system_tokens = self.last_seq = 0
-        self.counted_with = self.counter.id
-        state = self.log.load(self.conversation_id, after_seq=0)
-        self.marks = (state.memory_start_seq, state.pruned_before_seq)
-        self.extend(state.messages)
-
-    def sync(self) -> None:
-        """Picks up messages other writers (another tab, the CLI) stored since the last look."""
-        if self.counted_with != self.counter.id:
-            # The server now serves another model: every count is recounted (and stored) once.
-            self.reload()
-            return
-        state = self.log.load(self.conversation_id, after_seq=self.last_seq)
-        if (state.memory_start_seq, state.pruned_before_seq) != self.marks:
-            self.reload()
-        elif state.messages:
-            self.extend(state.messages)
-
-    def extend(self, stored: list[Message]) -> None:
-        counter = self.counter
-        recount = {m.id: counter.count_message(m.role.value, m.model_text)
-                   for m in stored if m.status in FINISHED
-                   and (m.tokenizer != counter.id or m.token_count is None)}
-        if recount:
-            self.log.store_token_counts(recount, counter.id)
-        start_seq, pruned_before = self.marks
-        for message in stored:
-            if message.status is Status.STREAMING:
-                # Not settled yet: look again from here on the next sync.
-                return
-            self.last_seq = max(self.last_seq, message.seq)
-            if message.seq < start_seq or (message.seq < pruned_before and message.role is not Role.SYSTEM):
-                continue
-            if message.status not in FINISHED or not message.shown:
-                # Failed or stopped answers, and versions not shown, are kept in the transcript,
-                # never sent back to the model.
-                continue
-            if message.id in recount:
-                message = replace(message, token_count=recount[message.id], tokenizer=counter.id)
-            tokens = message.token_count
-            if message.role is Role.SYSTEM:
-                self.system.append(len(self.messages))
-                self.system_tokens += tokens
-                self.before.append(self.before[-1])
-            else:
-                self.before.append(self.before[-1] + tokens)
-            self.messages.append(message)
-            self.seqs.append(message.seq)
+    def _set_marks(self, *, memory_start_seq: int, pruned_before_seq: int) -> None:
+        with self._uow(write=True) as uow:
+            uow.conversations.set_memory_marks(self.conversation_id, memory_start_seq=memory_start_seq,
+                                               pruned_before_seq=pruned_before_seq)
+            uow.commit()
+        # Read again, so that what the verbs return now follows the new marks.
+        with self._uow() as uow:
+            self._window.refresh(uow.conversations)

@@ -20,9 +20,10 @@ from docchat.context.programs import Programs
 from docchat.context.rewrite import RECENT_MESSAGES
 from docchat.context.session import updated
 from docchat.domain import Message, Role, SessionMemory, Status, TitleSource
+from docchat.domain.turns import last_exchange, may_continue
 from docchat.errors import InvalidInput, LLMError, NotFound
-from docchat.ports import Gateway, TokenCounter, UnitOfWorkFactory
-from docchat.services.conversations import ConversationService, clean_title, require_message, title_from
+from docchat.ports import Gateway, TokenCounter, UnitOfWork, UnitOfWorkFactory
+from docchat.services.conversations import ConversationService, clean_title, require_message, required, title_from
 from docchat.services.turn import Turn
 
 log = logging.getLogger(__name__)
@@ -57,8 +58,6 @@ class ChatService:
         words, what the turn is doing before the model's first token.
         """
         require_message(question)
-        if conversation_id is not None:
-            self._conversations.get(conversation_id)
         try:
             info = self._gateway.info()
         except LLMError as error:
@@ -69,24 +68,21 @@ class ChatService:
             return self._conversations.post_user_message(conversation_id, question, sent_content=sent,
                                                          rewritten_query=rewritten)
 
-        return self._turn(self._request(conversation_id, question, passages=passages), info, keep, progress)
+        return self._turn(conversation_id, question, info, keep, progress, passages=passages)
 
     def retry(self, conversation_id: str, *, progress: Progress = lambda stage: None) -> Turn:
         """Answers the last question again (regenerate). An answer it already had is kept as
         an earlier version, hidden; the new one is shown and the history follows it."""
-        history = [m for m in self._conversations.history(conversation_id) if m.shown]
-        questions = [m for m in history if m.role is Role.USER]
-        if not questions:
+        asked, answered = last_exchange(self._conversations.history(conversation_id))
+        if asked is None:
             raise InvalidInput("there is no question to answer again in this conversation")
-        asked = questions[-1]
-        answered = history[-1] if history[-1].role is Role.ASSISTANT and history[-1].seq > asked.seq else None
         version_of = answered.group if answered is not None else None
         try:
             info = self._gateway.info()
         except LLMError as error:
             return self._failed(asked, error, version_of=version_of)
-        return self._turn(self._request(conversation_id, asked.content, before_seq=asked.seq), info,
-                          lambda sent, rewritten: asked, progress, version_of=version_of)
+        return self._turn(conversation_id, asked.content, info, lambda sent, rewritten: asked, progress,
+                          before_seq=asked.seq, version_of=version_of)
 
     def edit(self, conversation_id: str, question_id: str, text: str, *,
              progress: Progress = lambda stage: None) -> Turn:
@@ -101,7 +97,6 @@ class ChatService:
 
         def keep(sent: str | None, rewritten: str | None) -> Message:
             # Only now, once the edit is not refused: a refused edit leaves the branch in view.
-            self._conversations.show_version(conversation_id, None, group=asked.group)
             return self._conversations.post_user_message(conversation_id, text, sent_content=sent,
                                                          rewritten_query=rewritten, version_of=asked.group)
 
@@ -109,7 +104,22 @@ class ChatService:
             info = self._gateway.info()
         except LLMError as error:
             return self._failed(keep(None, None), error)
-        return self._turn(self._request(conversation_id, text, before_seq=asked.seq), info, keep, progress)
+        return self._turn(conversation_id, text, info, keep, progress, before_seq=asked.seq)
+
+    def continue_answer(self, conversation_id: str, *, progress: Progress = lambda stage: None) -> Turn:
+        """Goes on writing the last answer, cut at the token limit, into the same message: the
+        model is sent the same prompt with the answer so far as its own unfinished turn."""
+        asked, cut = last_exchange(self._conversations.history(conversation_id))
+        if asked is None or cut is None or not may_continue(cut):
+            raise InvalidInput("only an answer cut at the length limit can be continued")
+        try:
+            info = self._gateway.info()
+        except LLMError as error:
+            # The answer as it was cut stays; this try fails where the stream is read, as its siblings do.
+            return Turn(conversation_id=conversation_id, question=asked, draft=cut, budget=None,
+                        saver=_Unchanged(cut), failure=error)
+        return self._turn(conversation_id, asked.content, info, lambda sent, rewritten: asked, progress,
+                          before_seq=asked.seq, continuing=cut)
 
     def wait_for_background(self, timeout_s: float) -> None:
         """Lets work started after an answer (its title) finish: a command about to exit calls it."""
@@ -147,18 +157,20 @@ class ChatService:
     # internals
 
     def _request(self, conversation_id: str | None, question: str, *, passages: list[str] | None = None,
-                 before_seq: int | None = None) -> Request:
-        """What the pipeline needs of the stored conversation; `before_seq`: the question is
-        stored already (a retry), and only what came before it is history."""
+                 before_seq: int | None = None) -> tuple[Request, tuple[int, int]]:
+        """What the pipeline needs of the stored conversation, read in one unit of work, and the
+        memory's marks then; `before_seq`: the question is stored already (a retry), and only
+        what came before it is history."""
         if conversation_id is None:
-            return Request(question=question, history=[], passages=passages)
-        memory = self._conversations.memory(conversation_id)
+            return Request(question=question, history=[], passages=passages), (1, 1)
+        memory = self._conversations.kept_memory(conversation_id)
         with self._uow() as uow:
+            settings = required(uow, conversation_id).settings
             summary = uow.conversations.latest_summary(conversation_id, before_seq=before_seq)
             next_seq = uow.conversations.last_seq(conversation_id) + 1
-        settings = self._conversations.get(conversation_id).settings
-        history, _ = memory.after(summary.last_seq if summary else 0)
-        total_messages, total_tokens = memory.count(), memory.token_total()
+            view = memory.read(uow.conversations)
+        history, _ = view.after(summary.last_seq if summary else 0)
+        total_messages, total_tokens = view.count(), view.token_total()
         if before_seq is not None:
             asked = [m for m in history if m.seq >= before_seq]
             history = [m for m in history if m.seq < before_seq]
@@ -172,37 +184,29 @@ class ChatService:
             active_documents=frozenset(settings.session.active_documents),
             # Citations imported from older exports may name no chunk.
             cited_chunks=frozenset(c.chunk_id for c in answers[-1].citations) - {""} if answers else frozenset(),
-            recent=[m for m in memory.get_recent(RECENT_MESSAGES + 1) if m.seq < next_seq][-RECENT_MESSAGES:],
+            recent=[m for m in view.recent(RECENT_MESSAGES + 1) if m.seq < next_seq][-RECENT_MESSAGES:],
             total_messages=total_messages, total_tokens=total_tokens,
             compactions=settings.compactions, may_condense=next_seq >= settings.condense_after_seq,
             passages=passages, instructions=settings.instructions,
-        )
+        ), view.marks
 
-    def continue_answer(self, conversation_id: str, *, progress: Progress = lambda stage: None) -> Turn:
-        """Goes on writing the last answer, cut at the token limit, into the same message: the
-        model is sent the same prompt with the answer so far as its own unfinished turn."""
-        history = [m for m in self._conversations.history(conversation_id) if m.shown]
-        cut = history[-1] if history else None
-        if cut is None or cut.role is not Role.ASSISTANT or cut.status is not Status.TRUNCATED:
-            raise InvalidInput("only an answer cut at the length limit can be continued")
-        asked = next(m for m in reversed(history) if m.role is Role.USER)
-        info = self._gateway.info()
-        return self._turn(self._request(conversation_id, asked.content, before_seq=asked.seq), info,
-                          lambda sent, rewritten: asked, progress, continuing=cut)
-
-    def _turn(self, request: Request, info, keep, progress: Progress, *, continuing: Message | None = None,
-              version_of: str | None = None) -> Turn:
+    def _turn(self, conversation_id: str | None, question: str, info, keep, progress: Progress, *,
+              before_seq: int | None = None, passages: list[str] | None = None,
+              continuing: Message | None = None, version_of: str | None = None) -> Turn:
+        request, marks = self._request(conversation_id, question, passages=passages, before_seq=before_seq)
         reserve = self.reserve_for(info.max_model_len)
         prepared = self._pipeline.prepare(request, max_model_len=info.max_model_len, answer_reserve=reserve,
                                           keep_question=keep, progress=progress)
         conversation_id = prepared.question.conversation_id
-        if prepared.assembly.cut_seq is not None:
-            self._conversations.memory(conversation_id).forget_before(prepared.assembly.cut_seq)
-        self._record_compaction(conversation_id, prepared)
+
+        def compacted(uow: UnitOfWork) -> None:
+            _record_compaction(uow, conversation_id, prepared, marks)
+
         messages = prepared.assembly.messages
         if continuing is None:
-            draft = replace(self._start_answer(conversation_id, info.model, version_of=version_of),
-                            citations=prepared.citations, budget=prepared.budget, stats=prepared.stats)
+            started = self._conversations.start_answer(conversation_id, model=info.model, version_of=version_of,
+                                                       within=compacted)
+            draft = replace(started, citations=prepared.citations, budget=prepared.budget, stats=prepared.stats)
             max_tokens, prefix = reserve, ""
         else:
             draft, prefix = replace(continuing, status=Status.STREAMING), continuing.content
@@ -211,6 +215,10 @@ class ChatService:
             max_tokens = min(reserve, info.max_model_len - prepared.budget.prompt - (continuing.token_count or 0))
             if max_tokens < MIN_CONTINUATION:
                 raise InvalidInput("the window has no room left to continue this answer; ask for the rest instead")
+            if _compacts(prepared, marks):
+                with self._uow(write=True) as uow:
+                    compacted(uow)
+                    uow.commit()
         return Turn(conversation_id=conversation_id, question=prepared.question, draft=draft, budget=prepared.budget,
                     stats=prepared.stats, citations=prepared.citations, saver=self._saver, prefix=prefix,
                     summary=prepared.assembly.new_summary.content if prepared.assembly.new_summary else None,
@@ -220,41 +228,57 @@ class ChatService:
                                                             varied=version_of is not None))
 
     def _failed(self, question: Message, error: LLMError, *, version_of: str | None = None) -> Turn:
-        draft = self._start_answer(question.conversation_id, None, version_of=version_of)
+        draft = self._conversations.start_answer(question.conversation_id, model=None, version_of=version_of)
         return Turn(conversation_id=question.conversation_id, question=question, draft=draft, budget=None,
                     saver=self._saver, failure=error)
 
-    def _record_compaction(self, conversation_id: str, prepared: Prepared) -> None:
-        """A new summary or a truncation is a compaction: the one event that breaks the prefix."""
-        assembly = prepared.assembly
-        if assembly.new_summary is None and not assembly.truncated and not assembly.condense_error:
-            return  # an ordinary turn writes nothing here
-        with self._uow(write=True) as uow:
-            changes = {}
-            current = uow.conversations.get_conversation(conversation_id).settings
-            if assembly.new_summary is not None:
-                uow.conversations.add_summary(assembly.new_summary)
-            if assembly.new_summary is not None or assembly.truncated:
-                changes["compactions"] = current.compactions + 1
-            if assembly.truncated:
-                changes["truncations"] = current.truncations + 1
-            if assembly.condense_error:
-                changes["condense_after_seq"] = prepared.question.seq + CONDENSE_RETRY_AFTER
-                changes["last_condense_error"] = assembly.condense_error
-            uow.conversations.update_settings(conversation_id, **changes)
-            uow.commit()
 
-    def _start_answer(self, conversation_id: str, model: str | None, *, version_of: str | None = None) -> Message:
-        """The answer's row, streaming; a new version of an answer hides the others only now,
-        once the turn is ready, so a refused retry leaves the answer there was in view."""
-        if version_of is not None:
-            self._conversations.show_version(conversation_id, None, group=version_of)
-        return self._conversations.start_answer(conversation_id, model=model, version_of=version_of)
+def _compacts(prepared: Prepared, marks: tuple[int, int]) -> bool:
+    assembly = prepared.assembly
+    cut = assembly.cut_seq is not None and assembly.cut_seq > marks[1]
+    return cut or assembly.new_summary is not None or bool(assembly.truncated) or bool(assembly.condense_error)
+
+
+def _record_compaction(uow: UnitOfWork, conversation_id: str, prepared: Prepared, marks: tuple[int, int]) -> None:
+    """A new summary or a truncation is a compaction: the one event that breaks the prefix. A
+    truncation's cut leaves the memory: the messages before it are pruned (none is deleted)."""
+    if not _compacts(prepared, marks):
+        return  # an ordinary turn writes nothing here
+    assembly, repo = prepared.assembly, uow.conversations
+    if assembly.cut_seq is not None and assembly.cut_seq > marks[1]:
+        repo.set_memory_marks(conversation_id, memory_start_seq=marks[0], pruned_before_seq=assembly.cut_seq)
+    changes = {}
+    current = required(uow, conversation_id).settings
+    if assembly.new_summary is not None:
+        repo.add_summary(assembly.new_summary)
+    if assembly.new_summary is not None or assembly.truncated:
+        changes["compactions"] = current.compactions + 1
+    if assembly.truncated:
+        changes["truncations"] = current.truncations + 1
+    if assembly.condense_error:
+        changes["condense_after_seq"] = prepared.question.seq + CONDENSE_RETRY_AFTER
+        changes["last_condense_error"] = assembly.condense_error
+    if changes:
+        repo.update_settings(conversation_id, **changes)
+
+
+class _Unchanged:
+    """The saver of a continuation that could not start: the answer as it was cut stays as stored."""
+
+    def __init__(self, cut: Message):
+        self._cut = cut
+
+    def checkpoint(self, answer: Message) -> None:
+        pass
+
+    def settle(self, answer: Message, *, completing: Turn | None) -> tuple[Message, None]:
+        return self._cut, None
 
 
 class _Saved:
-    """How a stored conversation keeps an answer: checkpoints, the settled row, then the
-    title (after the first exchange) and the session memory with what the answer cited."""
+    """How a stored conversation keeps an answer: checkpoints, then the settled row with the
+    session memory and what the answer cited (one unit of work), then the title after the
+    first exchange."""
 
     def __init__(self, uow: UnitOfWorkFactory, counter: TokenCounter, conversations: ConversationService,
                  programs: Programs | None, background):
@@ -265,52 +289,54 @@ class _Saved:
         self._background = background
 
     def checkpoint(self, answer: Message) -> None:
-        self._write(answer)
-
-    def settle(self, answer: Message) -> Message:
-        return self._write(replace(answer, token_count=self._counter.count_message("assistant", answer.content),
-                                   tokenizer=self._counter.id))
-
-    def completed(self, turn: Turn) -> dict:
-        # The titler is an LLM call (and, the first time, seconds of importing DSPy): the
-        # answer is done without it, and the page must not wait for it to show the answer.
-        self._background(lambda: self._title_after_first_exchange(turn))
-        return self._remember(turn)
-
-    def _write(self, message: Message) -> Message:
         with self._uow(write=True) as uow:
-            uow.conversations.settle_message(message)
+            uow.conversations.settle_message(answer)
             uow.commit()
-        return message
 
-    def _title_after_first_exchange(self, turn: Turn) -> None:
+    def settle(self, answer: Message, *, completing: Turn | None) -> tuple[Message, SessionMemory | None]:
+        answer = replace(answer, token_count=self._counter.count_message("assistant", answer.content),
+                         tokenizer=self._counter.id)
+        session = None
+        with self._uow(write=True) as uow:
+            uow.conversations.settle_message(answer)
+            if completing is not None:
+                session = _remember(uow, completing, answer)
+            uow.commit()
+        stats = completing.stats if completing is not None else None
+        if stats is not None and stats.total_messages <= 1:
+            # The titler is an LLM call (and, the first time, seconds of importing DSPy): the
+            # answer is done without it, and the page must not wait for it to show the answer.
+            question = completing.question.content
+            self._background(lambda: self._title_after_first_exchange(answer.conversation_id, question,
+                                                                      answer.content))
+        return answer, session
+
+    def _title_after_first_exchange(self, conversation_id: str, question: str, answer: str) -> None:
         """The first complete exchange names the conversation, unless the user named it."""
         conversations, programs = self._conversations, self._programs
-        conversation = conversations.get(turn.conversation_id)
-        if conversation.settings.title_source is TitleSource.USER or conversations.memory(turn.conversation_id).count() > 2:
+        conversation = conversations.get(conversation_id)
+        if conversation.settings.title_source is TitleSource.USER:
             return
         title = None
         if programs is not None:
             try:
-                exchange = f"user: {turn.question.content}\nassistant: {turn.answer.content}"
-                title = clean_title(programs.title(exchange, max_tokens=TITLE_TOKENS))
+                title = clean_title(programs.title(f"user: {question}\nassistant: {answer}", max_tokens=TITLE_TOKENS))
             except Exception as error:  # the provisional title stays
                 log.info("titler failed, keeping the first words: %s", error)
         if title is None:
-            title = title_from(turn.question.content)
+            title = title_from(question)
         if title != conversation.title:
-            conversations.rename(turn.conversation_id, title, source=TitleSource.MODEL)
+            conversations.rename(conversation_id, title, source=TitleSource.MODEL)
 
-    def _remember(self, turn: Turn) -> SessionMemory:
-        answer, cited = turn.answer, turn.answer.citations
-        with self._uow(write=True) as uow:
-            current = uow.conversations.get_conversation(turn.conversation_id).settings.session
-            session = updated(current, question=turn.question.content, answer=answer.content,
-                              documents=[c.document_id for c in cited],
-                              sections=[f"{c.document}: {c.where}" for c in cited])
-            uow.documents.add_citations([
-                {"message_id": answer.id, "conversation_id": turn.conversation_id, "document_id": c.document_id,
-                 "chunk_id": c.chunk_id, "number": c.number, "score": c.score} for c in cited])
-            uow.conversations.update_settings(turn.conversation_id, session=session)
-            uow.commit()
-        return session
+
+def _remember(uow: UnitOfWork, turn: Turn, answer: Message) -> SessionMemory:
+    """What the conversation remembers of the exchange, and what the answer cited."""
+    cited = answer.citations
+    current = required(uow, turn.conversation_id).settings.session
+    session = updated(current, question=turn.question.content, answer=answer.content,
+                      documents=[c.document_id for c in cited], sections=[f"{c.document}: {c.where}" for c in cited])
+    uow.documents.add_citations([
+        {"message_id": answer.id, "conversation_id": turn.conversation_id, "document_id": c.document_id,
+         "chunk_id": c.chunk_id, "number": c.number, "score": c.score} for c in cited])
+    uow.conversations.update_settings(turn.conversation_id, session=session)
+    return session

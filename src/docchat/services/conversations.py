@@ -23,8 +23,8 @@ from docchat.domain import (
     utcnow,
 )
 from docchat.errors import InvalidInput, NotFound
-from docchat.memory.conversation_memory import ConversationMemory
-from docchat.ports import MessageLog, TokenCounter, UnitOfWorkFactory
+from docchat.memory.conversation_memory import ConversationMemory, counted
+from docchat.ports import TokenCounter, UnitOfWork, UnitOfWorkFactory
 from docchat.services.id_prefixes import resolve
 # Also looked up here by the callers of these use cases (the import, the transfer, the API).
 from docchat.services.titles import DEFAULT_TITLE, MAX_TITLE, clean_title, title_from, uncut_title  # noqa: F401
@@ -32,6 +32,7 @@ from docchat.text import lone_surrogate, one_line, require_storable, unstorable
 
 MAX_INSTRUCTIONS = 4_000
 # Memories kept in RAM at once; a memory dropped here reloads from the store when next used.
+# A memory kept checks itself against each read (see memory.window): nothing here tells it to forget.
 OPEN_MEMORIES = 32
 
 
@@ -67,11 +68,10 @@ class FoundMessage:
 
 
 class ConversationService:
-    def __init__(self, uow: UnitOfWorkFactory, counter: TokenCounter, *, log: MessageLog, database: str,
+    def __init__(self, uow: UnitOfWorkFactory, counter: TokenCounter, *, database: str,
                  schema_version: Callable[[], str | None] = lambda: None):
         self._uow = uow
         self._counter = counter
-        self._log = log
         self._database = database
         self._schema_version = schema_version
         self._memories: OrderedDict[str, ConversationMemory] = OrderedDict()
@@ -164,7 +164,6 @@ class ConversationService:
             else:
                 uow.conversations.update_conversation(conversation_id, deleted_at=utcnow())
             uow.commit()
-        self._forget_memory(conversation_id)
 
     # the trash: conversations deleted but not purged
 
@@ -193,8 +192,6 @@ class ConversationService:
             for conversation in purged:
                 uow.conversations.purge_conversation(conversation.id)
             uow.commit()
-        for conversation in purged:
-            self._forget_memory(conversation.id)
         return purged
 
     def search(self, text: str, *, limit: int = 20) -> list[SearchHit]:
@@ -218,37 +215,55 @@ class ConversationService:
                 for conversation in stale:
                     uow.conversations.purge_conversation(conversation.id)
                 uow.commit()
-        if not dry_run:
-            for conversation in stale:
-                self._forget_memory(conversation.id)
         return CleanupReport(conversations=stale, dry_run=dry_run)
 
     # messages
 
-    def start_answer(self, conversation_id: str, *, model: str | None, version_of: str | None = None) -> Message:
-        """An answer's row, empty and streaming until its turn settles it: stored the way every
-        message is, through the conversation's memory and its log."""
-        return self.memory(conversation_id).add("assistant", "", status=Status.STREAMING, model=model,
-                                                version_of=version_of)
+    def start_answer(self, conversation_id: str, *, model: str | None, version_of: str | None = None,
+                     within: Callable[[UnitOfWork], None] = lambda uow: None) -> Message:
+        """An answer's row, empty and streaming until its turn settles it. A new version of an
+        answer hides the others in the same unit of work; `within(uow)` writes in it as well
+        (what the turn's preparation changed)."""
+        message = counted(self._counter, conversation_id, Role.ASSISTANT, "", status=Status.STREAMING, model=model,
+                          version_of=version_of)
+        return self._append(message, before=lambda uow: (
+            within(uow),
+            version_of is not None and uow.conversations.show_version(conversation_id, version_of, None)))
 
     def append_message(self, conversation_id: str, role: str, content: str) -> Message:
         require_message(content)
-        return self.memory(conversation_id).add(role, content)
+        return self._append(counted(self._counter, conversation_id, role, content))
 
     def post_user_message(self, conversation_id: str | None, text: str, *, sent_content: str | None = None,
                           rewritten_query: str | None = None, version_of: str | None = None) -> Message:
         """Stores what the user typed, starting a conversation when none is open; `version_of`:
-        it is an edit of that question (the group's first version).
+        it is an edit of that question (the group's first version), and the versions of it
+        shown until now are hidden in the same unit of work.
 
         A conversation still called "New conversation" takes its title from its first message.
         """
         require_message(text)
-        if conversation_id is None:
-            conversation_id = self.create(title_from(text), source=TitleSource.FIRST_WORDS).id
-        elif self.get(conversation_id).title == DEFAULT_TITLE and self.memory(conversation_id).count() == 0:
-            self.rename(conversation_id, title_from(text), source=TitleSource.FIRST_WORDS)
-        return self.memory(conversation_id).add("user", text, sent_content=sent_content,
-                                                 rewritten_query=rewritten_query, version_of=version_of)
+        new = conversation_id is None
+        conversation_id = conversation_id or str(uuid.uuid4())
+        message = counted(self._counter, conversation_id, Role.USER, text, sent_content=sent_content,
+                          rewritten_query=rewritten_query, version_of=version_of)
+        title = title_from(text)
+
+        def before(uow: UnitOfWork) -> None:
+            if new:
+                now = utcnow()
+                uow.conversations.add_conversation(Conversation(
+                    id=conversation_id, title=title, created_at=now, updated_at=now,
+                    settings=ConversationSettings(title_source=TitleSource.FIRST_WORDS)))
+                return
+            current = self._required(uow, conversation_id)
+            if current.title == DEFAULT_TITLE and uow.conversations.last_seq(conversation_id) == 0:
+                uow.conversations.update_conversation(conversation_id, title=title)
+                uow.conversations.update_settings(conversation_id, title_source=TitleSource.FIRST_WORDS)
+            if version_of is not None:
+                uow.conversations.show_version(conversation_id, version_of, None)
+
+        return self._append(message, before=before)
 
     def set_instructions(self, conversation_id: str, text: str) -> None:
         """The conversation's own instructions to the model (a system prompt of its own); empty
@@ -286,8 +301,6 @@ class ConversationService:
                 group = found.group
             uow.conversations.show_version(conversation_id, group, message_id)
             uow.commit()
-        # The memory holds the versions it was shown; it reads the conversation again.
-        self._forget_memory(conversation_id)
 
     def show_found(self, conversation_id: str, seq: int) -> FoundMessage:
         """Shows the message a search found at `seq`, however deep in versions not shown it lies
@@ -365,13 +378,17 @@ class ConversationService:
 
     def memory(self, conversation_id: str) -> ConversationMemory:
         """The conversation's one memory object, shared by every thread of this process."""
+        self.get(conversation_id)
+        return self.kept_memory(conversation_id)
+
+    def kept_memory(self, conversation_id: str) -> ConversationMemory:
+        """As memory(), for a caller that reads it within a unit of work that has found the
+        conversation."""
         with self._memories_lock:
             memory = self._memories.get(conversation_id)
             if memory is None:
-                self.get(conversation_id)
-                memory = ConversationMemory.open(
-                    conversation_id=conversation_id, log=self._log, counter=self._counter
-                )
+                memory = ConversationMemory.open(conversation_id=conversation_id, uow=self._uow,
+                                                 counter=self._counter)
                 self._memories[conversation_id] = memory
                 if len(self._memories) > OPEN_MEMORIES:
                     self._memories.popitem(last=False)
@@ -394,12 +411,8 @@ class ConversationService:
 
     # internals
 
-    def _required(self, uow, conversation_id: str) -> Conversation:
-        _refuse_unstorable(conversation_id)
-        conversation = uow.conversations.get_conversation(conversation_id)
-        if conversation is None:
-            raise NotFound(f"no conversation with id {conversation_id}")
-        return conversation
+    def _required(self, uow: UnitOfWork, conversation_id: str) -> Conversation:
+        return required(uow, conversation_id)
 
     def _require(self, uow, conversation_id: str) -> None:
         """As _required, for callers that need only know the conversation is there: building
@@ -416,9 +429,31 @@ class ConversationService:
             uow.commit()
             return changed
 
-    def _forget_memory(self, conversation_id: str) -> None:
-        with self._memories_lock:
-            self._memories.pop(conversation_id, None)
+    def _append(self, message: Message, *, before: Callable[[UnitOfWork], object] = lambda uow: None) -> Message:
+        """The one way a message is stored: in one writing unit of work, after what `before`
+        checks and changes in it; the conversation's memory is told, so it need not read it back."""
+        _refuse_unstorable(message.conversation_id)
+        memory = self.kept_memory(message.conversation_id)
+        counts, tokenizer = memory.unsaved_counts()
+        with self._uow(write=True) as uow:
+            before(uow)
+            if not uow.conversations.is_active(message.conversation_id):
+                raise NotFound(f"no conversation with id {message.conversation_id}")
+            stored = uow.conversations.append_message(message)
+            if counts:
+                uow.conversations.store_token_counts(counts, tokenizer)
+            uow.commit()
+        memory.appended(stored)
+        return stored
+
+
+def required(uow: UnitOfWork, conversation_id: str) -> Conversation:
+    """The conversation, as `uow` reads it; NotFound when it is not there (or in the trash)."""
+    _refuse_unstorable(conversation_id)
+    conversation = uow.conversations.get_conversation(conversation_id)
+    if conversation is None:
+        raise NotFound(f"no conversation with id {conversation_id}")
+    return conversation
 
 
 def _refuse_unstorable(conversation_id: str) -> None:

@@ -92,9 +92,6 @@ class _Unsaved:
     def checkpoint(self, answer: Message) -> None:
         pass
 
-    def settle(self, answer: Message) -> Message:
+    def settle(self, answer: Message, *, completing: Turn | None) -> tuple[Message, None]:
         return replace(answer, token_count=self._counter.count_message("assistant", answer.content),
-                       tokenizer=self._counter.id)
-
-    def completed(self, turn: Turn) -> None:
-        return None
+                       tokenizer=self._counter.id), None

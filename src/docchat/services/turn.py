@@ -24,11 +24,9 @@ CHECKPOINT_S = 1.0
 class Saver(Protocol):
     def checkpoint(self, answer: Message) -> None: ...
 
-    def settle(self, answer: Message) -> Message:
-        """The answer as it ended; returns it as kept (with its token count)."""
-
-    def completed(self, turn: "Turn") -> SessionMemory | None:
-        """After a complete answer: what the conversation now remembers (session memory)."""
+    def settle(self, answer: Message, *, completing: "Turn | None") -> tuple[Message, SessionMemory | None]:
+        """The answer as it ended, as kept (with its token count); when it completes `completing`,
+        also what the conversation now remembers (session memory), kept with it."""
 
 
 @dataclass(eq=False)
@@ -124,10 +122,9 @@ class Turn:
             self.usage = generation.usage if generation is not None else None
             if status is Status.INTERRUPTED and error_text is None:
                 error_text = self._closed_because
-            self.answer = self.saver.settle(replace(
+            # A continued answer was remembered when it was first cut.
+            completing = self if status in FINISHED and not self.prefix else None
+            self.answer, self.session = self.saver.settle(replace(
                 self.draft, content=text, status=status, usage=self.usage, error=error_text,
                 model=generation.model if generation is not None else self.draft.model,
-            ))
-            # A continued answer was remembered when it was first cut.
-            if status in FINISHED and not self.prefix:
-                self.session = self.saver.completed(self)
+            ), completing=completing)

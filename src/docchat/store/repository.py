@@ -23,9 +23,11 @@ from docchat.domain import (
     Summary,
     utcnow,
 )
+from docchat.ports import MemoryState
 from docchat.store.message_rows import (conversation_messages, figures_row, group_versions, latest_shown,
                                         message_by_id, message_row)
 from docchat.store.search import search_conversations
+
 from docchat.store.tables import conversations, messages, sqlite_json, summaries
 
 # Ids per `IN (...)`: well under SQLite's limit on bound parameters (32,766).
@@ -55,8 +57,8 @@ _MESSAGE_COUNT = (
 # A turn's statements, built once: building one costs more than SQLite takes to run it.
 _IS_ACTIVE = select(conversations.c.pk).where(conversations.c.id == bindparam("cid"),
                                               conversations.c.deleted_at.is_(None))
-_MARKS = select(conversations.c.memory_start_seq, conversations.c.pruned_before_seq).where(
-    conversations.c.id == bindparam("cid"))
+_MARKS = select(conversations.c.memory_start_seq, conversations.c.pruned_before_seq,
+                conversations.c.path_revision).where(conversations.c.id == bindparam("cid"))
 _LAST_SEQ = select(func.coalesce(func.max(messages.c.seq), 0)).where(messages.c.conversation_id == bindparam("cid"))
 _LAST_SHOWN = (select(messages.c.id).where(messages.c.conversation_id == bindparam("cid"), messages.c.shown)
                .order_by(messages.c.seq.desc()).limit(1))
@@ -190,10 +192,18 @@ class ConversationRepository:
             query = query.where(conversations.c.deleted_at < deleted_before)
         return [_conversation(row, row.message_count) for row in self._db.execute(query)]
 
-    def memory_marks(self, conversation_id: str) -> tuple[int, int] | None:
-        """(memory_start_seq, pruned_before_seq), or None for an unknown conversation."""
+    def memory_state(self, conversation_id: str, *, after_seq: int) -> MemoryState | None:
+        """The messages after `after_seq` with the marks and path revision; None for an unknown
+        conversation."""
         row = self._db.execute(_MARKS, {"cid": conversation_id}).first()
-        return None if row is None else (row.memory_start_seq, row.pruned_before_seq)
+        if row is None:
+            return None
+        return MemoryState(self.messages(conversation_id, after_seq=after_seq), row.memory_start_seq,
+                           row.pruned_before_seq, row.path_revision)
+
+    def set_memory_marks(self, conversation_id: str, *, memory_start_seq: int, pruned_before_seq: int) -> None:
+        self.update_conversation(conversation_id, memory_start_seq=memory_start_seq,
+                                 pruned_before_seq=pruned_before_seq)
 
     def store_token_counts(self, counts: dict[str, int], tokenizer: str) -> None:
         """Token counts are metadata of a message, recomputed once when the tokenizer changes."""
@@ -242,6 +252,8 @@ class ConversationRepository:
         """Shows `message_id` of the versions in `group` (the id of the first) with the branch
         that follows it, hiding the version shown and the branch that followed that one; None
         hides them all. The messages shown stay one path: each follows the one before it."""
+        self._db.execute(update(conversations).where(conversations.c.id == conversation_id)
+                         .values(path_revision=conversations.c.path_revision + 1))
         in_group = (messages.c.id == group) | (messages.c.version_of == group)
         shown_seq = self._db.execute(
             select(func.min(messages.c.seq)).where(messages.c.conversation_id == conversation_id, in_group,

@@ -106,6 +106,8 @@ conversations = Table(
     # Non-system messages before pruned_before_seq were pruned; system messages stay.
     Column("pruned_before_seq", Integer, nullable=False, default=1),
     Column("metadata", JSON, nullable=False, default=dict),
+    # Moves when the path shown changes with no message appended (migration 0008).
+    Column("path_revision", Integer, nullable=False, default=0, server_default="0"),
 )
 
 messages = Table(

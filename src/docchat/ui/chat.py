@@ -14,6 +14,7 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import StopException
 
 from docchat.domain import FINISHED, Conversation, Message, Rating, Role, Status
+from docchat.domain.turns import may_continue, may_regenerate, needs_retry
 from docchat.errors import DocchatError, NotFound
 from docchat.safe_markdown import inert
 from docchat.ui import figures, found, header, sources
@@ -85,10 +86,10 @@ def render(conversation_id: str | None) -> None:
     # These buttons act on the last message, so their keys name it: a click in a tab that has
     # not seen a question asked since in another tab finds no button in the run it starts (that
     # run reads the conversation anew), instead of answering that other question.
-    if conversation_id and history and _needs_retry(history[-1]):
+    if conversation_id and history and needs_retry(history[-1]):
         if st.button("Retry the answer", key=f"{KEY}_retry_{history[-1].id}", icon=":material/refresh:"):
             _stream(lambda progress: services().chat.retry(conversation_id, progress=progress))
-    if conversation_id and history and history[-1].status is Status.TRUNCATED:
+    if conversation_id and history and may_continue(history[-1]):
         if st.button("Continue the answer", key=f"{KEY}_continue_{history[-1].id}", icon=":material/arrow_forward:"):
             _stream(lambda progress: services().chat.continue_answer(conversation_id, progress=progress))
     edited = _unsent(conversation_id, history)
@@ -185,7 +186,7 @@ def _message(message: Message, *, latest: bool, versions: list[Message] = (), la
         elif message.status is Status.STREAMING:
             _being_written(message)
         if message.role is Role.ASSISTANT and (message.status in FINISHED and message.content or len(versions) > 1):
-            _answer_actions(message, versions, regenerate=last and message.status in FINISHED)
+            _answer_actions(message, versions, regenerate=may_regenerate(message, last=last))
         elif message.role is Role.USER:
             _question_actions(message, versions)
         if message.budget is not None:
@@ -259,10 +260,6 @@ def _rate(answer: Message, key: str) -> None:
         services().conversations.rate(answer.conversation_id, answer.id, rating)
     except DocchatError as error:
         flash(str(error), "error")
-
-
-def _needs_retry(last: Message) -> bool:
-    return last.status in (Status.ERROR, Status.INTERRUPTED) or last.role is Role.USER
 
 
 def _server_notice() -> None:
