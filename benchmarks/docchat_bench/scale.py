@@ -153,12 +153,12 @@ def _measure(services, folder: Path, files: tuple[ExportFile, ...], chatted: tup
     figures["page_open_app_written"] = {"value": round(page["open_long"], 3)}
     figures["page_rerun_app_written"] = {"value": round(page["rerun_long"], 3)}
     conversations.delete(longest_id)
-    figures["empty_trash"] = _once(conversations.empty_trash)
+    figures["empty_trash"] = _once(services.trash.empty)
     report = None
 
     def clean() -> None:
         nonlocal report
-        report = conversations.cleanup(older_than_days=CLEANUP_DAYS)
+        report = services.trash.cleanup(older_than_days=CLEANUP_DAYS)
 
     figures["cleanup"] = _once(clean)
     sizes = {"listed": len(listed), "total": total, "cleaned": len(report.conversations),

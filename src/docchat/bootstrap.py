@@ -32,6 +32,7 @@ from docchat.ports import ChunkIndex, Embedder, Parser, SkillRecord, TokenCounte
 from docchat.services.backup import DATABASE, BackupService
 from docchat.services.chat import ChatService
 from docchat.services.conversations import ConversationService
+from docchat.services.trash import TrashService
 from docchat.services.documents import DocumentService
 from docchat.services.health import HealthService
 from docchat.services.llm import LLMService
@@ -110,6 +111,7 @@ def build_services(settings: Settings | None = None, *, uow: UnitOfWorkFactory |
     return Services(
         settings=settings,
         conversations=conversations,
+        trash=TrashService(uow),
         transfer=TransferService(uow, counter),
         chat=chat,
         stateless=StatelessChat(chat, pipeline, counter, gateway),

@@ -142,7 +142,7 @@ def test_a_deleted_conversation_goes_to_the_trash(client, api_services):
     assert response.status_code == 204 and response.content == b""
     assert client.get("/api/v1/conversations").json() == []
     assert client.get(f"/api/v1/conversations/{conversation['id']}").status_code == 404
-    assert [c.id for c in api_services.conversations.trash()] == [conversation["id"]]
+    assert [c.id for c in api_services.trash.list()] == [conversation["id"]]
 
 
 def test_search_finds_the_conversation_that_mentions_a_word(client, gateway):

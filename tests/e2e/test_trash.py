@@ -86,7 +86,7 @@ def test_a_restored_conversation_is_back_in_the_sidebar_and_one_deleted_forever_
 
     expect(page.get_by_text(f"Deleted “{LEASE}” forever.")).to_be_visible()
     expect(page.get_by_text("Trash (0)")).to_be_visible()
-    assert seeded.conversations.trash() == []
+    assert seeded.trash.list() == []
     assert {c.title for c in seeded.conversations.list()} == {TRUST, REPORT}
 
     page.get_by_test_id("stSidebarNav").get_by_role("link", name="Chat").click()
@@ -122,5 +122,5 @@ def test_empty_trash_asks_first_then_purges_every_deleted_conversation(app_url, 
     expect(page.get_by_text("Trash (0)")).to_be_visible()
     _drawn(page)
     page.screenshot(path=str(ARTIFACTS / "trash_emptied.png"), full_page=True)
-    assert seeded.conversations.trash() == []
+    assert seeded.trash.list() == []
     assert [c.id for c in seeded.conversations.list()] == [report_id]

@@ -101,7 +101,7 @@ def test_a_restored_backup_exports_the_same_conversations_and_finds_the_same_pas
     assert exported(restored) == exported(filled)
     assert found(restored) == found(filled)
     assert found(restored)[0][0][1] == "harbour-trust.md"
-    assert restored.conversations.trash()[0].title == "Q3 2025 quarterly report"
+    assert restored.trash.list()[0].title == "Q3 2025 quarterly report"
     assert [d.name for d in restored.documents.list()] == [d.name for d in filled.documents.list()]
     assert tree(elsewhere / "documents") == tree(data_dir / "documents")
     assert report.chunks_indexed == len(TRUST_PASSAGES) + len(COOKERY_PASSAGES) == restored.documents.index().count()

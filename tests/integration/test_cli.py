@@ -164,7 +164,7 @@ def test_trash_json_lists_deleted_conversations_with_when_they_were_deleted(docc
 
     assert [(c["id"], c["title"], c["messages"]) for c in listed] == [
         (trust_id, "Hartley family trust agreement", len(TRUST_TURNS))]
-    assert listed[0]["deleted_at"] == services.conversations.trash()[0].deleted_at.isoformat()
+    assert listed[0]["deleted_at"] == services.trash.list()[0].deleted_at.isoformat()
 
 
 def test_restore_brings_a_deleted_conversation_back_into_the_list(docchat, services):
@@ -175,7 +175,7 @@ def test_restore_brings_a_deleted_conversation_back_into_the_list(docchat, servi
 
     assert out.strip() == f"restored {trust_id} (Hartley family trust agreement)"
     assert [c.id for c in services.conversations.list()] == [trust_id]
-    assert services.conversations.trash() == []
+    assert services.trash.list() == []
 
 
 def test_empty_trash_yes_purges_every_deleted_conversation(docchat, services, data_dir):

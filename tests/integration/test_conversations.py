@@ -222,7 +222,7 @@ def test_cleanup_removes_unpinned_conversations_older_than_the_cutoff(services, 
     set_updated_at(services, stale_id, days_ago(45))
     set_updated_at(services, recent.id, days_ago(5))
 
-    report = services.conversations.cleanup(older_than_days=30)
+    report = services.trash.cleanup(older_than_days=30)
 
     assert [c.id for c in report.conversations] == [stale_id]
     assert [c.id for c in services.conversations.list()] == [recent.id]
@@ -234,7 +234,7 @@ def test_cleanup_keeps_pinned_conversations_however_old(services):
     services.conversations.pin(pinned.id)
     set_updated_at(services, pinned.id, days_ago(400))
 
-    report = services.conversations.cleanup(older_than_days=30)
+    report = services.trash.cleanup(older_than_days=30)
 
     assert report.conversations == []
     assert [c.id for c in services.conversations.list()] == [pinned.id]
@@ -247,12 +247,12 @@ def test_cleanup_dry_run_removes_nothing_but_reports_what_a_real_run_removes(ser
         set_updated_at(services, conversation.id, days_ago(age))
     rows_before = database.rows("SELECT count(*) FROM conversations"), database.rows("SELECT count(*) FROM messages")
 
-    dry = services.conversations.cleanup(older_than_days=30, dry_run=True)
+    dry = services.trash.cleanup(older_than_days=30, dry_run=True)
 
     assert dry.dry_run is True
     assert (database.rows("SELECT count(*) FROM conversations"), database.rows("SELECT count(*) FROM messages")) \
         == rows_before
-    real = services.conversations.cleanup(older_than_days=30)
+    real = services.trash.cleanup(older_than_days=30)
     assert [c.title for c in dry.conversations] == [c.title for c in real.conversations] \
         == ["Lease renewal", "Board minutes"]
 

@@ -46,7 +46,7 @@ def test_the_trash_lists_deleted_conversations_the_most_recently_deleted_first(s
                                                    "When can we break the lease?"), days_ago(1))
     conversation_with(services, "Q3 2025 quarterly report", "What was recurring revenue?")
 
-    trash = services.conversations.trash()
+    trash = services.trash.list()
 
     assert [(c.id, c.title, c.message_count) for c in trash] == [
         (lease_id, "Lease renewal for the Leeds office", 1),
@@ -58,7 +58,7 @@ def test_the_trash_lists_deleted_conversations_the_most_recently_deleted_first(s
 def test_the_trash_is_empty_when_nothing_was_deleted(services):
     conversation_with(services, "Q3 2025 quarterly report", "What was recurring revenue?")
 
-    assert services.conversations.trash() == []
+    assert services.trash.list() == []
 
 
 # restoring
@@ -69,12 +69,12 @@ def test_a_restored_conversation_is_listed_again_with_all_its_messages(services)
     report_id = conversation_with(services, "Q3 2025 quarterly report", "What was recurring revenue?")
     services.conversations.delete(trust_id)
 
-    restored = services.conversations.restore(trust_id)
+    restored = services.trash.restore(trust_id)
 
     assert (restored.id, restored.deleted_at) == (trust_id, None)
     assert {c.id for c in services.conversations.list()} == {trust_id, report_id}
     assert [(m.role.value, m.content) for m in services.conversations.history(trust_id)] == TRUST_TURNS
-    assert services.conversations.trash() == []
+    assert services.trash.list() == []
 
 
 def test_a_restored_conversation_keeps_its_place_by_its_last_update(services):
@@ -83,7 +83,7 @@ def test_a_restored_conversation_keeps_its_place_by_its_last_update(services):
     set_updated_at(services, trust_id, days_ago(20))
     services.conversations.delete(trust_id)
 
-    services.conversations.restore(trust_id)
+    services.trash.restore(trust_id)
 
     assert [c.id for c in services.conversations.list()] == [report_id, trust_id]
 
@@ -92,14 +92,14 @@ def test_a_restored_conversation_is_found_by_search_again(services):
     trust_id = trust_conversation(services)
     services.conversations.delete(trust_id)
 
-    services.conversations.restore(trust_id)
+    services.trash.restore(trust_id)
 
     assert [hit.conversation_id for hit in services.conversations.search("beneficiary")] == [trust_id]
 
 
 def test_restoring_an_unknown_conversation_says_it_is_not_in_the_trash(services):
     with pytest.raises(NotFound, match=f"no conversation with id {UNKNOWN_ID} in the trash"):
-        services.conversations.restore(UNKNOWN_ID)
+        services.trash.restore(UNKNOWN_ID)
 
 
 def test_restoring_a_conversation_that_was_never_deleted_says_so_and_changes_nothing(services):
@@ -107,7 +107,7 @@ def test_restoring_a_conversation_that_was_never_deleted_says_so_and_changes_not
     before = services.conversations.get(trust_id)
 
     with pytest.raises(NotFound, match="“Hartley family trust agreement” .* is not in the trash"):
-        services.conversations.restore(trust_id)
+        services.trash.restore(trust_id)
 
     assert services.conversations.get(trust_id) == before
 
@@ -118,7 +118,7 @@ def test_a_purged_conversation_cannot_be_restored(services):
     services.conversations.delete(trust_id, purge=True)
 
     with pytest.raises(NotFound, match="in the trash"):
-        services.conversations.restore(trust_id)
+        services.trash.restore(trust_id)
 
 
 # purging
@@ -131,7 +131,7 @@ def test_deleting_one_forever_from_the_trash_removes_it_and_its_messages(service
 
     services.conversations.delete(trust_id, purge=True)
 
-    assert [c.id for c in services.conversations.trash()] == [lease_id]
+    assert [c.id for c in services.trash.list()] == [lease_id]
     assert database.rows("SELECT count(*) FROM messages WHERE conversation_id = ?", trust_id) == [(0,)]
     assert database.rows("SELECT count(*) FROM summaries WHERE conversation_id = ?", trust_id) == [(0,)]
 
@@ -142,10 +142,10 @@ def test_emptying_the_trash_purges_every_deleted_conversation_and_keeps_the_othe
                                                    "When can we break the lease?"), days_ago(2))
     report_id = conversation_with(services, "Q3 2025 quarterly report", "What was recurring revenue?")
 
-    purged = services.conversations.empty_trash()
+    purged = services.trash.empty()
 
     assert [c.id for c in purged] == [trust_id, lease_id]
-    assert services.conversations.trash() == []
+    assert services.trash.list() == []
     assert [c.id for c in services.conversations.list()] == [report_id]
     assert database.rows("SELECT conversation_id FROM messages") == [(report_id,)]
     assert database.rows("SELECT count(*) FROM summaries") == [(0,)]
@@ -154,7 +154,7 @@ def test_emptying_the_trash_purges_every_deleted_conversation_and_keeps_the_othe
 def test_emptying_an_empty_trash_removes_nothing(services):
     report_id = conversation_with(services, "Q3 2025 quarterly report", "What was recurring revenue?")
 
-    assert services.conversations.empty_trash() == []
+    assert services.trash.empty() == []
     assert [c.id for c in services.conversations.list()] == [report_id]
 
 
@@ -168,10 +168,10 @@ def test_cleanup_purges_conversations_in_the_trash_for_longer_than_the_period_pi
     lease_id = deleted(services, conversation_with(services, "Lease renewal for the Leeds office",
                                                    "When can we break the lease?"), days_ago(31))
 
-    report = services.conversations.cleanup(older_than_days=30)
+    report = services.trash.cleanup(older_than_days=30)
 
     assert {c.id for c in report.conversations} == {trust_id, lease_id}
-    assert services.conversations.trash() == []
+    assert services.trash.list() == []
     assert database.rows("SELECT count(*) FROM messages") == [(0,)]
 
 
@@ -180,11 +180,11 @@ def test_cleanup_keeps_a_conversation_deleted_recently_however_long_ago_it_was_u
     set_updated_at(services, trust_id, days_ago(400))
     deleted(services, trust_id, days_ago(2))
 
-    report = services.conversations.cleanup(older_than_days=30)
+    report = services.trash.cleanup(older_than_days=30)
 
     assert report.conversations == []
-    assert [c.id for c in services.conversations.trash()] == [trust_id]
-    assert services.conversations.restore(trust_id).id == trust_id
+    assert [c.id for c in services.trash.list()] == [trust_id]
+    assert services.trash.restore(trust_id).id == trust_id
 
 
 def test_cleanup_purges_old_trash_and_stale_conversations_in_one_run_and_keeps_pinned_active_ones(services):
@@ -197,9 +197,9 @@ def test_cleanup_purges_old_trash_and_stale_conversations_in_one_run_and_keeps_p
                                                        "When can we break the lease?"), days_ago(40))
     recent_id = conversation_with(services, "Q3 2025 quarterly report", "What was recurring revenue?")
 
-    dry = services.conversations.cleanup(older_than_days=30, dry_run=True)
-    real = services.conversations.cleanup(older_than_days=30)
+    dry = services.trash.cleanup(older_than_days=30, dry_run=True)
+    real = services.trash.cleanup(older_than_days=30)
 
     assert [c.id for c in dry.conversations] == [c.id for c in real.conversations] == [stale_id, old_trash_id]
     assert [c.id for c in services.conversations.list()] == [pinned_id, recent_id]
-    assert services.conversations.trash() == []
+    assert services.trash.list() == []

@@ -51,13 +51,13 @@ def test_delete_forever_asks_first_and_cancel_keeps_the_conversation(services):
 
     assert [w.value for w in page.warning if "forever" in w.value] == [
         "Delete “Hartley family trust agreement” forever, with its 1 message? This cannot be undone."]
-    assert [c.id for c in services.conversations.trash()] == [trust_id]
+    assert [c.id for c in services.trash.list()] == [trust_id]
     page.button(key="settings_purge_no").click().run()
     assert not [w for w in page.warning if "forever" in w.value]
-    assert [c.id for c in services.conversations.trash()] == [trust_id]
+    assert [c.id for c in services.trash.list()] == [trust_id]
 
     page.button(key=f"settings_purge_{trust_id}").click().run()
     page.button(key="settings_purge_yes").click().run()
 
-    assert services.conversations.trash() == []
+    assert services.trash.list() == []
     assert services.conversations.health().messages == 0

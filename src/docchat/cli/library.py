@@ -53,7 +53,7 @@ def delete_conversation(args) -> None:
 
 
 def list_trash(args) -> None:
-    trash = open_services().conversations.trash()
+    trash = open_services().trash.list()
     if args.json:
         print_json([{**_conversation_json(c), "deleted_at": c.deleted_at.isoformat()} for c in trash])
         return
@@ -64,14 +64,14 @@ def list_trash(args) -> None:
 
 
 def restore_conversation(args) -> None:
-    conversations = open_services().conversations
-    conversation = conversations.restore(conversations.resolve_id(args.id, include_deleted=True))
+    services = open_services()
+    conversation = services.trash.restore(services.conversations.resolve_id(args.id, include_deleted=True))
     print(f"restored {conversation.id} ({shown(conversation.title)})")
 
 
 def empty_trash(args) -> int:
-    conversations = open_services().conversations
-    waiting = len(conversations.trash())
+    trash = open_services().trash
+    waiting = len(trash.list())
     if not waiting:
         print("The trash is empty.")
         return 0
@@ -82,7 +82,7 @@ def empty_trash(args) -> int:
         if input(question).strip().lower() not in ("y", "yes"):
             print("Nothing removed.")
             return 1
-    purged = conversations.empty_trash()
+    purged = trash.empty()
     print(f"purged {len(purged)} conversation(s)")
     for c in purged:
         print(f"  {c.id}  {shown(c.title)}")
@@ -251,7 +251,7 @@ def document_usage(args) -> None:
 
 
 def cleanup(args) -> None:
-    report = open_services().conversations.cleanup(older_than_days=args.older_than, dry_run=args.dry_run)
+    report = open_services().trash.cleanup(older_than_days=args.older_than, dry_run=args.dry_run)
     verb = "would remove" if report.dry_run else "removed"
     trashed = [c for c in report.conversations if c.deleted_at is not None]
     print(f"{verb} {len(report.conversations) - len(trashed)} conversation(s) not updated for {args.older_than} days"

@@ -13,7 +13,7 @@ import logging
 import threading
 import time
 from dataclasses import replace
-from typing import Callable
+from typing import Any, Callable
 
 from docchat.context.pipeline import AnswerPipeline, Prepared, Request
 from docchat.context.programs import Programs
@@ -22,13 +22,16 @@ from docchat.context.session import updated
 from docchat.domain import Message, Role, SessionMemory, Status, TitleSource
 from docchat.domain.turns import last_exchange, may_continue
 from docchat.errors import InvalidInput, LLMError, NotFound
-from docchat.ports import Gateway, TokenCounter, UnitOfWork, UnitOfWorkFactory
-from docchat.services.conversations import ConversationService, clean_title, require_message, required, title_from
-from docchat.services.turn import Turn
+from docchat.ports import Gateway, ServerInfo, TokenCounter, UnitOfWork, UnitOfWorkFactory
+from docchat.services.conversations import ConversationService, require_message, required
+from docchat.services.titles import clean_title, title_from
+from docchat.services.turn import Turn, streamed
 
 log = logging.getLogger(__name__)
 
 Progress = Callable[[str], None]
+# Keeps the question once the pipeline knows how it is sent: (sent content, rewritten query) -> it, stored.
+Keep = Callable[[str | None, str | None], Message]
 TITLE_TOKENS = 24
 # Fewer tokens than this left in the window: continuing an answer would add next to nothing.
 MIN_CONTINUATION = 32
@@ -129,7 +132,7 @@ class ChatService:
         for work in pending:
             work.join(max(0.0, deadline - time.monotonic()))
 
-    def _background(self, work) -> None:
+    def _background(self, work: Callable[[], None]) -> None:
         def run() -> None:
             try:
                 work()
@@ -190,7 +193,7 @@ class ChatService:
             passages=passages, instructions=settings.instructions,
         ), view.marks
 
-    def _turn(self, conversation_id: str | None, question: str, info, keep, progress: Progress, *,
+    def _turn(self, conversation_id: str | None, question: str, info: ServerInfo, keep: Keep, progress: Progress, *,
               before_seq: int | None = None, passages: list[str] | None = None,
               continuing: Message | None = None, version_of: str | None = None) -> Turn:
         request, marks = self._request(conversation_id, question, passages=passages, before_seq=before_seq)
@@ -202,7 +205,6 @@ class ChatService:
         def compacted(uow: UnitOfWork) -> None:
             _record_compaction(uow, conversation_id, prepared, marks)
 
-        messages = prepared.assembly.messages
         if continuing is None:
             started = self._conversations.start_answer(conversation_id, model=info.model, version_of=version_of,
                                                        within=compacted)
@@ -210,7 +212,6 @@ class ChatService:
             max_tokens, prefix = reserve, ""
         else:
             draft, prefix = replace(continuing, status=Status.STREAMING), continuing.content
-            messages = [*messages, {"role": "assistant", "content": prefix}]
             # The answer so far now sits in the prompt, so the rest gets what the window has left.
             max_tokens = min(reserve, info.max_model_len - prepared.budget.prompt - (continuing.token_count or 0))
             if max_tokens < MIN_CONTINUATION:
@@ -219,13 +220,9 @@ class ChatService:
                 with self._uow(write=True) as uow:
                     compacted(uow)
                     uow.commit()
-        return Turn(conversation_id=conversation_id, question=prepared.question, draft=draft, budget=prepared.budget,
-                    stats=prepared.stats, citations=prepared.citations, saver=self._saver, prefix=prefix,
-                    summary=prepared.assembly.new_summary.content if prepared.assembly.new_summary else None,
-                    # A new version of an answer is sampled: greedily it would be the same words.
-                    start=lambda stop: self._gateway.stream(messages, max_tokens=max_tokens, stop=stop,
-                                                            continue_last=bool(prefix),
-                                                            varied=version_of is not None))
+        # A new version of an answer is sampled: greedily it would be the same words.
+        return streamed(prepared, draft, self._saver, self._gateway, max_tokens=max_tokens,
+                        conversation_id=conversation_id, prefix=prefix, varied=version_of is not None)
 
     def _failed(self, question: Message, error: LLMError, *, version_of: str | None = None) -> Turn:
         draft = self._conversations.start_answer(question.conversation_id, model=None, version_of=version_of)
@@ -247,7 +244,7 @@ def _record_compaction(uow: UnitOfWork, conversation_id: str, prepared: Prepared
     assembly, repo = prepared.assembly, uow.conversations
     if assembly.cut_seq is not None and assembly.cut_seq > marks[1]:
         repo.set_memory_marks(conversation_id, memory_start_seq=marks[0], pruned_before_seq=assembly.cut_seq)
-    changes = {}
+    changes: dict[str, Any] = {}
     current = required(uow, conversation_id).settings
     if assembly.new_summary is not None:
         repo.add_summary(assembly.new_summary)
@@ -281,7 +278,7 @@ class _Saved:
     first exchange."""
 
     def __init__(self, uow: UnitOfWorkFactory, counter: TokenCounter, conversations: ConversationService,
-                 programs: Programs | None, background):
+                 programs: Programs | None, background: Callable[[Callable[[], None]], None]):
         self._uow = uow
         self._counter = counter
         self._conversations = conversations
@@ -302,8 +299,7 @@ class _Saved:
             if completing is not None:
                 session = _remember(uow, completing, answer)
             uow.commit()
-        stats = completing.stats if completing is not None else None
-        if stats is not None and stats.total_messages <= 1:
+        if completing is not None and completing.stats is not None and completing.stats.total_messages <= 1:
             # The titler is an LLM call (and, the first time, seconds of importing DSPy): the
             # answer is done without it, and the page must not wait for it to show the answer.
             question = completing.question.content
@@ -332,11 +328,12 @@ class _Saved:
 def _remember(uow: UnitOfWork, turn: Turn, answer: Message) -> SessionMemory:
     """What the conversation remembers of the exchange, and what the answer cited."""
     cited = answer.citations
-    current = required(uow, turn.conversation_id).settings.session
+    conversation_id = answer.conversation_id
+    current = required(uow, conversation_id).settings.session
     session = updated(current, question=turn.question.content, answer=answer.content,
                       documents=[c.document_id for c in cited], sections=[f"{c.document}: {c.where}" for c in cited])
     uow.documents.add_citations([
-        {"message_id": answer.id, "conversation_id": turn.conversation_id, "document_id": c.document_id,
+        {"message_id": answer.id, "conversation_id": conversation_id, "document_id": c.document_id,
          "chunk_id": c.chunk_id, "number": c.number, "score": c.score} for c in cited])
-    uow.conversations.update_settings(turn.conversation_id, session=session)
+    uow.conversations.update_settings(conversation_id, session=session)
     return session

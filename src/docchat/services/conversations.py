@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
+import builtins
 import threading
 import uuid
 from collections import OrderedDict
 from dataclasses import dataclass
-from datetime import timedelta
-from typing import Callable
+from typing import Any, Callable
 
 from docchat.domain import (
-    CleanupReport,
     Conversation,
     ConversationSettings,
     Message,
@@ -36,7 +35,7 @@ MAX_INSTRUCTIONS = 4_000
 OPEN_MEMORIES = 32
 
 
-def require_message(text) -> None:
+def require_message(text: object) -> None:
     """A message is text with something in it that the store can hold as it is (see docchat.text)."""
     if not isinstance(text, str) or not text.strip():
         raise InvalidInput("a message cannot be empty")
@@ -68,6 +67,7 @@ class FoundMessage:
 
 
 class ConversationService:
+    # builtins.list: the method named list hides the builtin in this class's annotations.
     def __init__(self, uow: UnitOfWorkFactory, counter: TokenCounter, *, database: str,
                  schema_version: Callable[[], str | None] = lambda: None):
         self._uow = uow
@@ -95,7 +95,7 @@ class ConversationService:
             uow.commit()
         return conversation
 
-    def list(self) -> list[Conversation]:
+    def list(self) -> builtins.list[Conversation]:
         """Pinned first, then most recently updated."""
         with self._uow() as uow:
             return uow.conversations.list_conversations()
@@ -165,57 +165,12 @@ class ConversationService:
                 uow.conversations.update_conversation(conversation_id, deleted_at=utcnow())
             uow.commit()
 
-    # the trash: conversations deleted but not purged
-
-    def trash(self) -> list[Conversation]:
-        """Deleted conversations, with their message counts, the most recently deleted first."""
-        with self._uow() as uow:
-            return uow.conversations.deleted_conversations()
-
-    def restore(self, conversation_id: str) -> Conversation:
-        """Takes a conversation out of the trash, back where its last update puts it in the list."""
-        with self._uow(write=True) as uow:
-            found = uow.conversations.get_conversation(conversation_id, include_deleted=True)
-            if found is None:
-                raise NotFound(f"no conversation with id {conversation_id} in the trash")
-            if found.deleted_at is None:
-                raise NotFound(f"“{found.title}” ({conversation_id}) is not in the trash")
-            uow.conversations.update_conversation(conversation_id, deleted_at=None)
-            restored = self._required(uow, conversation_id)
-            uow.commit()
-            return restored
-
-    def empty_trash(self) -> list[Conversation]:
-        """Purges every conversation in the trash, with its messages; returns those it removed."""
-        with self._uow(write=True) as uow:
-            purged = uow.conversations.deleted_conversations()
-            for conversation in purged:
-                uow.conversations.purge_conversation(conversation.id)
-            uow.commit()
-        return purged
-
-    def search(self, text: str, *, limit: int = 20) -> list[SearchHit]:
+    def search(self, text: str, *, limit: int = 20) -> builtins.list[SearchHit]:
         # Text with a lone surrogate cannot be in any stored message, nor be sent to the database.
         if not isinstance(text, str) or not text.strip() or lone_surrogate(text) is not None:
             return []
         with self._uow() as uow:
             return uow.conversations.search(text, limit=limit)
-
-    def cleanup(self, *, older_than_days: int, dry_run: bool = False) -> CleanupReport:
-        """Purges unpinned conversations not updated for `older_than_days` days, and those that
-        have been in the trash that long. A conversation in the trash counts from its deletion
-        (pinned or not), so one deleted today stays restorable for the whole period."""
-        if not isinstance(older_than_days, int) or older_than_days < 1:
-            raise InvalidInput("--older-than must be a whole number of days, at least 1")
-        cutoff = utcnow() - timedelta(days=older_than_days)
-        with self._uow(write=not dry_run) as uow:
-            stale = (uow.conversations.conversations_updated_before(cutoff)
-                     + uow.conversations.deleted_conversations(deleted_before=cutoff))
-            if not dry_run:
-                for conversation in stale:
-                    uow.conversations.purge_conversation(conversation.id)
-                uow.commit()
-        return CleanupReport(conversations=stale, dry_run=dry_run)
 
     # messages
 
@@ -226,9 +181,13 @@ class ConversationService:
         (what the turn's preparation changed)."""
         message = counted(self._counter, conversation_id, Role.ASSISTANT, "", status=Status.STREAMING, model=model,
                           version_of=version_of)
-        return self._append(message, before=lambda uow: (
-            within(uow),
-            version_of is not None and uow.conversations.show_version(conversation_id, version_of, None)))
+
+        def before(uow: UnitOfWork) -> None:
+            within(uow)
+            if version_of is not None:
+                uow.conversations.show_version(conversation_id, version_of, None)
+
+        return self._append(message, before=before)
 
     def append_message(self, conversation_id: str, role: str, content: str) -> Message:
         require_message(content)
@@ -299,6 +258,8 @@ class ConversationService:
                 if found is None or found.conversation_id != conversation_id:
                     raise NotFound(f"no message with id {message_id} in this conversation")
                 group = found.group
+            if group is None:
+                raise NotFound("no message or version group given to show")
             uow.conversations.show_version(conversation_id, group, message_id)
             uow.commit()
 
@@ -316,7 +277,7 @@ class ConversationService:
             following, _ = self._from(conversation_id, seq)
         return FoundMessage(following[0], sum(m.shown for m in following), switched=bool(hidden))
 
-    def _from(self, conversation_id: str, seq: int) -> tuple[list[Message], list[Message]]:
+    def _from(self, conversation_id: str, seq: int) -> tuple[builtins.list[Message], builtins.list[Message]]:
         """The messages from `seq` on, and those on the way to it that are not shown, the first
         first: the messages shown are one path from the start, so the climb stops at one shown."""
         with self._uow() as uow:
@@ -324,7 +285,8 @@ class ConversationService:
             following = uow.conversations.messages(conversation_id, after_seq=seq - 1)
             if not following or following[0].seq != seq:
                 raise NotFound(f"no message {seq} in this conversation")
-            hidden, node = [], following[0]
+            hidden: builtins.list[Message] = []
+            node: Message | None = following[0]
             while node is not None and not node.shown:
                 hidden.append(node)
                 node = uow.conversations.get_message(node.parent_id) if node.parent_id else None
@@ -350,7 +312,7 @@ class ConversationService:
             uow.conversations.set_rating(message_id, rating)
             uow.commit()
 
-    def set_document_scope(self, conversation_id: str, document_ids: list[str] | None) -> None:
+    def set_document_scope(self, conversation_id: str, document_ids: builtins.list[str] | None) -> None:
         """Which documents this conversation searches; None means all of them."""
         with self._uow(write=True) as uow:
             self._require(uow, conversation_id)
@@ -358,7 +320,7 @@ class ConversationService:
                 conversation_id, document_scope=tuple(document_ids) if document_ids is not None else None)
             uow.commit()
 
-    def history(self, conversation_id: str) -> list[Message]:
+    def history(self, conversation_id: str) -> builtins.list[Message]:
         """Every stored message, in order, including those outside the memory."""
         with self._uow() as uow:
             self._require(uow, conversation_id)
@@ -371,7 +333,7 @@ class ConversationService:
         with self._uow() as uow:
             self._require(uow, conversation_id)
             latest, shown = uow.conversations.latest_shown(conversation_id, count)
-            versions: dict[str, list[Message]] = {}
+            versions: dict[str, builtins.list[Message]] = {}
             for message in uow.conversations.versions(conversation_id, list(dict.fromkeys(m.group for m in latest))):
                 versions.setdefault(message.group, []).append(message)
         return RecentHistory(latest, shown, versions)
@@ -414,14 +376,14 @@ class ConversationService:
     def _required(self, uow: UnitOfWork, conversation_id: str) -> Conversation:
         return required(uow, conversation_id)
 
-    def _require(self, uow, conversation_id: str) -> None:
+    def _require(self, uow: UnitOfWork, conversation_id: str) -> None:
         """As _required, for callers that need only know the conversation is there: building
         the whole Conversation took a tenth of a millisecond more, 1% of a long history's read."""
         _refuse_unstorable(conversation_id)
         if not uow.conversations.is_active(conversation_id):
             raise NotFound(f"no conversation with id {conversation_id}")
 
-    def _change(self, conversation_id: str, **values) -> Conversation:
+    def _change(self, conversation_id: str, **values: Any) -> Conversation:
         with self._uow(write=True) as uow:
             self._require(uow, conversation_id)
             uow.conversations.update_conversation(conversation_id, **values)

@@ -273,11 +273,9 @@ class DocumentService:
             if not ready or uow.documents.token_total([d.id for d in ready]) > max_tokens:
                 found = None
             else:
-                # The ignore goes when ports' DocumentRepository stops naming its own `list` method
-                # in its annotations (issue 25); mypy reports it unused then.
                 found = [Retrieved(record, document.name, 0.0)
                          for document in ready
-                         for record in uow.documents.chunks_of(document.id)]  # type: ignore[attr-defined]
+                         for record in uow.documents.chunks_of(document.id)]
         with self._whole_lock:
             self._whole[key] = found
             if len(self._whole) > WHOLE_KEPT:

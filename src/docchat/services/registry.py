@@ -10,6 +10,7 @@ from docchat.config import Settings
 from docchat.ports import Parser
 from docchat.services.chat import ChatService
 from docchat.services.conversations import ConversationService
+from docchat.services.trash import TrashService
 from docchat.services.documents import DocumentService
 from docchat.services.health import HealthService
 from docchat.services.llm import LLMService
@@ -27,6 +28,7 @@ class Held(Protocol):
 class Services:
     settings: Settings
     conversations: ConversationService
+    trash: TrashService
     transfer: TransferService
     chat: ChatService
     stateless: StatelessChat

@@ -8,6 +8,7 @@ that keep history themselves.
 from __future__ import annotations
 
 from dataclasses import replace
+from datetime import datetime
 
 from docchat.context.pipeline import AnswerPipeline, Request
 from docchat.domain import Message, Role, Status, utcnow
@@ -15,13 +16,13 @@ from docchat.errors import InvalidInput
 from docchat.ports import Gateway, TokenCounter
 from docchat.services.chat import ChatService
 from docchat.services.conversations import require_message
-from docchat.services.turn import Turn
+from docchat.services.turn import Turn, streamed
 from docchat.text import require_storable
 
 ROLES = {role.value for role in Role}
 
 
-def parse_history(history) -> list[tuple[Role, str]]:
+def parse_history(history: object) -> list[tuple[Role, str]]:
     """Validates caller-supplied history: a list of {role, content} with known roles and text."""
     if not isinstance(history, list):
         raise InvalidInput("history must be a list of {role, content} objects")
@@ -47,7 +48,7 @@ class StatelessChat:
         self._counter = counter
         self._gateway = gateway
 
-    def answer(self, history, question: str, *, document_ids: list[str] | None = None, top_k: int | None = None,
+    def answer(self, history: object, question: str, *, document_ids: list[str] | None = None, top_k: int | None = None,
                instructions: str = "") -> Turn:
         """`history`: the caller's `[{role, content}, ...]`, oldest first; `document_ids`: the
         documents to search (None: all of them); `top_k`: at most this many passages, retrieved
@@ -70,14 +71,10 @@ class StatelessChat:
         draft = Message(id="stateless-answer", conversation_id="", seq=len(messages) + 2, role=Role.ASSISTANT,
                         content="", created_at=now, status=Status.STREAMING, model=info.model,
                         citations=prepared.citations)
-        summary = prepared.assembly.new_summary
-        prompt = prepared.assembly.messages
-        return Turn(conversation_id=None, question=prepared.question, draft=draft, budget=prepared.budget,
-                    stats=prepared.stats, citations=prepared.citations, saver=_Unsaved(self._counter),
-                    summary=summary.content if summary else None,
-                    start=lambda stop: self._gateway.stream(prompt, max_tokens=reserve, stop=stop))
+        return streamed(prepared, draft, _Unsaved(self._counter), self._gateway, max_tokens=reserve,
+                        conversation_id=None)
 
-    def _message(self, seq: int, role: Role, content: str, now, *, sent_content: str | None = None) -> Message:
+    def _message(self, seq: int, role: Role, content: str, now: datetime, *, sent_content: str | None = None) -> Message:
         return Message(id=f"stateless-{seq}", conversation_id="", seq=seq, role=role, content=content,
                        created_at=now, status=Status.COMPLETE, sent_content=sent_content, tokenizer=self._counter.id,
                        token_count=self._counter.count_message(role.value, sent_content or content))

@@ -11,11 +11,12 @@ from __future__ import annotations
 import threading
 import time
 from dataclasses import dataclass, field, replace
-from typing import Callable, Iterator, Protocol
+from typing import Any, Callable, Generator, Iterator, Protocol
 
+from docchat.context.pipeline import Prepared
 from docchat.domain import FINISHED, Budget, Citation, MemoryStats, Message, SessionMemory, Status
 from docchat.errors import DocchatError, GenerationStopped, LLMError
-from docchat.ports import Generation
+from docchat.ports import Gateway, Generation
 from docchat.text import NUL
 
 CHECKPOINT_S = 1.0
@@ -49,7 +50,7 @@ class Turn:
     summary: str | None = None
     stop: threading.Event = field(default_factory=threading.Event)
     answer: Message | None = None
-    usage: dict | None = None
+    usage: dict[str, Any] | None = None
     error: DocchatError | None = None
     session: SessionMemory | None = None
     # The answer so far when the turn continues one cut at the token limit; deltas add to it.
@@ -88,12 +89,13 @@ class Turn:
             pass
         return self.answer.content if self.answer else ""
 
-    def _run(self) -> Iterator[str]:
+    def _run(self) -> Generator[str, None, None]:
         text, last_checkpoint, generation = self.prefix, time.monotonic(), None
         status, error_text = Status.INTERRUPTED, None
         try:
             if self.failure is not None:
                 raise self.failure
+            assert self.start is not None  # a turn has one or the other
             generation = self.start(self.stop)
             for delta in generation:
                 # The model's text is a reading, not the user's words: a NUL in it (a byte token),
@@ -128,3 +130,18 @@ class Turn:
                 self.draft, content=text, status=status, usage=self.usage, error=error_text,
                 model=generation.model if generation is not None else self.draft.model,
             ), completing=completing)
+
+
+def streamed(prepared: Prepared, draft: Message, saver: Saver, gateway: Gateway, *, max_tokens: int,
+             conversation_id: str | None, prefix: str = "", varied: bool = False) -> Turn:
+    """The turn that streams the answer to a prepared prompt: stored or stateless, the same.
+    `prefix`: the answer so far, which the model goes on writing; `varied`: a new version."""
+    messages = prepared.assembly.messages
+    if prefix:
+        messages = [*messages, {"role": "assistant", "content": prefix}]
+    summary = prepared.assembly.new_summary
+    return Turn(conversation_id=conversation_id, question=prepared.question, draft=draft, budget=prepared.budget,
+                stats=prepared.stats, citations=prepared.citations, saver=saver, prefix=prefix,
+                summary=summary.content if summary else None,
+                start=lambda stop: gateway.stream(messages, max_tokens=max_tokens, stop=stop,
+                                                  continue_last=bool(prefix), varied=varied))

@@ -78,7 +78,7 @@ def _documents(health: LibraryHealth) -> None:
 
 
 def _trash() -> None:
-    trash = services().conversations.trash()
+    trash = services().trash.list()
     st.subheader(f"Trash ({len(trash)})", anchor=False)
     show_flash()
     if not trash:
@@ -93,7 +93,7 @@ def _trash() -> None:
                           f"{count(conversation.message_count, 'message')}")
             if restore.button("Restore", key=f"{KEY}_restore_{conversation.id}", icon=":material/restore_from_trash:",
                               width="stretch"):
-                _attempt(lambda: services().conversations.restore(conversation.id),
+                _attempt(lambda: services().trash.restore(conversation.id),
                          f"Restored “{conversation.title}”: it is back in the chat's conversation list.")
             if purge.button("Delete forever", key=f"{KEY}_purge_{conversation.id}", width="stretch"):
                 st.session_state[CONFIRM] = conversation.id
@@ -105,7 +105,7 @@ def _trash() -> None:
         their = "its" if len(trash) == 1 else "their"
         _confirm(f"Delete the {count(len(trash), 'conversation')} in the trash forever, with {their} messages? "
                  "This cannot be undone.",
-                 lambda: services().conversations.empty_trash(), "The trash is empty.", key="empty")
+                 lambda: services().trash.empty(), "The trash is empty.", key="empty")
 
 
 def _confirm_purge(conversation: Conversation) -> None:
