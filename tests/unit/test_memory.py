@@ -13,6 +13,7 @@ from llama_index.core.memory.types import BaseMemory
 from docchat.domain import Message, Role, utcnow
 from docchat.errors import InvalidInput, NotFound
 from docchat.memory.conversation_memory import ConversationMemory
+from docchat.memory.llama_index_memory import LlamaIndexMemory
 from docchat.memory.tokens import render_chatml
 
 from .fakes import CountingCounter, FakeMessageLog, WordCounter
@@ -364,7 +365,7 @@ def test_messages_added_after_clear_are_the_only_ones_remembered(memory, log):
 # LlamaIndex's BaseMemory interface
 
 def test_the_memory_is_a_llamaindex_base_memory_built_by_from_defaults(log, counter):
-    memory = ConversationMemory.from_defaults(conversation_id=CONVERSATION, uow=log, counter=counter)
+    memory = LlamaIndexMemory.from_defaults(conversation_id=CONVERSATION, uow=log, counter=counter)
 
     assert isinstance(memory, BaseMemory)
     assert memory.get_all() == []

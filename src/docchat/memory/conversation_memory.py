@@ -6,9 +6,11 @@ token budget is a binary search plus a list slice: it never re-tokenises history
 cost does not grow with the conversation's length. That is the difference from
 LlamaIndex's ChatMemoryBuffer, which re-counts the whole history on every get().
 
-LlamaIndex itself is imported only when its interface is used (`get`, `get_all`,
-`from_defaults`): importing llama_index.core takes about 2 s of CPU, which every command
-that stores a message would otherwise pay before it could answer.
+LlamaIndex itself is imported only when its interface is used (`get`, `get_all`): importing
+llama_index.core takes about 2 s of CPU, which every command that stores a message would
+otherwise pay before it could answer. Code that wants a LlamaIndex BaseMemory builds one with
+docchat.memory.llama_index_memory.LlamaIndexMemory.from_defaults, a shell over this class
+that only it imports (not the reverse).
 """
 
 from __future__ import annotations
@@ -24,7 +26,6 @@ from docchat.ports import ConversationRepository, TokenCounter, UnitOfWorkFactor
 
 if TYPE_CHECKING:
     from llama_index.core.base.llms.types import ChatMessage
-    from llama_index.core.memory.types import BaseMemory
 
 UNLIMITED = 2**62
 
@@ -56,13 +57,6 @@ class ConversationMemory:
         self.token_limit = token_limit
         self._uow = uow
         self._window = Window(conversation_id, counter)
-
-    @classmethod
-    def from_defaults(cls, **kwargs: Any) -> "BaseMemory":
-        """The memory as LlamaIndex builds its own: a BaseMemory (see llama_index_memory)."""
-        from docchat.memory.llama_index_memory import LlamaIndexMemory
-
-        return LlamaIndexMemory.of(cls.open(**kwargs))
 
     @classmethod
     def open(cls, *, conversation_id: str, uow: UnitOfWorkFactory, counter: TokenCounter,
