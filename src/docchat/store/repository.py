@@ -13,6 +13,7 @@ from functools import lru_cache
 
 from sqlalchemy import Connection, Text, bindparam, delete, func, insert, select, text, type_coerce, update
 
+from docchat import citation_wire
 from docchat.domain import (
     Conversation,
     ConversationSettings,
@@ -239,7 +240,7 @@ class ConversationRepository:
                 model=message.model,
                 usage=message.usage,
                 error=message.error,
-                citations=[c.as_dict() for c in message.citations],
+                citations=citation_wire.to_stored(message.citations),
                 figures=figures_row(message),
                 updated_at=utcnow(),
             )
