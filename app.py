@@ -2,8 +2,11 @@
 
 import streamlit as st
 
-from docchat.ui import ICON, chat, sidebar
+from docchat import shared
+from docchat.ui import ICON, chat, session, sidebar
 from docchat.ui.session import current_conversation_id, show_flash
+
+session.provide(shared.services, shared.rebuild)
 
 
 def chat_page() -> None:

@@ -2,24 +2,39 @@
 
 from __future__ import annotations
 
+from typing import Callable
+
 import streamlit as st
 
-from docchat import shared
 from docchat.services.registry import Services
 
 CONVERSATION_PARAM = "c"
 OPEN = "open_conversation"
 
+# Set by the page's entry point (app.py, pages/), which knows where the process's services come
+# from: the UI itself never builds them, nor imports what does.
+_services: Callable[[], Services] | None = None
+_rebuild: Callable[[], None] = lambda: None
+
+
+def provide(services: Callable[[], Services], rebuild: Callable[[], None]) -> None:
+    """Where this process's services come from, and how they are built again from the settings
+    as saved (the page and the HTTP API beside it share one set: docchat.shared)."""
+    global _services, _rebuild
+    _services, _rebuild = services, rebuild
+
 
 def services() -> Services:
     """The process's services, shared with the HTTP API `docchat run` serves beside the page."""
-    return shared.services()
+    if _services is None:
+        raise RuntimeError("no services: the page's entry point calls docchat.ui.session.provide first")
+    return _services()
 
 
 def rebuild_services() -> None:
     """Builds the services again from the settings as saved now: how a change on the Settings
     page applies without a restart."""
-    shared.rebuild()
+    _rebuild()
 
 
 def current_conversation_id() -> str | None:
