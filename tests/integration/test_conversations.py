@@ -272,6 +272,21 @@ def test_posting_without_a_conversation_starts_one_titled_from_the_message(servi
     ]
 
 
+def test_a_first_question_that_cannot_be_stored_leaves_no_empty_conversation_behind(services, monkeypatch):
+    from sqlalchemy.exc import OperationalError
+
+    from docchat.store.repository import ConversationRepository
+
+    def disk_full(self, message):
+        raise OperationalError("INSERT INTO messages", {}, Exception("database or disk is full"))
+
+    monkeypatch.setattr(ConversationRepository, "append_message", disk_full)
+    with pytest.raises(OperationalError):
+        services.conversations.post_user_message(None, "Summarise the termination clauses of the Leeds office lease.")
+
+    assert services.conversations.list() == []
+
+
 def test_history_survives_a_restart(services, data_dir):
     trust_id = trust_conversation(services)
     before = services.conversations.history(trust_id)
