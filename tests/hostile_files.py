@@ -16,7 +16,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import docx
 
-from tests.ports import free_port
+from tests.network import free_port
 
 MB = 1024 * 1024
 GB = 1024 * MB

@@ -19,7 +19,7 @@ from pathlib import Path
 
 from sqlalchemy import create_engine
 
-from tests.ports import free_port
+from tests.network import free_port
 
 DEBIAN_BINARIES = Path("/usr/lib/postgresql")
 UNPRIVILEGED_USER = "nobody"

@@ -14,7 +14,7 @@ import pytest
 from docchat.api import create_app
 
 from tests.api.conftest import TRUST, Server, stored
-from tests.ports import free_port
+from tests.network import free_port
 
 EVIL = "http://evil.example"
 

@@ -15,7 +15,7 @@ from docchat.bootstrap import build_services
 from tests.api.conftest import Server, stored
 from tests.hostile_files import pdf_of_pages_sharing_a_stream
 from tests.integration.test_parsing import pdf_of
-from tests.ports import free_port
+from tests.network import free_port
 
 PARSE_TIMEOUT_S = 3
 

@@ -19,7 +19,7 @@ from docchat.domain import Role, Status
 
 from tests.api.conftest import LOCAL, Server, wait_for
 from tests.fault.fake_server import FakeLLMServer
-from tests.ports import free_port
+from tests.network import free_port
 
 DOCCHAT = Path(sys.executable).with_name("docchat")
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.ports import free_port
+from tests.network import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = Path(__file__).with_name("artifacts")

@@ -19,7 +19,7 @@ import pytest
 from playwright.sync_api import expect
 
 from tests.e2e.conftest import ARTIFACTS, ROOT, _wait_healthy, ask, open_app
-from tests.ports import free_port
+from tests.network import free_port
 
 
 class Served:

@@ -12,7 +12,7 @@ import httpx
 from playwright.sync_api import expect
 
 from tests.e2e.conftest import ARTIFACTS, ROOT, _wait_healthy, open_app, settled
-from tests.ports import free_port
+from tests.network import free_port
 
 LEASE = b"# Lease\n\n## Break clause\n\nThe tenant may end the lease on the fifth anniversary.\n"
 TRUST = b"# Trust\n\n## Dates\n\nThe Determination Date is the 15th of each month.\n"

@@ -21,7 +21,7 @@ from playwright.sync_api import expect
 
 from tests.e2e.conftest import _serve, ask, open_app, open_popover, settled
 from tests.hostile_text import SECRET, hostile_export
-from tests.ports import free_port
+from tests.network import free_port
 
 # A 1x1 transparent GIF: what the listener answers, so that a fetched image would load.
 PIXEL = bytes.fromhex("47494638396101000100800000000000ffffff21f90401000000002c00000000010001000002024401003b")

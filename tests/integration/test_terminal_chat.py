@@ -29,7 +29,7 @@ from docchat.domain import Role, Status
 from tests.fault.fake_server import ANSWER, SLOW_PIECES
 from tests.integration.sample_data import TRUST_TURNS, trust_conversation
 from tests.integration.sample_documents import TRUST_PASSAGES, markdown
-from tests.ports import free_port
+from tests.network import free_port
 
 pytestmark = pytest.mark.timeout(120)
 

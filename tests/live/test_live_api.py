@@ -8,7 +8,7 @@ import pytest
 from docchat.api import create_app
 
 from tests.api.conftest import Server
-from tests.ports import free_port
+from tests.network import free_port
 
 NOTICE = """# Harbour Street Trust: notice to Noteholders
 

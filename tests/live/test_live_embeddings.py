@@ -15,7 +15,7 @@ from docchat.documents.remote_embeddings import OpenAIEmbedder
 from docchat.llm.launcher import EmbeddedServer
 
 from tests.integration.test_documents import trust_pdf
-from tests.ports import free_port
+from tests.network import free_port
 
 SERVED_NAME = "all-minilm-l6-v2"
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.ports import free_port
+from tests.network import free_port
 
 ROOT = Path(__file__).resolve().parents[2]
 GONE_WITHIN_S = 15

@@ -7,7 +7,7 @@ import threading
 import time
 
 from docchat.llm.watchdog import Watchdog, notice
-from tests.ports import free_port
+from tests.network import free_port
 
 
 class _Process:

@@ -9,7 +9,7 @@ from docchat import __version__
 from docchat.cli.api import DEFAULT_HOST, DEFAULT_PORT, serve_api
 from docchat.cli.backup import backup_data, restore_backup
 from docchat.cli.bench import add_bench_commands
-from docchat.cli.chat import ask, llm_command, llm_serve, run_app
+from docchat.cli.run_ask_llm import ask, llm_command, llm_serve, run_app
 from docchat.cli.terminal import chat
 from docchat.cli.library import (
     list_conversations,
