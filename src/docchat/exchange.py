@@ -255,11 +255,6 @@ class ImportedConversation:
     summaries: list[Summary]
 
 
-def parse_document(raw: bytes, *, source: str = "file") -> ImportedConversation:
-    """Validates an export and returns its content, or raises InvalidExport naming the problem."""
-    return document_from(read_json(raw, source=source), source=source)
-
-
 def read_json(raw: bytes, *, source: str) -> object:
     """The file's JSON, or InvalidExport saying why it is not JSON at all."""
     try:
