@@ -10,12 +10,12 @@ import pytest
 
 from docchat.bootstrap import build_services
 from docchat.config import Settings
-from docchat.documents.embeddings import MiniLMEmbedder
 from docchat.documents.remote_embeddings import OpenAIEmbedder
 from docchat.llm.launcher import EmbeddedServer
 
 from tests.integration.test_documents import trust_pdf
 from tests.network import free_port
+from tests.reference_embeddings import reference_vectors
 
 SERVED_NAME = "all-minilm-l6-v2"
 
@@ -54,7 +54,7 @@ def test_the_server_gives_the_same_vectors_as_the_bundled_model(embedding_server
     served = np.array(remote.embed(texts))
 
     assert remote.model == SERVED_NAME and remote.dimension == 384
-    assert (served * np.array(MiniLMEmbedder().embed(texts))).sum(axis=1) == pytest.approx(1.0, abs=1e-4)
+    assert (served * reference_vectors(texts)).sum(axis=1) == pytest.approx(1.0, abs=1e-4)
 
 
 def test_a_pdf_ingested_with_server_embeddings_is_searched_by_meaning(embedding_server, data_dir):
