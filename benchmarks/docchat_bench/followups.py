@@ -8,7 +8,7 @@ landlord?"), after a comparison of two sections, and self-contained topic switch
 follow-up names the sections that answer it.
 
 Three ways to retrieve, each dialog run once per way: the question alone; the question enriched
-as the pipeline's fallback does (`rewrite.enrich` with the earlier questions, when
+as the pipeline's fallback did before (`enrich` with the earlier questions, when
 `needs_rewrite` fires); and `followup.retrieve_follow_up`, given the earlier questions and as
 "cited" passages those its own previous turn retrieved (what the model was given). Recall@k:
 a gold section is among the top k passages.
@@ -22,7 +22,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from docchat.context.followup import retrieve_follow_up
-from docchat.context.rewrite import enrich, needs_rewrite
+from docchat.context.rewrite import needs_rewrite
+from docchat.context.terms import salient_terms
 
 TOP_K = 4
 RECENT_QUESTIONS = 3  # the pipeline's six recent messages hold three questions
@@ -215,6 +216,16 @@ def markdown(sections: dict[str, str]) -> bytes:
 
 def _question_alone(retrieve, question: str, recent: list[str], cited: list[str]):
     return retrieve(question)
+
+
+def enrich(question: str, *, topics: list[str], recent: list[str], limit: int = 6) -> str:
+    """The question with the summary's topics and the recent turns' salient terms it does not
+    already name appended, at most `limit` of them: the pipeline's fallback before
+    history-aware retrieval, kept here as the baseline it is measured against."""
+    extra = [t for t in topics if t.lower() not in question.lower()]
+    extra += salient_terms(recent, limit=limit, exclude=question + " " + " ".join(extra))
+    extra = extra[:limit]
+    return f"{question} {' '.join(extra)}".strip() if extra else question
 
 
 def _enriched(retrieve, question: str, recent: list[str], cited: list[str]):

@@ -8,7 +8,8 @@ question's own ranking.
 
 Why: an elliptical follow-up ("what if it falls on a weekend?") finds its topic only in the
 joint search, while a self-contained one ("What is the Payment Date?") finds its own passage in
-both and keeps it first; appending terms of every earlier topic (`rewrite.enrich`) blurs both.
+both and keeps it first; appending terms of every earlier topic (the fallback before, now the
+bench's baseline `docchat_bench.followups.enrich`) blurs both.
 Chosen with `docchat bench followups`: equal weights, and k = 10 rather than retrieval's 60 so
 that rank gaps stay wider than the x1.05 citation lift, which then only settles close calls; a
 heavier lift cost topic switches their passage, and a second earlier question did no better.

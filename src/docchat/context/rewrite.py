@@ -3,9 +3,9 @@
 Signal-gated: the DSPy rewriter runs only for a question with a reference word (it, this,
 that, they, same, ...) or a short one; any other question passes through at no cost.
 Without the rewriter, or when it fails, retrieval reads the question with the previous one
-(docchat.context.followup), which a small model cannot spoil. `enrich` (appending the
-summary's topics and recent salient terms) was the fallback before; it blurs a follow-up
-after two topics, and stays only as the baseline `docchat bench followups` measures.
+(docchat.context.followup), which a small model cannot spoil. Appending the summary's topics
+and recent salient terms was the fallback before; it blurs a follow-up after two topics, and
+stays only as the baseline `docchat bench followups` measures (docchat_bench.followups.enrich).
 """
 
 from __future__ import annotations
@@ -13,7 +13,6 @@ from __future__ import annotations
 import logging
 import re
 
-from docchat.context.terms import salient_terms
 from docchat.errors import UnusableOutput
 from docchat.ports import SkillRecord
 
@@ -35,13 +34,6 @@ _WORDS = re.compile(r"[A-Za-z']+")
 def needs_rewrite(question: str) -> bool:
     words = [w.lower() for w in _WORDS.findall(question)]
     return len(words) <= SHORT_QUESTION_WORDS or any(w in REFERENCE_WORDS for w in words) or "the above" in question.lower()
-
-
-def enrich(question: str, *, topics: list[str], recent: list[str], limit: int = 6) -> str:
-    extra = [t for t in topics if t.lower() not in question.lower()]
-    extra += salient_terms(recent, limit=limit, exclude=question + " " + " ".join(extra))
-    extra = extra[:limit]
-    return f"{question} {' '.join(extra)}".strip() if extra else question
 
 
 class RewriteGate:
