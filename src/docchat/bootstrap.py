@@ -17,9 +17,11 @@ from docchat.context.planner import Caps
 from docchat.context.programs import programs_over
 from docchat.context.rewrite import RewriteGate
 from docchat.documents.batching import QueryBatcher
+from docchat.documents.files import StoredFiles
 from docchat.documents.isolated import IsolatedParser
 from docchat.documents.opening import OpenedEarly, embedder_for, open_chunk_index
-from docchat.documents.parsing import InProcessParser
+from docchat.documents.parsing import MAX_BYTES, InProcessParser
+from docchat.documents.render import page_with_passage
 from docchat.domain import utcnow
 from docchat.llm.discovery import fetch_info, info_if_up
 from docchat.llm.gateway import Sampling, Timeouts, VllmGateway
@@ -28,7 +30,8 @@ from docchat.llm.profiles import (CPU_MODEL_NAME, CPU_SAMPLING, CPU_VARIED_SAMPL
 from docchat.llm.server_key import llm_key
 from docchat.llm.skill_record import JsonSkillRecord
 from docchat.memory.tokens import ServedCounter, counter_for
-from docchat.ports import ChunkIndex, Embedder, Parser, SkillRecord, TokenCounter, UnitOfWorkFactory
+from docchat.ports import (ChunkIndex, Embedder, FileStore, PageRenderer, Parser, Programs, SkillRecord, TokenCounter,
+                           UnitOfWorkFactory)
 from docchat.services.backup import DATABASE, BackupService
 from docchat.services.chat import ChatService
 from docchat.services.conversations import ConversationService
@@ -51,9 +54,10 @@ __all__ = ["STALE_STREAM", "Services", "build_backup", "build_services", "embedd
 
 
 def build_services(settings: Settings | None = None, *, uow: UnitOfWorkFactory | None = None,
-                   counter: TokenCounter | None = None, gateway=None, programs=None,
+                   counter: TokenCounter | None = None, gateway=None, programs: Programs | None = None,
                    embedder: Embedder | None = None, index: Callable[[], ChunkIndex] | None = None,
-                   parser: Parser | None = None, skills: SkillRecord | None = None, contact_llm: bool = True,
+                   parser: Parser | None = None, files: FileStore | None = None, renderer: PageRenderer | None = None,
+                   skills: SkillRecord | None = None, contact_llm: bool = True,
                    open_documents_early: bool = False) -> Services:
     """Wires the services over the settings' database (opened, and migrated to this version),
     or over `uow` when given; any other adapter given is used instead of the real one.
@@ -97,8 +101,9 @@ def build_services(settings: Settings | None = None, *, uow: UnitOfWorkFactory |
                 question=settings.cap_question)
     context = ContextEngine(counter, programs, system_prompt=settings.system_prompt, caps=caps)
     parser = parser or IsolatedParser(timeout_s=settings.parse_timeout_s, memory_mb=settings.parse_memory_mb)
-    documents = DocumentService(uow, settings.resolved_data_dir, index, embedder, counter, parser=parser,
-                                max_bytes=settings.max_upload_mb * 1024 * 1024)
+    documents = DocumentService(uow, index, embedder, counter, parser=parser,
+                                files=files or StoredFiles(settings.resolved_data_dir),
+                                renderer=renderer or page_with_passage, max_bytes=settings.max_upload_mb * 1024 * 1024)
     rewrite_gate = RewriteGate(skills or JsonSkillRecord(settings.resolved_data_dir))
     _follow(gateway, info, rewrite_gate.follow)
     pipeline = AnswerPipeline(context, counter, programs=programs, retriever=documents,
@@ -182,9 +187,10 @@ def _rebuild_index(settings: Settings, folder: Path, embedder: Embedder | None, 
     try:
         upgrade(engine)
         embedder = embedder or embedder_for(restored)
-        documents = DocumentService(SqlUnitOfWorkFactory(engine), restored.resolved_data_dir,
-                                    partial(open_chunk_index, restored, embedder), embedder,
-                                    counter_for(restored.tokenizer_model), parser=InProcessParser())
+        documents = DocumentService(SqlUnitOfWorkFactory(engine), partial(open_chunk_index, restored, embedder),
+                                    embedder, counter_for(restored.tokenizer_model), parser=InProcessParser(),
+                                    files=StoredFiles(restored.resolved_data_dir), renderer=page_with_passage,
+                                    max_bytes=MAX_BYTES)
         try:
             return documents.reindex(progress=progress)
         finally:

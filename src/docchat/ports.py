@@ -1,8 +1,9 @@
 """The protocols the services and the answer pipeline depend on; adapters implement them.
 
 Real ones: store/ (unit of work, repositories), llm/ (gateway), documents/
-(embedder, chunk index), memory/tokens.py (token counters). Fakes for unit tests:
-tests/unit/fakes.py. Services are typed against these and import no adapter.
+(embedder, chunk index, parser, stored files, page renderer), memory/tokens.py (token
+counters), context/programs.py (the DSPy programs). Fakes for unit tests: tests/unit/fakes.py.
+Services are typed against these and import no adapter.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from typing import Any, Callable, Protocol
 
 from docchat.domain import (
     ChunkRecord,
+    Condensed,
     Conversation,
     ConversationSettings,
     Document,
@@ -30,8 +32,9 @@ from docchat.domain import (
 )
 
 __all__ = [
-    "ChunkIndex", "ConversationRepository", "DocumentRepository", "Embedder", "Gateway", "Generation", "MemoryState",
-    "Parser", "PrefixCache", "Retriever", "ServerInfo", "TokenCounter", "UnitOfWork", "UnitOfWorkFactory",
+    "ChunkIndex", "ConversationRepository", "DocumentRepository", "Embedder", "FileStore", "Gateway", "Generation",
+    "MemoryState", "PageRenderer", "Parser", "PrefixCache", "Programs", "Retriever", "ServerInfo", "TokenCounter",
+    "UnitOfWork", "UnitOfWorkFactory",
 ]
 
 
@@ -220,6 +223,36 @@ class Parser(Protocol):
         """The document's text in sections, or InvalidInput in one line naming the file."""
     def close(self) -> None:
         """Lets go of what it holds (worker processes); a later call may start them again."""
+
+
+class FileStore(Protocol):
+    """The uploaded files, kept by content (documents/files.py); a stored file is named by the
+    path it returns, which a document keeps."""
+
+    def store(self, name: str, data: bytes) -> str:
+        """Keeps the bytes whole (once for the same content) and returns their path."""
+    def read(self, path: str) -> bytes | None:
+        """The stored file's bytes; None when it is gone."""
+    def remove(self, path: str) -> None:
+        """Removes the stored file; a file already gone is no error."""
+    def strays(self, kept: Set[str]) -> list[str]:
+        """Stored files whose path is not in `kept`: left by a crash, or half written."""
+
+
+class PageRenderer(Protocol):
+    """A cited PDF page as a picture, the passage marked on it (documents/render.py)."""
+
+    def __call__(self, pdf: bytes, page_number: int, passage: str) -> tuple[bytes, int]:
+        """The 1-based page as PNG bytes, and how many places of the passage were marked."""
+
+
+class Programs(Protocol):
+    """The DSPy programs (context/programs.py). Any call may fail; every caller has a fallback."""
+
+    def condense(self, previous_summary: str, conversation: str, *, max_tokens: int) -> Condensed: ...
+    def rewrite(self, recent_turns: str, question: str, *, max_tokens: int) -> str:
+        """The question as a standalone query; UnusableOutput when what the model wrote cannot be used."""
+    def title(self, first_exchange: str, *, max_tokens: int) -> str: ...
 
 
 class Retriever(Protocol):

@@ -5,8 +5,9 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, replace
 
-from docchat.domain import ChunkRecord, Conversation, Message, Retrieved
-from docchat.errors import NotFound
+from docchat.domain import (ChunkRecord, Conversation, Document, DocumentStatus, Message, ParsedDocument, Retrieved,
+                            Section, content_hash)
+from docchat.errors import InvalidInput, NotFound
 from docchat.ports import MemoryState
 
 
@@ -387,11 +388,45 @@ class FakeConversations:
 
 
 class FakeDocuments:
+    """The document repository in memory: documents in the order added, and their chunks."""
+
     def __init__(self):
         self.citations: list[dict] = []
+        self.documents: dict[str, Document] = {}
+        self.chunk_rows: dict[str, list[ChunkRecord]] = {}
 
     def add_citations(self, rows: list[dict]) -> None:
         self.citations += rows
+
+    def add(self, document: Document) -> None:
+        self.documents[document.id] = document
+
+    def get(self, document_id: str) -> Document | None:
+        return self.documents.get(document_id)
+
+    def list(self) -> list[Document]:
+        return list(self.documents.values())
+
+    def by_hash(self, content_hash: str) -> Document | None:
+        return next((d for d in self.documents.values() if d.content_hash == content_hash), None)
+
+    def add_chunks(self, records: list[ChunkRecord]) -> None:
+        for record in records:
+            self.chunk_rows.setdefault(record.document_id, []).append(record)
+
+    def chunks_of(self, document_id: str) -> list[ChunkRecord]:
+        return sorted(self.chunk_rows.get(document_id, []), key=lambda c: c.position)
+
+    def mark_ready(self, document_id: str, *, chunk_count: int) -> None:
+        self.documents[document_id] = replace(self.documents[document_id], status=DocumentStatus.READY,
+                                              chunks=chunk_count)
+
+    def mark_removing(self, document_id: str) -> None:
+        self.documents[document_id] = replace(self.documents[document_id], status=DocumentStatus.REMOVING)
+
+    def delete(self, document_id: str) -> None:
+        self.documents.pop(document_id, None)
+        self.chunk_rows.pop(document_id, None)
 
 
 class FakeUnitOfWork:
@@ -416,3 +451,102 @@ class FakeUnitOfWork:
 
     def commit(self) -> None:
         self.commits += 1
+
+
+# The document library's other adapters: stored files, page renderer, parser, embedder, index
+
+class FakeFiles:
+    """The FileStore port over a dict (path -> bytes); the same content is stored once, as the real store does."""
+
+    def __init__(self):
+        self.files: dict[str, bytes] = {}
+
+    def store(self, name: str, data: bytes) -> str:
+        digest = content_hash(data)
+        path = next((p for p in self.files if p.startswith(f"documents/{digest}-")), f"documents/{digest}-{name}")
+        self.files[path] = data
+        return path
+
+    def read(self, path: str) -> bytes | None:
+        return self.files.get(path)
+
+    def remove(self, path: str) -> None:
+        self.files.pop(path, None)
+
+    def strays(self, kept) -> list[str]:
+        return sorted(p for p in self.files if p not in kept)
+
+
+class FakeRenderer:
+    """The PageRenderer port: hands back a picture naming the page, and records what it drew."""
+
+    def __init__(self, marked: int = 1):
+        self.marked = marked
+        self.drawn: list[tuple[bytes, int, str]] = []
+
+    def __call__(self, pdf: bytes, page_number: int, passage: str) -> tuple[bytes, int]:
+        self.drawn.append((pdf, page_number, passage))
+        return f"PNG of page {page_number}".encode(), self.marked
+
+
+class FakeParser:
+    """The Parser port: a file's text is one section (a page each, split at form feeds, for a
+    .pdf); a name in `refused` is refused in one line, as the real parsers refuse."""
+
+    def __init__(self, *refused: str):
+        self.refused = set(refused)
+        self.parsed: list[str] = []
+
+    def parse(self, name: str, data: bytes, *, max_bytes: int) -> ParsedDocument:
+        self.parsed.append(name)
+        if name in self.refused:
+            raise InvalidInput(f"{name} is not a document docchat can read")
+        kind = name.rpartition(".")[2]
+        text = data.decode()
+        if kind == "pdf":
+            sections = [Section(f"page {n}", n, page) for n, page in enumerate(text.split("\f"), start=1)]
+        else:
+            sections = [Section("Body", None, text)]
+        return ParsedDocument(name, kind, sections)
+
+    def close(self) -> None:
+        pass
+
+
+class FakeEmbedder:
+    """The Embedder port: a text's vector is its length; `failure` is raised instead, when set."""
+
+    name = model_id = "fake-lengths"
+    dimension = 1
+
+    def __init__(self, failure: Exception | None = None):
+        self.failure = failure
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        if self.failure is not None:
+            raise self.failure
+        return [[float(len(text))] for text in texts]
+
+
+class FakeIndex:
+    """The chunk index in memory: (chunk id, document id) -> vector."""
+
+    exclusive = False
+
+    def __init__(self):
+        self.points: dict[tuple[str, str], list[float]] = {}
+
+    def ensure_collection(self) -> None:
+        pass
+
+    def add_points(self, points) -> None:
+        self.points.update({(chunk_id, document_id): list(vector) for chunk_id, document_id, vector in points})
+
+    def delete_document(self, document_id: str) -> None:
+        self.points = {key: vector for key, vector in self.points.items() if key[1] != document_id}
+
+    def count(self) -> int:
+        return len(self.points)
+
+    def close(self) -> None:
+        pass

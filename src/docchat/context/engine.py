@@ -19,10 +19,9 @@ from itertools import accumulate
 
 from docchat.context import prompt
 from docchat.context.planner import Caps, Plan, plan
-from docchat.context.programs import Programs
 from docchat.context.terms import salient_terms
 from docchat.domain import Message, Role, Summary, utcnow
-from docchat.ports import TokenCounter
+from docchat.ports import Programs, TokenCounter
 
 log = logging.getLogger(__name__)
 

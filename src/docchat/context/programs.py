@@ -7,19 +7,11 @@ dspy (and litellm under it) is imported on first use: it takes seconds to import
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import Callable
 
+from docchat.domain import Condensed
 from docchat.errors import UnusableOutput
 from docchat.text import one_line
-
-
-@dataclass(frozen=True)
-class Condensed:
-    summary: str
-    topics: list[str] = field(default_factory=list)
-    key_questions: list[str] = field(default_factory=list)
-    decisions: list[str] = field(default_factory=list)
 
 
 def _signatures():
@@ -54,7 +46,8 @@ def _signatures():
 
 
 class Programs:
-    """The three programs over one LM factory: `lm_for(max_tokens)` returns a dspy LM."""
+    """The three programs over one LM factory: `lm_for(max_tokens)` returns a dspy LM. The real
+    docchat.ports.Programs; `condense_overhead` besides, which the context engine asks where it exists."""
 
     def __init__(self, lm_for: Callable[[int], object]):
         self._lm_for = lm_for

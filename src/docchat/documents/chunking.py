@@ -18,7 +18,7 @@ from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 
-from docchat.documents.parsing import Section
+from docchat.domain import Section
 
 Span = tuple[int, int]
 

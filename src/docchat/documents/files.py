@@ -11,13 +11,14 @@ Invariants:
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import tempfile
 import unicodedata
+from collections.abc import Set
 from pathlib import Path
 
+from docchat.domain import content_hash
 from docchat.errors import InvalidInput
 
 # Well under the usual 255-byte file name limit once the 65-character hash prefix is added.
@@ -26,11 +27,6 @@ MAX_EXTENSION_CHARS = 10
 FALLBACK_NAME = "document"
 # Characters Windows refuses in file names, plus the path separators of both worlds.
 _UNSAFE = re.compile(r'[<>:"/\\|?*]')
-
-
-def content_hash(data: bytes) -> str:
-    """The sha256 of the bytes, as 64 lowercase hex digits."""
-    return hashlib.sha256(data).hexdigest()
 
 
 def sanitise_name(upload_name: str) -> str:
@@ -89,6 +85,27 @@ def stray_files(data_dir: Path, stored: set[str]) -> list[Path]:
         return []
     return sorted(path for path in folder.glob("*/*")
                   if path.is_file() and str(path.relative_to(data_dir)) not in stored)
+
+
+class StoredFiles:
+    """The file store the services use (docchat.ports.FileStore): the files above, each named by
+    its path relative to `data_dir`."""
+
+    def __init__(self, data_dir: Path):
+        self._data_dir = data_dir
+
+    def store(self, name: str, data: bytes) -> str:
+        return str(store_file(self._data_dir, name, data).relative_to(self._data_dir))
+
+    def read(self, path: str) -> bytes | None:
+        stored = self._data_dir / path
+        return stored.read_bytes() if stored.is_file() else None
+
+    def remove(self, path: str) -> None:
+        (self._data_dir / path).unlink(missing_ok=True)
+
+    def strays(self, kept: Set[str]) -> list[str]:
+        return [str(path.relative_to(self._data_dir)) for path in stray_files(self._data_dir, set(kept))]
 
 
 def _truncate_utf8(text: str, max_bytes: int) -> str:

@@ -3,13 +3,14 @@ messages, the figures an answer keeps, documents, and health. Import from here."
 
 from docchat.domain.conversations import (
     utcnow, Role, Rating, Status, FINISHED, TitleSource, SessionMemory, ConversationSettings, Conversation,
-    Citation, Message, joint_reading, Summary, SearchHit, CleanupReport, ImportReport,
+    Citation, Message, joint_reading, Summary, Condensed, SearchHit, CleanupReport, ImportReport,
 )
 from docchat.domain.figures import (
     Budget, MemoryStats,
 )
 from docchat.domain.documents import (
-    Section, ParsedDocument, DocumentStatus, Document, IngestReport, ChunkRecord, Retrieved, SourceView, DocumentUse, Scope,
+    content_hash, Section, ParsedDocument, DocumentStatus, Document, IngestReport, ChunkRecord, Retrieved, SourceView,
+    DocumentUse, Scope,
 )
 from docchat.domain.health import (
     StoreHealth, LLMStatus, LibraryHealth,
@@ -18,9 +19,10 @@ from docchat.domain.health import (
 # What a checked importer may take from here (mypy's strict mode re-exports only what is listed).
 __all__ = [
     "utcnow", "Role", "Rating", "Status", "FINISHED", "TitleSource", "SessionMemory", "ConversationSettings",
-    "Conversation", "Citation", "Message", "joint_reading", "Summary", "SearchHit", "CleanupReport", "ImportReport",
+    "Conversation", "Citation", "Message", "joint_reading", "Summary", "Condensed", "SearchHit", "CleanupReport",
+    "ImportReport",
     "Budget", "MemoryStats",
-    "Section", "ParsedDocument", "DocumentStatus", "Document", "IngestReport", "ChunkRecord", "Retrieved", "SourceView",
-    "DocumentUse", "Scope",
+    "content_hash", "Section", "ParsedDocument", "DocumentStatus", "Document", "IngestReport", "ChunkRecord",
+    "Retrieved", "SourceView", "DocumentUse", "Scope",
     "StoreHealth", "LLMStatus", "LibraryHealth",
 ]

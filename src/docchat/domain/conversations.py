@@ -262,6 +262,16 @@ class Summary:
 
 
 @dataclass(frozen=True)
+class Condensed:
+    """What the condenser wrote of older turns: the summary's text and its metadata."""
+
+    summary: str
+    topics: list[str] = field(default_factory=list)
+    key_questions: list[str] = field(default_factory=list)
+    decisions: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
 class SearchHit:
     conversation_id: str
     title: str

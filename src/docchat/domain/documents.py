@@ -2,11 +2,18 @@
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
 
 from docchat.domain.conversations import Citation
+
+
+def content_hash(data: bytes) -> str:
+    """What names a file's content in the library: the sha256 of its bytes, as 64 lowercase hex
+    digits. The same content is one document, and is stored once."""
+    return hashlib.sha256(data).hexdigest()
 
 
 @dataclass(frozen=True)

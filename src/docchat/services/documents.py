@@ -14,13 +14,9 @@ import threading
 from collections import OrderedDict
 from collections.abc import Iterator, Sequence
 from collections.abc import Set as AbstractSet
-from pathlib import Path
 from typing import Callable, Protocol
 
-from docchat.documents.files import stray_files
 from docchat.documents.fusion import fuse
-from docchat.documents.parsing import MAX_BYTES
-from docchat.documents.render import page_with_passage
 from docchat.documents.words import query_terms
 from docchat.domain import (
     ChunkRecord,
@@ -35,7 +31,7 @@ from docchat.domain import (
     SourceView,
 )
 from docchat.errors import DocchatError, IndexInUse, NotFound
-from docchat.ports import ChunkIndex, Embedder, Parser, TokenCounter, UnitOfWorkFactory
+from docchat.ports import ChunkIndex, Embedder, FileStore, PageRenderer, Parser, TokenCounter, UnitOfWorkFactory
 from docchat.services.id_prefixes import resolve
 from docchat.services.ingestion import FileToAdd, Ingested, Ingestion, IngestionCancelled
 
@@ -64,11 +60,12 @@ class ClosableIndex(ChunkIndex, Protocol):
 
 
 class DocumentService:
-    def __init__(self, uow: UnitOfWorkFactory, data_dir: Path, index_factory: Callable[[], ClosableIndex],
-                 embedder: Embedder, counter: TokenCounter, *, parser: Parser, max_bytes: int = MAX_BYTES,
+    def __init__(self, uow: UnitOfWorkFactory, index_factory: Callable[[], ClosableIndex], embedder: Embedder,
+                 counter: TokenCounter, *, parser: Parser, files: FileStore, renderer: PageRenderer, max_bytes: int,
                  chunk_tokens: int = 256, overlap: int = 48):
         self._uow = uow
-        self._data_dir = data_dir
+        self._files = files
+        self._renderer = renderer
         self._index_factory = index_factory
         self._index: ClosableIndex | None = None
         self._index_checked = False
@@ -76,8 +73,9 @@ class DocumentService:
         self._embedder = embedder
         self._whole: OrderedDict[WholeKey, list[Retrieved] | None] = OrderedDict()
         self._whole_lock = threading.Lock()
-        self._ingestion = Ingestion(uow, data_dir, counter, parser=parser, open_index=self.index, remove=self._remove,
-                                    max_bytes=max_bytes, chunk_tokens=chunk_tokens, overlap=overlap)
+        self._ingestion = Ingestion(uow, counter, parser=parser, files=files, open_index=self.index,
+                                    remove=self._remove, max_bytes=max_bytes, chunk_tokens=chunk_tokens,
+                                    overlap=overlap)
 
     # library
 
@@ -120,10 +118,9 @@ class DocumentService:
             document = uow.documents.get(citation.document_id) if citation.document_id else None
         if document is None:
             return SourceView(citation, None)
-        stored = self._data_dir / document.path
-        original = stored.read_bytes() if stored.is_file() else None
+        original = self._files.read(document.path)
         if document.kind == "pdf" and citation.page and original is not None:
-            image, marked = page_with_passage(original, citation.page, citation.text)
+            image, marked = self._renderer(original, citation.page, citation.text)
             return SourceView(citation, document, page_image=image, marked=marked, original=original)
         with self._uow() as uow:  # the section around the passage, for the formats not drawn
             chunks: list[ChunkRecord] = uow.documents.chunks_of(document.id)
@@ -220,7 +217,7 @@ class DocumentService:
             others = uow.documents.by_hash(document.content_hash)
             uow.commit()
         if others is None and document.path:
-            (self._data_dir / document.path).unlink(missing_ok=True)
+            self._files.remove(document.path)
 
     # retrieval
 
@@ -314,8 +311,8 @@ class DocumentService:
                 uow.documents.delete(document.id)
                 uow.commit()
         kept = {d.path for d in stored if d.status is DocumentStatus.READY}
-        for path in stray_files(self._data_dir, kept):
-            path.unlink(missing_ok=True)
+        for path in self._files.strays(kept):
+            self._files.remove(path)
 
     def _raw_index(self) -> ClosableIndex:
         # Kept even when the collection check fails: a second client on the same local-mode

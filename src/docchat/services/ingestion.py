@@ -22,13 +22,11 @@ import threading
 import uuid
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path
 
 from docchat.documents.chunking import chunk
-from docchat.documents.files import content_hash, store_file
-from docchat.domain import ChunkRecord, Document, DocumentStatus, IngestReport, ParsedDocument, utcnow
+from docchat.domain import ChunkRecord, Document, DocumentStatus, IngestReport, ParsedDocument, content_hash, utcnow
 from docchat.errors import DocchatError, InvalidInput
-from docchat.ports import ChunkIndex, Embedder, Parser, TokenCounter, UnitOfWorkFactory
+from docchat.ports import ChunkIndex, Embedder, FileStore, Parser, TokenCounter, UnitOfWorkFactory
 from docchat.wording import count
 
 # Texts per call to the embedder: between two calls a cancel is seen and progress is shown.
@@ -76,12 +74,12 @@ class _Pending:
 
 
 class Ingestion:
-    def __init__(self, uow: UnitOfWorkFactory, data_dir: Path, counter: TokenCounter, *, parser: Parser,
+    def __init__(self, uow: UnitOfWorkFactory, counter: TokenCounter, *, parser: Parser, files: FileStore,
                  open_index: Callable[[], ChunkIndex], remove: Callable[[Document], None],
                  max_bytes: int, chunk_tokens: int, overlap: int):
         self._uow = uow
         self._parser = parser
-        self._data_dir = data_dir
+        self._files = files
         self._counter = counter
         self._open_index = open_index
         self._remove = remove
@@ -223,8 +221,7 @@ class Ingestion:
         documents: list[Document] = []
         try:
             for pending in group:
-                path = store_file(self._data_dir, pending.name, pending.data)
-                documents.append(replace(pending.document, path=str(path.relative_to(self._data_dir))))
+                documents.append(replace(pending.document, path=self._files.store(pending.name, pending.data)))
             with self._uow(write=True) as uow:
                 for document, pending in zip(documents, group):
                     uow.documents.add(document)
@@ -251,4 +248,4 @@ class Ingestion:
         with self._uow() as uow:
             unused = [d for d in documents if uow.documents.by_hash(d.content_hash) is None]
         for document in unused:
-            (self._data_dir / document.path).unlink(missing_ok=True)
+            self._files.remove(document.path)
