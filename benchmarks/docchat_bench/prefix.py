@@ -6,7 +6,9 @@ turn, resent unchanged later) and with a common baseline layout (this turn's pas
 the system prompt). Only answer requests count: each one's
 `usage.prompt_tokens_details.cached_tokens` over its `prompt_tokens` (the server runs with
 --enable-prompt-tokens-details). The DSPy programs are off, so no rewrite or title call
-competes with the answers.
+competes with the answers. docchat's run finds each turn's passages through a scripted library
+(`ScriptedPassages`, given to build_services as the Retriever), so they are laid out, numbered
+and cited as retrieved passages are.
 """
 
 from __future__ import annotations
@@ -48,10 +50,36 @@ def script(turns: int = TURNS, *, case: str = "") -> list[tuple[str, list[str]]]
     return steps
 
 
-def _docchat_run(services, steps) -> list[tuple[float, dict]]:
+class ScriptedPassages:
+    """The document library as the answer pipeline sees it (the Retriever port), finding each
+    turn's scripted passages: docchat lays them out and numbers them as retrieved ones."""
+
+    def __init__(self) -> None:
+        self._found: list = []
+
+    def turn(self, number: int, passages: list[str]) -> None:
+        from docchat.domain import ChunkRecord, Retrieved
+
+        self._found = [
+            Retrieved(ChunkRecord(id=f"turn-{number}-{n}", document_id="trust-agreement", position=n,
+                                  # The pipeline counts what it sends itself; this is a rough count.
+                                  label=f"section {number}.{n}", page=None, text=text,
+                                  token_count=len(text.split())),
+                      "Trust Agreement", 1.0 / n)
+            for n, text in enumerate(passages, start=1)]
+
+    def retrieve(self, query: str, *, top_k: int, document_ids=None, active=frozenset()) -> list:
+        return self._found[:top_k]
+
+    def whole(self, document_ids, *, max_tokens: int):
+        return None  # always passages in the user turn, as the script gives them
+
+
+def _docchat_run(services, library: ScriptedPassages, steps) -> list[tuple[float, dict]]:
     results, conversation_id = [], None
-    for question, passages in steps:
-        turn = services.chat.answer(conversation_id, question, passages=passages)
+    for number, (question, passages) in enumerate(steps, start=1):
+        library.turn(number, passages)
+        turn = services.chat.answer(conversation_id, question)
         conversation_id = turn.conversation_id
         started, first = time.perf_counter(), None
         for _ in turn:
@@ -105,13 +133,14 @@ def run_prefix_bench(*, turns: int = TURNS, as_json: bool = False) -> dict:
         settings = Settings(data_dir=Path(tmp), max_tokens=ANSWER_TOKENS, context_programs=False,
                             llm_api_key=llm_key(Settings())())
         gateway = gateway_for(settings)
-        services = build_services(settings, gateway=gateway)
+        library = ScriptedPassages()
+        services = build_services(settings, gateway=gateway, retriever=library)
         if not as_json:
             info = gateway.info()
             print(f"server {info.base_url}: {info.model}, window {info.max_model_len:,}; {turns} turns, "
                   f"answers of at most {ANSWER_TOKENS} tokens")
         baseline = _baseline_run(gateway, settings.system_prompt, script(turns, case=case + "B. "))
-        ours = _docchat_run(services, steps)
+        ours = _docchat_run(services, library, steps)
         compactions = services.conversations.list()[0].settings.compactions
     our_ratio, our_ttft = _summary(ours)
     base_ratio, base_ttft = _summary(baseline)

@@ -30,8 +30,8 @@ from docchat.llm.profiles import (CPU_MODEL_NAME, CPU_SAMPLING, CPU_VARIED_SAMPL
 from docchat.llm.server_key import llm_key
 from docchat.llm.skill_record import JsonSkillRecord
 from docchat.memory.tokens import ServedCounter, counter_for
-from docchat.ports import (ChunkIndex, Embedder, FileStore, PageRenderer, Parser, Programs, SkillRecord, TokenCounter,
-                           UnitOfWorkFactory)
+from docchat.ports import (ChunkIndex, Embedder, FileStore, PageRenderer, Parser, Programs, Retriever, SkillRecord,
+                           TokenCounter, UnitOfWorkFactory)
 from docchat.services.backup import DATABASE, BackupService
 from docchat.services.chat import ChatService
 from docchat.services.conversations import ConversationService
@@ -57,10 +57,11 @@ def build_services(settings: Settings | None = None, *, uow: UnitOfWorkFactory |
                    counter: TokenCounter | None = None, gateway=None, programs: Programs | None = None,
                    embedder: Embedder | None = None, index: Callable[[], ChunkIndex] | None = None,
                    parser: Parser | None = None, files: FileStore | None = None, renderer: PageRenderer | None = None,
-                   skills: SkillRecord | None = None, contact_llm: bool = True,
+                   skills: SkillRecord | None = None, retriever: Retriever | None = None, contact_llm: bool = True,
                    open_documents_early: bool = False) -> Services:
     """Wires the services over the settings' database (opened, and migrated to this version),
-    or over `uow` when given; any other adapter given is used instead of the real one.
+    or over `uow` when given; any other adapter given is used instead of the real one
+    (`retriever`: what the answer pipeline searches instead of the document library).
 
     `contact_llm=False` (commands that never ask the model) skips asking the server which
     model it serves; tokens are then counted with the profile's tokenizer.
@@ -106,7 +107,7 @@ def build_services(settings: Settings | None = None, *, uow: UnitOfWorkFactory |
                                 renderer=renderer or page_with_passage, max_bytes=settings.max_upload_mb * 1024 * 1024)
     rewrite_gate = RewriteGate(skills or JsonSkillRecord(settings.resolved_data_dir))
     _follow(gateway, info, rewrite_gate.follow)
-    pipeline = AnswerPipeline(context, counter, programs=programs, retriever=documents,
+    pipeline = AnswerPipeline(context, counter, programs=programs, retriever=retriever or documents,
                               limits=PassageLimits(floor=settings.passages_min, ceiling=settings.passages_max),
                               rewrite_gate=rewrite_gate)
     chat = ChatService(conversations, uow, gateway, counter, pipeline, programs=programs,

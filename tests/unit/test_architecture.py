@@ -57,11 +57,9 @@ CALLERS = ("docchat.api", "docchat.cli", "docchat.ui", "docchat.web_guard")
 # Pure code beside the adapters of docchat.documents (text and numbers in, text and numbers out):
 # the services use it directly.
 PURE_DOCUMENTS = ("docchat.documents.chunking", "docchat.documents.fusion", "docchat.documents.words")
-# Imports not yet through a port, each to be removed when its module stops: services/chat.py names
-# the DSPy class where ports.Programs will do (that module is being rewritten); the API's upload
+# Imports not yet through a port, each to be removed when its module stops: the API's upload
 # route takes the kinds of file the parser reads from the parser's module.
-NOT_YET_THROUGH_PORTS = {"docchat.services.chat": ("docchat.context.programs",),
-                         "docchat.api.routes_documents": ("docchat.documents.parsing",)}
+NOT_YET_THROUGH_PORTS = {"docchat.api.routes_documents": ("docchat.documents.parsing",)}
 SERVICES = sorted((PACKAGE / "services").glob("*.py"))
 
 

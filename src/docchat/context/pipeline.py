@@ -56,7 +56,6 @@ class Request:
     total_tokens: int | None = None
     compactions: int = 0
     may_condense: bool = True
-    passages: list[str] | None = None  # given instead of retrieved (benchmarks)
     instructions: str = ""  # the conversation's own, after the system prompt
     # At most this many passages, always retrieved into the user turn (never whole documents).
     max_passages: int | None = None
@@ -67,13 +66,12 @@ class Evidence:
     mode: str = "none"
     block: Block | None = None
     parts: tuple[Part, ...] = ()
-    given: tuple[str, ...] = ()  # passages as text, when supplied rather than retrieved
     citations: tuple[Citation, ...] = ()
     searched: bool = False  # the library was searched for this question
 
     def sent(self, question: str) -> str | None:
         """The user turn as sent, when it is not the bare question."""
-        passages = list(self.given) or [part.source for part in self.parts]
+        passages = [part.source for part in self.parts]
         return user_turn(question, passages) if passages else None
 
 
@@ -113,7 +111,7 @@ class AnswerPipeline:
         if rewrite_due(self._programs, recent, request.question, self._rewrite_gate):
             progress("Reading the question with the conversation…")
         rewritten = standalone_query(self._programs, recent, request.question, self._rewrite_gate)
-        if self._retriever is not None and request.passages is None:
+        if self._retriever is not None:
             progress("Searching your documents…")
         evidence = self._evidence(request, rewritten or request.question, question_tokens, plan)
         method = "rewriter" if rewritten else "none"
@@ -154,8 +152,6 @@ class AnswerPipeline:
     # evidence
 
     def _evidence(self, request: Request, query: str, question_tokens: int, plan) -> Evidence:
-        if request.passages is not None:
-            return Evidence("passages" if request.passages else "none", given=tuple(request.passages))
         if self._retriever is None:
             return Evidence()
         cap = plan.cap("chunks")
@@ -251,7 +247,7 @@ class AnswerPipeline:
             template=p.template, history_messages=len(assembly.history),
             dropped_messages=total_messages - len(assembly.history) - 1,
             counter=self._counter.id, exact=self._counter.exact, history_share=p.history_share,
-            mode=evidence.mode, passages=len(evidence.block.parts if evidence.block else evidence.parts or evidence.given),
+            mode=evidence.mode, passages=len(evidence.block.parts if evidence.block else evidence.parts),
             chunks_cap=p.cap("chunks"),
         )
 

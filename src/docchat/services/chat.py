@@ -16,13 +16,12 @@ from dataclasses import replace
 from typing import Any, Callable
 
 from docchat.context.pipeline import AnswerPipeline, Prepared, Request
-from docchat.context.programs import Programs
 from docchat.context.rewrite import RECENT_MESSAGES
 from docchat.context.session import updated
 from docchat.domain import Message, Role, SessionMemory, Status, TitleSource
 from docchat.domain.turns import last_exchange, may_continue
 from docchat.errors import InvalidInput, LLMError, NotFound
-from docchat.ports import Gateway, ServerInfo, TokenCounter, UnitOfWork, UnitOfWorkFactory
+from docchat.ports import Gateway, Programs, ServerInfo, TokenCounter, UnitOfWork, UnitOfWorkFactory
 from docchat.services.conversations import ConversationService, require_message, required
 from docchat.services.titles import clean_title, title_from
 from docchat.services.turn import Turn, streamed
@@ -52,13 +51,11 @@ class ChatService:
         self._background_lock = threading.Lock()
         self._saver = _Saved(uow, counter, conversations, programs, self._background)
 
-    def answer(self, conversation_id: str | None, question: str, *, passages: list[str] | None = None,
+    def answer(self, conversation_id: str | None, question: str, *,
                progress: Progress = lambda stage: None) -> Turn:
         """Stores the question, then streams the answer. Bad input changes nothing.
 
-        `passages`, when given, replace retrieval (benchmarks): they go into the user turn
-        before the question and are stored with it as sent. `progress(stage)` hears, in
-        words, what the turn is doing before the model's first token.
+        `progress(stage)` hears, in words, what the turn is doing before the model's first token.
         """
         require_message(question)
         try:
@@ -71,7 +68,7 @@ class ChatService:
             return self._conversations.post_user_message(conversation_id, question, sent_content=sent,
                                                          rewritten_query=rewritten)
 
-        return self._turn(conversation_id, question, info, keep, progress, passages=passages)
+        return self._turn(conversation_id, question, info, keep, progress)
 
     def retry(self, conversation_id: str, *, progress: Progress = lambda stage: None) -> Turn:
         """Answers the last question again (regenerate). An answer it already had is kept as
@@ -159,13 +156,13 @@ class ChatService:
 
     # internals
 
-    def _request(self, conversation_id: str | None, question: str, *, passages: list[str] | None = None,
+    def _request(self, conversation_id: str | None, question: str, *,
                  before_seq: int | None = None) -> tuple[Request, tuple[int, int]]:
         """What the pipeline needs of the stored conversation, read in one unit of work, and the
         memory's marks then; `before_seq`: the question is stored already (a retry), and only
         what came before it is history."""
         if conversation_id is None:
-            return Request(question=question, history=[], passages=passages), (1, 1)
+            return Request(question=question, history=[]), (1, 1)
         memory = self._conversations.kept_memory(conversation_id)
         with self._uow() as uow:
             settings = required(uow, conversation_id).settings
@@ -190,13 +187,13 @@ class ChatService:
             recent=[m for m in view.recent(RECENT_MESSAGES + 1) if m.seq < next_seq][-RECENT_MESSAGES:],
             total_messages=total_messages, total_tokens=total_tokens,
             compactions=settings.compactions, may_condense=next_seq >= settings.condense_after_seq,
-            passages=passages, instructions=settings.instructions,
+            instructions=settings.instructions,
         ), view.marks
 
     def _turn(self, conversation_id: str | None, question: str, info: ServerInfo, keep: Keep, progress: Progress, *,
-              before_seq: int | None = None, passages: list[str] | None = None,
-              continuing: Message | None = None, version_of: str | None = None) -> Turn:
-        request, marks = self._request(conversation_id, question, passages=passages, before_seq=before_seq)
+              before_seq: int | None = None, continuing: Message | None = None,
+              version_of: str | None = None) -> Turn:
+        request, marks = self._request(conversation_id, question, before_seq=before_seq)
         reserve = self.reserve_for(info.max_model_len)
         prepared = self._pipeline.prepare(request, max_model_len=info.max_model_len, answer_reserve=reserve,
                                           keep_question=keep, progress=progress)
