@@ -90,8 +90,7 @@ def build_services(settings: Settings | None = None, *, uow: UnitOfWorkFactory |
         # while that thread imports Qdrant.
         index = OpenedEarly(index, embedder)
     counter = counter or _following_counter(settings, gateway, info)
-    conversations = ConversationService(uow, counter, database=database,
-                                        schema_version=schema_version)
+    conversations = ConversationService(uow, counter)
     # "Check this address" on the Settings page: the key that address would be sent.
     llm = LLMService(gateway, counter, probe=lambda url: fetch_info(
         url, timeout=3.0, api_key=llm_key(settings.model_copy(update={"llm_url": url}))()),
@@ -123,7 +122,9 @@ def build_services(settings: Settings | None = None, *, uow: UnitOfWorkFactory |
         stateless=StatelessChat(chat, pipeline, counter, gateway),
         documents=documents,
         llm=llm,
-        health=HealthService(conversations, llm, documents, settings.resolved_data_dir),
+        health=HealthService(uow, counter, llm, documents, settings.resolved_data_dir, database=database,
+                             schema_version=schema_version),
+        preferences=preferences.SavedPreferences(settings),
         presence=presence,
         opened_early=index if isinstance(index, OpenedEarly) else None,
         parser=parser,

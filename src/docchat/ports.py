@@ -33,8 +33,8 @@ from docchat.domain import (
 
 __all__ = [
     "ChunkIndex", "ConversationRepository", "DocumentRepository", "Embedder", "FileStore", "Gateway", "Generation",
-    "MemoryState", "PageRenderer", "Parser", "PrefixCache", "Programs", "Retriever", "ServerInfo", "TokenCounter",
-    "UnitOfWork", "UnitOfWorkFactory",
+    "MemoryState", "PageRenderer", "Parser", "Preferences", "PrefixCache", "Programs", "Retriever", "ServerInfo",
+    "TokenCounter", "UnitOfWork", "UnitOfWorkFactory",
 ]
 
 
@@ -221,6 +221,8 @@ class Parser(Protocol):
 
     def parse(self, name: str, data: bytes, *, max_bytes: int) -> ParsedDocument:
         """The document's text in sections, or InvalidInput in one line naming the file."""
+    def reads(self, name: str) -> bool:
+        """Whether a file of this name is of a kind it reads (by its suffix)."""
     def close(self) -> None:
         """Lets go of what it holds (worker processes); a later call may start them again."""
 
@@ -253,6 +255,15 @@ class Programs(Protocol):
     def rewrite(self, recent_turns: str, question: str, *, max_tokens: int) -> str:
         """The question as a standalone query; UnusableOutput when what the model wrote cannot be used."""
     def title(self, first_exchange: str, *, max_tokens: int) -> str: ...
+
+
+class Preferences(Protocol):
+    """The settings a user changes on the Settings page, kept for the next time services are built."""
+
+    def locked(self) -> set[str]:
+        """The editable settings an environment variable sets, which the page cannot change."""
+    def save(self, changes: dict[str, object]) -> None:
+        """Checks `changes` as the settings would and keeps them; InvalidInput changes nothing."""
 
 
 class Retriever(Protocol):

@@ -77,3 +77,16 @@ def save(settings: Settings, changes: dict) -> Settings:
     settings.resolved_data_dir.mkdir(parents=True, exist_ok=True)
     write_atomically(settings.resolved_data_dir / FILE, (json.dumps(merged, indent=2, sort_keys=True) + "\n").encode())
     return result
+
+
+class SavedPreferences:
+    """The settings the page changes, as the Settings page reaches them (Services.preferences)."""
+
+    def __init__(self, settings: Settings):
+        self._settings = settings
+
+    def locked(self) -> set[str]:
+        return from_environment()
+
+    def save(self, changes: dict[str, object]) -> None:
+        save(self._settings, changes)

@@ -90,7 +90,7 @@ def trust(client) -> dict:
 
 def stored(services) -> tuple[int, int, int]:
     """What the data dir holds: conversations, messages, documents."""
-    health = services.conversations.health()
+    health = services.health.store()
     return health.conversations + health.deleted_conversations, health.messages, len(services.documents.list())
 
 

@@ -161,7 +161,7 @@ def test_a_backup_taken_while_another_connection_writes_is_one_consistent_moment
         # What the writer had committed at one moment while the copy was made, whole and in order.
         assert before <= len(messages) <= after
         assert [(m.id, m.seq, m.content) for m in messages] == [(m.id, m.seq, m.content) for m in live[:len(messages)]]
-        assert restored.conversations.health().integrity == "ok"
+        assert restored.health.store().integrity == "ok"
 
 
 def test_an_older_backup_is_upgraded_to_the_current_schema_on_restore(services, data_dir, tmp_path, shared_embedder):

@@ -142,7 +142,7 @@ def test_delete_hides_a_conversation_but_keeps_it_in_the_database(docchat, servi
 
     assert out.strip() == f"deleted {trust_id}"
     assert services.conversations.list() == []
-    health = services.conversations.health()
+    health = services.health.store()
     assert (health.deleted_conversations, health.messages) == (1, len(TRUST_TURNS))
 
 

@@ -186,7 +186,7 @@ def test_the_database_passes_integrity_checks_after_a_purge(services, database):
     # FTS5's own check raises when the index disagrees with the content table.
     database.rows("INSERT INTO messages_fts(messages_fts, rank) VALUES ('integrity-check', 1)")
     database.rows("INSERT INTO conversations_fts(conversations_fts, rank) VALUES ('integrity-check', 1)")
-    assert services.conversations.health().integrity == "ok"
+    assert services.health.store().integrity == "ok"
     assert [c.id for c in services.conversations.list()] == [kept]
 
 

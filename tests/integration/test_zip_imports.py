@@ -28,7 +28,7 @@ def export(other_services) -> bytes:
 
 
 def conversations(services) -> int:
-    health = services.conversations.health()
+    health = services.health.store()
     return health.conversations + health.deleted_conversations
 
 

@@ -60,4 +60,4 @@ def test_delete_forever_asks_first_and_cancel_keeps_the_conversation(services):
     page.button(key="settings_purge_yes").click().run()
 
     assert services.trash.list() == []
-    assert services.conversations.health().messages == 0
+    assert services.health.store().messages == 0

@@ -497,6 +497,9 @@ class FakeParser:
         self.refused = set(refused)
         self.parsed: list[str] = []
 
+    def reads(self, name: str) -> bool:
+        return name.rpartition(".")[2] in ("pdf", "txt", "md")
+
     def parse(self, name: str, data: bytes, *, max_bytes: int) -> ParsedDocument:
         self.parsed.append(name)
         if name in self.refused:

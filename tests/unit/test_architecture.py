@@ -57,9 +57,8 @@ CALLERS = ("docchat.api", "docchat.cli", "docchat.ui", "docchat.web_guard")
 # Pure code beside the adapters of docchat.documents (text and numbers in, text and numbers out):
 # the services use it directly.
 PURE_DOCUMENTS = ("docchat.documents.chunking", "docchat.documents.fusion", "docchat.documents.words")
-# Imports not yet through a port, each to be removed when its module stops: the API's upload
-# route takes the kinds of file the parser reads from the parser's module.
-NOT_YET_THROUGH_PORTS = {"docchat.api.routes_documents": ("docchat.documents.parsing",)}
+# Imports not yet through a port, each to be removed when its module stops (none now).
+NOT_YET_THROUGH_PORTS: dict[str, tuple[str, ...]] = {}
 SERVICES = sorted((PACKAGE / "services").glob("*.py"))
 
 
@@ -160,6 +159,15 @@ def test_the_api_calls_services_never_adapters_or_sdks(path):
     assert {m.split(".")[0] for m in imported} & (SDKS | {"streamlit"}) == set()
 
 
+@pytest.mark.parametrize("path", sorted((PACKAGE / "ui").glob("*.py")), ids=lambda p: p.name)
+def test_the_pages_parts_reach_the_process_only_through_its_services(path):
+    """The entry points (app.py, pages/) say where the services come from; the parts of the page
+    build nothing and save nothing themselves."""
+    reached = {m for m in _imported_modules(path)
+               if _under(m, ("docchat.shared", "docchat.bootstrap", "docchat.preferences", "docchat.config"))}
+    assert reached == set()
+
+
 @pytest.mark.parametrize("path", UI_FILES, ids=lambda p: str(p.relative_to(ROOT)))
 def test_the_page_never_imports_the_composition_root(path):
     assert {m for m in _imported_modules(path) if m.startswith("docchat.bootstrap")} == set()
@@ -210,3 +218,11 @@ def test_the_bench_command_imports_the_benchmarks_only_when_a_suite_runs():
     may import docchat_bench."""
     module_level = [node for node in ast.parse(BENCH_COMMAND.read_text()).body if not isinstance(node, ast.FunctionDef)]
     assert not any(_reaches_the_benchmarks(node, strings=False) for node in module_level)
+
+
+def test_the_memorys_llamaindex_shell_is_one_way():
+    """LlamaIndexMemory wraps ConversationMemory; the memory itself never reaches for its shell
+    (it speaks LlamaIndex's ChatMessage, imported when that interface is used, and no more)."""
+    for name in ("conversation_memory.py", "window.py"):
+        assert {m for m in _imported_modules(PACKAGE / "memory" / name)
+                if m.startswith("docchat.memory.llama_index_memory")} == set()

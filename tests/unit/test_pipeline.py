@@ -40,7 +40,7 @@ class Setup:
         self.counter = WordCounter()
         self.uow = FakeUnitOfWork()
         self.gateway = FakeGateway(max_model_len=window, counter=self.counter)
-        self.conversations = ConversationService(self.uow, self.counter, database="memory")
+        self.conversations = ConversationService(self.uow, self.counter)
         engine = ContextEngine(self.counter, None, system_prompt=SYSTEM, caps=caps)
         self.pipeline = AnswerPipeline(engine, self.counter, retriever=library, limits=limits, programs=rewriter,
                                        rewrite_gate=rewrite_gate)

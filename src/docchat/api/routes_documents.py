@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import PurePath
 
 from fastapi import APIRouter, Depends, File, Response, UploadFile
 from fastapi.responses import JSONResponse
@@ -10,7 +9,6 @@ from fastapi.responses import JSONResponse
 from docchat.api import deps
 from docchat.api.errors import error_response, one_line
 from docchat.api.schemas import DocumentAdded, DocumentOut, DocumentUseOut, from_document
-from docchat.documents.parsing import KINDS
 from docchat.errors import InvalidInput
 
 router = APIRouter(prefix="/api/v1", tags=["documents"])
@@ -57,7 +55,7 @@ def document_usage(document_id: str, services=Depends(deps.services)):
 
 
 def _refusal(name: str, data: bytes, services) -> int:
-    if PurePath(name.replace("\\", "/")).suffix.lower() not in KINDS:
+    if not services.documents.reads(name):
         return 415
     if len(data) > services.settings.max_upload_mb * 1024 * 1024:
         return 413

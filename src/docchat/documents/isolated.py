@@ -32,10 +32,11 @@ import subprocess
 import sys
 import threading
 import weakref
+from pathlib import PurePath
 from multiprocessing.connection import Connection
 
 from docchat.documents.parse_worker import resident_peak_kb
-from docchat.documents.parsing import MAX_BYTES, ParsedDocument, shown_name
+from docchat.documents.parsing import KINDS, MAX_BYTES, ParsedDocument, shown_name
 from docchat.errors import InvalidInput
 
 log = logging.getLogger(__name__)
@@ -65,6 +66,9 @@ class IsolatedParser:
         self.peak_memory_kb = 0
         # Idle workers are stopped with their parser; they would end with the app anyway.
         weakref.finalize(self, _stop_all, self._idle, self._busy, self._lock)
+
+    def reads(self, name: str) -> bool:
+        return PurePath(name.replace("\\", "/")).suffix.lower() in KINDS
 
     def parse(self, name: str, data: bytes, *, max_bytes: int = MAX_BYTES) -> ParsedDocument:
         kind, value = self._ask(name, data, max_bytes)

@@ -17,7 +17,6 @@ from docchat.domain import (
     Role,
     SearchHit,
     Status,
-    StoreHealth,
     TitleSource,
     utcnow,
 )
@@ -68,12 +67,9 @@ class FoundMessage:
 
 class ConversationService:
     # builtins.list: the method named list hides the builtin in this class's annotations.
-    def __init__(self, uow: UnitOfWorkFactory, counter: TokenCounter, *, database: str,
-                 schema_version: Callable[[], str | None] = lambda: None):
+    def __init__(self, uow: UnitOfWorkFactory, counter: TokenCounter):
         self._uow = uow
         self._counter = counter
-        self._database = database
-        self._schema_version = schema_version
         self._memories: OrderedDict[str, ConversationMemory] = OrderedDict()
         self._memories_lock = threading.Lock()
 
@@ -356,20 +352,6 @@ class ConversationService:
                     self._memories.popitem(last=False)
             self._memories.move_to_end(conversation_id)
             return memory
-
-    # health
-
-    def health(self) -> StoreHealth:
-        with self._uow() as uow:
-            counts = uow.conversations.counts()
-            integrity = uow.conversations.integrity()
-        return StoreHealth(
-            database=self._database,
-            schema_version=self._schema_version(),
-            integrity=integrity,
-            tokenizer=self._counter.id,
-            **counts,
-        )
 
     # internals
 

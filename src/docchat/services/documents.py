@@ -64,6 +64,7 @@ class DocumentService:
                  counter: TokenCounter, *, parser: Parser, files: FileStore, renderer: PageRenderer, max_bytes: int,
                  chunk_tokens: int = 256, overlap: int = 48):
         self._uow = uow
+        self._parser = parser
         self._files = files
         self._renderer = renderer
         self._index_factory = index_factory
@@ -78,6 +79,10 @@ class DocumentService:
                                     overlap=overlap)
 
     # library
+
+    def reads(self, name: str) -> bool:
+        """Whether a file of this name is of a kind the library reads (by its suffix)."""
+        return self._parser.reads(name)
 
     def list(self) -> list[Document]:
         with self._uow() as uow:

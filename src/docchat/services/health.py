@@ -5,11 +5,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from docchat.domain import LibraryHealth, LLMStatus, StoreHealth
+from docchat.ports import TokenCounter, UnitOfWorkFactory
 from docchat.services.backup import BackupStatus, backup_status
-from docchat.services.conversations import ConversationService
 from docchat.services.documents import DocumentService
 from docchat.services.llm import LLMService
 
@@ -26,13 +26,26 @@ class HealthReport:
 
 
 class HealthService:
-    def __init__(self, conversations: ConversationService, llm: LLMService, documents: DocumentService,
-                 data_dir: Path):
-        self._conversations = conversations
+    """`database`: where the store is, as shown (its password hidden); `schema_version` reads the
+    store's schema revision."""
+
+    def __init__(self, uow: UnitOfWorkFactory, counter: TokenCounter, llm: LLMService, documents: DocumentService,
+                 data_dir: Path, *, database: str, schema_version: Callable[[], str | None] = lambda: None):
+        self._uow = uow
+        self._counter = counter
         self._llm = llm
         self._documents = documents
         self._data_dir = data_dir
+        self._database = database
+        self._schema_version = schema_version
 
     def report(self) -> HealthReport:
-        return HealthReport(store=self._conversations.health(), llm=self._llm.status(),
+        return HealthReport(store=self.store(), llm=self._llm.status(),
                             documents=self._documents.health(), backup=backup_status(self._data_dir))
+
+    def store(self) -> StoreHealth:
+        with self._uow() as uow:
+            counts = uow.conversations.counts()
+            integrity = uow.conversations.integrity()
+        return StoreHealth(database=self._database, schema_version=self._schema_version(), integrity=integrity,
+                           tokenizer=self._counter.id, **counts)

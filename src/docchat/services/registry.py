@@ -7,15 +7,15 @@ from dataclasses import dataclass
 from typing import Protocol
 
 from docchat.config import Settings
-from docchat.ports import Parser
+from docchat.ports import Parser, Preferences
 from docchat.services.chat import ChatService
 from docchat.services.conversations import ConversationService
-from docchat.services.trash import TrashService
 from docchat.services.documents import DocumentService
 from docchat.services.health import HealthService
 from docchat.services.llm import LLMService
 from docchat.services.stateless import StatelessChat
 from docchat.services.transfer import TransferService
+from docchat.services.trash import TrashService
 
 
 class Held(Protocol):
@@ -35,6 +35,8 @@ class Services:
     documents: DocumentService
     llm: LLMService
     health: HealthService
+    # The settings the Settings page changes (saved for the next build of the services).
+    preferences: Preferences
     # What this process holds, let go of by `close`: its claim on the database, a document index
     # opened early on a thread, the parsing workers.
     presence: Held | None = None

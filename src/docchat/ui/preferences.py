@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import streamlit as st
 
-from docchat import preferences
 from docchat.errors import DocchatError
 from docchat.ui.session import rebuild_services, services
 
@@ -16,7 +15,7 @@ SAVED = f"{KEY}_saved"
 
 def render() -> None:
     settings = services().settings
-    locked = preferences.from_environment()
+    locked = services().preferences.locked()
     st.subheader("Preferences", anchor=False)
     if st.session_state.pop(SAVED, False):
         st.success("Preferences saved and applied.", icon=":material/check_circle:")
@@ -55,9 +54,9 @@ def _check(url: str) -> None:
         st.error(str(error), icon=":material/cloud_off:")
 
 
-def _save(changes: dict) -> None:
+def _save(changes: dict[str, object]) -> None:
     try:
-        preferences.save(services().settings, changes)
+        services().preferences.save(changes)
     except DocchatError as error:
         st.error(str(error))
         return
