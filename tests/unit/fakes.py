@@ -11,7 +11,7 @@ from docchat.errors import InvalidInput, NotFound
 from docchat.ports import MemoryState
 
 
-class FakeMessageLog:
+class FakeMemoryStore:
     """A conversation's stored messages as a memory reads and writes them: a unit of work
     factory, its unit of work and its repository at once (append-only, dense seq per
     conversation, like the SQL store), with what was written kept for assertions.
@@ -40,10 +40,10 @@ class FakeMessageLog:
 
     # the unit of work
 
-    def __call__(self, *, write: bool = False) -> "FakeMessageLog":
+    def __call__(self, *, write: bool = False) -> "FakeMemoryStore":
         return self
 
-    def __enter__(self) -> "FakeMessageLog":
+    def __enter__(self) -> "FakeMemoryStore":
         return self
 
     def __exit__(self, *exc) -> None:
@@ -53,7 +53,7 @@ class FakeMessageLog:
         pass
 
     @property
-    def conversations(self) -> "FakeMessageLog":
+    def conversations(self) -> "FakeMemoryStore":
         return self
 
     # the repository, as far as a memory uses it

