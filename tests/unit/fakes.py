@@ -79,6 +79,13 @@ class FakeMemoryStore:
 
     append = append_message  # another writer, in a test
 
+    def reshape(self, conversation_id: str, change) -> None:
+        """Another writer changes which messages are shown (`change(message)` -> message), and
+        moves the path revision, as the store's show_version does."""
+        with self._lock:
+            self._messages[conversation_id] = [change(m) for m in self._messages[conversation_id]]
+            self.revisions[conversation_id] += 1
+
     def set_memory_marks(self, conversation_id: str, *, memory_start_seq: int, pruned_before_seq: int) -> None:
         with self._lock:
             self._require(conversation_id)
