@@ -1,0 +1,146 @@
+"""Mail (.eml, and Outlook's .msg): who wrote to whom, when, about what, and what was said.
+
+Invariants (beside docchat.documents.parsing's, which hold here too):
+- The first section holds the From, To, Cc, Date and Subject lines, the attachments' names
+  ("Attachments: a.pdf, b.xlsx") and then the body; it is labelled by the subject, or
+  `message` when there is none. A body longer than SECTION_CHARS goes on in more sections,
+  cut at blank lines and labelled "<subject>, part N".
+- The body is the text/plain part when the mail has one, else its text/html part read as the
+  HTML parser reads a page (nothing fetched); quoted replies are kept as written.
+- Attachments are named, not read: making them documents of their own is ingestion's work.
+- A file with none of those headers is not a mail, a mail with no subject, body or attachment
+  is empty, and an S/MIME or OpenPGP one cannot be read: each is refused in one line.
+- A .msg is turned into the same message by aspose-email-foss (MIT, pure Python, no
+  dependencies; imported when a .msg is parsed), then read as an .eml is. Of the other readers
+  on the package registry, extract-msg is GPL, msg-parser and outlook-msg have had no release
+  since 2019, and python-oxmsg (MIT) has had two, the last in February 2025, and brings olefile
+  and click. Its body is the message's plain text or HTML: one kept only as RTF is not read.
+
+`email` (policy.default) is imported when a mail is parsed, as each parser's library is.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+
+from docchat.domain import Section
+from docchat.errors import InvalidInput
+from docchat.text import with_replacement_characters
+
+KINDS = {".eml": "email", ".msg": "outlook"}
+HEADERS = ("From", "To", "Cc", "Date", "Subject")
+MESSAGE = "message"
+# As parsing's plain text: a long body goes into sections of about this many characters.
+SECTION_CHARS = 4000
+PROTECTED = {"multipart/encrypted", "application/pkcs7-mime", "application/x-pkcs7-mime"}
+
+
+def read_eml(shown: str, data: bytes, max_bytes: int) -> list[Section]:
+    from email import policy
+    from email.parser import BytesParser
+
+    from docchat.documents.parsing import _refuse_binary
+
+    _refuse_binary(shown, data)
+    try:
+        return _sections(shown, BytesParser(policy=policy.default).parsebytes(data))
+    except (InvalidInput, MemoryError):
+        raise
+    except Exception:
+        # A mail too deeply nested for the email package, or one whose parts it cannot decode.
+        raise InvalidInput(f"{shown} is not a readable e-mail message (.eml)") from None
+
+
+def read_msg(shown: str, data: bytes, max_bytes: int) -> list[Section]:
+    from aspose.email_foss.cfb import CFBReader
+    from aspose.email_foss.msg import MapiMessage, MsgDocument, MsgReader
+
+    try:
+        with MsgReader(CFBReader(data)) as reader:
+            message = MapiMessage.from_msg_document(MsgDocument.from_reader(reader)).to_email_message()
+        return _sections(shown, message)
+    except (InvalidInput, MemoryError):
+        raise
+    except Exception:
+        raise InvalidInput(f"{shown} is not a readable Outlook message (.msg)") from None
+
+
+def _sections(shown: str, message) -> list[Section]:
+    if message.get_content_type() in PROTECTED:
+        raise InvalidInput(f"{shown} is encrypted (S/MIME or OpenPGP); docchat cannot read it")
+    headers = [(name, value) for name in HEADERS if (value := _header(message, name))]
+    if not headers:
+        raise InvalidInput(f"{shown} is not an e-mail message (it has no From, To, Date or Subject)")
+    body_part = message.get_body(preferencelist=("plain", "html"))
+    body = "" if body_part is None else _body_text(shown, body_part)
+    attachments = [_attachment_name(part) for part in message.walk() if _is_attachment(part, body_part)]
+    subject = dict(headers).get("Subject", "")
+    if not body.strip() and not subject and not attachments:
+        raise InvalidInput(f"{shown} is an empty message (no subject, text or attachment)")
+    lines = [f"{name}: {value}" for name, value in headers]
+    if attachments:
+        lines.append("Attachments: " + ", ".join(attachments))
+    first = subject or MESSAGE
+    parts = _parts(body) or [""]
+    return [Section(first, None, "\n".join(lines) + "\n\n" + parts[0])] + [
+        Section(f"{first[:90]}, part {number}", None, text) for number, text in enumerate(parts[1:], start=2)
+    ]
+
+
+def _header(message, name: str) -> str:
+    """The header's value as one line, decoded (RFC 2047); as written when it cannot be parsed."""
+    try:
+        value = message[name]
+    except Exception:
+        value = next((raw for key, raw in message.raw_items() if key.lower() == name.lower()), None)
+    # Bytes that are not ASCII in a header come back as lone surrogates, which no store holds.
+    return with_replacement_characters(" ".join(str(value).split())) if value is not None else ""
+
+
+def _body_text(shown: str, part) -> str:
+    text = part.get_content()
+    if not isinstance(text, str):
+        return ""
+    if part.get_content_subtype() != "html":
+        return text
+    from docchat.documents.parsing import _html
+
+    # A byte order mark tells BeautifulSoup the text is UTF-8, whatever charset its <meta> claims:
+    # the email package has already decoded it by the part's own charset.
+    data = b"\xef\xbb\xbf" + with_replacement_characters(text).encode()
+    return "\n\n".join(section.text for section in _html(shown, data, 0))
+
+
+def _is_attachment(part, body_part) -> bool:
+    if part is body_part or part.is_multipart() and part.get_content_type() != "message/rfc822":
+        return False
+    return part.is_attachment() or part.get_filename() is not None or part.get_content_type() == "message/rfc822"
+
+
+def _attachment_name(part) -> str:
+    name = part.get_filename()
+    if name:
+        return " ".join(name.split())
+    if part.get_content_type() == "message/rfc822":
+        return "a forwarded message"
+    return f"an unnamed {part.get_content_type()}"
+
+
+def _parts(body: str) -> list[str]:
+    """The body in pieces of about SECTION_CHARS, cut between paragraphs."""
+    pieces: list[str] = []
+    current: list[str] = []
+    size = 0
+    for paragraph in re.split(r"\n[ \t]*\n", body.replace("\r\n", "\n").strip()):
+        if current and size + len(paragraph) > SECTION_CHARS:
+            pieces.append("\n\n".join(current))
+            current, size = [], 0
+        current.append(paragraph)
+        size += len(paragraph) + 2
+    if current:
+        pieces.append("\n\n".join(current))
+    return [piece for piece in pieces if piece.strip()]
+
+
+PARSERS: dict[str, Callable[[str, bytes, int], list[Section]]] = {"email": read_eml, "outlook": read_msg}
