@@ -7,7 +7,7 @@ from dataclasses import replace
 
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import ARTIFACTS, open_app
+from tests.e2e.conftest import ARTIFACTS, open_app, settled
 from tests.integration.test_documents import trust_pdf
 
 LEASE = (b"# Lease\n\n## Break clause\n\nThe tenant may end the lease on the fifth anniversary with six "
@@ -42,6 +42,9 @@ def test_an_answer_s_marks_and_sources_open_the_cited_passage_in_its_document(se
     expect(dialog.get_by_role("img")).to_be_visible()
     source.screenshot(path=str(ARTIFACTS / "source_pdf_page.png"))
 
+    # A button clicked while the page's run is still under way can be drawn anew when the run
+    # ends, and the click is lost: in a fresh clone under load this dialog never opened.
+    settled(page)
     page.get_by_text("Sources (2)").click()
     page.get_by_role("button", name="Open the source").nth(1).click()
     dialog = page.get_by_role("dialog")
