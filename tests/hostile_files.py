@@ -2,12 +2,14 @@
 
 PDFs are written by hand (no library writes a page tree that loops or a stream that inflates to
 gigabytes); their compressed streams are built a megabyte at a time, so a 2 GB bomb costs the
-test 2 MB. DOCX files start from python-docx's own and have their parts replaced.
+test 2 MB. DOCX files start from python-docx's own and have their parts replaced; slides and
+spreadsheets from those of tests/office_files.py.
 """
 
 from __future__ import annotations
 
 import io
+import re
 import struct
 import threading
 import zipfile
@@ -17,6 +19,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import docx
 
 from tests.network import free_port
+from tests.office_files import ods_of, pptx_of, titled, with_part, xlsx_of
 
 MB = 1024 * 1024
 GB = 1024 * MB
@@ -193,6 +196,66 @@ def external_relationship_docx(url: str) -> bytes:
     return docx_with_parts({"word/_rels/document.xml.rels": rels.replace("</Relationships>", external
                                                                           + "</Relationships>").encode(),
                             "word/_rels/settings.xml.rels": settings_rels.encode()}, text)
+
+
+# Slides and spreadsheets
+
+_RELATIONSHIPS = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+
+
+def _with_external_relationships(data: bytes, rels: str, url: str, kinds: tuple[str, ...]) -> bytes:
+    """The zip with relationships of these kinds pointing to `url` added to its part `rels`."""
+    source = zipfile.ZipFile(io.BytesIO(data))
+    existing = (source.read(rels).decode() if rels in source.namelist() else
+                '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Relationships '
+                'xmlns="http://schemas.openxmlformats.org/package/2006/relationships"></Relationships>')
+    external = "".join(f'<Relationship Id="rIdOut{n}" Type="{_RELATIONSHIPS}/{kind}" Target="{url}/{kind}" '
+                       'TargetMode="External"/>' for n, kind in enumerate(kinds))
+    return with_part(data, rels, existing.replace("</Relationships>", external + "</Relationships>").encode())
+
+
+def external_relationship_pptx(url: str) -> bytes:
+    """A slide whose text links to `url`, and whose relationships also point there: a linked
+    picture, a linked OLE object and a linked video."""
+
+    def draw(presentation) -> None:
+        titled("Reserve Account", "The Trustee keeps a Reserve Account with the Account Bank.")(presentation)
+        run = presentation.slides[0].placeholders[1].text_frame.paragraphs[0].runs[0]
+        run.hyperlink.address = f"{url}/hyperlink"
+
+    return _with_external_relationships(pptx_of(draw), "ppt/slides/_rels/slide1.xml.rels", url,
+                                        ("image", "oleObject", "video"))
+
+
+def external_link_xlsx(url: str) -> bytes:
+    """A workbook linked to another one at `url` (an external link, as formulas that refer to
+    another workbook make), with a hyperlink there on its sheet."""
+    workbook = xlsx_of({"Reserve": [["Account", "Bank"], ["Reserve Account", "Account Bank"]]})
+    linked = _with_external_relationships(workbook, "xl/_rels/workbook.xml.rels", url, ("externalLink",))
+    return _with_external_relationships(linked, "xl/worksheets/_rels/sheet1.xml.rels", url, ("hyperlink",))
+
+
+def billion_laughs_in(data: bytes, member: str, text: str) -> bytes:
+    """The zip with `text` in its XML part `member` replaced by ten levels of entities, each ten of
+    the one below (10^10 "lol"s expanded), declared in a DOCTYPE before its root."""
+    xml = zipfile.ZipFile(io.BytesIO(data)).read(member).decode()
+    xml = re.sub(r"^<\?xml[^>]*\?>\s*", "", xml)
+    root = re.match(r"<([\w:.-]+)", xml).group(1)
+    entities = '<!ENTITY lol0 "lol">' + "".join(
+        f'<!ENTITY lol{n} "{f"&lol{n - 1};" * 10}">' for n in range(1, 11))
+    laughs = f'<?xml version="1.0" encoding="UTF-8"?><!DOCTYPE {root} [{entities}]>' + xml.replace(text, "&lol10;", 1)
+    return with_part(data, member, laughs.encode())
+
+
+def ods_of_repeated_cells(rows: int, columns: int) -> bytes:
+    """An .ods of a few kilobytes whose one row, repeated `rows` times, repeats a cell with a value
+    `columns` times: a grid of rows x columns cells for a reader that spells repeats out."""
+    data = ods_of({"Inventory": [["Item"], ["Anchor chain"]]})
+    content = zipfile.ZipFile(io.BytesIO(data)).read("content.xml").decode()
+    repeated = (f'<table:table-row table:number-rows-repeated="{rows}"><table:table-cell '
+                f'table:number-columns-repeated="{columns}" office:value-type="string"><text:p>x</text:p>'
+                '</table:table-cell></table:table-row>')
+    return with_part(data, "content.xml", content.replace("</table:table>", repeated + "</table:table>", 1).encode())
 
 
 def remote_resources_html(url: str) -> bytes:

@@ -223,6 +223,8 @@ class Parser(Protocol):
         """The document's text in sections, or InvalidInput in one line naming the file."""
     def reads(self, name: str) -> bool:
         """Whether a file of this name is of a kind it reads (by its suffix)."""
+    def kinds_in_words(self) -> str:
+        """The kinds it reads, named for a sentence ("PDF, DOCX, ... and spreadsheets (XLSX, ...)")."""
     def close(self) -> None:
         """Lets go of what it holds (worker processes); a later call may start them again."""
 

@@ -10,6 +10,7 @@ from docchat.bootstrap import build_services
 
 from tests.api.conftest import LOCAL, TRUST, stored
 from tests.integration.test_documents import files_under, trust_pdf
+from tests.office_files import xlsx_of
 
 
 def upload(client, name: str, data: bytes, kind: str = "application/octet-stream"):
@@ -27,6 +28,18 @@ def test_an_uploaded_pdf_is_in_the_library_with_its_pages_and_chunks(client):
     assert client.get("/api/v1/documents").json() == [added["document"]]
 
 
+def test_an_uploaded_workbook_is_in_the_library_as_an_xlsx_and_the_upload_names_the_kinds_read(client):
+    workbook = xlsx_of({"Fees": [["Fee", "GBP"], ["Trustee", 40000], ["Auditor", 12500]]})
+
+    response = upload(client, "fees.xlsx", workbook)
+
+    assert response.status_code == 201
+    assert (response.json()["document"]["kind"], response.json()["document"]["pages"]) == ("xlsx", None)
+    described = client.get("/openapi.json").json()["paths"]["/api/v1/documents"]["post"]["description"]
+    assert described.endswith("docchat reads PDF, DOCX, Markdown, text, HTML, slides (PPTX) and spreadsheets "
+                              "(XLSX, ODS, CSV, TSV).")
+
+
 def test_the_same_content_uploaded_again_is_said_to_be_in_the_library(client, trust):
     response = upload(client, "a copy.md", TRUST.encode())
 
@@ -35,7 +48,8 @@ def test_the_same_content_uploaded_again_is_said_to_be_in_the_library(client, tr
 
 
 @pytest.mark.parametrize(("name", "data", "status", "detail"), [
-    ("trust.exe", b"MZ\x90\x00", 415, '"trust.exe" is not a supported type; upload PDF, DOCX, Markdown, text or HTML'),
+    ("trust.exe", b"MZ\x90\x00", 415, '"trust.exe" is not a supported type; docchat reads PDF, DOCX, Markdown, '
+                                       'text, HTML, slides (PPTX) and spreadsheets (XLSX, ODS, CSV, TSV)'),
     ("trust.pdf", b"%PDF-1.7 this is not really a PDF", 400, '"trust.pdf" is not a readable PDF (it may be damaged)'),
     ("empty.txt", b"", 400, '"empty.txt" is empty'),
 ])

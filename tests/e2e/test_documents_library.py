@@ -4,6 +4,8 @@ with no LLM server behind the page."""
 
 from playwright.sync_api import expect
 
+from docchat.documents.parsing import READABLE
+
 from tests.e2e.conftest import ARTIFACTS, open_app, settled
 
 NAME = "kitchen-notebook.md"
@@ -114,16 +116,16 @@ def test_several_files_go_in_together_and_a_bad_one_is_named_without_stopping_th
 
 def test_a_file_of_a_kind_docchat_does_not_read_is_named_in_the_results_with_the_kinds_it_reads(app_url, page,
                                                                                                 tmp_path):
-    (tmp_path / "review.pptx").write_bytes(b"PK\x03\x04 slides of the quarterly review")
+    (tmp_path / "review.key").write_bytes(b"PK\x03\x04 Keynote slides of the quarterly review")
     (tmp_path / "bread.md").write_text(NOTES)
     _open_documents(page, app_url)
-    expect(page.get_by_text("docchat reads PDF, DOCX, Markdown, text and HTML files")).to_be_visible()
+    expect(page.get_by_text(f"docchat reads {READABLE}")).to_be_visible()
 
-    _upload(page, tmp_path / "review.pptx", tmp_path / "bread.md")
+    _upload(page, tmp_path / "review.key", tmp_path / "bread.md")
 
     expect(page.get_by_text("bread.md: 1 chunk ready")).to_be_visible(timeout=120_000)
-    refused = page.get_by_test_id("stAlert").filter(has_text="review.pptx")
-    expect(refused).to_contain_text("is not a supported type; upload PDF, DOCX, Markdown, text or HTML")
+    refused = page.get_by_test_id("stAlert").filter(has_text="review.key")
+    expect(refused).to_contain_text(f"is not a supported type; docchat reads {READABLE}")
     expect(page.get_by_text("Library (1)")).to_be_visible()
     settled(page)
     page.screenshot(path=str(ARTIFACTS / "documents_unsupported.png"), full_page=True)

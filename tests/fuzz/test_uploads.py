@@ -1,8 +1,9 @@
 """Any file under any name: ingested whole (a ready document, its chunks, its file where files
 go), or refused on one line with nothing written, in the database or on disk.
 
-Random bytes under every supported extension, valid PDFs and DOCX files cut short or with bytes
-changed, zip bombs dressed as DOCX, and names that try to climb out of the documents folder.
+Random bytes under every supported extension, valid files of every kind cut short or with bytes
+changed, zip bombs dressed as DOCX, PPTX, XLSX and ODS, and names that try to climb out of the
+documents folder.
 """
 
 from __future__ import annotations
@@ -28,6 +29,8 @@ from docchat.text import lone_surrogate
 
 from tests.fuzz.checks import database_rows, examples, files_under, one_line, outcome, refusal
 from tests.fuzz.texts import hostile_text
+from tests.hostile_files import MB, zip_bomb
+from tests.office_files import delimited, ods_of, pptx_of, titled, xlsx_of
 
 EXTENSIONS = sorted(KINDS) + [".PDF", ".Docx", ".TXT", ".exe", ".json", ".zip", ".pdf.exe", ""]
 # Names that try to leave the documents folder, hide, or overflow a file name.
@@ -68,6 +71,11 @@ VALID = {
     ".txt": "Harbour Street Trust\n\nThe Reserve Account covers shortfalls.\n".encode(),
     ".html": b"<html><head><meta charset='utf-8'><title>Trust</title></head><body><h1>Trust</h1>"
              b"<p>The Determination Date is the 15th.</p></body></html>",
+    ".pptx": pptx_of(titled("Harbour Street Trust", "The Determination Date is the 15th.", notes="Say it twice.")),
+    ".xlsx": xlsx_of({"Dates": [["Date", "Day"], ["Determination Date", 15], ["Payment Date", 25]]}),
+    ".ods": ods_of({"Dates": [["Date", "Day"], ["Determination Date", 15], ["Payment Date", 25]]}),
+    ".csv": delimited([["Date", "Day"], ["Determination Date", 15], ["Payment Date", 25]]),
+    ".tsv": delimited([["Date", "Day"], ["Determination Date", 15], ["Payment Date", 25]], "\t"),
 }
 
 
@@ -289,3 +297,27 @@ def test_a_docx_of_nested_entities_is_not_expanded(library):
 
     if report is not None:
         assert report.document.chunks < 10
+
+
+# zip bombs dressed as slides and spreadsheets: the valid file with its main part replaced
+
+MAIN_PART = {".pptx": "ppt/slides/slide1.xml", ".xlsx": "xl/worksheets/sheet1.xml", ".ods": "content.xml"}
+
+
+def _bomb_of(extension: str, size: int, *, declared: int | None = None) -> bytes:
+    valid = zipfile.ZipFile(io.BytesIO(VALID[extension]))
+    others = {info.filename: valid.read(info) for info in valid.infolist() if info.filename != MAIN_PART[extension]}
+    return zip_bomb(MAIN_PART[extension], size, declared=declared, also=others)
+
+
+@pytest.mark.parametrize("extension", sorted(MAIN_PART))
+def test_slides_or_a_spreadsheet_that_unpack_to_a_gigabyte_are_refused_before_they_are_unpacked(library, extension):
+    bomb = _bomb_of(extension, 1100 * MB)
+    assert len(bomb) < 10 * MB
+
+    assert upload(library, f"Harbour Street Trust{extension}", bomb) is None
+
+
+@pytest.mark.parametrize("extension", sorted(MAIN_PART))
+def test_slides_or_a_spreadsheet_that_lie_about_how_much_they_unpack_to_are_refused(library, extension):
+    assert upload(library, f"Harbour Street Trust{extension}", _bomb_of(extension, 64 * MB, declared=4096)) is None

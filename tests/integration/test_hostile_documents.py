@@ -17,16 +17,21 @@ from tests.hostile_files import (
     GB,
     Listener,
     billion_laughs_docx,
+    billion_laughs_in,
     external_entity_docx,
+    external_link_xlsx,
     external_relationship_docx,
+    external_relationship_pptx,
     inflating_pdf,
     looping_pdf,
+    ods_of_repeated_cells,
     pdf_of_pages_sharing_a_stream,
     pdf_of_pages_with_their_own_streams,
     plain_docx,
     remote_resources_html,
 )
 from tests.integration.test_parsing import pdf_of
+from tests.office_files import delimited, ods_of, pptx_of, titled, xlsx_of
 
 TIMEOUT_S = 5.0
 MEMORY_MB = 512
@@ -62,6 +67,11 @@ def test_ordinary_files_of_every_kind_parse_in_the_worker_exactly_as_in_process(
         "notes.md": b"# Payment Date\n\nInterest is paid on the 25th.\n",
         "memo.txt": b"Bring the signed deed on Friday.\n",
         "page.html": b"<h1>Trustee fees</h1><p>GBP 40,000 a year.</p>",
+        "review.pptx": pptx_of(titled("Trustee fees", "GBP 40,000 a year", notes="Paid quarterly.")),
+        "fees.xlsx": xlsx_of({"Fees": [["Fee", "GBP"], ["Trustee", 40000]]}),
+        "fees.ods": ods_of({"Fees": [["Fee", "GBP"], ["Trustee", 40000]]}),
+        "fees.csv": delimited([["Fee", "GBP"], ["Trustee", 40000]]),
+        "fees.tsv": delimited([["Fee", "GBP"], ["Trustee", 40000]], "\t"),
     }
 
     for name, data in files.items():
@@ -148,6 +158,44 @@ def test_an_html_page_with_remote_images_stylesheets_and_scripts_is_read_for_its
     assert "The Trustee keeps a Reserve Account with the Account Bank." in text
     assert listener.url not in text
     assert listener.requests == []
+
+
+def test_a_presentation_and_a_workbook_that_link_outside_are_read_for_their_text_and_fetch_nothing(
+        parser, listener):
+    slide = parser.parse("tracked.pptx", external_relationship_pptx(listener.url)).sections[0]
+    sheet = parser.parse("linked.xlsx", external_link_xlsx(listener.url)).sections[0]
+
+    assert slide.text == "Reserve Account\n\nThe Trustee keeps a Reserve Account with the Account Bank."
+    assert sheet.text == "Account | Bank\nRow 2: Account: Reserve Account; Bank: Account Bank"
+    assert listener.requests == []
+
+
+@pytest.mark.parametrize(("name", "data", "member"), [
+    ("laughs.pptx", pptx_of(titled("Trustee fees", "Anchor chain")), "ppt/slides/slide1.xml"),
+    ("laughs.xlsx", xlsx_of({"Fees": [["Item"], ["Anchor chain"]]}), "xl/worksheets/sheet1.xml"),
+    ("laughs.ods", ods_of({"Fees": [["Item"], ["Anchor chain"]]}), "content.xml"),
+], ids=["pptx", "xlsx", "ods"])
+def test_slides_or_a_spreadsheet_of_a_billion_laughs_are_not_expanded(parser, name, data, member):
+    laughs = billion_laughs_in(data, member, "Anchor chain")
+    try:
+        parsed = parser.parse(name, laughs)
+    except InvalidInput as refused:
+        assert str(refused).startswith(f'"{name}" ') and "\n" not in str(refused)
+    else:
+        assert "lollollol" not in " ".join(section.text for section in parsed.sections)
+    assert parser.peak_memory_kb < CAP_KB
+
+
+def test_an_ods_whose_repeated_cells_spell_out_ten_million_is_refused_within_the_limits(parser):
+    bomb = ods_of_repeated_cells(10_000, 1_000)
+    assert len(bomb) < 20 * 1024
+
+    reason, took = refusal(parser, "stock.ods", bomb)
+
+    assert reason.startswith('"stock.ods" ') and "\n" not in reason
+    assert took < TIMEOUT_S + 2
+    assert parser.peak_memory_kb < CAP_KB
+    assert parser.parse("memo.txt", b"Bring the signed deed on Friday.").sections
 
 
 def test_after_a_refused_bomb_the_next_file_gets_a_worker_that_parses_it(parser):

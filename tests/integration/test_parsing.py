@@ -307,7 +307,8 @@ def test_a_program_is_refused_as_an_unsupported_type():
     with pytest.raises(InvalidInput) as error:
         parse("setup.exe", b"MZ\x90\x00")
 
-    assert reason(error) == '"setup.exe" is not a supported type; upload PDF, DOCX, Markdown, text or HTML'
+    assert reason(error) == ('"setup.exe" is not a supported type; docchat reads PDF, DOCX, Markdown, text, HTML, '
+                             'slides (PPTX) and spreadsheets (XLSX, ODS, CSV, TSV)')
 
 
 def test_a_file_over_the_limit_is_refused_with_both_sizes():
@@ -331,7 +332,8 @@ def test_a_file_name_with_a_newline_still_gives_a_one_line_message():
     assert reason(error) == '"quarterly report.txt" is empty'
 
 
-@pytest.mark.parametrize("name", ["deed.pdf", "deed.docx", "deed.html", "deed.md", "deed.txt"])
+@pytest.mark.parametrize("name", ["deed.pdf", "deed.docx", "deed.html", "deed.md", "deed.txt", "deed.pptx",
+                                  "deed.xlsx", "deed.ods", "deed.csv", "deed.tsv"])
 def test_random_bytes_under_any_supported_extension_give_only_invalid_input(name):
     noise = random.Random(name).randbytes(4096)
 

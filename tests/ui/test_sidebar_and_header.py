@@ -322,3 +322,11 @@ def test_the_documents_page_lists_the_library_and_who_cited_it(services):
     assert page.subheader[0].value == "Library (1)"
     assert any(m.value == "**Harbour Street Trust.pdf**" for m in page.markdown)
     assert any("3 pages" in caption.value for caption in page.caption)
+
+
+def test_the_documents_page_names_every_kind_docchat_reads(services):
+    page = AppTest.from_file(str(ROOT / "pages" / "1_Documents.py"), default_timeout=60).run()
+
+    kinds = "PDF, DOCX, Markdown, text, HTML, slides (PPTX) and spreadsheets (XLSX, ODS, CSV, TSV)"
+    assert any(caption.value.startswith(f"docchat reads {kinds};") for caption in page.caption)
+    assert any(caption.value == f"No documents yet. Add some above: {kinds}." for caption in page.caption)

@@ -507,6 +507,9 @@ class FakeParser:
     def reads(self, name: str) -> bool:
         return name.rpartition(".")[2] in ("pdf", "txt", "md")
 
+    def kinds_in_words(self) -> str:
+        return "PDF, text and Markdown"
+
     def parse(self, name: str, data: bytes, *, max_bytes: int) -> ParsedDocument:
         self.parsed.append(name)
         if name in self.refused:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 
-from fastapi import APIRouter, Depends, File, Response, UploadFile
+from fastapi import APIRouter, Depends, FastAPI, File, Response, UploadFile
 from fastapi.responses import JSONResponse
 
 from docchat.api import deps
@@ -19,8 +19,8 @@ UPLOAD_PATH = "/api/v1/documents"
 @router.post("/documents", response_model=DocumentAdded, status_code=201,
              responses={200: {"model": DocumentAdded, "description": "The same content was in the library already"},
                         413: {"description": "The file is over the upload limit"},
-                        415: {"description": "Not a PDF, DOCX, Markdown, text or HTML file"}})
-def add_document(file: UploadFile = File(description="PDF, DOCX, Markdown, text or HTML"),
+                        415: {"description": "Not a kind of file docchat reads"}})
+def add_document(file: UploadFile = File(description="A document of a kind docchat reads (named above)"),
                  services=Depends(deps.services)):
     """Parses, chunks and indexes the file, all or nothing; a file already in the library
     changes nothing (200, `already_present`)."""
@@ -52,6 +52,20 @@ def document_usage(document_id: str, services=Depends(deps.services)):
     """The conversations whose answers cited the document."""
     documents = services.documents
     return [use.__dict__ for use in documents.usage(documents.resolve_id(document_id))]
+
+
+def name_the_kinds(app: FastAPI, kinds: str) -> None:
+    """Says in the upload's documentation which kinds the library reads (`kinds`, as its parser
+    words them), so that no list of them is kept here: the app's schema is extended once, when it
+    is first built, as FastAPI lets an app extend it."""
+    build = app.openapi
+
+    def openapi() -> dict:
+        if app.openapi_schema is None:
+            build()["paths"][UPLOAD_PATH]["post"]["description"] += f"\n\ndocchat reads {kinds}."
+        return app.openapi_schema
+
+    app.openapi = openapi
 
 
 def _refusal(name: str, data: bytes, services) -> int:

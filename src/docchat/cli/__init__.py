@@ -33,6 +33,7 @@ from docchat.cli.library import (
     doctor,
 )
 from docchat.cli.signals import stop_like_ctrl_c
+from docchat.documents.parsing import READABLE
 from docchat.errors import DocchatError
 from docchat.text import for_terminal
 
@@ -149,7 +150,7 @@ def _parser() -> argparse.ArgumentParser:
     importing.add_argument("--as-copy", action="store_true", help="import under a new id")
     importing.set_defaults(handler=import_file)
 
-    ingesting = commands.add_parser("ingest", help="add documents (PDF, DOCX, Markdown, text, HTML) to the library")
+    ingesting = commands.add_parser("ingest", help=f"add documents ({READABLE}) to the library")
     ingesting.add_argument("paths", nargs="+", metavar="PATH",
                            help="a file, or a folder: its supported files and those of its subfolders")
     ingesting.add_argument("--conversation", metavar="ID", help="also add them to this conversation's scope")

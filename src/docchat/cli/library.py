@@ -143,7 +143,8 @@ def ingest(args) -> int:
     services.documents.index()
     paths = _files(args.paths)
     if not paths:
-        raise DocchatError(f"no PDF, DOCX, Markdown, text or HTML file in {', '.join(args.paths)}")
+        raise DocchatError(f"no file of a kind docchat reads ({services.documents.kinds_in_words()}) in "
+                           f"{', '.join(args.paths)}")
     files = [FileToAdd(path.name, partial(_read, path)) for path in paths]
     bar = _progress_bar(count(len(files), "file"))
     refused = 0

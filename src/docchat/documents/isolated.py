@@ -36,7 +36,7 @@ from pathlib import PurePath
 from multiprocessing.connection import Connection
 
 from docchat.documents.parse_worker import resident_peak_kb
-from docchat.documents.parsing import KINDS, MAX_BYTES, ParsedDocument, shown_name
+from docchat.documents.parsing import KINDS, MAX_BYTES, READABLE, ParsedDocument, shown_name
 from docchat.errors import InvalidInput
 
 log = logging.getLogger(__name__)
@@ -69,6 +69,9 @@ class IsolatedParser:
 
     def reads(self, name: str) -> bool:
         return PurePath(name.replace("\\", "/")).suffix.lower() in KINDS
+
+    def kinds_in_words(self) -> str:
+        return READABLE
 
     def parse(self, name: str, data: bytes, *, max_bytes: int = MAX_BYTES) -> ParsedDocument:
         kind, value = self._ask(name, data, max_bytes)

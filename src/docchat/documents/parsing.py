@@ -6,12 +6,20 @@ Invariants:
   name that is not valid Unicode) raises `InvalidInput` with one line naming the file; no
   parser exception escapes but MemoryError, which the worker that runs this reports.
 - Nothing here fetches anything: remote images, stylesheets and scripts of HTML, external
-  relationships and entities of DOCX are never followed (tests hold a listener to that).
+  relationships and entities of DOCX, PPTX and XLSX are never followed (tests hold a listener to
+  that).
 - Nothing here limits time or memory: a hostile file can make a parser loop or allocate without
   bound. The app parses in worker processes that do (docchat.documents.isolated).
 - PDFs give one section per page (`page N`); DOCX, Markdown and HTML give one section per
   heading of level 1-3 (the label is the heading; text before the first one is `beginning`);
   plain text gives sections of blank-line-separated blocks labelled by their lines.
+- Slides (PPTX) give one section per slide, labelled `slide N: <its title>` (`slide N` without
+  one), with its text and its speaker notes (docchat.documents.slides).
+- Spreadsheets (XLSX, ODS, CSV, TSV) give sections of a sheet's rows, labelled by the sheet and
+  the rows (`Inventory, rows 2-19`); each starts with the sheet's header row, and each value in it
+  carries its column's header (docchat.documents.sheets). A CSV or TSV file is one sheet named
+  after the file. Zip-based files (DOCX, PPTX, XLSX, ODS) that unpack to far more than an upload
+  may weigh are refused before they are unpacked.
 
 Each format's library is imported when a file of that kind is parsed: together they take about
 half a second to import, which a command that only answers questions would pay for nothing.
@@ -26,6 +34,7 @@ import zipfile
 from collections.abc import Callable, Iterable
 from pathlib import PurePath
 
+from docchat.documents import sheets, slides
 from docchat.domain import ParsedDocument, Section
 from docchat.errors import InvalidInput
 from docchat.text import NUL, one_line, require_storable, with_replacement_characters
@@ -40,7 +49,14 @@ KINDS = {
     ".txt": "text",
     ".html": "html",
     ".htm": "html",
+    ".pptx": "pptx",
+    ".xlsx": "xlsx",
+    ".ods": "ods",
+    ".csv": "csv",
+    ".tsv": "tsv",
 }
+# The kinds above in words, for every sentence that names them (the page, the API, the CLI).
+READABLE = "PDF, DOCX, Markdown, text, HTML, slides (PPTX) and spreadsheets (XLSX, ODS, CSV, TSV)"
 BEGINNING = "beginning"
 MAX_LABEL_CHARS = 120
 # A stray byte from another encoding, or a stray NUL, is forgiven; more of either than this
@@ -62,7 +78,7 @@ def parse(name: str, data: bytes, *, max_bytes: int = MAX_BYTES) -> ParsedDocume
     shown = shown_name(name)
     kind = KINDS.get(PurePath(name.replace("\\", "/")).suffix.lower())
     if kind is None:
-        raise InvalidInput(f"{shown} is not a supported type; upload PDF, DOCX, Markdown, text or HTML")
+        raise InvalidInput(f"{shown} is not a supported type; docchat reads {READABLE}")
     if not data:
         raise InvalidInput(f"{shown} is empty")
     if len(data) > max_bytes:
@@ -295,4 +311,9 @@ _PARSERS: dict[str, Callable[[str, bytes, int], list[Section]]] = {
     "markdown": _markdown,
     "text": _text,
     "html": _html,
+    "pptx": slides.pptx_sections,
+    "xlsx": sheets.xlsx_sections,
+    "ods": sheets.ods_sections,
+    "csv": lambda shown, data, max_bytes: sheets.delimited_sections(shown, _decode(shown, data), None),
+    "tsv": lambda shown, data, max_bytes: sheets.delimited_sections(shown, _decode(shown, data), "\t"),
 }

@@ -84,6 +84,10 @@ class DocumentService:
         """Whether a file of this name is of a kind the library reads (by its suffix)."""
         return self._parser.reads(name)
 
+    def kinds_in_words(self) -> str:
+        """The kinds the library reads, named for a sentence: "docchat reads {this}"."""
+        return self._parser.kinds_in_words()
+
     def list(self) -> list[Document]:
         with self._uow() as uow:
             return [d for d in uow.documents.list() if d.status is DocumentStatus.READY]

@@ -24,7 +24,8 @@ def _upload() -> None:
     # Any kind may be chosen: one docchat cannot read is refused in the results below, in words,
     # rather than by the uploader's red mark whose reason shows only on hover, as a MIME type.
     files = st.file_uploader("Add documents", accept_multiple_files=True, key=f"{KEY}_upload")
-    st.caption("docchat reads PDF, DOCX, Markdown, text and HTML files; another kind is refused with a line saying so.")
+    st.caption(f"docchat reads {services().documents.kinds_in_words()}; another kind is refused with a line "
+               "saying so.")
     if not files or not st.button("Ingest", key=f"{KEY}_ingest", type="primary"):
         return
     # Any click reruns the page, which stops the ingestion where it is; the service then
@@ -92,7 +93,7 @@ def _library() -> None:
     documents = services().documents.list()
     st.subheader(f"Library ({len(documents)})", anchor=False)
     if not documents:
-        st.caption("No documents yet. Add PDF, DOCX, Markdown, text or HTML files above.")
+        st.caption(f"No documents yet. Add some above: {services().documents.kinds_in_words()}.")
         return
     conversation_id = current_conversation_id()
     for document in documents:

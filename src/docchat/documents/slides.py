@@ -1,0 +1,85 @@
+"""Slides (PPTX) to sections: one per slide, labelled `slide N: <its title>` (`slide N` when it
+has none), with the slide's text and its speaker notes.
+
+A slide's text is its title first, then every other shape's in the slide's own order: text
+frames (a line break inside a paragraph kept as one), tables row by row (`cell | cell`, a merged
+cell once), and the shapes inside groups, however deep. The notes follow after `Notes:`. Pictures,
+charts and media give no text. python-pptx reads the file (its XML parser resolves no entity), is
+imported when a presentation is parsed, and never follows a relationship that points outside the
+file (a linked picture, a hyperlink): nothing is fetched.
+"""
+
+from __future__ import annotations
+
+import io
+
+from docchat.domain import Section
+from docchat.documents.zip_formats import open_checked
+from docchat.errors import InvalidInput
+
+UNREADABLE = "is not a readable PowerPoint presentation (.pptx)"
+NOTES = "Notes:"
+
+
+def pptx_sections(shown: str, data: bytes, max_bytes: int) -> list[Section]:
+    """One section per slide, in order; a slide with no text gives a blank one (dropped by parse)."""
+    open_checked(shown, data, max_bytes, what="a presentation", suffix=".pptx", unreadable=UNREADABLE).close()
+    from pptx import Presentation
+
+    try:
+        return [_slide(number, slide) for number, slide in enumerate(Presentation(io.BytesIO(data)).slides, start=1)]
+    except (InvalidInput, MemoryError):
+        raise  # out of memory is the isolation's to report (documents/isolated.py)
+    except Exception:
+        # zipfile, lxml and python-pptx errors (a part missing, a wrong content type) all mean
+        # the same thing to the user.
+        raise InvalidInput(f"{shown} {UNREADABLE}") from None
+
+
+def _slide(number: int, slide) -> Section:
+    title_shape = slide.shapes.title
+    title = _one_line(title_shape.text_frame.text) if title_shape is not None and title_shape.has_text_frame else ""
+    texts = [title] if title else []
+    skipped = title_shape.shape_id if title_shape is not None else None
+    texts += [text for shape in slide.shapes if shape.shape_id != skipped for text in _shape_texts(shape)]
+    notes = _notes(slide)
+    if notes:
+        texts.append(f"{NOTES} {notes}")
+    return Section(f"slide {number}: {title}" if title else f"slide {number}", None, "\n\n".join(texts))
+
+
+def _shape_texts(shape) -> list[str]:
+    """The shape's text, or its group's shapes' texts, in order."""
+    if hasattr(shape, "shapes"):  # a group
+        return [text for inner in shape.shapes for text in _shape_texts(inner)]
+    if getattr(shape, "has_table", False) and shape.has_table:
+        return [_table_text(shape.table)]
+    if getattr(shape, "has_text_frame", False) and shape.has_text_frame:
+        return [_frame_text(shape.text_frame)]
+    return []
+
+
+def _table_text(table) -> str:
+    rows = []
+    for row in table.rows:
+        # A merged cell is one origin cell and the cells it spans, which python-pptx also lists.
+        cells = [_one_line(cell.text) for cell in row.cells if not cell.is_spanned]
+        rows.append(" | ".join(cells))
+    return "\n".join(rows)
+
+
+def _notes(slide) -> str:
+    if not slide.has_notes_slide:  # asking for notes_slide would add one
+        return ""
+    frame = slide.notes_slide.notes_text_frame
+    return _frame_text(frame) if frame is not None else ""
+
+
+def _frame_text(frame) -> str:
+    # python-pptx gives a line break inside a paragraph as a vertical tab, a control character
+    # that parse drops (joining the words on either side).
+    return frame.text.replace("\v", "\n").strip()
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
