@@ -224,7 +224,7 @@ class Parser(Protocol):
     def reads(self, name: str) -> bool:
         """Whether a file of this name is of a kind it reads (by its suffix)."""
     def kinds_in_words(self) -> str:
-        """The kinds it reads, named for a sentence ("PDF, DOCX, ... and spreadsheets (XLSX, ...)")."""
+        """The kinds it reads, named for a sentence ("PDF, DOCX, ..., e-books (EPUB), ...")."""
     def close(self) -> None:
         """Lets go of what it holds (worker processes); a later call may start them again."""
 

@@ -4,7 +4,6 @@ one line; no parser exception escapes (docchat.documents.parsing's contract)."""
 
 from __future__ import annotations
 
-import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -14,7 +13,6 @@ from docchat.errors import InvalidInput
 
 from tests.fuzz.checks import examples, one_line, outcome, refusal
 from tests.fuzz.texts import hostile_text
-from tests.integration.more_kinds import register
 from tests.integration.test_parsing_code import ANALYSIS, PYTHON, RUST
 from tests.integration.test_parsing_ebooks import book
 from tests.integration.test_parsing_mail import mail as mail_of
@@ -29,13 +27,6 @@ VALID = {
     ".ipynb": ANALYSIS,
 }
 EXTENSIONS = sorted({*ebooks.KINDS, *mail.KINDS, *code_files.KINDS})
-
-
-@pytest.fixture(scope="module", autouse=True)
-def registered():
-    with pytest.MonkeyPatch.context() as patch:
-        register(patch.setitem)
-        yield
 
 
 def read(name: str, data: bytes) -> None:

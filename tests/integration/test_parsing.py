@@ -308,7 +308,9 @@ def test_a_program_is_refused_as_an_unsupported_type():
         parse("setup.exe", b"MZ\x90\x00")
 
     assert reason(error) == ('"setup.exe" is not a supported type; docchat reads PDF, DOCX, Markdown, text, HTML, '
-                             'slides (PPTX) and spreadsheets (XLSX, ODS, CSV, TSV)')
+                             'slides (PPTX), spreadsheets (XLSX, ODS, CSV, TSV), e-books (EPUB), mail (EML, MSG), '
+                             'and source code and notebooks (Python, JavaScript, TypeScript, Java, Go, Rust, C, C++ '
+                             'and more; IPYNB)')
 
 
 def test_a_file_over_the_limit_is_refused_with_both_sizes():

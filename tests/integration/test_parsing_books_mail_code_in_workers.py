@@ -14,21 +14,16 @@ from docchat.documents.parsing import parse
 from docchat.errors import InvalidInput
 
 from tests.hostile_files import MB, zip_bomb
-from tests.integration.more_kinds import register
 from tests.integration.test_parsing_code import PYTHON, RUST
 from tests.integration.test_parsing_ebooks import CONTAINER, book
 from tests.integration.test_parsing_mail import mail, outlook
 
 ROOT = Path(__file__).resolve().parents[2]
-WITH_MORE_KINDS = "tests.integration.more_kinds:parse"
 
 
 @pytest.fixture
 def parser(monkeypatch):
-    # Workers import nothing from the current folder: they find the tests' target this way.
-    monkeypatch.setenv("PYTHONPATH", str(ROOT))
-    register(monkeypatch.setitem)
-    parser = IsolatedParser(timeout_s=10, memory_mb=512, target=WITH_MORE_KINDS)
+    parser = IsolatedParser(timeout_s=10, memory_mb=512)
     yield parser
     parser.close()
 

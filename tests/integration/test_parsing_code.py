@@ -14,7 +14,6 @@ from docchat.documents.parsing import parse
 from docchat.errors import InvalidInput
 
 from tests.hostile_files import MB
-from tests.integration.more_kinds import register
 
 PYTHON = b'''"""Reads trust deeds."""
 import re
@@ -62,11 +61,6 @@ def reason(error: pytest.ExceptionInfo) -> str:
     message = str(error.value)
     assert "\n" not in message
     return message
-
-
-@pytest.fixture(autouse=True)
-def registered(monkeypatch):
-    register(monkeypatch.setitem)
 
 
 # Python

@@ -14,7 +14,6 @@ from docchat.documents.parsing import parse
 from docchat.errors import InvalidInput
 
 from tests.hostile_files import MB, Listener, zip_bomb
-from tests.integration.more_kinds import register
 
 CONTAINER = """<?xml version="1.0" encoding="UTF-8"?>
 <container version="1.0" xmlns="urn:oasis:names:tc:opendocument:xmlns:container">
@@ -78,11 +77,6 @@ def reason(error: pytest.ExceptionInfo) -> str:
     message = str(error.value)
     assert "\n" not in message
     return message
-
-
-@pytest.fixture(autouse=True)
-def registered(monkeypatch):
-    register(monkeypatch.setitem)
 
 
 def test_an_epub_gives_a_section_per_chapter_in_reading_order_titled_by_its_table_of_contents():

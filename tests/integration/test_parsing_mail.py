@@ -13,7 +13,6 @@ from docchat.documents.parsing import parse
 from docchat.errors import InvalidInput
 
 from tests.hostile_files import MB, Listener
-from tests.integration.more_kinds import register
 
 REPLY = """Charles,
 
@@ -53,11 +52,6 @@ def reason(error: pytest.ExceptionInfo) -> str:
     message = str(error.value)
     assert "\n" not in message
     return message
-
-
-@pytest.fixture(autouse=True)
-def registered(monkeypatch):
-    register(monkeypatch.setitem)
 
 
 def test_a_mail_is_one_section_labelled_by_its_subject_with_its_headers_before_its_body():

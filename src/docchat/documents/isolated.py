@@ -32,11 +32,10 @@ import subprocess
 import sys
 import threading
 import weakref
-from pathlib import PurePath
 from multiprocessing.connection import Connection
 
 from docchat.documents.parse_worker import resident_peak_kb
-from docchat.documents.parsing import KINDS, MAX_BYTES, READABLE, ParsedDocument, shown_name
+from docchat.documents.parsing import MAX_BYTES, READABLE, ParsedDocument, reads, shown_name
 from docchat.errors import InvalidInput
 
 log = logging.getLogger(__name__)
@@ -68,7 +67,7 @@ class IsolatedParser:
         weakref.finalize(self, _stop_all, self._idle, self._busy, self._lock)
 
     def reads(self, name: str) -> bool:
-        return PurePath(name.replace("\\", "/")).suffix.lower() in KINDS
+        return reads(name)
 
     def kinds_in_words(self) -> str:
         return READABLE

@@ -20,6 +20,14 @@ Invariants:
   carries its column's header (docchat.documents.sheets). A CSV or TSV file is one sheet named
   after the file. Zip-based files (DOCX, PPTX, XLSX, ODS) that unpack to far more than an upload
   may weigh are refused before they are unpacked.
+- E-books (EPUB) give one section per chapter of the spine, labelled by the book's table of
+  contents, else the chapter's first heading, else `chapter N` (docchat.documents.ebooks).
+- Mail (EML, Outlook's MSG) gives a first section labelled by the subject (`message` without one)
+  holding From, To, Cc, Date, Subject and the attachments' names before the body, and more
+  sections for a long body (docchat.documents.mail). Attachments are named, not read.
+- Source code gives a section per top-level definition with its lines (`def parse (lines 56-90)`),
+  the lines between being `module` / `top level`; a notebook one per cell (`cell 3: code`)
+  (docchat.documents.code_files).
 
 Each format's library is imported when a file of that kind is parsed: together they take about
 half a second to import, which a command that only answers questions would pay for nothing.
@@ -34,7 +42,7 @@ import zipfile
 from collections.abc import Callable, Iterable
 from pathlib import PurePath
 
-from docchat.documents import sheets, slides
+from docchat.documents import code_files, ebooks, mail, sheets, slides
 from docchat.domain import ParsedDocument, Section
 from docchat.errors import InvalidInput
 from docchat.text import NUL, one_line, require_storable, with_replacement_characters
@@ -54,9 +62,14 @@ KINDS = {
     ".ods": "ods",
     ".csv": "csv",
     ".tsv": "tsv",
+    **ebooks.KINDS,
+    **mail.KINDS,
+    **code_files.KINDS,
 }
 # The kinds above in words, for every sentence that names them (the page, the API, the CLI).
-READABLE = "PDF, DOCX, Markdown, text, HTML, slides (PPTX) and spreadsheets (XLSX, ODS, CSV, TSV)"
+READABLE = ("PDF, DOCX, Markdown, text, HTML, slides (PPTX), spreadsheets (XLSX, ODS, CSV, TSV), e-books (EPUB), "
+            "mail (EML, MSG), and source code and notebooks (Python, JavaScript, TypeScript, Java, Go, Rust, C, C++ "
+            "and more; IPYNB)")
 BEGINNING = "beginning"
 MAX_LABEL_CHARS = 120
 # A stray byte from another encoding, or a stray NUL, is forgiven; more of either than this
@@ -67,6 +80,11 @@ MIN_STRAY_BYTES_ALLOWED = 4
 MAX_DOCX_EXPANSION = 20
 # Plain text is grouped into sections of about this many characters, at blank lines.
 TEXT_SECTION_CHARS = 4000
+
+
+def reads(name: str) -> bool:
+    """Whether a file of this name is of a kind docchat reads (by its suffix)."""
+    return PurePath(name.replace("\\", "/")).suffix.lower() in KINDS
 
 
 def parse(name: str, data: bytes, *, max_bytes: int = MAX_BYTES) -> ParsedDocument:
@@ -100,6 +118,12 @@ class InProcessParser:
 
     def parse(self, name: str, data: bytes, *, max_bytes: int = MAX_BYTES) -> ParsedDocument:
         return parse(name, data, max_bytes=max_bytes)
+
+    def reads(self, name: str) -> bool:
+        return reads(name)
+
+    def kinds_in_words(self) -> str:
+        return READABLE
 
     def close(self) -> None:
         pass
@@ -316,4 +340,7 @@ _PARSERS: dict[str, Callable[[str, bytes, int], list[Section]]] = {
     "ods": sheets.ods_sections,
     "csv": lambda shown, data, max_bytes: sheets.delimited_sections(shown, _decode(shown, data), None),
     "tsv": lambda shown, data, max_bytes: sheets.delimited_sections(shown, _decode(shown, data), "\t"),
+    **ebooks.PARSERS,
+    **mail.PARSERS,
+    **code_files.PARSERS,
 }
