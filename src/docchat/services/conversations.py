@@ -98,7 +98,7 @@ class ConversationService:
 
     def get(self, conversation_id: str) -> Conversation:
         with self._uow() as uow:
-            return self._required(uow, conversation_id)
+            return required(uow, conversation_id)
 
     def resolve_id(self, prefix: str, *, include_deleted: bool = False) -> str:
         """The id of the one conversation whose id starts with `prefix` (a full id names its own);
@@ -116,12 +116,12 @@ class ConversationService:
         """A title the user sets is never overwritten by an automatic one."""
         title = clean_title(title)
         with self._uow(write=True) as uow:
-            current = self._required(uow, conversation_id)
+            current = required(uow, conversation_id)
             if source is not TitleSource.USER and current.settings.title_source is TitleSource.USER:
                 return current
             uow.conversations.update_conversation(conversation_id, title=title, updated_at=utcnow())
             uow.conversations.update_settings(conversation_id, title_source=source)
-            changed = self._required(uow, conversation_id)
+            changed = required(uow, conversation_id)
             uow.commit()
             return changed
 
@@ -211,7 +211,7 @@ class ConversationService:
                     id=conversation_id, title=title, created_at=now, updated_at=now,
                     settings=ConversationSettings(title_source=TitleSource.FIRST_WORDS)))
                 return
-            current = self._required(uow, conversation_id)
+            current = required(uow, conversation_id)
             if current.title == DEFAULT_TITLE and uow.conversations.last_seq(conversation_id) == 0:
                 uow.conversations.update_conversation(conversation_id, title=title)
                 uow.conversations.update_settings(conversation_id, title_source=TitleSource.FIRST_WORDS)
@@ -355,11 +355,8 @@ class ConversationService:
 
     # internals
 
-    def _required(self, uow: UnitOfWork, conversation_id: str) -> Conversation:
-        return required(uow, conversation_id)
-
     def _require(self, uow: UnitOfWork, conversation_id: str) -> None:
-        """As _required, for callers that need only know the conversation is there: building
+        """As `required`, for callers that need only know the conversation is there: building
         the whole Conversation took a tenth of a millisecond more, 1% of a long history's read."""
         _refuse_unstorable(conversation_id)
         if not uow.conversations.is_active(conversation_id):
@@ -369,7 +366,7 @@ class ConversationService:
         with self._uow(write=True) as uow:
             self._require(uow, conversation_id)
             uow.conversations.update_conversation(conversation_id, **values)
-            changed = self._required(uow, conversation_id)
+            changed = required(uow, conversation_id)
             uow.commit()
             return changed
 
