@@ -65,11 +65,12 @@ def test_ingest_while_the_app_holds_the_index_stops_in_one_line_and_writes_nothi
     assert succeeded(docchat("documents", "list")) == listed
 
 
-def test_reindex_while_the_app_holds_the_index_stops_in_one_line_and_leaves_the_index_as_it_was(
-        app_holding_the_index, docchat, data_dir, database):
+@pytest.mark.parametrize("verb", ["reindex", "repair"])
+def test_reindex_or_repair_while_the_app_holds_the_index_stops_in_one_line_and_leaves_the_index_as_it_was(
+        app_holding_the_index, docchat, data_dir, database, verb):
     before = _library_state(app_holding_the_index, data_dir, database)
 
-    _refused_for_the_held_index(one_error_line(docchat("documents", "reindex")))
+    _refused_for_the_held_index(one_error_line(docchat("documents", verb)))
 
     assert _library_state(app_holding_the_index, data_dir, database) == before
     assert before["vectors"] == len(before["chunks"])

@@ -29,6 +29,7 @@ from docchat.cli.library import (
     delete_document,
     document_usage,
     reindex_documents,
+    repair_documents,
     cleanup,
     doctor,
 )
@@ -156,7 +157,7 @@ def _parser() -> argparse.ArgumentParser:
     ingesting.add_argument("--conversation", metavar="ID", help="also add them to this conversation's scope")
     ingesting.set_defaults(handler=ingest)
 
-    docs = commands.add_parser("documents", help="the document library: list, delete, usage, reindex")
+    docs = commands.add_parser("documents", help="the document library: list, delete, usage, reindex, repair")
     doc_verbs = docs.add_subparsers(title="verbs", metavar="VERB", required=True)
     doc_list = doc_verbs.add_parser("list", help="every document with its size, pages and chunks")
     doc_list.add_argument("--json", action="store_true")
@@ -168,6 +169,9 @@ def _parser() -> argparse.ArgumentParser:
         sub.set_defaults(handler=handler)
     reindexing = doc_verbs.add_parser("reindex", help="embed every chunk again (after changing the embedding model)")
     reindexing.set_defaults(handler=reindex_documents)
+    repairing = doc_verbs.add_parser("repair", help="mend what `docchat doctor` finds: chunks without a vector "
+                                     "embedded again, stray vectors dropped, the keyword index rebuilt")
+    repairing.set_defaults(handler=repair_documents)
 
     cleaning = commands.add_parser("cleanup", help="remove unpinned conversations not updated for DAYS "
                                        "days, and those in the trash for DAYS days")
@@ -187,7 +191,8 @@ def _parser() -> argparse.ArgumentParser:
     restoring.set_defaults(handler=restore_backup)
 
     health = commands.add_parser("doctor", help="database, schema version, integrity, counts; the LLM's state; "
-                                 "the last backup")
+                                 "the last backup; whether the chunks, the keyword index and the vector index "
+                                 "agree (exit code 1 when they do not)")
     health.add_argument("--json", action="store_true")
     health.set_defaults(handler=doctor)
 

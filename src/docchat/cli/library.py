@@ -262,15 +262,64 @@ def cleanup(args) -> None:
         print(f"  {c.id}  {when}  {shown(c.title)}")
 
 
-def doctor(args) -> None:
-    parts = open_services(llm=True).health.report().as_dict()
+def repair_documents(args) -> int:
+    from docchat.services.library_check import problems
+
+    documents = open_services().documents
+    found = documents.check_index()
+    if found.agrees:
+        print(f"Nothing to repair: {_agreement(found)}.")
+        return 0
+    for problem in problems(found):
+        print(f"found: {problem}")
+    done = documents.repair(progress=_progress_bar("repairing"))
+    _clear_bar()
+    print(f"repaired: {count(done.embedded, 'vector')} embedded again, {count(done.dropped, 'stray vector')} dropped"
+          + (", the keyword index rebuilt" if done.keyword_index_rebuilt else ""))
+    after = documents.check_index()
+    if not after.agrees:  # another process changed the library meanwhile
+        print("still found: " + "; ".join(problems(after)), file=sys.stderr)
+        return 1
+    return 0
+
+
+def doctor(args) -> int:
+    """The health report, then the index check; exits 1 when the indexes disagree with the chunks."""
+    services = open_services(llm=True)
+    parts = services.health.report().as_dict()
+    try:
+        found = services.documents.check_index()
+    except DocchatError as error:  # held by the running app, or its embeddings server is down
+        parts["index"] = {"checked": False, "problem": str(error)}
+        found = None
+    else:
+        parts["index"] = _index_figures(found)
     if args.json:
         print_json(parts)
-        return
-    for part, figures in parts.items():
-        print(part)
-        for key, value in figures.items():
-            print(f"  {key.replace('_', ' '):<22} {value}")
+    else:
+        for part, figures in parts.items():
+            print(part)
+            for key, value in figures.items():
+                if isinstance(value, list):
+                    value = "; ".join(value) or "none"
+                print(f"  {key.replace('_', ' '):<22} {value}")
+    return 1 if found is not None and not found.agrees else 0
+
+
+def _index_figures(found) -> dict:
+    from docchat.services.library_check import problems
+
+    keywords = ("part of each chunk's row" if found.keyword_text_matches is None
+                else "agrees" if not (found.missing_keywords or found.stray_keywords or not found.keyword_text_matches)
+                else "differs")
+    return {"checked": True, "agrees": found.agrees, "chunks": found.chunks, "vectors": found.vectors,
+            "missing_vectors": len(found.missing_vectors), "stray_vectors": len(found.stray_vectors),
+            "keyword_index": keywords, "problems": problems(found),
+            "fix": "docchat documents repair" if not found.agrees else None}
+
+
+def _agreement(found) -> str:
+    return f"{count(found.chunks, 'chunk')}, {count(found.vectors, 'vector')} and the keyword index agree"
 
 
 def _conversation_json(c) -> dict:

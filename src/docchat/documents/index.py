@@ -138,6 +138,26 @@ class ChunkIndex:
             if self._vectors is not None:
                 self._vectors.remove_document(document_id)
 
+    def delete_chunks(self, chunk_ids: Sequence[str]) -> None:
+        """Removes the vectors of these chunks (those of documents gone while the index could
+        not be opened, found by `docchat documents repair`)."""
+        with self._vectors_lock:
+            for start in range(0, len(chunk_ids), UPSERT_BATCH):
+                batch = [point_id(chunk_id) for chunk_id in chunk_ids[start:start + UPSERT_BATCH]]
+                self._client.delete(self._collection, points_selector=models.PointIdsList(points=batch), wait=True)
+            self._vectors = None  # read again on the next search: a repair is rare, the copy is cheap
+
+    def chunk_ids(self) -> dict[str, str]:
+        """Chunk id -> document id of every point, without their vectors."""
+        found: dict[str, str] = {}
+        offset = None
+        while True:
+            records, offset = self._client.scroll(self._collection, limit=COPY_PAGE, offset=offset,
+                                                  with_payload=True, with_vectors=False)
+            found.update((record.payload["chunk_id"], record.payload["document_id"]) for record in records)
+            if offset is None:
+                return found
+
     def vectors(self, *, batch: int = UPSERT_BATCH) -> Iterator[tuple[str, str, list[float]]]:
         """(chunk id, document id, vector) of every chunk, a batch at a time: to copy the
         vectors into another index without embedding the chunks again."""

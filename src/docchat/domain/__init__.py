@@ -13,7 +13,7 @@ from docchat.domain.documents import (
     DocumentUse, Scope,
 )
 from docchat.domain.health import (
-    StoreHealth, LLMStatus, LibraryHealth,
+    StoreHealth, LLMStatus, LibraryHealth, IndexCheck, IndexRepair,
 )
 
 # What a checked importer may take from here (mypy's strict mode re-exports only what is listed).
@@ -24,5 +24,5 @@ __all__ = [
     "Budget", "MemoryStats",
     "content_hash", "Section", "ParsedDocument", "DocumentStatus", "Document", "IngestReport", "ChunkRecord",
     "Retrieved", "SourceView", "DocumentUse", "Scope",
-    "StoreHealth", "LLMStatus", "LibraryHealth",
+    "StoreHealth", "LLMStatus", "LibraryHealth", "IndexCheck", "IndexRepair",
 ]

@@ -40,3 +40,34 @@ class LibraryHealth:
     vectors: int | None  # None when the index cannot be opened
     embedder: str
     problem: str | None  # what is wrong and what to run, or None
+
+
+@dataclass(frozen=True)
+class IndexCheck:
+    """Whether the three places a chunk lives agree: its row in the database, its entry in the
+    keyword index and its vector. `keyword_*` are None where the keyword index is part of the
+    chunk's row (PostgreSQL's generated column) and so cannot disagree with it."""
+
+    chunks: int  # chunks of ready documents
+    vectors: int
+    missing_vectors: tuple[str, ...]  # chunk ids of ready documents without a vector
+    stray_vectors: tuple[str, ...]  # vectors whose chunk is not in a ready document
+    missing_keywords: int | None  # chunks the keyword index does not hold
+    stray_keywords: int | None  # keyword entries of no chunk
+    keyword_text_matches: bool | None  # the keyword entries hold the chunks' text as it is
+
+    @property
+    def agrees(self) -> bool:
+        return not (self.missing_vectors or self.stray_vectors or self.missing_keywords or self.stray_keywords
+                    or self.keyword_text_matches is False)
+
+
+@dataclass(frozen=True)
+class IndexRepair:
+    """What `docchat documents repair` did: vectors embedded again, stray ones dropped, the
+    keyword index rebuilt from the chunks' text."""
+
+    embedded: int
+    dropped: int
+    keyword_index_rebuilt: bool
+

@@ -24,6 +24,8 @@ from docchat.domain import (
     Document,
     DocumentStatus,
     DocumentUse,
+    IndexCheck,
+    IndexRepair,
     IngestReport,
     LibraryHealth,
     Retrieved,
@@ -34,6 +36,8 @@ from docchat.errors import DocchatError, IndexInUse, NotFound
 from docchat.ports import ChunkIndex, Embedder, FileStore, PageRenderer, Parser, TokenCounter, UnitOfWorkFactory
 from docchat.services.id_prefixes import resolve
 from docchat.services.ingestion import FileToAdd, Ingested, Ingestion, IngestionCancelled
+from docchat.services.library_check import LibraryCheck
+from docchat.wording import count
 
 __all__ = ["DocumentService", "FileToAdd", "Ingested", "IngestionCancelled"]
 
@@ -77,6 +81,7 @@ class DocumentService:
         self._ingestion = Ingestion(uow, counter, parser=parser, files=files, open_index=self.index,
                                     remove=self._remove, max_bytes=max_bytes, chunk_tokens=chunk_tokens,
                                     overlap=overlap)
+        self._check = LibraryCheck(uow, self.index, embedder, self._ingestion)
 
     # library
 
@@ -151,9 +156,19 @@ class DocumentService:
         if vectors != chunks:
             # Fewer: chunks found by keywords only. More: vectors left by documents deleted while
             # the index could not be opened (never returned, but taking space).
-            problem = (f"the index holds {vectors} vectors for {chunks} chunks; "
-                       "run `docchat documents reindex` with the app stopped")
+            problem = (f"the index holds {count(vectors, 'vector')} for {count(chunks, 'chunk')}; "
+                       "repair it on the Documents page, or with `docchat documents repair`")
         return LibraryHealth(len(documents), chunks, vectors, embedder, problem)
+
+    def check_index(self) -> IndexCheck:
+        """Whether the chunks, the keyword index and the vector index agree, by counts and ids."""
+        return self._check.check()
+
+    def repair(self, *, progress: Progress = lambda stage, share: None,
+               cancel: threading.Event | None = None) -> IndexRepair:
+        """Mends what `check_index` finds: missing vectors embedded again, stray ones dropped,
+        the keyword index rebuilt."""
+        return self._check.repair(progress=progress, cancel=cancel or threading.Event())
 
     # ingestion
 
@@ -196,10 +211,10 @@ class DocumentService:
             raise IngestionCancelled(f"re-indexing was cancelled after {indexed} of {total} chunks; "
                                      "run it again to finish")
 
-        def done(count: int, of: int) -> None:
+        def done(so_far: int, of: int) -> None:
             nonlocal indexed
-            indexed = count
-            progress(f"{count} of {of} chunks", count / max(of, 1))
+            indexed = so_far
+            progress(f"{so_far} of {of} chunks", so_far / max(of, 1))
 
         records = [record for document in documents for record in chunks[document.id]]
         self._ingestion.index_chunks(index, self._embedder, records, done, cancel, cancelled)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from sqlalchemy import Connection, bindparam, delete, func, insert, select, text, update
+from sqlalchemy.exc import DatabaseError
 
 from docchat.domain import ChunkRecord, Document, DocumentStatus, DocumentUse
 from docchat.store.tables import chunks, citations, conversations, documents
@@ -171,6 +172,34 @@ class DocumentRepository:
     def delete(self, document_id: str) -> None:
         self._db.execute(delete(chunks).where(chunks.c.document_id == document_id))
         self._db.execute(delete(documents).where(documents.c.id == document_id))
+
+    def ready_chunk_ids(self) -> dict[str, str]:
+        """Chunk id -> document id of every chunk of a ready document."""
+        rows = self._db.execute(select(chunks.c.id, chunks.c.document_id).join(documents)
+                                .where(documents.c.status == DocumentStatus.READY.value))
+        return {row.id: row.document_id for row in rows}
+
+    def keyword_index_state(self) -> tuple[int, int, bool] | None:
+        """(chunks the keyword index lacks, its entries of no chunk, whether its entries hold the
+        chunks' text as it is). None on PostgreSQL, where the keyword index is a generated
+        column of the chunk's own row. FTS5 keeps one `_docsize` row per entry, so entries are
+        counted there; its integrity check compares the index with the chunks' text."""
+        if self._db.dialect.name != "sqlite":
+            return None
+        missing = self._db.execute(text(
+            "SELECT count(*) FROM chunks WHERE pk NOT IN (SELECT id FROM chunks_fts_docsize)")).scalar_one()
+        stray = self._db.execute(text(
+            "SELECT count(*) FROM chunks_fts_docsize WHERE id NOT IN (SELECT pk FROM chunks)")).scalar_one()
+        try:
+            self._db.execute(text("INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('integrity-check', 1)"))
+        except DatabaseError:
+            return missing, stray, False
+        return missing, stray, True
+
+    def rebuild_keyword_index(self) -> None:
+        """Builds the keyword index again from the chunks' text (PostgreSQL's needs nothing)."""
+        if self._db.dialect.name == "sqlite":
+            self._db.execute(text("INSERT INTO chunks_fts(chunks_fts) VALUES ('rebuild')"))
 
     def add_citations(self, rows: list[dict]) -> None:
         if rows:

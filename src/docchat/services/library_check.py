@@ -1,0 +1,100 @@
+"""Checking that a chunk's three homes agree, and mending them when they do not.
+
+A chunk lives in the database (its row: text, page, section), in the keyword index (SQLite
+FTS5, kept by triggers) and in the vector index (Qdrant). A crash between two of them, a
+document deleted while the index could not be opened, a data/qdrant folder restored from
+another day, or a hand edit of the database leaves them apart, and then a passage is silently
+not found by meaning, or not by its words. `check` says what differs, by counts and ids;
+`repair` mends it from the database, which is what the library is: missing vectors are embedded
+again from the chunks' text, vectors of no chunk are dropped, and the keyword index is rebuilt.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+
+from docchat.domain import ChunkRecord, IndexCheck, IndexRepair
+from docchat.ports import ChunkIndex, Embedder, UnitOfWorkFactory
+from docchat.services.ingestion import Ingestion, IngestionCancelled
+from docchat.wording import count
+
+Progress = Callable[[str, float], None]
+READ_BATCH = 1000
+
+
+def problems(check: IndexCheck) -> list[str]:
+    """What does not agree, one line each, in words a user can act on."""
+    found = []
+    if check.missing_vectors:
+        found.append(f"{count(len(check.missing_vectors), 'chunk')} without a vector (not found by meaning)")
+    if check.stray_vectors:
+        found.append(f"{count(len(check.stray_vectors), 'vector')} of no chunk in the library")
+    if check.missing_keywords:
+        found.append(f"{count(check.missing_keywords, 'chunk')} missing from the keyword index (not found by words)")
+    if check.stray_keywords:
+        found.append(f"{count(check.stray_keywords, 'keyword entry', 'keyword entries')} of no chunk")
+    if check.keyword_text_matches is False:
+        found.append("the keyword index does not hold the chunks' text as it is")
+    return found
+
+
+class LibraryCheck:
+    def __init__(self, uow: UnitOfWorkFactory, open_index: Callable[[], ChunkIndex], embedder: Embedder,
+                 ingestion: Ingestion):
+        self._uow = uow
+        self._open_index = open_index
+        self._embedder = embedder
+        self._ingestion = ingestion
+
+    def check(self) -> IndexCheck:
+        """Compares the ids of the ready documents' chunks with the vector index's, and the
+        chunks with the keyword index. Raises DocchatError when the index cannot be opened."""
+        index = self._open_index()
+        with self._uow() as uow:
+            chunks = uow.documents.ready_chunk_ids()
+            keywords = uow.documents.keyword_index_state()
+        vectors = index.chunk_ids()
+        missing_keywords, stray_keywords, text_matches = keywords if keywords is not None else (None, None, None)
+        return IndexCheck(
+            chunks=len(chunks), vectors=len(vectors),
+            missing_vectors=tuple(sorted(set(chunks) - set(vectors))),
+            # A vector whose chunk moved to another document is as stray as one of no chunk.
+            stray_vectors=tuple(sorted(c for c, d in vectors.items() if chunks.get(c) != d)),
+            missing_keywords=missing_keywords, stray_keywords=stray_keywords, keyword_text_matches=text_matches)
+
+    def repair(self, *, progress: Progress, cancel: threading.Event) -> IndexRepair:
+        """Mends what `check` finds, from the database. Cancelled, what was embedded stays (a
+        later repair embeds the rest)."""
+        found = self.check()
+        index = self._open_index()
+        if found.stray_vectors:
+            progress(f"dropping {count(len(found.stray_vectors), 'stray vector')}", 0.0)
+            index.delete_chunks(found.stray_vectors)
+        rebuilt = bool(found.missing_keywords or found.stray_keywords or found.keyword_text_matches is False)
+        if rebuilt:
+            progress("rebuilding the keyword index", 0.05)
+            with self._uow(write=True) as uow:
+                uow.documents.rebuild_keyword_index()
+                uow.commit()
+        embedded = 0
+        if found.missing_vectors:
+            records: list[ChunkRecord] = []
+            with self._uow() as uow:
+                # A batch at a time: a lost index misses every chunk, more than a query may bind.
+                for start in range(0, len(found.missing_vectors), READ_BATCH):
+                    batch = list(found.missing_vectors[start:start + READ_BATCH])
+                    records += uow.documents.chunks(batch).values()
+
+            def done(so_far: int, of: int) -> None:
+                nonlocal embedded
+                embedded = so_far
+                progress(f"embedded {so_far} of {of} chunks", 0.1 + 0.9 * so_far / max(of, 1))
+
+            def cancelled() -> None:
+                raise IngestionCancelled(f"the repair was cancelled after {embedded} of "
+                                         f"{count(len(records), 'chunk')}; run it again to finish")
+
+            self._ingestion.index_chunks(index, self._embedder, records, done, cancel, cancelled)
+        progress("done", 1.0)
+        return IndexRepair(embedded=embedded, dropped=len(found.stray_vectors), keyword_index_rebuilt=rebuilt)
