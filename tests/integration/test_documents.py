@@ -136,7 +136,7 @@ def test_reindex_rebuilds_a_lost_index_from_the_text_in_the_database(data_dir, s
     # The question shares no word with the page that answers it: only the vectors can find it.
     question = "Which monthly deadline applies?"
     assert library.retrieve(question, top_k=3) == []
-    assert "run `docchat documents reindex`" in library.health().problem
+    assert "`docchat documents repair`" in library.health().problem
     stages = []
 
     count = library.reindex(progress=lambda stage, share: stages.append(share))

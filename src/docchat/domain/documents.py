@@ -69,6 +69,14 @@ class ChunkRecord:
     page: int | None
     text: str
     token_count: int
+    # Where the chunk stands, "<document> › <section>": searched by its words beside the text,
+    # never shown or given to the model (the citation says the same in its own words).
+    heading: str = ""
+
+
+def chunk_heading(document_name: str, label: str) -> str:
+    """The heading a chunk is keyword-indexed under (migration 0009 writes the same for older chunks)."""
+    return f"{document_name} › {label}"
 
 
 @dataclass(frozen=True)

@@ -24,7 +24,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 
 from docchat.documents.chunking import chunk
-from docchat.domain import ChunkRecord, Document, DocumentStatus, IngestReport, ParsedDocument, content_hash, utcnow
+from docchat.domain import (ChunkRecord, Document, DocumentStatus, IngestReport, ParsedDocument, chunk_heading,
+                            content_hash, utcnow)
 from docchat.errors import DocchatError, InvalidInput
 from docchat.ports import ChunkIndex, Embedder, FileStore, Parser, TokenCounter, UnitOfWorkFactory
 from docchat.wording import count
@@ -211,7 +212,8 @@ class Ingestion:
             status=DocumentStatus.INGESTING, added_at=utcnow(),
         )
         records = [ChunkRecord(id=str(uuid.uuid4()), document_id=document.id, position=p.index, label=p.label,
-                               page=p.page, text=p.text, token_count=p.token_count) for p in pieces]
+                               page=p.page, text=p.text, token_count=p.token_count,
+                               heading=chunk_heading(document.name, p.label)) for p in pieces]
         return _Pending(name, data, document, records)
 
     def _ingest(self, index: ChunkIndex, embedder: Embedder, group: list[_Pending], embedded: Embedded,

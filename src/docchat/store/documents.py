@@ -84,7 +84,7 @@ def _document(row) -> Document:
 
 def _chunk(row) -> ChunkRecord:
     return ChunkRecord(id=row.id, document_id=row.document_id, position=row.position, label=row.label,
-                       page=row.page, text=row.text, token_count=row.token_count)
+                       page=row.page, text=row.text, token_count=row.token_count, heading=row.heading)
 
 
 class DocumentRepository:

@@ -198,6 +198,8 @@ chunks = Table(
     Column("page", Integer, nullable=True),
     Column("text", Text, nullable=False),
     Column("token_count", Integer, nullable=False),
+    # The document's name and the section, read by the keyword index beside the text (0009).
+    Column("heading", Text, nullable=False, server_default=""),
     UniqueConstraint("document_id", "position", name="uq_chunks_document_position"),
 )
 
