@@ -15,6 +15,8 @@ from odf.opendocument import OpenDocumentSpreadsheet
 from odf.table import Table, TableCell, TableRow
 from odf.text import P
 from pptx import Presentation
+from pptx.chart.data import CategoryChartData
+from pptx.enum.chart import XL_CHART_TYPE
 from pptx.util import Inches
 
 TITLE_AND_CONTENT, TITLE_ONLY, BLANK = 1, 5, 6  # slide layouts of python-pptx's default template
@@ -53,6 +55,24 @@ def with_table(title: str, rows: list[list[str]]):
         for r, row in enumerate(rows):
             for c, text in enumerate(row):
                 table.cell(r, c).text = text
+
+    return draw
+
+
+def with_chart(title: str, chart_title: str, categories: list[str], series: dict[str, list[float]]):
+    """A slide with a clustered column chart; python-pptx writes the values the chart shows into it."""
+
+    def draw(presentation) -> None:
+        slide = presentation.slides.add_slide(presentation.slide_layouts[TITLE_ONLY])
+        slide.shapes.title.text = title
+        data = CategoryChartData()
+        data.categories = categories
+        for name, values in series.items():
+            data.add_series(name, values)
+        chart = slide.shapes.add_chart(XL_CHART_TYPE.COLUMN_CLUSTERED, Inches(1), Inches(2), Inches(6), Inches(4),
+                                       data).chart
+        chart.has_title = True
+        chart.chart_title.text_frame.text = chart_title
 
     return draw
 

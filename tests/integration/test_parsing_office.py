@@ -29,6 +29,7 @@ from tests.office_files import (
     pptx_of,
     titled,
     untitled_group,
+    with_chart,
     with_table,
     xlsx_of,
     xlsx_with_a_formula,
@@ -87,6 +88,17 @@ def test_grouped_shapes_and_tables_are_read_on_their_slide():
 
     assert grouped.text == "Dredging of berth 4 starts in May\n\nThe harbour master signs off the plan"
     assert table.text == "Regional sales\n\nRegion | Sales\nNorth | 4,200 tonnes\nSouth | 3,150 tonnes"
+
+
+def test_a_chart_is_read_as_its_title_and_each_series_value_with_its_category():
+    deck = pptx_of(with_chart("Throughput", "Tonnes by berth", ["Berth 1", "Berth 4"],
+                              {"2025": [312, 280.5], "2026": [330, 295]}))
+
+    [section] = parse("throughput.pptx", deck).sections
+
+    assert section.label == "slide 1: Throughput"
+    assert section.text == ("Throughput\n\nChart: Tonnes by berth\n2025: Berth 1 312; Berth 4 280.5\n"
+                            "2026: Berth 1 330; Berth 4 295")
 
 
 def test_a_line_break_inside_a_paragraph_keeps_the_words_on_either_side_apart():

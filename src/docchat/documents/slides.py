@@ -3,8 +3,10 @@ has none), with the slide's text and its speaker notes.
 
 A slide's text is its title first, then every other shape's in the slide's own order: text
 frames (a line break inside a paragraph kept as one), tables row by row (`cell | cell`, a merged
-cell once), and the shapes inside groups, however deep. The notes follow after `Notes:`. Pictures,
-charts and media give no text. python-pptx reads the file (its XML parser resolves no entity), is
+cell once), charts by their title and each series' values with their categories (`Chart: Units
+by region` then `Units: North 312; South 280`, the numbers the chart shows, from the values the
+file keeps for it), and the shapes inside groups, however deep. The notes follow after `Notes:`.
+Pictures and media give no text. python-pptx reads the file (its XML parser resolves no entity), is
 imported when a presentation is parsed, and never follows a relationship that points outside the
 file (a linked picture, a hyperlink): nothing is fetched.
 """
@@ -54,6 +56,8 @@ def _shape_texts(shape) -> list[str]:
         return [text for inner in shape.shapes for text in _shape_texts(inner)]
     if getattr(shape, "has_table", False) and shape.has_table:
         return [_table_text(shape.table)]
+    if getattr(shape, "has_chart", False) and shape.has_chart:
+        return [_chart_text(shape.chart)]
     if getattr(shape, "has_text_frame", False) and shape.has_text_frame:
         return [_frame_text(shape.text_frame)]
     return []
@@ -66,6 +70,25 @@ def _table_text(table) -> str:
         cells = [_one_line(cell.text) for cell in row.cells if not cell.is_spanned]
         rows.append(" | ".join(cells))
     return "\n".join(rows)
+
+
+def _chart_text(chart) -> str:
+    """`Chart: <title>`, then a line per series: `<series>: <category> <value>; ...` (categories
+    are left out of a chart that has none, an XY or bubble chart's points being values only)."""
+    lines = [f"Chart: {_one_line(chart.chart_title.text_frame.text)}" if chart.has_title else "Chart"]
+    for plot in chart.plots:
+        categories = [_one_line(str(label)) for label in plot.categories]
+        for series in plot.series:
+            values = [_value(v) for v in series.values]
+            points = [f"{c} {v}" if c else v for c, v in zip(categories, values)] if categories else values
+            lines.append(f"{_one_line(series.name or 'Series')}: " + "; ".join(p for p in points if p))
+    return "\n".join(lines)
+
+
+def _value(value: float | None) -> str:
+    if value is None:
+        return ""
+    return str(int(value)) if value.is_integer() and abs(value) < 1e15 else f"{value:.15g}"
 
 
 def _notes(slide) -> str:
