@@ -45,7 +45,24 @@ def test_the_same_content_uploaded_again_is_said_to_be_in_the_library(client, tr
     response = upload(client, "a copy.md", TRUST.encode())
 
     assert response.status_code == 200
-    assert response.json() == {"document": trust, "already_present": True}
+    assert response.json() == {"document": trust, "already_present": True, "attachments": [],
+                               "refused_attachments": []}
+
+
+def test_a_mail_s_attachments_are_documents_of_their_own_named_after_it(client):
+    from tests.integration.test_mail_attachments import quote
+
+    response = upload(client, "quote.eml", bytes(quote()))
+
+    assert response.status_code == 201
+    added = response.json()
+    assert [(a["document"]["name"], a["already_present"]) for a in added["attachments"]] == [
+        ("quote.eml › stock.xlsx", False), ("quote.eml › delivery.md", False)]
+    assert added["refused_attachments"] == [
+        'attached to quote.eml: "terms.docx" is not a readable Word document (.docx)']
+    listed = {d["name"]: d["attached_to"] for d in client.get("/api/v1/documents").json()}
+    assert listed == {"quote.eml": None, "quote.eml › stock.xlsx": added["document"]["id"],
+                      "quote.eml › delivery.md": added["document"]["id"]}
 
 
 @pytest.mark.parametrize(("name", "data", "status", "detail"), [

@@ -417,6 +417,9 @@ class FakeDocuments:
     def by_hash(self, content_hash: str) -> Document | None:
         return next((d for d in self.documents.values() if d.content_hash == content_hash), None)
 
+    def attachments_of(self, document_id: str) -> list[Document]:
+        return [d for d in self.documents.values() if d.attached_to == document_id]
+
     def add_chunks(self, records: list[ChunkRecord]) -> None:
         for record in records:
             self.chunk_rows.setdefault(record.document_id, []).append(record)

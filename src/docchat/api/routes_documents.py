@@ -8,7 +8,7 @@ from fastapi.responses import JSONResponse
 
 from docchat.api import deps
 from docchat.api.errors import error_response, one_line
-from docchat.api.schemas import DocumentAdded, DocumentOut, DocumentUseOut, from_document
+from docchat.api.schemas import AttachmentAdded, DocumentAdded, DocumentOut, DocumentUseOut, from_document
 from docchat.errors import InvalidInput
 
 router = APIRouter(prefix="/api/v1", tags=["documents"])
@@ -30,7 +30,11 @@ def add_document(file: UploadFile = File(description="A document of a kind docch
         report = services.documents.add(name, data)
     except InvalidInput as error:
         return error_response(UPLOAD_PATH, _refusal(name, data, services), one_line(error))
-    added = DocumentAdded(document=from_document(report.document), already_present=report.already_present)
+    added = DocumentAdded(
+        document=from_document(report.document), already_present=report.already_present,
+        attachments=[AttachmentAdded(document=from_document(a.document), already_present=a.already_present)
+                     for a in report.attached],
+        refused_attachments=list(report.refused))
     return JSONResponse(added.model_dump(mode="json"), status_code=200 if report.already_present else 201)
 
 

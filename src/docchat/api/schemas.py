@@ -179,11 +179,22 @@ class DocumentOut(BaseModel):
     pages: int | None
     chunks: int
     added_at: datetime
+    attached_to: str | None = Field(None, description="The document this one came inside (a mail, for its "
+                                                      "attachments); it leaves the library with that one.")
+
+
+class AttachmentAdded(BaseModel):
+    document: DocumentOut
+    already_present: bool
 
 
 class DocumentAdded(BaseModel):
     document: DocumentOut
     already_present: bool
+    attachments: list[AttachmentAdded] = Field(
+        default_factory=list, description="A mail's attachments of a kind docchat reads, each a document of its own.")
+    refused_attachments: list[str] = Field(
+        default_factory=list, description="Attachments that could not be read, one line each; the mail went in.")
 
 
 class DocumentUseOut(BaseModel):
@@ -221,7 +232,8 @@ def from_message(message) -> dict:
 
 def from_document(document) -> dict:
     return {"id": document.id, "name": document.name, "kind": document.kind, "size": document.size,
-            "pages": document.pages, "chunks": document.chunks, "added_at": document.added_at}
+            "pages": document.pages, "chunks": document.chunks, "added_at": document.added_at,
+            "attached_to": document.attached_to}
 
 
 def from_turn(turn) -> dict:

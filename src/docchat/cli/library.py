@@ -163,12 +163,24 @@ def ingest(args) -> int:
                 continue
             pages = f", {count(document.pages, 'page')}" if document.pages else ""
             print(f"{shown(document.name)}: {count(document.chunks, 'chunk')}{pages}  {document.id}")
+            added += _attachments(outcome.report)
     finally:
         _clear_bar()
         if conversation_id and added:
             services.conversations.set_document_scope(
                 conversation_id, sorted(set(_scope(services, conversation_id)) | set(added)))
     return 1 if refused else 0
+
+
+def _attachments(report) -> list[str]:
+    """Prints how a mail's attachments went, under it; the ids of those in the library."""
+    for attached in report.attached:
+        document = attached.document
+        done = "already in the library" if attached.already_present else count(document.chunks, "chunk")
+        print(f"  attached: {shown(document.name)}: {done}  {document.id}")
+    for refusal in report.refused:
+        print(f"docchat: {for_terminal(refusal)}", file=sys.stderr)
+    return [attached.document.id for attached in report.attached]
 
 
 def _files(paths: list[str]) -> list[Path]:

@@ -7,7 +7,9 @@ Invariants (beside docchat.documents.parsing's, which hold here too):
   cut at blank lines and labelled "<subject>, part N".
 - The body is the text/plain part when the mail has one, else its text/html part read as the
   HTML parser reads a page (nothing fetched); quoted replies are kept as written.
-- Attachments are named, not read: making them documents of their own is ingestion's work.
+- Every attachment is named. Those of a kind docchat reads (a forwarded mail as an .eml) are
+  also handed back, whole, up to MAX_ATTACHMENTS and each once, for ingestion to make documents
+  of their own; those inside a forwarded mail stay inside it (read when that mail is).
 - A file with none of those headers is not a mail, a mail with no subject, body or attachment
   is empty, and an S/MIME or OpenPGP one cannot be read: each is refused in one line.
 - A .msg is turned into the same message by aspose-email-foss (MIT, pure Python, no
@@ -23,8 +25,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
+from pathlib import PurePath
 
-from docchat.domain import Section
+from docchat.domain import Attachment, Section, content_hash
 from docchat.errors import InvalidInput
 from docchat.text import with_replacement_characters
 
@@ -34,9 +37,14 @@ MESSAGE = "message"
 # As parsing's plain text: a long body goes into sections of about this many characters.
 SECTION_CHARS = 4000
 PROTECTED = {"multipart/encrypted", "application/pkcs7-mime", "application/x-pkcs7-mime"}
+# Beyond this many, attachments are named but not made documents (each costs an ingestion).
+MAX_ATTACHMENTS = 50
+FORWARDED = "forwarded message.eml"
+
+Read = tuple[list[Section], tuple[Attachment, ...]]
 
 
-def read_eml(shown: str, data: bytes, max_bytes: int) -> list[Section]:
+def read_eml(shown: str, data: bytes, max_bytes: int) -> Read:
     from email import policy
     from email.parser import BytesParser
 
@@ -52,7 +60,7 @@ def read_eml(shown: str, data: bytes, max_bytes: int) -> list[Section]:
         raise InvalidInput(f"{shown} is not a readable e-mail message (.eml)") from None
 
 
-def read_msg(shown: str, data: bytes, max_bytes: int) -> list[Section]:
+def read_msg(shown: str, data: bytes, max_bytes: int) -> Read:
     from aspose.email_foss.cfb import CFBReader
     from aspose.email_foss.msg import MapiMessage, MsgDocument, MsgReader
 
@@ -66,7 +74,7 @@ def read_msg(shown: str, data: bytes, max_bytes: int) -> list[Section]:
         raise InvalidInput(f"{shown} is not a readable Outlook message (.msg)") from None
 
 
-def _sections(shown: str, message) -> list[Section]:
+def _sections(shown: str, message) -> Read:
     if message.get_content_type() in PROTECTED:
         raise InvalidInput(f"{shown} is encrypted (S/MIME or OpenPGP); docchat cannot read it")
     headers = [(name, value) for name in HEADERS if (value := _header(message, name))]
@@ -83,9 +91,10 @@ def _sections(shown: str, message) -> list[Section]:
         lines.append("Attachments: " + ", ".join(attachments))
     first = subject or MESSAGE
     parts = _parts(body) or [""]
-    return [Section(first, None, "\n".join(lines) + "\n\n" + parts[0])] + [
+    sections = [Section(first, None, "\n".join(lines) + "\n\n" + parts[0])] + [
         Section(f"{first[:90]}, part {number}", None, text) for number, text in enumerate(parts[1:], start=2)
     ]
+    return sections, _readable_attachments(message, body_part)
 
 
 def _header(message, name: str) -> str:
@@ -127,6 +136,51 @@ def _attachment_name(part) -> str:
     return f"an unnamed {part.get_content_type()}"
 
 
+def _readable_attachments(message, body_part) -> tuple[Attachment, ...]:
+    """The attachments of a kind docchat reads, whole, each content once; not those inside a
+    forwarded mail (that mail is one of them)."""
+    from docchat.documents.parsing import reads
+
+    found: dict[str, Attachment] = {}
+    for part in _attached_parts(message):
+        if len(found) == MAX_ATTACHMENTS:
+            break
+        if not _is_attachment(part, body_part):
+            continue
+        forwarded = part.get_content_type() == "message/rfc822"
+        # Only the last component of the name: a sender's "../x.pdf" names a file, not a path.
+        name = PurePath(" ".join((part.get_filename() or "").split()).replace("\\", "/")).name
+        if forwarded and not reads(name):
+            name = FORWARDED
+        if not reads(name):
+            continue
+        data = _payload(part, forwarded)
+        if data:
+            found.setdefault(content_hash(data), Attachment(with_replacement_characters(name), data))
+    return tuple(found.values())
+
+
+def _attached_parts(message):
+    """Every leaf part, and every forwarded mail as one part, in order."""
+    for part in message.iter_parts():
+        if part.get_content_type() == "message/rfc822":
+            yield part
+        elif part.is_multipart():
+            yield from _attached_parts(part)
+        else:
+            yield part
+
+
+def _payload(part, forwarded: bool) -> bytes:
+    try:
+        if forwarded:
+            return bytes(part.get_payload(0).as_bytes())
+        data = part.get_payload(decode=True)
+    except Exception:  # a part the email package cannot decode or write out: named only
+        return b""
+    return data if isinstance(data, bytes) else b""
+
+
 def _parts(body: str) -> list[str]:
     """The body in pieces of about SECTION_CHARS, cut between paragraphs."""
     pieces: list[str] = []
@@ -143,4 +197,4 @@ def _parts(body: str) -> list[str]:
     return [piece for piece in pieces if piece.strip()]
 
 
-PARSERS: dict[str, Callable[[str, bytes, int], list[Section]]] = {"email": read_eml, "outlook": read_msg}
+PARSERS: dict[str, Callable[[str, bytes, int], Read]] = {"email": read_eml, "outlook": read_msg}

@@ -24,7 +24,8 @@ Invariants:
   contents, else the chapter's first heading, else `chapter N` (docchat.documents.ebooks).
 - Mail (EML, Outlook's MSG) gives a first section labelled by the subject (`message` without one)
   holding From, To, Cc, Date, Subject and the attachments' names before the body, and more
-  sections for a long body (docchat.documents.mail). Attachments are named, not read.
+  sections for a long body (docchat.documents.mail). Its attachments of a kind docchat reads come
+  back whole in `attachments`, for ingestion to make documents of their own.
 - Source code gives a section per top-level definition with its lines (`def parse (lines 56-90)`),
   the lines between being `module` / `top level`; a notebook one per cell (`cell 3: code`)
   (docchat.documents.code_files).
@@ -101,7 +102,8 @@ def parse(name: str, data: bytes, *, max_bytes: int = MAX_BYTES) -> ParsedDocume
         raise InvalidInput(f"{shown} is empty")
     if len(data) > max_bytes:
         raise InvalidInput(f"{shown} is {_size(len(data))}; the limit is {_size(max_bytes)}")
-    raw = _PARSERS[kind](shown, data, max_bytes)
+    read = _PARSERS[kind](shown, data, max_bytes)
+    raw, attachments = read if isinstance(read, tuple) else (read, ())  # a mail hands back its attachments
     sections = [
         Section(_label(section.label), section.page, text)
         for section in raw
@@ -109,7 +111,7 @@ def parse(name: str, data: bytes, *, max_bytes: int = MAX_BYTES) -> ParsedDocume
     ]
     if not sections:
         raise InvalidInput(f"{shown} has no text to index" + (" (a scanned PDF?)" if kind == "pdf" else ""))
-    return ParsedDocument(name=name, kind=kind, sections=sections)
+    return ParsedDocument(name=name, kind=kind, sections=sections, attachments=attachments)
 
 
 class InProcessParser:
@@ -329,7 +331,7 @@ def _size(count: int) -> str:
     return f"{count} bytes"
 
 
-_PARSERS: dict[str, Callable[[str, bytes, int], list[Section]]] = {
+_PARSERS: dict[str, Callable[[str, bytes, int], list[Section] | mail.Read]] = {
     "pdf": _pdf,
     "docx": _docx,
     "markdown": _markdown,

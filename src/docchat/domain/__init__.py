@@ -9,7 +9,7 @@ from docchat.domain.figures import (
     Budget, MemoryStats,
 )
 from docchat.domain.documents import (
-    content_hash, Section, ParsedDocument, DocumentStatus, Document, IngestReport, ChunkRecord, chunk_heading, Retrieved, SourceView,
+    content_hash, Section, Attachment, ParsedDocument, DocumentStatus, Document, IngestReport, ChunkRecord, chunk_heading, Retrieved, SourceView,
     DocumentUse, Scope,
 )
 from docchat.domain.health import (
@@ -22,7 +22,7 @@ __all__ = [
     "Conversation", "Citation", "Message", "joint_reading", "Summary", "Condensed", "SearchHit", "CleanupReport",
     "ImportReport",
     "Budget", "MemoryStats",
-    "content_hash", "Section", "ParsedDocument", "DocumentStatus", "Document", "IngestReport", "ChunkRecord", "chunk_heading",
+    "content_hash", "Section", "Attachment", "ParsedDocument", "DocumentStatus", "Document", "IngestReport", "ChunkRecord", "chunk_heading",
     "Retrieved", "SourceView", "DocumentUse", "Scope",
     "StoreHealth", "LLMStatus", "LibraryHealth", "IndexCheck", "IndexRepair",
 ]

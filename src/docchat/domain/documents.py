@@ -26,10 +26,20 @@ class Section:
 
 
 @dataclass(frozen=True)
+class Attachment:
+    """A file that came inside another (a mail's attachment), of a kind the library reads."""
+
+    name: str
+    data: bytes
+
+
+@dataclass(frozen=True)
 class ParsedDocument:
     name: str
     kind: str
     sections: list[Section]
+    # Files inside it that become documents of their own (a mail's attachments).
+    attachments: tuple[Attachment, ...] = ()
 
 
 class DocumentStatus(StrEnum):
@@ -50,14 +60,20 @@ class Document:
     chunks: int
     status: DocumentStatus
     added_at: datetime
+    # The document it came inside (a mail, for its attachments); it leaves with that one.
+    attached_to: str | None = None
 
 
 @dataclass(frozen=True)
 class IngestReport:
-    """A file added to the library, or found there already (same content): then nothing changed."""
+    """A file added to the library, or found there already (same content): then nothing changed.
+    A mail's attachments of a kind the library reads come with it: each added or found already
+    (`attached`), or refused, in one line each (`refused`)."""
 
     document: Document
     already_present: bool
+    attached: tuple[IngestReport, ...] = ()
+    refused: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)

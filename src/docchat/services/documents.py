@@ -98,7 +98,8 @@ class DocumentService:
             return [d for d in uow.documents.list() if d.status is DocumentStatus.READY]
 
     def delete(self, document_id: str) -> None:
-        """Removes the document, its chunks and its vectors; the file goes unless another uses it."""
+        """Removes the document, its chunks and its vectors, and so the documents attached to it
+        (a mail's attachments); the file goes unless another uses it."""
         with self._uow() as uow:
             document = uow.documents.get(document_id)
         if document is None:
@@ -222,6 +223,10 @@ class DocumentService:
         return indexed
 
     def _remove(self, document: Document) -> None:
+        with self._uow() as uow:
+            attachments = uow.documents.attachments_of(document.id)
+        for attachment in attachments:  # a mail's attachments leave with it
+            self._remove(attachment)
         # Marked first: a crash part-way leaves a document that is not searched and is cleared
         # the next time the index opens, never a ready one missing its vectors.
         with self._uow(write=True) as uow:

@@ -66,12 +66,19 @@ class Ingested:
 
 @dataclass(frozen=True)
 class _Pending:
-    """A parsed, chunked file, nothing of it written yet."""
+    """A parsed, chunked file, nothing of it written yet; a mail with its attachments: those to
+    write with it (`attached`), those in the library already (`present`) and those refused."""
 
     name: str
     data: bytes
     document: Document
     records: list[ChunkRecord]
+    attached: tuple[_Pending, ...] = ()
+    present: tuple[IngestReport, ...] = ()
+    refused: tuple[str, ...] = ()
+
+    def content_hashes(self) -> set[str]:
+        return {self.document.content_hash, *(p.document.content_hash for p in self.attached)}
 
 
 class Ingestion:
@@ -149,7 +156,8 @@ class Ingestion:
             except DocchatError as error:
                 outcome = Ingested(file.name, error=error)
             else:
-                if content_hash(data) in {p.document.content_hash for p in group}:
+                coming = {content_hash(data), *(content_hash(a.data) for a in parsed.attachments)}
+                if coming & {digest for p in group for digest in p.content_hashes()}:
                     yield from ingest_group()  # the first copy ready, this one is found in the library
                 outcome = self._pending(file.name, data, parsed)
             if isinstance(outcome, _Pending):
@@ -193,7 +201,8 @@ class Ingestion:
             return Ingested(name, error=error)
         return Ingested(name, report=prepared) if isinstance(prepared, IngestReport) else prepared
 
-    def _prepare(self, name: str, data: bytes, parsed: ParsedDocument) -> _Pending | IngestReport:
+    def _prepare(self, name: str, data: bytes, parsed: ParsedDocument,
+                 attached_to: str | None = None) -> _Pending | IngestReport:
         """The file's document and chunks, to be written; or the document already holding it."""
         digest = content_hash(data)
         with self._uow() as uow:
@@ -209,15 +218,50 @@ class Ingestion:
         document = Document(
             id=str(uuid.uuid4()), name=parsed.name, kind=parsed.kind, path="", size=len(data), content_hash=digest,
             pages=max((s.page or 0) for s in parsed.sections) or None, chunks=len(pieces),
-            status=DocumentStatus.INGESTING, added_at=utcnow(),
+            status=DocumentStatus.INGESTING, added_at=utcnow(), attached_to=attached_to,
         )
         records = [ChunkRecord(id=str(uuid.uuid4()), document_id=document.id, position=p.index, label=p.label,
                                page=p.page, text=p.text, token_count=p.token_count,
                                heading=chunk_heading(document.name, p.label)) for p in pieces]
-        return _Pending(name, data, document, records)
+        pending = _Pending(name, data, document, records)
+        return self._with_attachments(pending, parsed) if parsed.attachments else pending
+
+    def _with_attachments(self, mail: _Pending, parsed: ParsedDocument) -> _Pending:
+        """The mail with its attachments parsed and chunked, each named after it ("quote.eml ›
+        prices.xlsx"). An attachment that cannot be read is refused alone: the mail goes in."""
+        attached: list[_Pending] = []
+        present: list[IngestReport] = []
+        refused: list[str] = []
+        for attachment in parsed.attachments:
+            try:
+                inner = self._parser.parse(attachment.name, attachment.data, max_bytes=self._max_bytes)
+                # One level: what is inside an attachment (a forwarded mail's own) stays named only.
+                inner = replace(inner, name=f"{parsed.name} › {inner.name}", attachments=())
+                prepared = self._prepare(inner.name, attachment.data, inner, attached_to=mail.document.id)
+            except DocchatError as error:
+                refused.append(f"attached to {parsed.name}: {error}")
+                continue
+            if isinstance(prepared, IngestReport):
+                present.append(prepared)
+            else:
+                attached.append(prepared)
+        return replace(mail, attached=tuple(attached), present=tuple(present), refused=tuple(refused))
 
     def _ingest(self, index: ChunkIndex, embedder: Embedder, group: list[_Pending], embedded: Embedded,
                 cancel: threading.Event, cancelled: Callable[[], None]) -> list[IngestReport]:
+        """Ingests the group's files with their attachments, together: each file's report
+        carries its attachments'."""
+        flat = [p for pending in group for p in (pending, *pending.attached)]
+        reports = iter(self._ingest_files(index, embedder, flat, embedded, cancel, cancelled))
+        found = []
+        for pending in group:
+            report = next(reports)
+            attached = tuple(next(reports) for _ in pending.attached) + pending.present
+            found.append(replace(report, attached=attached, refused=pending.refused))
+        return found
+
+    def _ingest_files(self, index: ChunkIndex, embedder: Embedder, group: list[_Pending], embedded: Embedded,
+                      cancel: threading.Event, cancelled: Callable[[], None]) -> list[IngestReport]:
         """Stores the group's files, writes their rows (`ingesting`), embeds and indexes their
         chunks, and marks them ready together; on any failure removes all of them again."""
         documents: list[Document] = []

@@ -79,7 +79,7 @@ def ts_terms(terms: Sequence[str]) -> list[str]:
 def _document(row) -> Document:
     return Document(id=row.id, name=row.name, kind=row.kind, path=row.path, size=row.size,
                     content_hash=row.content_hash, pages=row.pages, chunks=row.chunks, status=DocumentStatus(row.status),
-                    added_at=row.added_at)
+                    added_at=row.added_at, attached_to=row.attached_to)
 
 
 def _chunk(row) -> ChunkRecord:
@@ -95,7 +95,7 @@ class DocumentRepository:
         self._db.execute(insert(documents).values(
             id=document.id, name=document.name, kind=document.kind, path=document.path, size=document.size,
             content_hash=document.content_hash, pages=document.pages, chunks=document.chunks,
-            status=document.status.value, added_at=document.added_at))
+            status=document.status.value, added_at=document.added_at, attached_to=document.attached_to))
 
     def get(self, document_id: str) -> Document | None:
         row = self._db.execute(select(documents).where(documents.c.id == document_id)).first()
@@ -114,6 +114,12 @@ class DocumentRepository:
 
     def list(self) -> list[Document]:
         rows = self._db.execute(select(documents).order_by(documents.c.added_at.desc(), documents.c.pk.desc()))
+        return [_document(row) for row in rows]
+
+    def attachments_of(self, document_id: str) -> list[Document]:
+        """The documents that came inside this one (a mail's attachments)."""
+        rows = self._db.execute(select(documents).where(documents.c.attached_to == document_id)
+                                .order_by(documents.c.pk))
         return [_document(row) for row in rows]
 
     def any_ready(self) -> bool:

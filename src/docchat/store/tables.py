@@ -185,6 +185,8 @@ documents = Table(
     Column("chunks", Integer, nullable=False, default=0),
     Column("status", String(16), nullable=False),
     Column("added_at", UTCDateTime, nullable=False),
+    # The document this one came inside (a mail's attachment: migration 0010).
+    Column("attached_to", String(36), nullable=True, index=True),
 )
 
 chunks = Table(

@@ -53,6 +53,7 @@ def _ingest(upload) -> None:
         slot.error(literal(str(error)), icon=":material/error:")
         return
     _outcome(slot, upload.name, added)
+    _attachments(st.container(), added)
 
 
 def _ingest_many(uploads) -> None:
@@ -72,6 +73,7 @@ def _ingest_many(uploads) -> None:
                 lines.error(literal(str(outcome.error)), icon=":material/error:")
             else:
                 _outcome(lines, outcome.name, outcome.report)
+                _attachments(lines, outcome.report)
     except DocchatError as error:
         slot.error(literal(str(error)), icon=":material/error:")
         return
@@ -87,6 +89,19 @@ def _outcome(slot, name: str, added) -> None:
     else:
         slot.success(literal(f"{document.name}: {count(document.chunks, 'chunk')} ready"),
                      icon=":material/check_circle:")
+
+
+def _attachments(lines, added) -> None:
+    """A line for each of a mail's attachments: a document of its own, or refused."""
+    for attached in added.attached:
+        document = attached.document
+        if attached.already_present:
+            lines.info(literal(f"{document.name}: attached, already in the library"), icon=":material/attach_file:")
+        else:
+            lines.success(literal(f"{document.name}: attached, {count(document.chunks, 'chunk')} ready"),
+                          icon=":material/attach_file:")
+    for refusal in added.refused:
+        lines.error(literal(refusal), icon=":material/error:")
 
 
 def _library() -> None:
@@ -111,13 +126,14 @@ def _library() -> None:
             if right.button("Delete", key=f"{KEY}_delete_{document.id}"):
                 st.session_state[f"{KEY}_confirm_delete"] = document.id
             if st.session_state.get(f"{KEY}_confirm_delete") == document.id:
-                _confirm_delete(document)
+                _confirm_delete(document, sum(d.attached_to == document.id for d in documents))
     if conversation_id:
         _scope(conversation_id)
 
 
-def _confirm_delete(document) -> None:
-    st.warning(literal(f"Delete “{document.name}”? It is removed from the library and from every "
+def _confirm_delete(document, attachments: int) -> None:
+    also = f", with its {count(attachments, 'attachment')}," if attachments else ""
+    st.warning(literal(f"Delete “{document.name}”? It is removed{also} from the library and from every "
                        "conversation's search; answers that cited it keep their quotes."),
                icon=":material/delete:")
     yes, no = st.columns(2)
