@@ -219,8 +219,10 @@ class ChunkIndex(Protocol):
 class Parser(Protocol):
     """Uploaded files to text sections. Safe to call from several threads at once."""
 
-    def parse(self, name: str, data: bytes, *, max_bytes: int) -> ParsedDocument:
-        """The document's text in sections, or InvalidInput in one line naming the file."""
+    def parse(self, name: str, data: bytes, *, max_bytes: int,
+              progress: Callable[[int, int], None] | None = None) -> ParsedDocument:
+        """The document's text in sections, or InvalidInput in one line naming the file.
+        `progress(page, pages)` is told before each page read by OCR (seconds each)."""
     def reads(self, name: str) -> bool:
         """Whether a file of this name is of a kind it reads (by its suffix)."""
     def kinds_in_words(self) -> str:
