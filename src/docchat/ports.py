@@ -246,10 +246,11 @@ class FileStore(Protocol):
 
 
 class PageRenderer(Protocol):
-    """A cited PDF page as a picture, the passage marked on it (documents/render.py)."""
+    """A cited PDF page or image as a picture, the passage marked on it (documents/render.py)."""
 
-    def __call__(self, pdf: bytes, page_number: int, passage: str) -> tuple[bytes, int]:
-        """The 1-based page as PNG bytes, and how many places of the passage were marked."""
+    def __call__(self, original: bytes, page_number: int, passage: str, *, kind: str = "pdf") -> tuple[bytes, int]:
+        """The 1-based page (a PDF's, kind "pdf", or an image's frame, kind "image") as PNG
+        bytes, and how many places of the passage were marked."""
 
 
 class Programs(Protocol):

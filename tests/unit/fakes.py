@@ -491,7 +491,7 @@ class FakeRenderer:
         self.marked = marked
         self.drawn: list[tuple[bytes, int, str]] = []
 
-    def __call__(self, pdf: bytes, page_number: int, passage: str) -> tuple[bytes, int]:
+    def __call__(self, pdf: bytes, page_number: int, passage: str, *, kind: str = "pdf") -> tuple[bytes, int]:
         self.drawn.append((pdf, page_number, passage))
         return f"PNG of page {page_number}".encode(), self.marked
 
