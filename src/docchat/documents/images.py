@@ -1,4 +1,5 @@
-"""Images (PNG, JPEG, TIFF, WebP) to sections by OCR: one per image, labelled `image`; a
+"""Images (PNG, JPEG, TIFF, WebP) to sections by OCR: one per image, labelled `page 1` (a
+citation says "page 1" as it does of a one-page PDF, and the source view draws that page); a
 multi-page TIFF one per frame, labelled `page N`.
 
 Pillow (HPND licence) decodes the file, in the parse worker under its memory cap; tesseract only
@@ -12,6 +13,7 @@ not recognise as an image, is refused whole, as is an image on which OCR finds n
 from __future__ import annotations
 
 import io
+import warnings
 from collections.abc import Callable, Iterator
 
 from docchat.documents import ocr
@@ -43,7 +45,7 @@ def image_sections(shown: str, data: bytes, max_bytes: int, progress: PageProgre
         except (ValueError, OSError):
             raise InvalidInput(f"{shown} {UNREADABLE}") from None
         text = ocr.text_of(ocr_words(shown, grey))
-        sections.append(Section("image" if count == 1 else f"page {number}", number, text))
+        sections.append(Section(f"page {number}", number, text))
     return sections
 
 
@@ -53,7 +55,10 @@ def frames(shown: str, data: bytes) -> Iterator[tuple[int, int, object]]:
     from PIL import Image, ImageOps, UnidentifiedImageError
 
     try:
-        image = Image.open(io.BytesIO(data))
+        with warnings.catch_warnings():
+            # Pillow warns of a picture over its MAX_IMAGE_PIXELS: refused just below, in one line.
+            warnings.simplefilter("ignore", Image.DecompressionBombWarning)
+            image = Image.open(io.BytesIO(data))
     except Image.DecompressionBombError:
         raise InvalidInput(f"{shown} declares more pixels than docchat reads ({MAX_PIXELS // 1_000_000} "
                            "megapixels at most): a decompression bomb?") from None

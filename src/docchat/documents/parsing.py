@@ -30,7 +30,7 @@ Invariants:
 - Source code gives a section per top-level definition with its lines (`def parse (lines 56-90)`),
   the lines between being `module` / `top level`; a notebook one per cell (`cell 3: code`)
   (docchat.documents.code_files).
-- Images (PNG, JPEG, TIFF, WebP) are read by OCR: one section per image, labelled `image`, or
+- Images (PNG, JPEG, TIFF, WebP) are read by OCR: one section per image, labelled `page 1`, or
   per frame of a multi-page TIFF, `page N` (docchat.documents.images). OCR is Debian's
   tesseract-ocr, run as a program (docchat.documents.ocr); without it, an image or a scanned
   page is refused in one line saying so.
