@@ -86,7 +86,7 @@ def test_a_pdf_mixing_a_text_page_and_a_scanned_page_is_read_per_page():
     assert told == [(2, 2)]  # only the scanned page was read by OCR
 
 
-def _png_declaring(width: int, height: int) -> bytes:
+def png_declaring(width: int, height: int) -> bytes:
     """A PNG of a few bytes whose header claims width x height pixels (a decompression bomb)."""
     def chunk(kind: bytes, data: bytes) -> bytes:
         return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
@@ -102,8 +102,8 @@ MANIFEST_PNG = encoded(page_image(MANIFEST), "PNG")
 @pytest.mark.parametrize(("name", "data", "why"), [
     ("manifest.png", MANIFEST_PNG[: len(MANIFEST_PNG) // 2], "is not a readable image"),
     ("notes.png", b"Bring the signed deed on Friday.\n" * 20, "is not a readable image"),
-    ("huge.png", _png_declaring(10_000, 10_000), "is 10,000 x 10,000 pixels; docchat reads images of up to 60"),
-    ("bomb.png", _png_declaring(100_000, 100_000), "declares more pixels than docchat reads"),
+    ("huge.png", png_declaring(10_000, 10_000), "is 10,000 x 10,000 pixels; docchat reads images of up to 60"),
+    ("bomb.png", png_declaring(100_000, 100_000), "declares more pixels than docchat reads"),
     ("blank.png", encoded(page_image([]), "PNG"), "has no text to index (no text found by OCR)"),
     ("blank.pdf", scanned_pdf([]), "has no text to index (no text found by OCR)"),
 ], ids=["truncated", "not an image", "huge", "decompression bomb", "no text", "scan with no text"])
@@ -163,7 +163,7 @@ def small_library(data_dir, shared_embedder):
 
 @pytest.mark.parametrize(("name", "data", "why"), [
     ("manifest.png", MANIFEST_PNG[:2000], "is not a readable image"),
-    ("bomb.png", _png_declaring(100_000, 100_000), "declares more pixels"),
+    ("bomb.png", png_declaring(100_000, 100_000), "declares more pixels"),
     ("blank.png", encoded(page_image([]), "PNG"), "has no text to index (no text found by OCR)"),
 ], ids=["damaged", "decompression bomb", "no text"])
 def test_a_bad_image_is_refused_in_one_line_and_the_library_is_unchanged(small_library, data_dir, name, data, why):
