@@ -8,6 +8,8 @@ Invariants, whatever the batch:
   again (rows, vectors, stored file); a crash leaves it `ingesting`, and the next opening of
   the local index clears it. A ready document always has every chunk, vector and its file.
 - The same content is ingested once (by hash), also when one batch holds it twice.
+- A scan is read by OCR at about a second a page: its pages are shown as they are read, and a
+  cancel is seen between two pages (the parser stops its worker when its progress call raises).
 
 Why groups: the chunks of a group of files (up to GROUP_CHUNKS) go to the model together, in
 order of length, so each run of the model holds texts of about one length (little padding) and
@@ -90,7 +92,9 @@ class Ingestion:
     def add(self, embedder: Embedder, name: str, data: bytes, *, progress: Progress,
             cancel: threading.Event) -> IngestReport:
         def read(page: int, pages: int) -> None:
-            # A scan is read by OCR at about a second a page: the user sees it go.
+            # A scan is read by OCR at about a second a page: the user sees it go, and may stop it.
+            if cancel.is_set():
+                raise IngestionCancelled(f"ingestion of {name} was cancelled; nothing was kept")
             progress(f"reading page {page} of {pages} (OCR)", 0.05 * page / pages)
 
         parsed = self._parser.parse(name, data, max_bytes=self._max_bytes, progress=read)
@@ -149,11 +153,15 @@ class Ingestion:
             progress(reading, finished / total)
 
             def read(page: int, pages: int, reading: str = reading) -> None:
+                if cancel.is_set():
+                    raise IngestionCancelled(f"ingestion was cancelled after {finished} of {count(total, 'file')}")
                 progress(f"{reading}, page {page} of {pages} (OCR)", finished / total)
 
             outcome: _Pending | Ingested
             try:
                 data, parsed = self._read(file, read)
+            except IngestionCancelled:
+                raise  # between two pages of a scan: no verdict on the file
             except DocchatError as error:
                 outcome = Ingested(file.name, error=error)
             else:
