@@ -10,6 +10,7 @@ import struct
 import zlib
 
 import pytest
+from PIL import Image
 
 from docchat.bootstrap import build_services
 from docchat.config import Settings
@@ -24,6 +25,7 @@ from tests.scanned_files import encoded, mixed_pdf, multipage_tiff, page_image, 
 MANIFEST = ["The harbour master signed the cargo manifest.", "Anchor chain: 312 units from Harbour Forge."]
 TONNAGE = ["Quarterly tonnage rose by nine percent.", "The North region sold 4,200 tonnes of salt."]
 DEED = ["The Determination Date is the first Monday of June."]
+ORIENTATION = 0x0112  # the EXIF tag
 
 
 def text_of(document) -> str:
@@ -54,6 +56,16 @@ def test_text_on_a_transparent_background_is_read_as_black_on_white():
     document = parse("logo.png", encoded(transparent, "PNG"))
 
     assert "Anchor chain: 312 units" in text_of(document)
+
+
+def test_a_photo_taken_sideways_is_read_upright_as_its_camera_says_it_was_held():
+    sideways = page_image(MANIFEST).rotate(90, expand=True).convert("RGB")
+    exif = Image.Exif()
+    exif[ORIENTATION] = 6  # "turn it 90 degrees clockwise to view it"
+
+    document = parse("photo.jpg", encoded(sideways, "JPEG", quality=85, exif=exif.tobytes()))
+
+    assert document.sections[0].text.split() == " ".join(MANIFEST).split()
 
 
 def test_a_multi_page_tiff_gives_a_section_per_page():

@@ -52,7 +52,7 @@ def image_sections(shown: str, data: bytes, max_bytes: int, progress: PageProgre
 def frames(shown: str, data: bytes) -> Iterator[tuple[int, int, object]]:
     """(number, count, decoded frame) for each frame of the image, each one's size checked
     before it is decoded."""
-    from PIL import Image, ImageOps, UnidentifiedImageError
+    from PIL import Image, UnidentifiedImageError
 
     try:
         with warnings.catch_warnings():
@@ -67,7 +67,8 @@ def frames(shown: str, data: bytes) -> Iterator[tuple[int, int, object]]:
     with image:
         if image.format not in FORMATS:
             raise InvalidInput(f"{shown} {UNREADABLE}")
-        count = getattr(image, "n_frames", 1)
+        # A camera's MPO is a JPEG with its previews (or the other eye's view) after it: one picture.
+        count = 1 if image.format == "MPO" else getattr(image, "n_frames", 1)
         if count > MAX_OCR_PAGES:
             raise InvalidInput(f"{shown} has {count} pages; docchat reads at most {MAX_OCR_PAGES} by OCR")
         for number in range(1, count + 1):
@@ -75,7 +76,7 @@ def frames(shown: str, data: bytes) -> Iterator[tuple[int, int, object]]:
                 image.seek(number - 1)
                 _check_size(shown, image.size)
                 image.load()
-                frame = ImageOps.exif_transpose(image) if count == 1 else image.copy()
+                frame = _upright(image) if count == 1 else image.copy()
             except InvalidInput:
                 raise
             except MemoryError:
@@ -111,6 +112,19 @@ def grey_for_ocr(picture):
     if scale < 1.0:
         grey = grey.resize((max(1, int(width * scale)), max(1, int(height * scale))), Image.Resampling.LANCZOS)
     return grey, scale
+
+
+def _upright(image):
+    """A photo turned as its camera's EXIF says it was held (OCR reads upright text only); as it
+    is when its EXIF cannot be read."""
+    from PIL import ImageOps
+
+    try:
+        return ImageOps.exif_transpose(image)
+    except MemoryError:
+        raise
+    except Exception:
+        return image.copy()
 
 
 def _check_size(shown: str, size: tuple[int, int]) -> None:
