@@ -54,3 +54,17 @@ def test_a_program_a_stopped_worker_was_waiting_on_dies_with_it(parser, tmp_path
     assert str(refused.value) == f'"busy-child.txt" was refused: parsing it took more than {TIMEOUT_S} s'
     child = int(pid_file.read_text())
     assert _wait_until(lambda: not _alive(child), timeout_s=5)
+
+
+def test_a_caller_that_stops_waiting_at_a_page_stops_the_worker_and_the_next_file_gets_a_new_one(parser):
+    class Cancelled(Exception):
+        pass
+
+    def cancel(page: int, pages: int) -> None:
+        raise Cancelled
+
+    with pytest.raises(Cancelled):
+        parser.parse("slow-scan.txt", MEMO, progress=cancel)
+
+    assert parser.workers == []
+    assert parser.parse("memo.txt", MEMO).sections[0].text == MEMO.decode()

@@ -2,14 +2,16 @@
 time limit and a memory cap (the `Parser` the services use; the app wires it in bootstrap).
 
 Invariants:
-- A file whose parsing takes longer than `timeout_s` (a page-tree loop, a stream that inflates
-  a hundred times) without a word of progress, needs more than `memory_mb` (a decompression bomb, an entity expansion) or
-  kills its parser (a segfault, the OOM killer) is refused with one line naming it, as
-  InvalidInput; the worker is stopped and the next file gets a new one. The calling thread only
-  waits on a pipe meanwhile, so the app's other requests are served as before.
-- The time limit is per step: a page read by OCR (about a second, 45 s for a 30-page scan) is
-  reported by the worker as it starts, which restarts the clock and is passed on to the caller's
-  `progress(page, pages)`. A file that makes no progress for `timeout_s` is stopped as before.
+- A file whose parsing takes longer than `timeout_s` without a word of progress (a page-tree
+  loop, a stream that inflates a hundred times), needs more than `memory_mb` (a decompression
+  bomb, an entity expansion) or kills its parser (a segfault, the OOM killer) is refused with
+  one line naming it, as InvalidInput; the worker is stopped and the next file gets a new one.
+  The calling thread only waits on a pipe meanwhile, so the app's other requests are served as
+  before.
+- The time limit is per step: a page read by OCR (about two seconds, a minute for a 30-page
+  scan) is reported by the worker as it starts, which restarts the clock and is passed on to the
+  caller's `progress(page, pages)`. A file that makes no progress for `timeout_s` is stopped as
+  before. When `progress` raises (a cancel), the worker is stopped and the error goes on up.
 - A worker leads a process group; stopping it kills the group, so the tesseract it runs dies
   with it (docchat.documents.parse_worker).
 - A worker is reused from file to file, and started only when a file first needs one.
