@@ -1,9 +1,13 @@
 """The parsing worker's time limit is per step: a long scan whose pages are reported one by one
 (OCR, about a second a page) is read however long it takes, its pages passed on as progress,
 while a file that stops making progress is still stopped; and a program a worker runs (tesseract)
-dies with it (tests/fault/misbehaving_parser.py stands in for each)."""
+dies with it, whether the app stops the worker or is killed itself
+(tests/fault/misbehaving_parser.py stands in for each)."""
 
 from __future__ import annotations
+
+import subprocess
+import sys
 
 import pytest
 
@@ -11,7 +15,14 @@ from docchat.documents.isolated import IsolatedParser
 from docchat.errors import InvalidInput
 
 from tests.fault.misbehaving_parser import SCAN_PAGE_S, SCAN_PAGES
-from tests.fault.test_parse_worker import MEMO, MISBEHAVING, _alive, _wait_until, importable_tests  # noqa: F401
+from tests.fault.test_parse_worker import (  # noqa: F401 (importable_tests: the fixture, used here too)
+    MEMO,
+    MISBEHAVING,
+    ROOT,
+    _alive,
+    _wait_until,
+    importable_tests,
+)
 
 TIMEOUT_S = 2
 
@@ -68,3 +79,26 @@ def test_a_caller_that_stops_waiting_at_a_page_stops_the_worker_and_the_next_fil
 
     assert parser.workers == []
     assert parser.parse("memo.txt", MEMO).sections[0].text == MEMO.decode()
+
+
+def test_a_program_the_worker_runs_ends_with_it_when_the_app_is_killed(tmp_path):
+    pid_file = tmp_path / "child.pid"
+    app = subprocess.Popen(
+        [sys.executable, "-c", "import sys, threading\n"
+         "from docchat.documents.isolated import IsolatedParser\n"
+         f"parser = IsolatedParser(timeout_s=600, target={MISBEHAVING!r})\n"
+         f"threading.Thread(target=parser.parse, args=('busy-child.txt', {str(pid_file).encode()!r}), daemon=True)"
+         ".start()\n"
+         "sys.stdin.read()\n"],
+        cwd=ROOT, stdin=subprocess.PIPE)
+    try:
+        assert _wait_until(lambda: pid_file.exists() and pid_file.read_text() != "", timeout_s=30)
+        child = int(pid_file.read_text())
+        assert _alive(child)
+        app.kill()
+        app.wait()
+
+        assert _wait_until(lambda: not _alive(child), timeout_s=5)
+    finally:
+        app.kill()
+        app.wait()
