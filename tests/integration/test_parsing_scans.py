@@ -14,12 +14,13 @@ from PIL import Image
 
 from docchat.bootstrap import build_services
 from docchat.config import Settings
+from docchat.documents.images import MAX_OCR_PAGES
 from docchat.documents.parsing import parse
 from docchat.errors import InvalidInput
 
 from tests.integration.conftest import library_of
 from tests.integration.test_documents import files_under
-from tests.integration.test_parsing import reason
+from tests.integration.test_parsing import pdf_of, reason
 from tests.scanned_files import encoded, mixed_pdf, multipage_tiff, page_image, scanned_pdf
 
 MANIFEST = ["The harbour master signed the cargo manifest.", "Anchor chain: 312 units from Harbour Forge."]
@@ -118,7 +119,13 @@ MANIFEST_PNG = encoded(page_image(MANIFEST), "PNG")
     ("bomb.png", png_declaring(100_000, 100_000), "declares more pixels than docchat reads"),
     ("blank.png", encoded(page_image([]), "PNG"), "has no text to index (no text found by OCR)"),
     ("blank.pdf", scanned_pdf([]), "has no text to index (no text found by OCR)"),
-], ids=["truncated", "not an image", "huge", "decompression bomb", "no text", "scan with no text"])
+    ("fax.tiff", encoded(Image.new("L", (8, 8), 255), "TIFF", save_all=True,
+                         append_images=[Image.new("L", (8, 8), 255)] * MAX_OCR_PAGES),
+     f"has {MAX_OCR_PAGES + 1} pages; docchat reads at most {MAX_OCR_PAGES} by OCR"),
+    ("archive.pdf", pdf_of(*[""] * (MAX_OCR_PAGES + 1)),
+     f"has {MAX_OCR_PAGES + 1} pages without text; docchat reads at most {MAX_OCR_PAGES} by OCR"),
+], ids=["truncated", "not an image", "huge", "decompression bomb", "no text", "scan with no text", "too many frames",
+        "too many scanned pages"])
 def test_a_bad_image_is_refused_in_one_line(name, data, why):
     with pytest.raises(InvalidInput) as refused:
         parse(name, data)
