@@ -1,5 +1,6 @@
 # The two ways in: `make run` serves the app, `make test` runs every test tier.
-# Each sets up what it needs by itself (virtual environments, Debian packages, the model).
+# Each sets up what it needs by itself (virtual environments, Debian packages, the model):
+# `run` the Debian packages the app needs (tesseract-ocr for OCR), `test` those and the tests' own.
 
 PYTHON ?= python3
 VENV := .venv
@@ -8,9 +9,9 @@ STAMP := $(VENV)/.installed
 LLM_VENV := .venv-llm
 LLM_STAMP := $(LLM_VENV)/.installed
 
-.PHONY: run test system-deps clean
+.PHONY: run test system-deps app-system-deps clean
 
-run: $(STAMP) $(LLM_STAMP)
+run: $(STAMP) $(LLM_STAMP) app-system-deps
 	$(BIN)/docchat run
 
 test: $(STAMP) $(LLM_STAMP) system-deps
@@ -37,7 +38,12 @@ $(LLM_STAMP): requirements-llm.txt
 	$(LLM_VENV)/bin/python -m pip uninstall --quiet -y torchvision torchaudio torchcodec triton
 	touch $(LLM_STAMP)
 
-# Debian's Chromium for the browser tests; Playwright cannot download its own here.
+# Debian packages. The app's: tesseract-ocr and its English model (images and scanned pages).
+# The tests' add Debian's Chromium for the browser tests (Playwright cannot download its own
+# here), PostgreSQL and the DejaVu fonts the OCR tests draw with.
+app-system-deps:
+	@scripts/system-deps.sh run
+
 system-deps:
 	@scripts/system-deps.sh
 

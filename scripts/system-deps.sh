@@ -1,12 +1,23 @@
 #!/usr/bin/env bash
-# Installs the Debian packages the tests need, once: Chromium for the e2e tier, PostgreSQL for
-# the store tests that also run on it (the tests start their own cluster; the package's own
-# cluster, if it made one, is not used).
+# Installs the Debian packages docchat needs, once, and only those missing.
+#   scripts/system-deps.sh run    what the app needs: tesseract-ocr and its English model, which
+#                                 read images and scanned PDF pages (OCR) (`make run`)
+#   scripts/system-deps.sh        all of the above, and what the tests need (`make test`): Chromium
+#                                 for the e2e tier, PostgreSQL for the store tests that also run
+#                                 on it (the tests start their own cluster; the package's own
+#                                 cluster, if it made one, is not used), DejaVu fonts, which the
+#                                 tests draw their scanned pages with.
 set -euo pipefail
 
 missing=()
-[ -x /usr/bin/chromium ] || missing+=(chromium)
-compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || missing+=(postgresql)
+command -v tesseract >/dev/null || missing+=(tesseract-ocr)
+# The English model is its own package; tesseract without it refuses every page.
+tesseract --list-langs 2>/dev/null | grep -qx eng || missing+=(tesseract-ocr-eng)
+if [ "${1:-test}" != "run" ]; then
+    [ -x /usr/bin/chromium ] || missing+=(chromium)
+    compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || missing+=(postgresql)
+    [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || missing+=(fonts-dejavu-core)
+fi
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 sudo=""
@@ -16,4 +27,4 @@ if [ "$(id -u)" -ne 0 ]; then
 fi
 echo "Installing Debian packages: ${missing[*]}"
 $sudo apt-get update -qq
-DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}" fonts-dejavu-core
+DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"

@@ -46,8 +46,8 @@ class Settings(BaseSettings):
     qdrant_url: str | None = None
     max_upload_mb: int = Field(default=50, ge=1)
     # Each uploaded file is parsed in a worker process: one whose parsing takes longer than
-    # parse_timeout_s or needs more than parse_memory_mb (a decompression bomb, a parser loop) is
-    # refused and its worker replaced. Keep the memory well above max_upload_mb: a PDF's parse
+    # parse_timeout_s (without progress: each page read by OCR restarts the clock) or needs more
+    # than parse_memory_mb (a decompression bomb, a parser loop) is refused and its worker replaced. Keep the memory well above max_upload_mb: a PDF's parse
     # takes several times its size.
     parse_timeout_s: float = Field(default=20.0, gt=0)
     parse_memory_mb: int = Field(default=1024, ge=256)

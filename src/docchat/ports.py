@@ -230,8 +230,10 @@ class ChunkIndex(Protocol):
 class Parser(Protocol):
     """Uploaded files to text sections. Safe to call from several threads at once."""
 
-    def parse(self, name: str, data: bytes, *, max_bytes: int) -> ParsedDocument:
-        """The document's text in sections, or InvalidInput in one line naming the file."""
+    def parse(self, name: str, data: bytes, *, max_bytes: int,
+              progress: Callable[[int, int], None] | None = None) -> ParsedDocument:
+        """The document's text in sections, or InvalidInput in one line naming the file.
+        `progress(page, pages)` is told before each page read by OCR (seconds each)."""
     def reads(self, name: str) -> bool:
         """Whether a file of this name is of a kind it reads (by its suffix)."""
     def kinds_in_words(self) -> str:
@@ -255,10 +257,11 @@ class FileStore(Protocol):
 
 
 class PageRenderer(Protocol):
-    """A cited PDF page as a picture, the passage marked on it (documents/render.py)."""
+    """A cited PDF page or image as a picture, the passage marked on it (documents/render.py)."""
 
-    def __call__(self, pdf: bytes, page_number: int, passage: str) -> tuple[bytes, int]:
-        """The 1-based page as PNG bytes, and how many places of the passage were marked."""
+    def __call__(self, original: bytes, page_number: int, passage: str, *, kind: str = "pdf") -> tuple[bytes, int]:
+        """The 1-based page (a PDF's, kind "pdf", or an image's frame, kind "image") as PNG
+        bytes, and how many places of the passage were marked."""
 
 
 class Programs(Protocol):

@@ -37,8 +37,9 @@ def test_an_uploaded_workbook_is_in_the_library_as_an_xlsx_and_the_upload_names_
     assert (response.json()["document"]["kind"], response.json()["document"]["pages"]) == ("xlsx", None)
     described = client.get("/openapi.json").json()["paths"]["/api/v1/documents"]["post"]["description"]
     assert described.endswith("docchat reads PDF, DOCX, Markdown, text, HTML, slides (PPTX), spreadsheets "
-                              "(XLSX, ODS, CSV, TSV), e-books (EPUB), mail (EML, MSG), and source code and notebooks "
-                              "(Python, JavaScript, TypeScript, Java, Go, Rust, C, C++ and more; IPYNB).")
+                              "(XLSX, ODS, CSV, TSV), e-books (EPUB), mail (EML, MSG), source code and notebooks "
+                              "(Python, JavaScript, TypeScript, Java, Go, Rust, C, C++ and more; IPYNB), and images "
+                              "and scans by OCR (PNG, JPEG, TIFF, WebP).")
 
 
 def test_the_same_content_uploaded_again_is_said_to_be_in_the_library(client, trust):
@@ -68,8 +69,9 @@ def test_a_mail_s_attachments_are_documents_of_their_own_named_after_it(client):
 @pytest.mark.parametrize(("name", "data", "status", "detail"), [
     ("trust.exe", b"MZ\x90\x00", 415, '"trust.exe" is not a supported type; docchat reads PDF, DOCX, Markdown, '
                                        'text, HTML, slides (PPTX), spreadsheets (XLSX, ODS, CSV, TSV), e-books (EPUB), '
-                                       'mail (EML, MSG), and source code and notebooks (Python, JavaScript, '
-                                       'TypeScript, Java, Go, Rust, C, C++ and more; IPYNB)'),
+                                       'mail (EML, MSG), source code and notebooks (Python, JavaScript, '
+                                       'TypeScript, Java, Go, Rust, C, C++ and more; IPYNB), and images and '
+                                       'scans by OCR (PNG, JPEG, TIFF, WebP)'),
     ("trust.pdf", b"%PDF-1.7 this is not really a PDF", 400, '"trust.pdf" is not a readable PDF (it may be damaged)'),
     ("empty.txt", b"", 400, '"empty.txt" is empty'),
 ])

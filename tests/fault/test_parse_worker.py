@@ -27,8 +27,9 @@ ROOT = Path(__file__).resolve().parents[2]
 
 @pytest.fixture(autouse=True)
 def importable_tests(monkeypatch):
-    """Workers import nothing from the current folder: they find the misbehaving parser this way."""
-    monkeypatch.setenv("PYTHONPATH", str(ROOT))
+    """Workers import nothing from the current folder: they find the misbehaving parser this way
+    (and docchat where the tests' own PYTHONPATH, if any, says it is)."""
+    monkeypatch.setenv("PYTHONPATH", os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])))
 
 
 @pytest.fixture

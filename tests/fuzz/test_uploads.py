@@ -31,6 +31,7 @@ from tests.fuzz.checks import database_rows, examples, files_under, one_line, ou
 from tests.fuzz.texts import hostile_text
 from tests.hostile_files import MB, zip_bomb
 from tests.office_files import delimited, ods_of, pptx_of, titled, xlsx_of
+from tests.scanned_files import encoded, page_image
 
 EXTENSIONS = sorted(KINDS) + [".PDF", ".Docx", ".TXT", ".exe", ".json", ".zip", ".pdf.exe", ""]
 # Names that try to leave the documents folder, hide, or overflow a file name.
@@ -76,6 +77,9 @@ VALID = {
     ".ods": ods_of({"Dates": [["Date", "Day"], ["Determination Date", 15], ["Payment Date", 25]]}),
     ".csv": delimited([["Date", "Day"], ["Determination Date", 15], ["Payment Date", 25]]),
     ".tsv": delimited([["Date", "Day"], ["Determination Date", 15], ["Payment Date", 25]], "\t"),
+    # A scanned line, read by OCR: a PNG's chunks are checksummed, a JPEG's are not.
+    ".png": encoded(page_image(["The Determination Date is the 15th."]), "PNG"),
+    ".jpg": encoded(page_image(["The Determination Date is the 15th."]), "JPEG", quality=80),
 }
 
 

@@ -36,7 +36,7 @@ def folder(tmp_path) -> Path:
     (notes / "bread.txt").write_text("Knead the dough for ten minutes, then leave it to rise.\n")
     (notes / "leases" / "whitby.md").write_text("# Whitby\n\nThe house in Whitby is let on a twelve-month lease.\n")
     (notes / "scan.docx").write_bytes(b"PK\x03\x04 not really a Word document")
-    (notes / "photo.jpg").write_bytes(b"\xff\xd8\xff\xe0 a photo")
+    (notes / "photo.heic").write_bytes(b"\x00\x00\x00\x18ftypheic a photo")  # a kind docchat does not read
     (notes / ".cache" / "draft.md").write_text("# Draft\n\nNot for the library.\n")
     return notes
 

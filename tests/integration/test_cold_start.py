@@ -22,7 +22,8 @@ from tests.integration.sample_documents import COOKERY_PASSAGES, TRUST_PASSAGES,
 QUESTION = "When is the Determination Date?"
 # Loaded only when they are used: a question answered from the documents needs none of them.
 HEAVY = ("llama_index", "openai", "torch", "transformers", "sentence_transformers", "dspy", "litellm", "alembic",
-         "pypdf", "docx", "bs4", "pypdfium2", "pptx", "openpyxl", "python_calamine")
+         "pypdf", "docx", "bs4", "pypdfium2", "pptx", "openpyxl", "python_calamine",
+         "PIL")
 
 
 def test_the_newest_migration_is_read_from_the_files_as_alembic_finds_it():

@@ -31,7 +31,9 @@ from tests.hostile_files import (
     remote_resources_html,
 )
 from tests.integration.test_parsing import pdf_of
+from tests.integration.test_parsing_scans import png_declaring
 from tests.office_files import delimited, ods_of, pptx_of, titled, xlsx_of
+from tests.scanned_files import encoded, page_image, scanned_pdf
 
 TIMEOUT_S = 5.0
 MEMORY_MB = 512
@@ -72,6 +74,8 @@ def test_ordinary_files_of_every_kind_parse_in_the_worker_exactly_as_in_process(
         "fees.ods": ods_of({"Fees": [["Fee", "GBP"], ["Trustee", 40000]]}),
         "fees.csv": delimited([["Fee", "GBP"], ["Trustee", 40000]]),
         "fees.tsv": delimited([["Fee", "GBP"], ["Trustee", 40000]], "\t"),
+        "fees.png": encoded(page_image(["Trustee fees: GBP 40,000 a year."]), "PNG"),
+        "fees-scan.pdf": scanned_pdf(["Trustee fees: GBP 40,000 a year."]),
     }
 
     for name, data in files.items():
@@ -88,6 +92,13 @@ def test_a_pdf_whose_content_stream_inflates_to_two_gigabytes_is_refused_within_
     assert reason.startswith('"bomb.pdf" ') and "\n" not in reason
     assert took < TIMEOUT_S + 2
     assert parser.peak_memory_kb < CAP_KB
+
+
+def test_an_image_whose_header_claims_ten_billion_pixels_is_refused_without_being_decoded(parser):
+    reason, _ = refusal(parser, "bomb.png", png_declaring(100_000, 100_000))
+
+    assert reason.startswith('"bomb.png" declares more pixels than docchat reads')
+    assert parser.peak_memory_kb < 200 * 1024  # nothing near the 10 GB it claims was allocated
 
 
 def test_a_pdf_whose_page_tree_lists_itself_as_a_kid_is_refused(parser):

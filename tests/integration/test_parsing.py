@@ -98,11 +98,11 @@ def test_a_blank_scanned_page_is_skipped_and_the_others_keep_their_numbers():
     assert [section.page for section in document.sections] == [1, 3]
 
 
-def test_a_pdf_with_no_text_at_all_is_refused_as_probably_scanned():
+def test_a_pdf_with_no_text_at_all_even_by_ocr_is_refused_saying_so():
     with pytest.raises(InvalidInput) as error:
         parse("scan-0042.pdf", pdf_of("", ""))
 
-    assert reason(error) == '"scan-0042.pdf" has no text to index (a scanned PDF?)'
+    assert reason(error) == '"scan-0042.pdf" has no text to index (no text found by OCR)'
 
 
 def test_a_text_file_of_blanks_is_refused_without_a_word_about_scans():
@@ -309,8 +309,8 @@ def test_a_program_is_refused_as_an_unsupported_type():
 
     assert reason(error) == ('"setup.exe" is not a supported type; docchat reads PDF, DOCX, Markdown, text, HTML, '
                              'slides (PPTX), spreadsheets (XLSX, ODS, CSV, TSV), e-books (EPUB), mail (EML, MSG), '
-                             'and source code and notebooks (Python, JavaScript, TypeScript, Java, Go, Rust, C, C++ '
-                             'and more; IPYNB)')
+                             'source code and notebooks (Python, JavaScript, TypeScript, Java, Go, Rust, C, C++ '
+                             'and more; IPYNB), and images and scans by OCR (PNG, JPEG, TIFF, WebP)')
 
 
 def test_a_file_over_the_limit_is_refused_with_both_sizes():

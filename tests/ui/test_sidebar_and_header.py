@@ -328,7 +328,7 @@ def test_the_documents_page_names_every_kind_docchat_reads(services):
     page = AppTest.from_file(str(ROOT / "pages" / "1_Documents.py"), default_timeout=60).run()
 
     kinds = ("PDF, DOCX, Markdown, text, HTML, slides (PPTX), spreadsheets (XLSX, ODS, CSV, TSV), e-books (EPUB), "
-             "mail (EML, MSG), and source code and notebooks (Python, JavaScript, TypeScript, Java, Go, Rust, C, C++ "
-             "and more; IPYNB)")
+             "mail (EML, MSG), source code and notebooks (Python, JavaScript, TypeScript, Java, Go, Rust, C, C++ "
+             "and more; IPYNB), and images and scans by OCR (PNG, JPEG, TIFF, WebP)")
     assert any(caption.value.startswith(f"docchat reads {kinds};") for caption in page.caption)
     assert any(caption.value == f"No documents yet. Add some above: {kinds}." for caption in page.caption)

@@ -494,7 +494,7 @@ class FakeRenderer:
         self.marked = marked
         self.drawn: list[tuple[bytes, int, str]] = []
 
-    def __call__(self, pdf: bytes, page_number: int, passage: str) -> tuple[bytes, int]:
+    def __call__(self, pdf: bytes, page_number: int, passage: str, *, kind: str = "pdf") -> tuple[bytes, int]:
         self.drawn.append((pdf, page_number, passage))
         return f"PNG of page {page_number}".encode(), self.marked
 
@@ -506,6 +506,7 @@ class FakeParser:
     def __init__(self, *refused: str):
         self.refused = set(refused)
         self.parsed: list[str] = []
+        self.scans: set[str] = set()  # names of "scanned" PDFs, whose pages tell progress
 
     def reads(self, name: str) -> bool:
         return name.rpartition(".")[2] in ("pdf", "txt", "md")
@@ -513,14 +514,18 @@ class FakeParser:
     def kinds_in_words(self) -> str:
         return "PDF, text and Markdown"
 
-    def parse(self, name: str, data: bytes, *, max_bytes: int) -> ParsedDocument:
+    def parse(self, name: str, data: bytes, *, max_bytes: int, progress=None) -> ParsedDocument:
         self.parsed.append(name)
         if name in self.refused:
             raise InvalidInput(f"{name} is not a document docchat can read")
         kind = name.rpartition(".")[2]
         text = data.decode()
         if kind == "pdf":
-            sections = [Section(f"page {n}", n, page) for n, page in enumerate(text.split("\f"), start=1)]
+            pages = text.split("\f")
+            sections = [Section(f"page {n}", n, page) for n, page in enumerate(pages, start=1)]
+            if name in self.scans and progress is not None:
+                for n in range(1, len(pages) + 1):
+                    progress(n, len(pages))  # as the real parser tells each page it reads by OCR
         else:
             sections = [Section("Body", None, text)]
         return ParsedDocument(name, kind, sections)

@@ -3,11 +3,14 @@ refused or failed file leaves behind (nothing)."""
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 
 from docchat.domain import Citation
 from docchat.errors import InvalidInput
 from docchat.services.documents import DocumentService
+from docchat.services.ingestion import IngestionCancelled
 
 from tests.unit.fakes import FakeEmbedder, FakeFiles, FakeIndex, FakeParser, FakeRenderer, FakeUnitOfWork, WordCounter
 
@@ -75,3 +78,39 @@ def test_a_file_whose_embedding_fails_is_removed_again_with_its_chunks_and_its_s
     assert library.service.list() == []
     assert (library.uow.documents.documents, library.uow.documents.chunk_rows) == ({}, {})
     assert library.files.files == {}
+
+
+def test_the_pages_of_a_scan_are_shown_as_they_are_read_and_a_cancel_between_two_stops_it_with_nothing_kept():
+    parser = FakeParser()
+    parser.scans.add("scan.pdf")
+    library = Library(parser=parser)
+    stages: list[str] = []
+
+    library.service.ingest("scan.pdf", DEED, progress=lambda stage, share: stages.append(stage))
+
+    assert [s for s in stages if "OCR" in s] == ["reading page 1 of 2 (OCR)", "reading page 2 of 2 (OCR)"]
+
+    parser.scans.add("second-scan.pdf")
+    cancel = threading.Event()
+
+    def cancel_at_the_first_page(stage: str, share: float) -> None:
+        if "OCR" in stage:
+            cancel.set()
+
+    with pytest.raises(IngestionCancelled, match="second-scan.pdf was cancelled; nothing was kept"):
+        library.service.ingest("second-scan.pdf", TENANCY + b"\f" + TENANCY, progress=cancel_at_the_first_page,
+                               cancel=cancel)
+    assert [d.name for d in library.service.list()] == ["scan.pdf"]
+
+
+def test_a_cited_scanned_page_that_cannot_be_drawn_again_is_shown_as_its_section():
+    library = Library()
+    library.service.ingest("deed.pdf", DEED)
+
+    def tesseract_gone(*args, **kwargs):
+        raise InvalidInput('"deed.pdf" is a scan or an image: reading it needs tesseract-ocr, which is not installed')
+
+    library.service._renderer = tesseract_gone
+    view = library.service.source(library.citation("deed.pdf", WEEKEND))
+
+    assert (view.page_image, view.section) == (None, ((WEEKEND, True),))

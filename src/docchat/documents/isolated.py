@@ -2,11 +2,18 @@
 time limit and a memory cap (the `Parser` the services use; the app wires it in bootstrap).
 
 Invariants:
-- A file whose parsing takes longer than `timeout_s` (a page-tree loop, a stream that inflates
-  a hundred times), needs more than `memory_mb` (a decompression bomb, an entity expansion) or
-  kills its parser (a segfault, the OOM killer) is refused with one line naming it, as
-  InvalidInput; the worker is stopped and the next file gets a new one. The calling thread only
-  waits on a pipe meanwhile, so the app's other requests are served as before.
+- A file whose parsing takes longer than `timeout_s` without a word of progress (a page-tree
+  loop, a stream that inflates a hundred times), needs more than `memory_mb` (a decompression
+  bomb, an entity expansion) or kills its parser (a segfault, the OOM killer) is refused with
+  one line naming it, as InvalidInput; the worker is stopped and the next file gets a new one.
+  The calling thread only waits on a pipe meanwhile, so the app's other requests are served as
+  before.
+- The time limit is per step: a page read by OCR (about two seconds, a minute for a 30-page
+  scan) is reported by the worker as it starts, which restarts the clock and is passed on to the
+  caller's `progress(page, pages)`. A file that makes no progress for `timeout_s` is stopped as
+  before. When `progress` raises (a cancel), the worker is stopped and the error goes on up.
+- A worker leads a process group; stopping it kills the group, so the tesseract it runs dies
+  with it (docchat.documents.parse_worker).
 - A worker is reused from file to file, and started only when a file first needs one.
 - At most `workers` files are parsed at once (the page and the API may both be ingesting); each
   caller has a worker to itself for its file, so one slow file holds up no other. Measured with
@@ -26,6 +33,7 @@ of its text over a socket pair (milliseconds, measured in the README).
 from __future__ import annotations
 
 import logging
+import os
 import signal
 import socket
 import subprocess
@@ -34,6 +42,7 @@ import threading
 import weakref
 from multiprocessing.connection import Connection
 
+from docchat.documents.images import PageProgress
 from docchat.documents.parse_worker import resident_peak_kb
 from docchat.documents.parsing import MAX_BYTES, READABLE, ParsedDocument, reads, shown_name
 from docchat.errors import InvalidInput
@@ -72,8 +81,9 @@ class IsolatedParser:
     def kinds_in_words(self) -> str:
         return READABLE
 
-    def parse(self, name: str, data: bytes, *, max_bytes: int = MAX_BYTES) -> ParsedDocument:
-        kind, value = self._ask(name, data, max_bytes)
+    def parse(self, name: str, data: bytes, *, max_bytes: int = MAX_BYTES,
+              progress: PageProgress | None = None) -> ParsedDocument:
+        kind, value = self._ask(name, data, max_bytes, progress)
         if kind == "parsed":
             return value
         if kind == "refused":
@@ -93,13 +103,13 @@ class IsolatedParser:
         with self._lock:
             return [w.pid for w in (*self._idle, *self._busy) if w.running]
 
-    def _ask(self, name: str, data: bytes, max_bytes: int) -> tuple[str, object]:
+    def _ask(self, name: str, data: bytes, max_bytes: int, progress: PageProgress | None) -> tuple[str, object]:
         """The verdict as (kind, value): parsed (the document) or refused (the parser's message);
         or memory, stopped (why) or failed (the traceback), after which that worker is gone."""
         with self._slots:
             while True:
                 worker = self._take()
-                kind, value = self._verdict(worker, (name, data, max_bytes))
+                kind, value = self._verdict(worker, (name, data, max_bytes), progress)
                 # An idle worker can die unseen (the OOM killer takes the largest process, not the
                 # guilty one): the file goes to a new worker. One that dies on it, it refuses.
                 if not (kind == "died" and worker.asked > 1):
@@ -109,11 +119,11 @@ class IsolatedParser:
             return kind, f"parsing it needed more than {_megabytes(self._memory_mb)} of memory"
         return ("stopped" if kind == "died" else kind), value
 
-    def _verdict(self, worker: _Worker, request: tuple) -> tuple[str, object]:
+    def _verdict(self, worker: _Worker, request: tuple, progress: PageProgress | None) -> tuple[str, object]:
         """What one worker made of the file (kinds as `_ask`'s, and died); it is given back after."""
         kind = None
         try:
-            kind, value, _ = worker.ask(request, self._timeout_s)
+            kind, value, _ = worker.ask(request, self._timeout_s, progress)
         except _Stopped as stopped:
             kind = "died" if not (stopped.timed_out or worker.closing) else "stopped"
             value = stopped.reason(worker, self._timeout_s, self._memory_mb)
@@ -150,12 +160,15 @@ class IsolatedParser:
 class _Stopped(Exception):
     """The worker ended before it answered: it took too long, or died."""
 
-    def __init__(self, *, timed_out: bool):
+    def __init__(self, *, timed_out: bool, after_progress: bool = False):
         super().__init__()
         self.timed_out = timed_out
+        self.after_progress = after_progress
 
     def reason(self, worker: _Worker, timeout_s: float, memory_mb: int) -> str:
         status = worker.status
+        if self.timed_out and self.after_progress:
+            return f"reading one of its pages took more than {timeout_s:g} s"
         if self.timed_out:
             return f"parsing it took more than {timeout_s:g} s"
         if worker.closing:
@@ -179,6 +192,8 @@ class _Worker:
                 [sys.executable, "-P", "-m", "docchat.documents.parse_worker", str(theirs.fileno()), str(memory_mb),
                  target],
                 pass_fds=(theirs.fileno(),), stdin=subprocess.DEVNULL, stdout=_stderr(),
+                # Its own process group, so that stopping it stops what it runs (tesseract) too.
+                start_new_session=True,
             )
             self._connection = Connection(ours.detach())
         self.pid = self._process.pid
@@ -196,15 +211,24 @@ class _Worker:
         """Its exit status once it has ended: negative, the signal that ended it."""
         return self._process.returncode
 
-    def ask(self, request: tuple, timeout_s: float) -> tuple:
-        """The worker's reply to `request`, or _Stopped once it is over time or dead."""
+    def ask(self, request: tuple, timeout_s: float, progress: PageProgress | None = None) -> tuple:
+        """The worker's reply to `request`, or _Stopped once it is over time (`timeout_s` without
+        a progress message) or dead. Its progress messages go to `progress`."""
         self.asked += 1
+        progressed = False
         try:
             self._connection.send(request)
-            if not self._connection.poll(timeout_s):
-                self.stop()
-                raise _Stopped(timed_out=True)
-            reply = self._connection.recv()
+            while True:
+                if not self._connection.poll(timeout_s):
+                    self.stop()
+                    raise _Stopped(timed_out=True, after_progress=progressed)
+                reply = self._connection.recv()
+                if reply[0] != "progress":
+                    break
+                progressed = True
+                self.peak_kb = reply[-1]
+                if progress is not None:
+                    self._tell(progress, *reply[1])
         except (EOFError, OSError):
             # Its end of the socket closed: it is exiting; its own exit status says why.
             try:
@@ -216,12 +240,25 @@ class _Worker:
         self.peak_kb = reply[-1]
         return reply
 
+    def _tell(self, progress: PageProgress, page: int, pages: int) -> None:
+        try:
+            progress(page, pages)
+        except BaseException:
+            # The worker goes on parsing a file nobody waits for: it must not answer the next one.
+            self.stop()
+            raise
+
     def stop(self) -> None:
-        """Kills the process if it still runs (noting its peak memory first), and waits for its end."""
+        """Kills the process and its group (what it runs) if it still runs (noting its peak memory
+        first), and waits for its end."""
         with self._lock:
             if self._process.poll() is None:
                 self.peak_kb = max(self.peak_kb, resident_peak_kb(self.pid) or 0)
-                self._process.kill()
+                try:
+                    # Not yet waited for, so its id (the group's) is still its own.
+                    os.killpg(self.pid, signal.SIGKILL)
+                except OSError:
+                    self._process.kill()
             self._process.wait()
             self._connection.close()
 

@@ -5,7 +5,9 @@ Run as `python -P -m docchat.documents.parse_worker FD MEMORY_MB TARGET`: it rea
 (name, data, max_bytes) from the connection on descriptor FD, calls TARGET
 ("module:function", normally docchat.documents.parsing:parse) and answers with one of
 ("parsed", document), ("refused", message), ("memory", None) or ("failed", traceback),
-each followed by its peak resident memory in KB.
+each followed by its peak resident memory in KB. Before its answer it may send any number of
+("progress", (page, pages), peak KB): a page about to be read by OCR, which restarts the parent's
+clock for the next step (a long scan is not refused for its length).
 
 Invariants:
 - Its address space is capped (RLIMIT_AS) before any parser is imported, and it cannot raise the
@@ -13,13 +15,18 @@ Invariants:
   its heap being no longer worth keeping) or dies, and the app's own process is untouched.
 - It never outlives the process that started it: a thread watches for its parent's exit (the
   parent may be killed without a chance to stop it) and ends the worker within half a second.
+- It leads a process group of its own (the parent starts it in a new session): the programs it
+  runs (tesseract) are in that group, and end with it, whether the parent kills the group or the
+  worker ends it on its way out. Its memory cap is theirs too (a resource limit is inherited).
 """
 
 from __future__ import annotations
 
 import importlib
+import inspect
 import os
 import resource
+import signal
 import sys
 import threading
 import time
@@ -39,21 +46,28 @@ def main(argv: list[str]) -> None:
     _exit_with(os.getppid())
     parse = _load(target)
     connection = Connection(fd)
+    tells_progress = "progress" in inspect.signature(parse).parameters
+
+    def progress(page: int, pages: int) -> None:
+        connection.send(("progress", (page, pages), _peak_kb()))
+
     while True:
         try:
             name, data, max_bytes = connection.recv()
         except EOFError:
             return  # the parent closed it: stop
-        reply = _parsed(parse, name, data, max_bytes)
+        reply = _parsed(parse, name, data, max_bytes, progress if tells_progress else None)
         del data
         connection.send((*reply, _peak_kb()))
         if reply[0] == "memory":
             return
 
 
-def _parsed(parse, name: str, data: bytes, max_bytes: int) -> tuple[str, object]:
+def _parsed(parse, name: str, data: bytes, max_bytes: int, progress) -> tuple[str, object]:
     try:
-        return "parsed", parse(name, data, max_bytes=max_bytes)
+        if progress is None:
+            return "parsed", parse(name, data, max_bytes=max_bytes)
+        return "parsed", parse(name, data, max_bytes=max_bytes, progress=progress)
     except InvalidInput as refused:
         return "refused", str(refused)
     except MemoryError:
@@ -89,7 +103,10 @@ def _exit_with(parent: int) -> None:
     def watch() -> None:
         while os.getppid() == parent:
             time.sleep(PARENT_CHECK_S)
-        os._exit(1)
+        try:
+            os.killpg(0, signal.SIGKILL)  # its group: itself and the tesseract it may be waiting on
+        finally:
+            os._exit(1)
 
     threading.Thread(target=watch, name="parse-worker-parent-watch", daemon=True).start()
 

@@ -10,7 +10,9 @@ Invariants:
   that).
 - Nothing here limits time or memory: a hostile file can make a parser loop or allocate without
   bound. The app parses in worker processes that do (docchat.documents.isolated).
-- PDFs give one section per page (`page N`); DOCX, Markdown and HTML give one section per
+- PDFs give one section per page (`page N`); a page without a text layer (scanned) is read by
+  OCR, page by page, so a PDF mixing text and scanned pages is read per page
+  (docchat.documents.scans). DOCX, Markdown and HTML give one section per
   heading of level 1-3 (the label is the heading; text before the first one is `beginning`);
   plain text gives sections of blank-line-separated blocks labelled by their lines.
 - Slides (PPTX) give one section per slide, labelled `slide N: <its title>` (`slide N` without
@@ -29,6 +31,12 @@ Invariants:
 - Source code gives a section per top-level definition with its lines (`def parse (lines 56-90)`),
   the lines between being `module` / `top level`; a notebook one per cell (`cell 3: code`)
   (docchat.documents.code_files).
+- Images (PNG, JPEG, TIFF, WebP) are read by OCR: one section per image, labelled `page 1`, or
+  per frame of a multi-page TIFF, `page N` (docchat.documents.images). OCR is Debian's
+  tesseract-ocr, run as a program (docchat.documents.ocr); without it, an image or a scanned
+  page is refused in one line saying so.
+- OCR is slow (about a second a page): `parse` tells `progress(page, pages)` before each page
+  it reads by OCR, which the worker passes on to the app (docchat.documents.isolated).
 
 Each format's library is imported when a file of that kind is parsed: together they take about
 half a second to import, which a command that only answers questions would pay for nothing.
@@ -43,7 +51,8 @@ import zipfile
 from collections.abc import Callable, Iterable
 from pathlib import PurePath
 
-from docchat.documents import code_files, ebooks, mail, sheets, slides
+from docchat.documents import code_files, ebooks, images, mail, scans, sheets, slides
+from docchat.documents.images import PageProgress
 from docchat.domain import ParsedDocument, Section
 from docchat.errors import InvalidInput
 from docchat.text import NUL, one_line, require_storable, with_replacement_characters
@@ -66,11 +75,12 @@ KINDS = {
     **ebooks.KINDS,
     **mail.KINDS,
     **code_files.KINDS,
+    **images.KINDS,
 }
 # The kinds above in words, for every sentence that names them (the page, the API, the CLI).
 READABLE = ("PDF, DOCX, Markdown, text, HTML, slides (PPTX), spreadsheets (XLSX, ODS, CSV, TSV), e-books (EPUB), "
-            "mail (EML, MSG), and source code and notebooks (Python, JavaScript, TypeScript, Java, Go, Rust, C, C++ "
-            "and more; IPYNB)")
+            "mail (EML, MSG), source code and notebooks (Python, JavaScript, TypeScript, Java, Go, Rust, C, C++ "
+            "and more; IPYNB), and images and scans by OCR (PNG, JPEG, TIFF, WebP)")
 BEGINNING = "beginning"
 MAX_LABEL_CHARS = 120
 # A stray byte from another encoding, or a stray NUL, is forgiven; more of either than this
@@ -88,10 +98,12 @@ def reads(name: str) -> bool:
     return PurePath(name.replace("\\", "/")).suffix.lower() in KINDS
 
 
-def parse(name: str, data: bytes, *, max_bytes: int = MAX_BYTES) -> ParsedDocument:
+def parse(name: str, data: bytes, *, max_bytes: int = MAX_BYTES,
+          progress: PageProgress | None = None) -> ParsedDocument:
     """The document's text in sections, or InvalidInput saying why it cannot be indexed. Its
     name is `name` with any NUL made U+FFFD: no database column holds NUL, and the name came
-    with the file, so it is read like the text is (see docchat.text)."""
+    with the file, so it is read like the text is (see docchat.text). `progress(page, pages)` is
+    told before each page read by OCR."""
     name = name.replace(NUL, "\ufffd")
     require_storable(name, f'the file name "{one_line(name)}"')
     shown = shown_name(name)
@@ -102,7 +114,10 @@ def parse(name: str, data: bytes, *, max_bytes: int = MAX_BYTES) -> ParsedDocume
         raise InvalidInput(f"{shown} is empty")
     if len(data) > max_bytes:
         raise InvalidInput(f"{shown} is {_size(len(data))}; the limit is {_size(max_bytes)}")
-    read = _PARSERS[kind](shown, data, max_bytes)
+    if kind in _READ_BY_PAGES:
+        read = _READ_BY_PAGES[kind](shown, data, max_bytes, progress)
+    else:
+        read = _PARSERS[kind](shown, data, max_bytes)
     raw, attachments = read if isinstance(read, tuple) else (read, ())  # a mail hands back its attachments
     sections = [
         Section(_label(section.label), section.page, text)
@@ -110,7 +125,8 @@ def parse(name: str, data: bytes, *, max_bytes: int = MAX_BYTES) -> ParsedDocume
         if (text := _clean(section.text))
     ]
     if not sections:
-        raise InvalidInput(f"{shown} has no text to index" + (" (a scanned PDF?)" if kind == "pdf" else ""))
+        raise InvalidInput(f"{shown} has no text to index" + (" (no text found by OCR)" if kind in _READ_BY_PAGES
+                                                                else ""))
     return ParsedDocument(name=name, kind=kind, sections=sections, attachments=attachments)
 
 
@@ -118,8 +134,9 @@ class InProcessParser:
     """`parse` in the caller's own process, as a Parser: for tests, and for commands that never
     parse. The app isolates parsing (docchat.documents.isolated)."""
 
-    def parse(self, name: str, data: bytes, *, max_bytes: int = MAX_BYTES) -> ParsedDocument:
-        return parse(name, data, max_bytes=max_bytes)
+    def parse(self, name: str, data: bytes, *, max_bytes: int = MAX_BYTES,
+              progress: PageProgress | None = None) -> ParsedDocument:
+        return parse(name, data, max_bytes=max_bytes, progress=progress)
 
     def reads(self, name: str) -> bool:
         return reads(name)
@@ -131,7 +148,7 @@ class InProcessParser:
         pass
 
 
-def _pdf(shown: str, data: bytes, max_bytes: int) -> list[Section]:
+def _pdf(shown: str, data: bytes, max_bytes: int, progress: PageProgress | None = None) -> list[Section]:
     from pypdf import PdfReader
 
     try:
@@ -141,10 +158,14 @@ def _pdf(shown: str, data: bytes, max_bytes: int) -> list[Section]:
         # we cannot read it without the user's password.
         if reader.is_encrypted and not _opens_without_password(reader):
             raise InvalidInput(f"{shown} is password-protected")
-        return [
-            Section(f"page {number}", number, page.extract_text() or "")
-            for number, page in enumerate(reader.pages, start=1)
-        ]
+        texts = {number: page.extract_text() or "" for number, page in enumerate(reader.pages, start=1)}
+        scanned = [number for number, text in texts.items() if not text.strip()]
+        if len(scanned) > images.MAX_OCR_PAGES:
+            raise InvalidInput(f"{shown} has {len(scanned)} pages without text; docchat reads at most "
+                               f"{images.MAX_OCR_PAGES} by OCR")
+        if scanned:
+            texts.update(scans.scanned_texts(shown, data, scanned, len(texts), progress))
+        return [Section(f"page {number}", number, text) for number, text in texts.items()]
     except (InvalidInput, MemoryError):
         raise  # out of memory is the isolation's to report (documents/isolated.py)
     except Exception:
@@ -345,4 +366,9 @@ _PARSERS: dict[str, Callable[[str, bytes, int], list[Section] | mail.Read]] = {
     **ebooks.PARSERS,
     **mail.PARSERS,
     **code_files.PARSERS,
+}
+# The kinds read page by page by OCR, which tell progress as they go.
+_READ_BY_PAGES: dict[str, Callable[[str, bytes, int, PageProgress | None], list[Section]]] = {
+    "pdf": _pdf,
+    "image": images.image_sections,
 }

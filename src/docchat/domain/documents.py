@@ -118,8 +118,9 @@ class Retrieved:
 @dataclass(frozen=True)
 class SourceView:
     """A cited passage where it stands in its document, for the reader to check it: a PDF's
-    page drawn with the passage marked, or, for other formats, the passage's section with the
-    cited part flagged; and the original file. Only the citation is left of a deleted document."""
+    page or an image drawn with the passage marked (on a scan, where OCR finds its words), or,
+    for other formats, the passage's section with the cited part flagged; and the original
+    file. Only the citation is left of a deleted document."""
 
     citation: Citation
     document: Document | None

@@ -45,6 +45,8 @@ log = logging.getLogger(__name__)
 
 # Chunks of the documents already cited in a conversation rank a little higher (never filtered).
 ACTIVE_BOOST = 1.15
+# Kinds whose cited page is drawn with the passage marked (a scan or an image by OCR's word boxes).
+DRAWN = ("pdf", "image")
 # Each side of a hybrid search offers this many candidates per passage asked for, so fusion
 # has overlap to work with.
 CANDIDATES_PER_HIT = 4
@@ -134,9 +136,13 @@ class DocumentService:
         if document is None:
             return SourceView(citation, None)
         original = self._files.read(document.path)
-        if document.kind == "pdf" and citation.page and original is not None:
-            image, marked = self._renderer(original, citation.page, citation.text)
-            return SourceView(citation, document, page_image=image, marked=marked, original=original)
+        if document.kind in DRAWN and citation.page and original is not None:
+            try:
+                image, marked = self._renderer(original, citation.page, citation.text, kind=document.kind)
+            except DocchatError as error:  # a scan read again by OCR, and tesseract gone since: the text is shown
+                log.warning("the cited page could not be drawn: %s", error)
+            else:
+                return SourceView(citation, document, page_image=image, marked=marked, original=original)
         with self._uow() as uow:  # the section around the passage, for the formats not drawn
             chunks: list[ChunkRecord] = uow.documents.chunks_of(document.id)
         section = [c for c in chunks if c.label == citation.section and citation.section] or \

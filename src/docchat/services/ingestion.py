@@ -8,6 +8,8 @@ Invariants, whatever the batch:
   again (rows, vectors, stored file); a crash leaves it `ingesting`, and the next opening of
   the local index clears it. A ready document always has every chunk, vector and its file.
 - The same content is ingested once (by hash), also when one batch holds it twice.
+- A scan is read by OCR at about a second a page: its pages are shown as they are read, and a
+  cancel is seen between two pages (the parser stops its worker when its progress call raises).
 
 Why groups: the chunks of a group of files (up to GROUP_CHUNKS) go to the model together, in
 order of length, so each run of the model holds texts of about one length (little padding) and
@@ -97,7 +99,13 @@ class Ingestion:
 
     def add(self, embedder: Embedder, name: str, data: bytes, *, progress: Progress,
             cancel: threading.Event) -> IngestReport:
-        parsed = self._parser.parse(name, data, max_bytes=self._max_bytes)
+        def read(page: int, pages: int) -> None:
+            # A scan is read by OCR at about a second a page: the user sees it go, and may stop it.
+            if cancel.is_set():
+                raise IngestionCancelled(f"ingestion of {name} was cancelled; nothing was kept")
+            progress(f"reading page {page} of {pages} (OCR)", 0.05 * page / pages)
+
+        parsed = self._parser.parse(name, data, max_bytes=self._max_bytes, progress=read)
         # Opened before anything is written or removed: an index held by another process (the
         # app) refuses this ingestion with nothing touched, not even a half-ingested copy of the
         # same file, which may be the app's own ingestion under way. Opening it also clears what
@@ -149,10 +157,19 @@ class Ingestion:
         for file in files:
             if cancel.is_set():
                 raise IngestionCancelled(f"ingestion was cancelled after {finished} of {count(total, 'file')}")
-            progress(f"{finished} of {total} files; reading {file.name}", finished / total)
+            reading = f"{finished} of {total} files; reading {file.name}"
+            progress(reading, finished / total)
+
+            def read(page: int, pages: int, reading: str = reading) -> None:
+                if cancel.is_set():
+                    raise IngestionCancelled(f"ingestion was cancelled after {finished} of {count(total, 'file')}")
+                progress(f"{reading}, page {page} of {pages} (OCR)", finished / total)
+
             outcome: _Pending | Ingested
             try:
-                data, parsed = self._read(file)
+                data, parsed = self._read(file, read)
+            except IngestionCancelled:
+                raise  # between two pages of a scan: no verdict on the file
             except DocchatError as error:
                 outcome = Ingested(file.name, error=error)
             else:
@@ -186,12 +203,12 @@ class Ingestion:
             index.add_points([(r.id, r.document_id, vector) for r, vector in zip(batch, vectors, strict=True)])
             embedded(start + len(batch), len(ordered))
 
-    def _read(self, file: FileToAdd) -> tuple[bytes, ParsedDocument]:
+    def _read(self, file: FileToAdd, read: Callable[[int, int], None]) -> tuple[bytes, ParsedDocument]:
         try:
             data = file.read()
         except OSError as error:
             raise InvalidInput(f"{file.name} cannot be read: {error.strerror or error}") from None
-        return data, self._parser.parse(file.name, data, max_bytes=self._max_bytes)
+        return data, self._parser.parse(file.name, data, max_bytes=self._max_bytes, progress=read)
 
     def _pending(self, name: str, data: bytes, parsed: ParsedDocument) -> _Pending | Ingested:
         """The file to write, or its outcome: already in the library, or refused."""

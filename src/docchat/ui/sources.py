@@ -1,6 +1,6 @@
 """An answer's sources: its [n] marks link to them, its list opens them, and a source shows
-the cited passage where it stands in its document (a PDF page drawn with the passage marked,
-or the section with the passage flagged), with the original file to download."""
+the cited passage where it stands in its document (a PDF page or an image drawn with the passage
+marked, on a scan where OCR finds its words, or the section with the passage flagged), with the original file to download."""
 
 from __future__ import annotations
 
@@ -79,7 +79,8 @@ def _show(cited: Citation) -> None:
         st.text(cited.text)
         return
     if view.page_image is not None:
-        note = "marked in yellow" if view.marked else "not found on the page as text (a scan?); it reads:"
+        # Not found: a passage cut across pages, or a scan read differently by OCR this time.
+        note = "marked in yellow" if view.marked else "not found on the page; it reads:"
         st.caption(f"Page {cited.page} of {view.document.pages or '?'}; the passage is {note}")
         if not view.marked:
             st.text(cited.text)
