@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import builtins
 import threading
-from collections.abc import Iterator, Sequence, Set
+from collections.abc import Iterable, Iterator, Sequence, Set
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Callable, Protocol
@@ -22,6 +22,8 @@ from docchat.domain import (
     ConversationSettings,
     Document,
     DocumentUse,
+    Folder,
+    FolderFile,
     Message,
     ParsedDocument,
     Rating,
@@ -29,10 +31,11 @@ from docchat.domain import (
     Scope,
     SearchHit,
     Summary,
+    SyncCounts,
 )
 
 __all__ = [
-    "ChunkIndex", "ConversationRepository", "DocumentRepository", "Embedder", "FileStore", "Gateway", "Generation",
+    "ChunkIndex", "ConversationRepository", "DocumentRepository", "Embedder", "FileStore", "FolderRepository", "Gateway", "Generation",
     "MemoryState", "PageRenderer", "Parser", "Preferences", "PrefixCache", "Programs", "Retriever", "ServerInfo",
     "TokenCounter", "UnitOfWork", "UnitOfWorkFactory",
 ]
@@ -110,11 +113,29 @@ class DocumentRepository(Protocol):
     def usage(self, document_id: str) -> builtins.list[DocumentUse]: ...
 
 
+class FolderRepository(Protocol):
+    """Followed folders and what the last sync found of each of their files."""
+
+    def add(self, folder: Folder) -> None: ...
+    def by_path(self, path: str) -> Folder | None: ...
+    def list(self) -> builtins.list[Folder]: ...
+    def remove(self, folder_id: str) -> None:
+        """Forgets the folder and its files' rows (their documents are the service's to remove)."""
+    def files(self, folder_id: str) -> builtins.list[FolderFile]: ...
+    def save_files(self, files: Iterable[FolderFile]) -> None:
+        """Writes each file's row, replacing the one of the same folder and relative path."""
+    def forget_files(self, folder_id: str, relative_paths: Sequence[str]) -> None: ...
+    def holders(self, document_id: str) -> int:
+        """How many files of followed folders hold this document."""
+    def record_sync(self, folder_id: str, at: datetime, counts: SyncCounts) -> None: ...
+
+
 class UnitOfWork(Protocol):
     """One transaction: rolled back unless committed, always closed."""
 
     conversations: ConversationRepository
     documents: DocumentRepository
+    folders: FolderRepository
 
     def __enter__(self) -> "UnitOfWork": ...
     def __exit__(self, *exc: object) -> None: ...

@@ -12,6 +12,9 @@ from docchat.domain.documents import (
     content_hash, Section, ParsedDocument, DocumentStatus, Document, IngestReport, ChunkRecord, Retrieved, SourceView,
     DocumentUse, Scope,
 )
+from docchat.domain.folders import (
+    FileStatus, SyncCounts, Folder, FolderFile, FileProblem, SyncReport, FolderState,
+)
 from docchat.domain.health import (
     StoreHealth, LLMStatus, LibraryHealth,
 )
@@ -24,5 +27,6 @@ __all__ = [
     "Budget", "MemoryStats",
     "content_hash", "Section", "ParsedDocument", "DocumentStatus", "Document", "IngestReport", "ChunkRecord",
     "Retrieved", "SourceView", "DocumentUse", "Scope",
+    "FileStatus", "SyncCounts", "Folder", "FolderFile", "FileProblem", "SyncReport", "FolderState",
     "StoreHealth", "LLMStatus", "LibraryHealth",
 ]
