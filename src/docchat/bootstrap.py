@@ -37,6 +37,7 @@ from docchat.services.chat import ChatService
 from docchat.services.conversations import ConversationService
 from docchat.services.trash import TrashService
 from docchat.services.documents import DocumentService
+from docchat.services.folders import FolderService
 from docchat.services.health import HealthService
 from docchat.services.llm import LLMService
 from docchat.services.recovery import STALE_STREAM, interrupt_abandoned_answers
@@ -121,6 +122,7 @@ def build_services(settings: Settings | None = None, *, uow: UnitOfWorkFactory |
         chat=chat,
         stateless=StatelessChat(chat, pipeline, counter, gateway),
         documents=documents,
+        folders=FolderService(uow, documents, conversations),
         llm=llm,
         health=HealthService(uow, counter, llm, documents, settings.resolved_data_dir, database=database,
                              schema_version=schema_version),

@@ -1,0 +1,76 @@
+"""The files of a followed folder, found by stat alone: nothing is opened here.
+
+Skipped without a word: hidden files and folders (".git", ".obsidian", ".trash", ...),
+`__pycache__` and `node_modules`, and files of kinds the library does not read (they are not
+listed anywhere: a vault's images are not documents). Links are followed, but a folder already
+visited (the same st_dev and st_ino) is not entered again, so a link that loops ends the walk
+of that branch instead of hanging it. A folder that cannot be opened, or a link to nothing,
+is reported as a problem with why.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+
+SKIPPED_FOLDERS = frozenset({"__pycache__", "node_modules"})
+
+
+@dataclass(frozen=True)
+class Seen:
+    """A file found: its path relative to the folder ("/" between parts), and its stat."""
+
+    relative_path: str
+    path: str
+    size: int
+    mtime_ns: int
+
+
+@dataclass(frozen=True)
+class Unreadable:
+    relative_path: str
+    reason: str
+    folder: bool = False  # a folder that cannot be opened: what it holds was not looked at
+
+
+def walk(root: str, reads: Callable[[str], bool]) -> Iterator[Seen | Unreadable]:
+    """Every file under `root` (a folder) whose name `reads` accepts, and what could not be looked at."""
+    top = os.stat(root)
+    visited = {(top.st_dev, top.st_ino)}
+    stack = [("", root)]
+    while stack:
+        relative, path = stack.pop()
+        try:
+            with os.scandir(path) as found:
+                entries = sorted(found, key=lambda e: e.name)
+        except OSError as error:
+            yield Unreadable(relative or ".", f"the folder cannot be opened: {_why(error)}", folder=True)
+            continue
+        folders = []
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            inner = f"{relative}/{entry.name}" if relative else entry.name
+            is_dir = entry.is_dir()
+            if not is_dir and not reads(entry.name):
+                continue
+            try:
+                stat = entry.stat()
+            except OSError as error:
+                yield Unreadable(inner, _why(error))
+                continue
+            if is_dir:
+                if entry.name in SKIPPED_FOLDERS or (stat.st_dev, stat.st_ino) in visited:
+                    continue
+                visited.add((stat.st_dev, stat.st_ino))
+                folders.append((inner, entry.path))
+            elif entry.is_file():
+                yield Seen(inner, entry.path, stat.st_size, stat.st_mtime_ns)
+        stack.extend(reversed(folders))
+
+
+def _why(error: OSError) -> str:
+    if isinstance(error, FileNotFoundError):
+        return "a link to nothing (its target is gone)"
+    return error.strerror or str(error)
