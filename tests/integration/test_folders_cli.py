@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -71,6 +72,26 @@ def test_adding_a_folder_adds_the_files_docchat_reads_and_skips_hidden_folders(d
     assert documents(docchat) == ["bread.txt", "leases/whitby.md", "rent-review.md"]
     listed = docchat("folders", "list")
     assert listed.stdout.startswith(f"{vault.resolve()}  3 ready  last sync ")
+
+
+def test_documents_list_says_each_document_is_ready(docchat, vault):
+    docchat("folders", "add", str(vault))
+
+    lines = docchat("documents", "list").stdout.splitlines()
+    assert [line.split()[1] for line in lines] == ["ready"] * 3
+    assert {d["status"] for d in json.loads(docchat("documents", "list", "--json").stdout)} == {"ready"}
+
+
+def test_folders_list_as_json_gives_each_file_status_and_the_last_sync(docchat, vault):
+    (vault / "minutes.pdf").write_bytes(b"%PDF-1.7 cut short")
+    docchat("folders", "add", str(vault))
+
+    [folder] = json.loads(docchat("folders", "list", "--json").stdout)
+
+    assert folder["path"] == str(vault.resolve())
+    assert folder["files"] == {"ready": 3, "refused": 1}
+    assert folder["last_sync"] == {"added": 3, "changed": 0, "removed": 0, "unchanged": 0, "refused": 1, "failed": 0}
+    assert [(p["path"], p["status"]) for p in folder["problems"]] == [("minutes.pdf", "refused")]
 
 
 def test_obsidian_links_are_read_as_text(docchat, vault, data_dir, shared_embedder):
