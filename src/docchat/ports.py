@@ -24,6 +24,7 @@ from docchat.domain import (
     DocumentUse,
     Folder,
     FolderFile,
+    SeenFile,
     Message,
     ParsedDocument,
     Rating,
@@ -32,10 +33,11 @@ from docchat.domain import (
     SearchHit,
     Summary,
     SyncCounts,
+    Unreadable,
 )
 
 __all__ = [
-    "ChunkIndex", "ConversationRepository", "DocumentRepository", "Embedder", "FileStore", "FolderRepository", "Gateway", "Generation",
+    "ChunkIndex", "ConversationRepository", "DocumentRepository", "Embedder", "FileStore", "FolderFiles", "FolderRepository", "Gateway", "Generation",
     "MemoryState", "PageRenderer", "Parser", "Preferences", "PrefixCache", "Programs", "Retriever", "ServerInfo",
     "TokenCounter", "UnitOfWork", "UnitOfWorkFactory",
 ]
@@ -127,6 +129,8 @@ class FolderRepository(Protocol):
     def forget_files(self, folder_id: str, relative_paths: Sequence[str]) -> None: ...
     def holders(self, document_id: str) -> int:
         """How many files of followed folders hold this document."""
+    def adopted(self, document_id: str) -> bool:
+        """Whether a followed file holds it as adopted: it was in the library before (an upload)."""
     def record_sync(self, folder_id: str, at: datetime, counts: SyncCounts) -> None: ...
 
 
@@ -262,6 +266,20 @@ class FileStore(Protocol):
         """Removes the stored file; a file already gone is no error."""
     def strays(self, kept: Set[str]) -> list[str]:
         """Stored files whose path is not in `kept`: left by a crash, or half written."""
+
+
+class FolderFiles(Protocol):
+    """The files of followed folders on disk (documents/folder_files.py). Reading and hashing
+    raise OSError for a file that cannot be read."""
+
+    def absolute(self, path: str) -> str:
+        """The folder's one name: absolute, links resolved."""
+    def is_folder(self, path: str) -> bool: ...
+    def walk(self, root: str, reads: Callable[[str], bool]) -> Iterator[SeenFile | Unreadable]:
+        """Every file under the folder whose name `reads` accepts, by stat alone (hidden ones, and
+        folders met before through a link, left out), and what could not be looked at."""
+    def content_hash(self, path: str) -> str: ...
+    def read(self, path: str) -> bytes: ...
 
 
 class PageRenderer(Protocol):

@@ -13,7 +13,7 @@ from docchat.domain.documents import (
     DocumentUse, Scope,
 )
 from docchat.domain.folders import (
-    FileStatus, SyncCounts, Folder, FolderFile, FileProblem, SyncReport, FolderState,
+    FileStatus, SyncCounts, Folder, FolderFile, SeenFile, Unreadable, FileProblem, SyncReport, FolderState,
 )
 from docchat.domain.health import (
     StoreHealth, LLMStatus, LibraryHealth,
@@ -27,6 +27,7 @@ __all__ = [
     "Budget", "MemoryStats",
     "content_hash", "Section", "ParsedDocument", "DocumentStatus", "Document", "IngestReport", "ChunkRecord",
     "Retrieved", "SourceView", "DocumentUse", "Scope",
-    "FileStatus", "SyncCounts", "Folder", "FolderFile", "FileProblem", "SyncReport", "FolderState",
+    "FileStatus", "SyncCounts", "Folder", "FolderFile", "SeenFile", "Unreadable", "FileProblem", "SyncReport",
+    "FolderState",
     "StoreHealth", "LLMStatus", "LibraryHealth",
 ]

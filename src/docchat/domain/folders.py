@@ -59,6 +59,29 @@ class FolderFile:
     document_id: str | None
     status: FileStatus
     reason: str | None = None
+    # Its document was in the library before any followed file held that content (an upload):
+    # it stays in the library when the file goes.
+    adopted: bool = False
+
+
+@dataclass(frozen=True)
+class SeenFile:
+    """A file of a followed folder found on disk: its path relative to the folder ("/" between
+    parts), where it is, and its stat."""
+
+    relative_path: str
+    path: str
+    size: int
+    mtime_ns: int
+
+
+@dataclass(frozen=True)
+class Unreadable:
+    """A file or folder that could not be looked at, and why."""
+
+    relative_path: str
+    reason: str
+    folder: bool = False  # a folder that cannot be opened: what it holds was not looked at
 
 
 @dataclass(frozen=True)

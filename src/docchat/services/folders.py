@@ -5,7 +5,9 @@ whose stat changed is read and hashed: the same hash (a touched file) is unchang
 is read again as a document, and the document of its old version leaves the library (its
 chunks leave the index) unless another followed file still holds that content. A file gone
 from the folder takes its document out of the library the same way. Answers that cited a
-removed document keep their quotes, as with any deletion.
+removed document keep their quotes, as with any deletion. A document that was in the library
+before a followed file had its content (an upload) is adopted, not owned: it stays when the
+file goes.
 
 A file the parser refuses keeps the status refused with the one-line reason, and is read
 again only when its content changes; a file that failed for another reason (the embedder or
@@ -23,18 +25,17 @@ from __future__ import annotations
 
 import builtins
 import hashlib
-import os
 import threading
 import uuid
 from dataclasses import dataclass, replace
 from functools import partial
 
-from docchat.domain import FileProblem, FileStatus, Folder, FolderFile, FolderState, SyncCounts, SyncReport, utcnow
+from docchat.domain import (FileProblem, FileStatus, Folder, FolderFile, FolderState, SeenFile, SyncCounts,
+                            SyncReport, Unreadable, utcnow)
 from docchat.errors import DocchatError, IndexInUse, InvalidInput, NotFound
-from docchat.ports import UnitOfWorkFactory
+from docchat.ports import FolderFiles, UnitOfWorkFactory
 from docchat.services.conversations import ConversationService
 from docchat.services.documents import DocumentService, FileToAdd
-from docchat.services.folder_walk import Seen, Unreadable, walk
 
 __all__ = ["FolderService"]
 
@@ -45,15 +46,18 @@ class _Pass:
 
     folder: Folder
     known: dict[str, FolderFile]
-    to_read: list[tuple[Seen, FolderFile | None]]
+    to_read: list[tuple[SeenFile, FolderFile | None]]
     rows: list[FolderFile]
-    gone_documents: list[str]
+    # The documents of files gone or changed, and whether they were adopted (see FolderFile.adopted).
+    gone_documents: dict[str, bool]
     counts: dict[str, int]
 
 
 class FolderService:
-    def __init__(self, uow: UnitOfWorkFactory, documents: DocumentService, conversations: ConversationService):
+    def __init__(self, uow: UnitOfWorkFactory, documents: DocumentService, conversations: ConversationService,
+                 disk: FolderFiles):
         self._uow = uow
+        self._disk = disk
         self._documents = documents
         self._conversations = conversations
         self._one_pass = threading.Lock()
@@ -62,8 +66,8 @@ class FolderService:
         """Follows the folder and adds its files to the library (and to the conversation's
         document scope, when given). A path that is not a folder, or one already followed, is
         refused with nothing changed."""
-        where = _absolute(path)
-        if not os.path.isdir(where):
+        where = self._disk.absolute(path)
+        if not self._disk.is_folder(where):
             raise InvalidInput(f"{path} is not a folder")
         if conversation_id is not None:
             self._conversations.get(conversation_id)  # NotFound before anything is followed
@@ -104,21 +108,25 @@ class FolderService:
 
     def remove(self, path: str) -> int:
         """Stops following the folder. Its files' documents leave the library (unless another
-        followed folder holds the same content); the files on disk are not touched. Returns
-        how many documents left."""
-        where = _absolute(path)
+        followed file holds the same content, or the document was uploaded before); the files
+        on disk are not touched. Returns how many documents left."""
+        where = self._disk.absolute(path)
         with self._one_pass:
             with self._uow() as uow:
                 folder = uow.folders.by_path(where)
                 if folder is None:
                     raise NotFound(f"{where} is not followed")
-                documents = {f.document_id for f in uow.folders.files(folder.id) if f.document_id}
+                files = uow.folders.files(folder.id)
+            documents: dict[str, bool] = {}
+            for file in files:
+                if file.document_id:
+                    documents[file.document_id] = documents.get(file.document_id, False) or file.adopted
             if documents:
                 self._documents.index()  # refused with nothing changed when the app holds it
             with self._uow(write=True) as uow:
                 uow.folders.remove(folder.id)
                 uow.commit()
-            return self._drop_unheld(documents, folder)
+            return len(self._drop_unheld(documents))
 
     def paths(self) -> builtins.list[str]:
         """The followed folders' paths (what a watcher watches)."""
@@ -130,14 +138,14 @@ class FolderService:
     def _sync_folder(self, folder: Folder) -> SyncReport:
         with self._uow() as uow:
             known = {f.relative_path: f for f in uow.folders.files(folder.id)}
-        work = _Pass(folder, known, [], [], [], dict.fromkeys(SyncCounts().as_dict(), 0))
-        if not os.path.isdir(folder.path):
+        work = _Pass(folder, known, [], [], {}, dict.fromkeys(SyncCounts().as_dict(), 0))
+        if not self._disk.is_folder(folder.path):
             # Gone, unmounted or renamed: its documents stay until it is back or unfollowed.
             problem = FileProblem(folder.path, "", FileStatus.FAILED, "the folder is not there any more")
             return SyncReport(SyncCounts(), (problem,))
         seen = set()
         closed: list[str] = []
-        for found in walk(folder.path, self._documents.reads):
+        for found in self._disk.walk(folder.path, self._documents.reads):
             seen.add(found.relative_path)
             if isinstance(found, Unreadable):
                 self._refuse_unreadable(work, found)
@@ -148,7 +156,8 @@ class FolderService:
         # The files of a folder that cannot be opened now are not taken for deleted.
         gone = [path for path in known if path not in seen and not path.startswith(tuple(closed))]
         work.counts["removed"] = len(gone)
-        work.gone_documents += [d for d in (known[p].document_id for p in gone) if d]
+        for path in gone:
+            _let_go(work, known[path])
         if work.to_read or work.gone_documents:
             # Before anything is written: the app holding the index refuses the whole pass.
             self._documents.index()
@@ -157,9 +166,9 @@ class FolderService:
             uow.folders.save_files(work.rows + [_pending(seen_file, folder, old) for seen_file, old in work.to_read])
             uow.commit()
         added = self._read_changed(work)
-        self._drop_unheld(set(work.gone_documents), folder)
-        if folder.conversation_id and (added or work.gone_documents):
-            self._rescope(folder.conversation_id, added, set(work.gone_documents))
+        dropped = self._drop_unheld(work.gone_documents)
+        if folder.conversation_id and (added or dropped):
+            self._rescope(folder.conversation_id, added, dropped)
         counts = SyncCounts(**work.counts)
         with self._uow(write=True) as uow:
             uow.folders.record_sync(folder.id, utcnow(), counts)
@@ -168,7 +177,7 @@ class FolderService:
         return SyncReport(counts, tuple(_problem(folder, f) for f in files
                                         if f.status in (FileStatus.REFUSED, FileStatus.FAILED)))
 
-    def _look_at(self, work: _Pass, seen: Seen) -> None:
+    def _look_at(self, work: _Pass, seen: SeenFile) -> None:
         old = work.known.get(seen.relative_path)
         if old is None:
             work.to_read.append((seen, None))
@@ -180,7 +189,7 @@ class FolderService:
             work.counts["refused" if old.status is FileStatus.REFUSED else "unchanged"] += 1
             return
         try:
-            digest = _hash(seen.path)
+            digest = self._disk.content_hash(seen.path)
         except OSError as error:
             self._refuse(work, seen, old, f"cannot be read: {error.strerror or error}")
             return
@@ -191,20 +200,20 @@ class FolderService:
         work.rows.append(replace(old, size=seen.size, mtime_ns=seen.mtime_ns))
         work.counts["refused" if old.status is FileStatus.REFUSED else "unchanged"] += 1
 
-    def _refuse(self, work: _Pass, seen: Seen, old: FolderFile | None, reason: str) -> None:
+    def _refuse(self, work: _Pass, seen: SeenFile, old: FolderFile | None, reason: str) -> None:
         work.rows.append(FolderFile(work.folder.id, seen.relative_path, seen.size, seen.mtime_ns, None, None,
                                     FileStatus.REFUSED, reason))
         work.counts["refused"] += 1
-        if old is not None and old.document_id:
-            work.gone_documents.append(old.document_id)
+        if old is not None:
+            _let_go(work, old)
 
     def _refuse_unreadable(self, work: _Pass, found: Unreadable) -> None:
         old = work.known.get(found.relative_path)
         work.rows.append(FolderFile(work.folder.id, found.relative_path, 0, 0, None, None, FileStatus.REFUSED,
                                     found.reason))
         work.counts["refused"] += 1
-        if old is not None and old.document_id:
-            work.gone_documents.append(old.document_id)
+        if old is not None:
+            _let_go(work, old)
 
     def _read_changed(self, work: _Pass) -> builtins.list[str]:
         """Ingests the new and changed files; the ids of the documents they are now."""
@@ -212,18 +221,25 @@ class FolderService:
             return []
         by_name = {seen.relative_path: (seen, old) for seen, old in work.to_read}
         hashes: dict[str, str] = {}
-        files = [FileToAdd(seen.relative_path, partial(_read, seen.path, hashes, seen.relative_path))
+        files = [FileToAdd(seen.relative_path, partial(self._read, seen, hashes))
                  for seen, _ in work.to_read]
         rows: list[FolderFile] = []
         added: list[str] = []
+        created: set[str] = set()  # documents this pass brought into the library
         try:
             for outcome in self._documents.add_many(files):
                 seen, old = by_name.pop(outcome.name)
-                new = old is None or old.status is FileStatus.PENDING and old.document_id is None
+                # Never in the library before (new, or only pending or failed until now): added.
+                new = old is None or old.status in (FileStatus.PENDING, FileStatus.FAILED) and old.document_id is None
                 if outcome.report is not None:
                     document = outcome.report.document
+                    if outcome.report.already_present and document.id not in created:
+                        adopted = self._adopted(document.id, rows)
+                    else:
+                        adopted = False
+                        created.add(document.id)
                     rows.append(FolderFile(work.folder.id, seen.relative_path, seen.size, seen.mtime_ns,
-                                           document.content_hash, document.id, FileStatus.READY))
+                                           document.content_hash, document.id, FileStatus.READY, adopted=adopted))
                     added.append(document.id)
                     work.counts["added" if new else "changed"] += 1
                 else:
@@ -231,8 +247,8 @@ class FolderService:
                     rows.append(FolderFile(work.folder.id, seen.relative_path, seen.size, seen.mtime_ns,
                                            hashes.get(seen.relative_path), None, status, str(outcome.error)))
                     work.counts[status.value] += 1
-                if old is not None and old.document_id and old.document_id not in added:
-                    work.gone_documents.append(old.document_id)
+                if old is not None and old.document_id not in added:
+                    _let_go(work, old)
         except IndexInUse:
             raise
         except DocchatError as error:
@@ -247,19 +263,39 @@ class FolderService:
                 uow.commit()
         return added
 
-    def _drop_unheld(self, document_ids: set[str], folder: Folder) -> int:
-        """Removes from the library the documents no followed file holds any more."""
-        dropped = 0
-        for document_id in sorted(document_ids):
+    def _read(self, seen: SeenFile, hashes: dict[str, str]) -> bytes:
+        """The file's bytes for ingestion, its hash kept (a refused file is read again only once it changes)."""
+        try:
+            data = self._disk.read(seen.path)
+        except OSError as error:
+            raise InvalidInput(f"{seen.relative_path} cannot be read: {error.strerror or error}") from None
+        hashes[seen.relative_path] = hashlib.sha256(data).hexdigest()
+        return data
+
+    def _adopted(self, document_id: str, rows: builtins.list[FolderFile]) -> bool:
+        """Whether a document found in the library is one no followed file brought in (an upload)."""
+        with self._uow() as uow:
+            holders = uow.folders.holders(document_id)
+        holders += sum(1 for row in rows if row.document_id == document_id)
+        if holders == 0:
+            return True
+        with self._uow() as uow:
+            return uow.folders.adopted(document_id) or any(r.adopted for r in rows if r.document_id == document_id)
+
+    def _drop_unheld(self, documents: dict[str, bool]) -> set[str]:
+        """Removes from the library the documents no followed file holds any more, but those
+        adopted (uploaded before a followed file had the same content); the ids removed."""
+        dropped = set()
+        for document_id, adopted in sorted(documents.items()):
             with self._uow() as uow:
                 held = uow.folders.holders(document_id)
-            if held:
+            if held or adopted:
                 continue
             try:
                 self._documents.delete(document_id)
             except NotFound:
                 continue  # deleted by hand meanwhile
-            dropped += 1
+            dropped.add(document_id)
         return dropped
 
     def _rescope(self, conversation_id: str, added: builtins.list[str], gone: set[str]) -> None:
@@ -271,34 +307,17 @@ class FolderService:
         self._conversations.set_document_scope(conversation_id, sorted(set(kept) | set(added)))
 
 
-def _absolute(path: str) -> str:
-    """The folder's one name: absolute, links resolved (a folder reached by two paths is one folder)."""
-    return os.path.realpath(os.path.expanduser(path))
+def _pending(seen: SeenFile, folder: Folder, old: FolderFile | None) -> FolderFile:
+    if old is None:
+        return FolderFile(folder.id, seen.relative_path, seen.size, seen.mtime_ns, None, None, FileStatus.PENDING)
+    return replace(old, size=seen.size, mtime_ns=seen.mtime_ns, status=FileStatus.PENDING, reason=None)
 
 
-def _pending(seen: Seen, folder: Folder, old: FolderFile | None) -> FolderFile:
-    return FolderFile(folder.id, seen.relative_path, seen.size, seen.mtime_ns,
-                      old.content_hash if old else None, old.document_id if old else None, FileStatus.PENDING)
+def _let_go(work: _Pass, file: FolderFile) -> None:
+    """Notes that the file no longer holds its document (gone, changed, or now refused)."""
+    if file.document_id:
+        work.gone_documents[file.document_id] = work.gone_documents.get(file.document_id, False) or file.adopted
 
 
 def _problem(folder: Folder, file: FolderFile) -> FileProblem:
     return FileProblem(folder.path, file.relative_path, file.status, file.reason or "")
-
-
-def _hash(path: str) -> str:
-    digest = hashlib.sha256()
-    with open(path, "rb") as file:
-        for block in iter(partial(file.read, 1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
-def _read(path: str, hashes: dict[str, str], name: str) -> bytes:
-    try:
-        with open(path, "rb") as file:
-            data = file.read()
-    except OSError as error:
-        raise InvalidInput(f"{name} cannot be read: {error.strerror or error}") from None
-    hashes[name] = hashlib.sha256(data).hexdigest()
-    return data
-

@@ -28,13 +28,13 @@ def _folder(row) -> Folder:
 def _file(row) -> FolderFile:
     return FolderFile(folder_id=row.folder_id, relative_path=row.relative_path, size=row.size, mtime_ns=row.mtime_ns,
                       content_hash=row.content_hash, document_id=row.document_id, status=FileStatus(row.status),
-                      reason=row.reason)
+                      reason=row.reason, adopted=row.adopted)
 
 
 def _values(file: FolderFile) -> dict:
     return dict(folder_id=file.folder_id, relative_path=file.relative_path, size=file.size, mtime_ns=file.mtime_ns,
                 content_hash=file.content_hash, document_id=file.document_id, status=file.status.value,
-                reason=file.reason)
+                reason=file.reason, adopted=file.adopted)
 
 
 class FolderRepository:
@@ -80,6 +80,11 @@ class FolderRepository:
         """How many files of followed folders hold this document."""
         return self._db.execute(select(func.count()).select_from(folder_files)
                                 .where(folder_files.c.document_id == document_id)).scalar_one()
+
+    def adopted(self, document_id: str) -> bool:
+        """Whether a followed file holds this document as adopted (see FolderFile.adopted)."""
+        return self._db.execute(select(folder_files.c.pk).where(folder_files.c.document_id == document_id,
+                                                                folder_files.c.adopted.is_(True)).limit(1)).first() is not None
 
     def record_sync(self, folder_id: str, at: datetime, counts: SyncCounts) -> None:
         self._db.execute(update(folders).where(folders.c.id == folder_id)

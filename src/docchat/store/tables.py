@@ -21,6 +21,7 @@ from sqlalchemy import (
     Table,
     Text,
     UniqueConstraint,
+    false,
     true,
 )
 from sqlalchemy.types import TypeDecorator
@@ -246,5 +247,7 @@ folder_files = Table(
     Column("document_id", String(36), nullable=True, index=True),
     Column("status", String(16), nullable=False),
     Column("reason", Text, nullable=True),
+    # Its document came from elsewhere (an upload): it stays when the file goes.
+    Column("adopted", Boolean, nullable=False, default=False, server_default=false()),
     UniqueConstraint("folder_id", "relative_path", name="uq_folder_files_folder_path"),
 )

@@ -2,7 +2,9 @@
 
 A file keeps its size and mtime (in nanoseconds: BigInteger, as sizes are) so that a sync
 reads only the files whose stat changed, and its content hash so that a touched file is
-known to be unchanged. A file refused by the parser keeps its status and why.
+known to be unchanged. A file refused by the parser keeps its status and why. A file whose
+content was in the library before any followed file held it (an upload) has "adopted" it: that
+document stays when the file goes.
 
 Revision ID: 0009
 Revises: 0008
@@ -47,6 +49,7 @@ def upgrade() -> None:
         sa.Column("document_id", sa.String(36), nullable=True),
         sa.Column("status", sa.String(16), nullable=False),
         sa.Column("reason", sa.Text, nullable=True),
+        sa.Column("adopted", sa.Boolean, nullable=False, server_default=sa.false()),
         sa.UniqueConstraint("folder_id", "relative_path", name="uq_folder_files_folder_path"),
     )
     op.create_index("ix_folder_files_document_id", "folder_files", ["document_id"])

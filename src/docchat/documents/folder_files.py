@@ -1,4 +1,5 @@
-"""The files of a followed folder, found by stat alone: nothing is opened here.
+"""The files of followed folders on disk (the FolderFiles port): found by stat alone, then
+hashed or read when a sync needs their content.
 
 Skipped without a word: hidden files and folders (".git", ".obsidian", ".trash", ...),
 `__pycache__` and `node_modules`, and files of kinds the library does not read (they are not
@@ -10,31 +11,43 @@ is reported as a problem with why.
 
 from __future__ import annotations
 
+import hashlib
 import os
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from functools import partial
+
+from docchat.domain import SeenFile, Unreadable
 
 SKIPPED_FOLDERS = frozenset({"__pycache__", "node_modules"})
+BLOCK = 1 << 20
 
 
-@dataclass(frozen=True)
-class Seen:
-    """A file found: its path relative to the folder ("/" between parts), and its stat."""
+class DiskFolders:
+    """FolderFiles on this machine's file system."""
 
-    relative_path: str
-    path: str
-    size: int
-    mtime_ns: int
+    def absolute(self, path: str) -> str:
+        """The folder's one name: absolute, links resolved (a folder reached by two paths is one folder)."""
+        return os.path.realpath(os.path.expanduser(path))
+
+    def is_folder(self, path: str) -> bool:
+        return os.path.isdir(path)
+
+    def walk(self, root: str, reads: Callable[[str], bool]) -> Iterator[SeenFile | Unreadable]:
+        return walk(root, reads)
+
+    def content_hash(self, path: str) -> str:
+        digest = hashlib.sha256()
+        with open(path, "rb") as file:
+            for block in iter(partial(file.read, BLOCK), b""):
+                digest.update(block)
+        return digest.hexdigest()
+
+    def read(self, path: str) -> bytes:
+        with open(path, "rb") as file:
+            return file.read()
 
 
-@dataclass(frozen=True)
-class Unreadable:
-    relative_path: str
-    reason: str
-    folder: bool = False  # a folder that cannot be opened: what it holds was not looked at
-
-
-def walk(root: str, reads: Callable[[str], bool]) -> Iterator[Seen | Unreadable]:
+def walk(root: str, reads: Callable[[str], bool]) -> Iterator[SeenFile | Unreadable]:
     """Every file under `root` (a folder) whose name `reads` accepts, and what could not be looked at."""
     top = os.stat(root)
     visited = {(top.st_dev, top.st_ino)}
@@ -66,7 +79,7 @@ def walk(root: str, reads: Callable[[str], bool]) -> Iterator[Seen | Unreadable]
                 visited.add((stat.st_dev, stat.st_ino))
                 folders.append((inner, entry.path))
             elif entry.is_file():
-                yield Seen(inner, entry.path, stat.st_size, stat.st_mtime_ns)
+                yield SeenFile(inner, entry.path, stat.st_size, stat.st_mtime_ns)
         stack.extend(reversed(folders))
 
 
