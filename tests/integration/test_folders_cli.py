@@ -257,6 +257,7 @@ def test_while_the_app_holds_the_index_an_idle_sync_runs_and_a_change_waits(docc
 
         assert done.returncode == 1
         assert "open in another docchat process" in done.stderr and done.stdout == ""
+        assert done.stderr.endswith("While the app runs, it syncs the followed folders itself.\n")
     finally:
         app.close()
     assert docchat("folders", "sync").stdout.startswith("0 added, 1 changed")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 
 from docchat.cli.common import open_services, print_json, shown
+from docchat.errors import IndexInUse
 from docchat.text import for_terminal
 from docchat.wording import count
 
@@ -43,7 +44,11 @@ def add_folder(args) -> int:
 def sync_folders(args) -> int:
     # No LLM server asked: a pass with nothing changed must stay quick. Chunks of changed files are
     # then cut with the profile's tokenizer, which is the served model's unless a server by URL says otherwise.
-    return _print_report(open_services().folders.sync())
+    try:
+        report = open_services().folders.sync()
+    except IndexInUse as error:
+        raise IndexInUse(f"{error} While the app runs, it syncs the followed folders itself.") from None
+    return _print_report(report)
 
 
 def remove_folder(args) -> None:
