@@ -124,6 +124,8 @@ class FolderRepository(Protocol):
     def remove(self, folder_id: str) -> None:
         """Forgets the folder and its files' rows (their documents are the service's to remove)."""
     def files(self, folder_id: str) -> builtins.list[FolderFile]: ...
+    def problems(self, folder_id: str) -> builtins.list[FolderFile]:
+        """The folder's files refused or failed."""
     def save_files(self, files: Iterable[FolderFile]) -> None:
         """Writes each file's row, replacing the one of the same folder and relative path."""
     def forget_files(self, folder_id: str, relative_paths: Sequence[str]) -> None: ...

@@ -459,6 +459,9 @@ class FakeFolders:
     def files(self, folder_id: str) -> list[FolderFile]:
         return sorted((r for r in self.rows.values() if r.folder_id == folder_id), key=lambda r: r.relative_path)
 
+    def problems(self, folder_id: str) -> list[FolderFile]:
+        return [r for r in self.files(folder_id) if r.status.value in ("refused", "failed")]
+
     def save_files(self, files) -> None:
         self.rows.update({(f.folder_id, f.relative_path): f for f in files})
 

@@ -17,7 +17,7 @@ again.
 
 A pass that finds nothing changed reads each file's stat and the folder's rows, and opens
 neither the index nor the embedding model (`docchat folders sync` over a thousand unchanged
-files takes about a second, most of it the command's start-up: docs/perf/folders.md). One
+files takes about 0.6 s, most of it the command's start-up: docs/perf/folders.md). One
 pass runs at a time in a process (the watcher's and a *Sync now* wait for each other).
 """
 
@@ -172,10 +172,9 @@ class FolderService:
         counts = SyncCounts(**work.counts)
         with self._uow(write=True) as uow:
             uow.folders.record_sync(folder.id, utcnow(), counts)
-            files = uow.folders.files(folder.id)
+            problems = uow.folders.problems(folder.id)
             uow.commit()
-        return SyncReport(counts, tuple(_problem(folder, f) for f in files
-                                        if f.status in (FileStatus.REFUSED, FileStatus.FAILED)))
+        return SyncReport(counts, tuple(_problem(folder, f) for f in problems))
 
     def _look_at(self, work: _Pass, seen: SeenFile) -> None:
         old = work.known.get(seen.relative_path)

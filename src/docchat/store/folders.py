@@ -14,6 +14,7 @@ from sqlalchemy import Connection, delete, func, insert, select, update
 from docchat.domain import FileStatus, Folder, FolderFile, SyncCounts
 from docchat.store.tables import folder_files, folders
 
+_PROBLEMS = (FileStatus.REFUSED.value, FileStatus.FAILED.value)
 _COUNTS = ("last_added", "last_changed", "last_removed", "last_unchanged", "last_refused", "last_failed")
 
 
@@ -58,6 +59,13 @@ class FolderRepository:
 
     def files(self, folder_id: str) -> list[FolderFile]:
         rows = self._db.execute(select(folder_files).where(folder_files.c.folder_id == folder_id)
+                                .order_by(folder_files.c.relative_path))
+        return [_file(row) for row in rows]
+
+    def problems(self, folder_id: str) -> list[FolderFile]:
+        """The folder's files refused or failed."""
+        rows = self._db.execute(select(folder_files).where(folder_files.c.folder_id == folder_id,
+                                                           folder_files.c.status.in_(_PROBLEMS))
                                 .order_by(folder_files.c.relative_path))
         return [_file(row) for row in rows]
 
