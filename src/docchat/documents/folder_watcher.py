@@ -10,7 +10,10 @@ start a sync, with no user action.
   its syncs can always write to it. A sync at start-up catches what changed while it was off.
 - Only events that change files count (created, modified, written and closed, moved, deleted);
   reading a file (which a sync does) opens it, and must not start another sync. Events in hidden
-  folders (.git, .obsidian) and in __pycache__ and node_modules are ignored, as the sync skips them.
+  folders (.git, .obsidian) and in __pycache__ and node_modules are ignored, as the sync skips
+  them, and so are those of files of kinds the library does not read: an editor's swap file, or
+  a database's journal when the data folder is inside a followed one (each sync writes it: its
+  events would start syncs without end).
 - The folders followed are read again every REFRESH_S (one small query), so a folder followed
   from the page or the API is watched within seconds, and one removed stops being watched.
 - inotify does not follow links: a change inside a linked folder is found by the next sync that
@@ -43,12 +46,16 @@ SKIPPED_FOLDERS = frozenset({"__pycache__", "node_modules"})
 class Folders(Protocol):
     def paths(self) -> list[str]: ...
     def sync(self) -> object: ...
+    def reads(self, name: str) -> bool: ...
 
 
-class _Changes(FileSystemEventHandler):
-    def __init__(self, root: str, changed: threading.Event):
+class Changes(FileSystemEventHandler):
+    """Sets `changed` on an event that may change what a sync finds under `root`."""
+
+    def __init__(self, root: str, changed: threading.Event, reads: Callable[[str], bool]):
         self._root = root
         self._changed = changed
+        self._reads = reads
 
     def on_any_event(self, event: FileSystemEvent) -> None:
         if event.event_type not in CHANGES:
@@ -56,12 +63,14 @@ class _Changes(FileSystemEventHandler):
         if event.event_type == "modified" and event.is_directory:
             return  # a folder's own time: the change inside it has its own event
         paths = [event.src_path, getattr(event, "dest_path", "") or ""]
-        if any(path and self._counts(os.fsdecode(path)) for path in paths):
+        if any(path and self._counts(os.fsdecode(path), event.is_directory) for path in paths):
             self._changed.set()
 
-    def _counts(self, path: str) -> bool:
-        relative = os.path.relpath(path, self._root)
-        return not any(part.startswith(".") or part in SKIPPED_FOLDERS for part in relative.split(os.sep))
+    def _counts(self, path: str, folder: bool) -> bool:
+        parts = os.path.relpath(path, self._root).split(os.sep)
+        if any(part.startswith(".") or part in SKIPPED_FOLDERS for part in parts):
+            return False
+        return folder or self._reads(parts[-1])
 
 
 class FolderWatcher:
@@ -117,6 +126,12 @@ class FolderWatcher:
         else:
             log.info("followed folders synced: %s", getattr(report, "counts", report))
 
+    def _reads(self, name: str) -> bool:
+        try:
+            return self._folders().reads(name)
+        except Exception:  # the services are being rebuilt: better a sync too many than one missed
+            return True
+
     def _refresh(self) -> None:
         try:
             wanted = set(self._folders().paths())
@@ -127,7 +142,8 @@ class FolderWatcher:
             self._observer.unschedule(self._watched.pop(path))
         for path in wanted - set(self._watched):
             try:
-                self._watched[path] = self._observer.schedule(_Changes(path, self._changed), path, recursive=True)
+                handler = Changes(path, self._changed, self._reads)
+                self._watched[path] = self._observer.schedule(handler, path, recursive=True)
             except OSError as error:  # gone, or not readable: the sync says so; try again later
                 log.warning("cannot watch %s: %s", path, error)
                 continue

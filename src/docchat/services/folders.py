@@ -128,6 +128,10 @@ class FolderService:
                 uow.commit()
             return len(self._drop_unheld(documents))
 
+    def reads(self, name: str) -> bool:
+        """Whether a file of this name is one a followed folder's sync looks at (its kind is read)."""
+        return self._documents.reads(name)
+
     def paths(self) -> builtins.list[str]:
         """The followed folders' paths (what a watcher watches)."""
         with self._uow() as uow:
