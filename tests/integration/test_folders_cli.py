@@ -261,3 +261,12 @@ def test_while_the_app_holds_the_index_an_idle_sync_runs_and_a_change_waits(docc
     finally:
         app.close()
     assert docchat("folders", "sync").stdout.startswith("0 added, 1 changed")
+
+
+def test_adding_a_folder_shows_its_progress_and_a_sync_with_nothing_to_read_shows_none(docchat, vault):
+    added = docchat("folders", "add", str(vault))
+
+    bars = [part for part in added.stderr.replace("\n", "\r").split("\r") if "[" in part and "%" in part]
+    assert bars and all(bar.startswith("vault ") for bar in bars)
+    assert bars[-1].split("]")[1].strip().startswith("100% 3 of 3 files")
+    assert docchat("folders", "sync").stderr == ""

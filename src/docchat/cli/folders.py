@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 
+from pathlib import Path
+
 from docchat.cli.common import open_services, print_json, shown
+from docchat.cli.library import _clear_bar, _progress_bar
 from docchat.errors import IndexInUse
 from docchat.text import for_terminal
 from docchat.wording import count
@@ -37,17 +40,24 @@ def add_folder(args) -> int:
     # Chunks are cut by the served model's tokens, as `docchat ingest` cuts them.
     services = open_services(llm=True)
     conversation_id = services.conversations.resolve_id(args.conversation) if args.conversation else None
-    report = services.folders.add(args.dir, conversation_id)
+    bar = _Bar(Path(args.dir).name)
+    try:
+        report = services.folders.add(args.dir, conversation_id, progress=bar.show)
+    finally:
+        bar.clear()
     return _print_report(report)
 
 
 def sync_folders(args) -> int:
     # No LLM server asked: a pass with nothing changed must stay quick. Chunks of changed files are
     # then cut with the profile's tokenizer, which is the served model's unless a server by URL says otherwise.
+    bar = _Bar("syncing")
     try:
-        report = open_services().folders.sync()
+        report = open_services().folders.sync(progress=bar.show)
     except IndexInUse as error:
         raise IndexInUse(f"{error} While the app runs, it syncs the followed folders itself.") from None
+    finally:
+        bar.clear()
     return _print_report(report)
 
 
@@ -70,6 +80,23 @@ def list_folders(args) -> None:
         print(f"{shown(folder.path)}  {files}  {synced}")
         for problem in state.problems:
             print(f"  {problem.status.value}: {shown(problem.relative_path)}: {shown(problem.reason)}")
+
+
+class _Bar:
+    """`docchat ingest`'s progress bar on stderr, shown only while files are read: a pass with
+    nothing to read, or a refusal, prints nothing but its lines."""
+
+    def __init__(self, name: str):
+        self._show = _progress_bar(name)
+        self._drawn = False
+
+    def show(self, stage: str, share: float) -> None:
+        self._drawn = True
+        self._show(stage, share)
+
+    def clear(self) -> None:
+        if self._drawn:
+            _clear_bar()
 
 
 def _print_report(report) -> int:

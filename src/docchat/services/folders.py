@@ -27,6 +27,7 @@ import builtins
 import hashlib
 import threading
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import partial
 
@@ -38,6 +39,12 @@ from docchat.services.conversations import ConversationService
 from docchat.services.documents import DocumentService, FileToAdd
 
 __all__ = ["FolderService"]
+
+Progress = Callable[[str, float], None]
+
+
+def _quiet(stage: str, share: float) -> None:
+    pass
 
 
 @dataclass
@@ -62,7 +69,7 @@ class FolderService:
         self._conversations = conversations
         self._one_pass = threading.Lock()
 
-    def add(self, path: str, conversation_id: str | None = None) -> SyncReport:
+    def add(self, path: str, conversation_id: str | None = None, *, progress: Progress = _quiet) -> SyncReport:
         """Follows the folder and adds its files to the library (and to the conversation's
         document scope, when given). A path that is not a folder, or one already followed, is
         refused with nothing changed."""
@@ -81,7 +88,7 @@ class FolderService:
             with self._uow(write=True) as uow:
                 uow.folders.add(folder)
                 uow.commit()
-            return self._sync_folder(folder)
+            return self._sync_folder(folder, progress)
 
     def list(self) -> builtins.list[FolderState]:
         """Each followed folder with its files by status and the files not in the library, with why."""
@@ -96,14 +103,15 @@ class FolderService:
                 _problem(folder, f) for f in files if f.status in (FileStatus.REFUSED, FileStatus.FAILED))))
         return states
 
-    def sync(self) -> SyncReport:
-        """One pass over every followed folder; the counts and problems of all of them."""
+    def sync(self, *, progress: Progress = _quiet) -> SyncReport:
+        """One pass over every followed folder; the counts and problems of all of them.
+        `progress` hears how the reading of new and changed files goes, as ingestion says it."""
         with self._uow() as uow:
             folders = uow.folders.list()
         report = SyncReport()
         with self._one_pass:
             for folder in folders:
-                report += self._sync_folder(folder)
+                report += self._sync_folder(folder, progress)
         return report
 
     def remove(self, path: str) -> int:
@@ -139,7 +147,7 @@ class FolderService:
 
     # one pass
 
-    def _sync_folder(self, folder: Folder) -> SyncReport:
+    def _sync_folder(self, folder: Folder, progress: Progress) -> SyncReport:
         with self._uow() as uow:
             known = {f.relative_path: f for f in uow.folders.files(folder.id)}
         work = _Pass(folder, known, [], [], {}, dict.fromkeys(SyncCounts().as_dict(), 0))
@@ -169,7 +177,7 @@ class FolderService:
             uow.folders.forget_files(folder.id, gone)
             uow.folders.save_files(work.rows + [_pending(seen_file, folder, old) for seen_file, old in work.to_read])
             uow.commit()
-        added = self._read_changed(work)
+        added = self._read_changed(work, progress)
         dropped = self._drop_unheld(work.gone_documents)
         if folder.conversation_id and (added or dropped):
             self._rescope(folder.conversation_id, added, dropped)
@@ -218,7 +226,7 @@ class FolderService:
         if old is not None:
             _let_go(work, old)
 
-    def _read_changed(self, work: _Pass) -> builtins.list[str]:
+    def _read_changed(self, work: _Pass, progress: Progress) -> builtins.list[str]:
         """Ingests the new and changed files; the ids of the documents they are now."""
         if not work.to_read:
             return []
@@ -230,7 +238,7 @@ class FolderService:
         added: list[str] = []
         created: set[str] = set()  # documents this pass brought into the library
         try:
-            for outcome in self._documents.add_many(files):
+            for outcome in self._documents.add_many(files, progress=progress):
                 seen, old = by_name.pop(outcome.name)
                 # Never in the library before (new, or only pending or failed until now): added.
                 new = old is None or old.status in (FileStatus.PENDING, FileStatus.FAILED) and old.document_id is None
