@@ -106,10 +106,11 @@ class FolderService:
     def sync(self, *, progress: Progress = _quiet) -> SyncReport:
         """One pass over every followed folder; the counts and problems of all of them.
         `progress` hears how the reading of new and changed files goes, as ingestion says it."""
-        with self._uow() as uow:
-            folders = uow.folders.list()
         report = SyncReport()
         with self._one_pass:
+            # Read under the lock: a folder removed while this pass waited is not synced.
+            with self._uow() as uow:
+                folders = uow.folders.list()
             for folder in folders:
                 report += self._sync_folder(folder, progress)
         return report
@@ -173,10 +174,11 @@ class FolderService:
         if work.to_read or work.gone_documents:
             # Before anything is written: the app holding the index refuses the whole pass.
             self._documents.index()
-        with self._uow(write=True) as uow:
-            uow.folders.forget_files(folder.id, gone)
-            uow.folders.save_files(work.rows + [_pending(seen_file, folder, old) for seen_file, old in work.to_read])
-            uow.commit()
+        if gone or work.rows or work.to_read:
+            with self._uow(write=True) as uow:
+                uow.folders.forget_files(folder.id, gone)
+                uow.folders.save_files(work.rows + [_pending(seen_file, folder, old) for seen_file, old in work.to_read])
+                uow.commit()
         added = self._read_changed(work, progress)
         dropped = self._drop_unheld(work.gone_documents)
         if folder.conversation_id and (added or dropped):

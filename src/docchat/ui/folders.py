@@ -23,7 +23,7 @@ def render() -> None:
         _folder(state)
     if folders and st.button("Sync now", key=f"{KEY}_sync", icon=":material/sync:"):
         with st.spinner("Syncing the followed folders…"):
-            _run(lambda: services().folders.sync(), "Synced")
+            _run(lambda: services().folders.sync(progress=_bar()), "Synced")
         st.rerun()
 
 
@@ -35,9 +35,18 @@ def _follow() -> None:
     path = left.text_input("Folder to follow", key=f"{KEY}_path", placeholder="/home/me/Notes")
     if right.button("Follow", key=f"{KEY}_add", width="stretch") and path.strip():
         with st.spinner(f"Reading {path}…"):
-            if _run(lambda: services().folders.add(path.strip()), f"Following {path.strip()}"):
+            if _run(lambda: services().folders.add(path.strip(), progress=_bar()), f"Following {path.strip()}"):
                 st.session_state[f"{KEY}_followed"] = True
         st.rerun()
+
+
+def _bar():
+    """A progress bar drawn when the first file is read (a pass with nothing to read draws none)."""
+    slot = st.empty()
+
+    def show(stage: str, share: float) -> None:
+        slot.progress(min(share, 1.0), text=literal(stage))
+    return show
 
 
 def _run(action, done: str) -> bool:
