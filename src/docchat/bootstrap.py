@@ -123,7 +123,7 @@ def build_services(settings: Settings | None = None, *, uow: UnitOfWorkFactory |
         chat=chat,
         stateless=StatelessChat(chat, pipeline, counter, gateway),
         documents=documents,
-        folders=FolderService(uow, documents, conversations, DiskFolders()),
+        folders=FolderService(uow, documents, conversations, DiskFolders(skipped=(str(settings.resolved_data_dir),))),
         llm=llm,
         health=HealthService(uow, counter, llm, documents, settings.resolved_data_dir, database=database,
                              schema_version=schema_version),

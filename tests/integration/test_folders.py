@@ -127,3 +127,17 @@ def test_a_file_that_failed_for_another_reason_than_its_content_is_tried_again(f
 
     assert again.counts.added == 2 and again.problems == ()
     assert names(services) == ["2026/rates.txt", "rent.md"]
+
+
+def test_a_followed_folder_holding_the_data_folder_does_not_follow_its_stored_copies(folders, services, ledger,
+                                                                                    data_dir):
+    home = ledger.parent
+    assert data_dir.parent == home  # the data folder sits beside the ledger, in the folder followed
+
+    folders.add(str(home))
+    folders.sync()  # the stored copies the first pass wrote are there now
+
+    assert names(services) == ["ledger/2026/rates.txt", "ledger/rent.md"]
+    (ledger / "rent.md").unlink()
+    folders.sync()
+    assert names(services) == ["ledger/2026/rates.txt"]

@@ -5,8 +5,10 @@ Skipped without a word: hidden files and folders (".git", ".obsidian", ".trash",
 `__pycache__` and `node_modules`, and files of kinds the library does not read (they are not
 listed anywhere: a vault's images are not documents). Links are followed, but a folder already
 visited (the same st_dev and st_ino) is not entered again, so a link that loops ends the walk
-of that branch instead of hanging it. A folder that cannot be opened, or a link to nothing,
-is reported as a problem with why.
+of that branch instead of hanging it. docchat's own data folder is never walked (a followed
+home folder may hold it): its stored copies of documents would be taken for followed files
+that hold their documents, which then never left the library. A folder that cannot be
+opened, or a link to nothing, is reported as a problem with why.
 """
 
 from __future__ import annotations
@@ -23,7 +25,10 @@ BLOCK = 1 << 20
 
 
 class DiskFolders:
-    """FolderFiles on this machine's file system."""
+    """FolderFiles on this machine's file system; `skipped`: folders never walked (the data folder)."""
+
+    def __init__(self, skipped: tuple[str, ...] = ()):
+        self._skipped = skipped
 
     def absolute(self, path: str) -> str:
         """The folder's one name: absolute, links resolved (a folder reached by two paths is one folder)."""
@@ -33,7 +38,14 @@ class DiskFolders:
         return os.path.isdir(path)
 
     def walk(self, root: str, reads: Callable[[str], bool]) -> Iterator[SeenFile | Unreadable]:
-        return walk(root, reads)
+        skipped = set()
+        for folder in self._skipped:
+            try:
+                found = os.stat(folder)
+            except OSError:
+                continue  # not made yet
+            skipped.add((found.st_dev, found.st_ino))
+        return walk(root, reads, skipped=frozenset(skipped))
 
     def content_hash(self, path: str) -> str:
         digest = hashlib.sha256()
@@ -47,10 +59,12 @@ class DiskFolders:
             return file.read()
 
 
-def walk(root: str, reads: Callable[[str], bool]) -> Iterator[SeenFile | Unreadable]:
-    """Every file under `root` (a folder) whose name `reads` accepts, and what could not be looked at."""
+def walk(root: str, reads: Callable[[str], bool], *,
+         skipped: frozenset[tuple[int, int]] = frozenset()) -> Iterator[SeenFile | Unreadable]:
+    """Every file under `root` (a folder) whose name `reads` accepts, and what could not be looked
+    at; the folders whose (st_dev, st_ino) is in `skipped` are not entered."""
     top = os.stat(root)
-    visited = {(top.st_dev, top.st_ino)}
+    visited = {(top.st_dev, top.st_ino), *skipped}
     stack = [("", root)]
     while stack:
         relative, path = stack.pop()
