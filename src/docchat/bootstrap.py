@@ -18,6 +18,7 @@ from docchat.context.programs import programs_over
 from docchat.context.rewrite import RewriteGate
 from docchat.documents.batching import QueryBatcher
 from docchat.documents.files import StoredFiles
+from docchat.documents.folder_files import DiskFolders
 from docchat.documents.isolated import IsolatedParser
 from docchat.documents.opening import OpenedEarly, embedder_for, open_chunk_index
 from docchat.documents.parsing import MAX_BYTES, InProcessParser
@@ -37,6 +38,7 @@ from docchat.services.chat import ChatService
 from docchat.services.conversations import ConversationService
 from docchat.services.trash import TrashService
 from docchat.services.documents import DocumentService
+from docchat.services.folders import FolderService
 from docchat.services.health import HealthService
 from docchat.services.llm import LLMService
 from docchat.services.recovery import STALE_STREAM, interrupt_abandoned_answers
@@ -121,6 +123,7 @@ def build_services(settings: Settings | None = None, *, uow: UnitOfWorkFactory |
         chat=chat,
         stateless=StatelessChat(chat, pipeline, counter, gateway),
         documents=documents,
+        folders=FolderService(uow, documents, conversations, DiskFolders(skipped=(str(settings.resolved_data_dir),))),
         llm=llm,
         health=HealthService(uow, counter, llm, documents, settings.resolved_data_dir, database=database,
                              schema_version=schema_version),

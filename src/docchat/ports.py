@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import builtins
 import threading
-from collections.abc import Iterator, Sequence, Set
+from collections.abc import Iterable, Iterator, Sequence, Set
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Callable, Protocol
@@ -22,6 +22,9 @@ from docchat.domain import (
     ConversationSettings,
     Document,
     DocumentUse,
+    Folder,
+    FolderFile,
+    SeenFile,
     Message,
     ParsedDocument,
     Rating,
@@ -29,10 +32,12 @@ from docchat.domain import (
     Scope,
     SearchHit,
     Summary,
+    SyncCounts,
+    Unreadable,
 )
 
 __all__ = [
-    "ChunkIndex", "ConversationRepository", "DocumentRepository", "Embedder", "FileStore", "Gateway", "Generation",
+    "ChunkIndex", "ConversationRepository", "DocumentRepository", "Embedder", "FileStore", "FolderFiles", "FolderRepository", "Gateway", "Generation",
     "MemoryState", "PageRenderer", "Parser", "Preferences", "PrefixCache", "Programs", "Retriever", "ServerInfo",
     "TokenCounter", "UnitOfWork", "UnitOfWorkFactory",
 ]
@@ -118,11 +123,33 @@ class DocumentRepository(Protocol):
     def rebuild_keyword_index(self) -> None: ...
 
 
+class FolderRepository(Protocol):
+    """Followed folders and what the last sync found of each of their files."""
+
+    def add(self, folder: Folder) -> None: ...
+    def by_path(self, path: str) -> Folder | None: ...
+    def list(self) -> builtins.list[Folder]: ...
+    def remove(self, folder_id: str) -> None:
+        """Forgets the folder and its files' rows (their documents are the service's to remove)."""
+    def files(self, folder_id: str) -> builtins.list[FolderFile]: ...
+    def problems(self, folder_id: str) -> builtins.list[FolderFile]:
+        """The folder's files refused or failed."""
+    def save_files(self, files: Iterable[FolderFile]) -> None:
+        """Writes each file's row, replacing the one of the same folder and relative path."""
+    def forget_files(self, folder_id: str, relative_paths: Sequence[str]) -> None: ...
+    def holders(self, document_id: str) -> int:
+        """How many files of followed folders hold this document."""
+    def adopted(self, document_id: str) -> bool:
+        """Whether a followed file holds it as adopted: it was in the library before (an upload)."""
+    def record_sync(self, folder_id: str, at: datetime, counts: SyncCounts) -> None: ...
+
+
 class UnitOfWork(Protocol):
     """One transaction: rolled back unless committed, always closed."""
 
     conversations: ConversationRepository
     documents: DocumentRepository
+    folders: FolderRepository
 
     def __enter__(self) -> "UnitOfWork": ...
     def __exit__(self, *exc: object) -> None: ...
@@ -254,6 +281,20 @@ class FileStore(Protocol):
         """Removes the stored file; a file already gone is no error."""
     def strays(self, kept: Set[str]) -> list[str]:
         """Stored files whose path is not in `kept`: left by a crash, or half written."""
+
+
+class FolderFiles(Protocol):
+    """The files of followed folders on disk (documents/folder_files.py). Reading and hashing
+    raise OSError for a file that cannot be read."""
+
+    def absolute(self, path: str) -> str:
+        """The folder's one name: absolute, links resolved."""
+    def is_folder(self, path: str) -> bool: ...
+    def walk(self, root: str, reads: Callable[[str], bool]) -> Iterator[SeenFile | Unreadable]:
+        """Every file under the folder whose name `reads` accepts, by stat alone (hidden ones, and
+        folders met before through a link, left out), and what could not be looked at."""
+    def content_hash(self, path: str) -> str: ...
+    def read(self, path: str) -> bytes: ...
 
 
 class PageRenderer(Protocol):

@@ -20,7 +20,10 @@ from tests.api.conftest import stored
 # kinds of document the library reads, which the upload's documentation names).
 no_services = types.SimpleNamespace(settings=Settings(),
                                     documents=types.SimpleNamespace(kinds_in_words=lambda: READABLE))
-schema = schemathesis.openapi.from_dict(create_app(no_services).openapi())
+# Following a folder is left out: a generated path such as "/" would be followed, and the whole
+# disk read into the library (tests/api/test_folders.py tries its refusals instead).
+schema = schemathesis.openapi.from_dict(create_app(no_services).openapi()).exclude(method="POST",
+                                                                                   path="/api/v1/folders")
 
 
 @pytest.fixture

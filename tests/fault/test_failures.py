@@ -402,7 +402,8 @@ def test_an_answer_that_timed_out_hangs_up_on_the_server(chat_services, fake_llm
     assert fake_llm.hung_up.wait(timeout=5)
 
 
-@pytest.mark.parametrize("command", [["conversations", "list"], ["documents", "list"]])
+@pytest.mark.parametrize("command", [["conversations", "list"], ["documents", "list"], ["folders", "list"],
+                                     ["folders", "sync"]])
 def test_commands_that_never_ask_the_model_do_not_contact_the_llm_server(fake_llm, data_dir, command):
     env = {**os.environ, "DOCCHAT_DATA_DIR": str(data_dir), "DOCCHAT_LLM_URL": fake_llm.url + "/v1"}
 

@@ -45,7 +45,8 @@ def test_migrating_an_empty_database_creates_the_conversation_and_document_table
     upgrade(engine)
 
     tables = set(inspect(engine).get_table_names())
-    assert {"conversations", "messages", "summaries", "documents", "chunks", "citations"} <= tables
+    assert {"conversations", "messages", "summaries", "documents", "chunks", "citations", "folders",
+            "folder_files"} <= tables
 
 
 def test_migrating_an_empty_database_creates_the_full_text_indexes(engine, database):
@@ -60,7 +61,7 @@ def test_migrating_an_empty_database_records_the_head_revision(engine):
 
     upgrade(engine)
 
-    assert current_revision(engine) == head_revision() == "0010"
+    assert current_revision(engine) == head_revision() == "0011"
 
 
 def test_running_the_migrations_twice_keeps_the_revision_and_the_data(engine):

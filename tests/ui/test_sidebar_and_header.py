@@ -319,7 +319,7 @@ def test_the_documents_page_lists_the_library_and_who_cited_it(services):
 
     page = AppTest.from_file(str(ROOT / "pages" / "1_Documents.py"), default_timeout=60).run()
 
-    assert page.subheader[0].value == "Library (1)"
+    assert [s.value for s in page.subheader][:2] == ["Folders (0)", "Library (1)"]
     assert any(m.value == "**Harbour Street Trust.pdf**" for m in page.markdown)
     assert any("3 pages" in caption.value for caption in page.caption)
 

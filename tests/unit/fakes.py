@@ -5,8 +5,8 @@ from __future__ import annotations
 import threading
 from dataclasses import dataclass, replace
 
-from docchat.domain import (ChunkRecord, Conversation, Document, DocumentStatus, Message, ParsedDocument, Retrieved,
-                            Section, content_hash)
+from docchat.domain import (ChunkRecord, Conversation, Document, DocumentStatus, Folder, FolderFile, Message,
+                            ParsedDocument, Retrieved, SeenFile, Section, SyncCounts, content_hash)
 from docchat.errors import InvalidInput, NotFound
 from docchat.ports import MemoryState
 
@@ -439,6 +439,83 @@ class FakeDocuments:
         self.chunk_rows.pop(document_id, None)
 
 
+class FakeFolders:
+    """The followed folders' rows in memory."""
+
+    def __init__(self):
+        self.folders: dict[str, Folder] = {}
+        self.rows: dict[tuple[str, str], FolderFile] = {}
+
+    def add(self, folder: Folder) -> None:
+        self.folders[folder.id] = folder
+
+    def by_path(self, path: str) -> Folder | None:
+        return next((f for f in self.folders.values() if f.path == path), None)
+
+    def list(self) -> list[Folder]:
+        return list(self.folders.values())
+
+    def remove(self, folder_id: str) -> None:
+        self.folders.pop(folder_id)
+        self.rows = {key: row for key, row in self.rows.items() if key[0] != folder_id}
+
+    def files(self, folder_id: str) -> list[FolderFile]:
+        return sorted((r for r in self.rows.values() if r.folder_id == folder_id), key=lambda r: r.relative_path)
+
+    def problems(self, folder_id: str) -> list[FolderFile]:
+        return [r for r in self.files(folder_id) if r.status.value in ("refused", "failed")]
+
+    def save_files(self, files) -> None:
+        self.rows.update({(f.folder_id, f.relative_path): f for f in files})
+
+    def forget_files(self, folder_id: str, relative_paths) -> None:
+        for path in relative_paths:
+            self.rows.pop((folder_id, path), None)
+
+    def holders(self, document_id: str) -> int:
+        return sum(1 for r in self.rows.values() if r.document_id == document_id)
+
+    def adopted(self, document_id: str) -> bool:
+        return any(r.adopted for r in self.rows.values() if r.document_id == document_id)
+
+    def record_sync(self, folder_id: str, at, counts: SyncCounts) -> None:
+        self.folders[folder_id] = replace(self.folders[folder_id], last_sync_at=at, last_counts=counts)
+
+
+class FakeDisk:
+    """The FolderFiles port over a dict: folder -> {relative path: (bytes, mtime_ns)}. `opened`
+    records every file hashed or read, so a test can tell a file was not opened."""
+
+    def __init__(self):
+        self.folders: dict[str, dict[str, tuple[bytes, int]]] = {}
+        self.opened: list[str] = []
+
+    def write(self, folder: str, relative_path: str, data: bytes, mtime_ns: int) -> None:
+        self.folders.setdefault(folder, {})[relative_path] = (data, mtime_ns)
+
+    def absolute(self, path: str) -> str:
+        return path.rstrip("/") or "/"
+
+    def is_folder(self, path: str) -> bool:
+        return path in self.folders
+
+    def walk(self, root: str, reads):
+        for relative, (data, mtime_ns) in sorted(self.folders[root].items()):
+            if reads(relative.rpartition("/")[2]):
+                yield SeenFile(relative, f"{root}/{relative}", len(data), mtime_ns)
+
+    def _data(self, path: str) -> bytes:
+        self.opened.append(path)
+        root = next(r for r in self.folders if path.startswith(r + "/"))
+        return self.folders[root][path[len(root) + 1:]][0]
+
+    def content_hash(self, path: str) -> str:
+        return content_hash(self._data(path))
+
+    def read(self, path: str) -> bytes:
+        return self._data(path)
+
+
 class FakeUnitOfWork:
     """One shared in-memory store. Writes land at once (no rollback); `opened` and `commits`
     count the units of work and commits, so a test can tell that nothing was written."""
@@ -446,6 +523,7 @@ class FakeUnitOfWork:
     def __init__(self):
         self.conversations = FakeConversations()
         self.documents = FakeDocuments()
+        self.folders = FakeFolders()
         self.commits = 0
         self.opened = 0
 

@@ -51,6 +51,7 @@ ADAPTERS = (
     "docchat.documents.slides", "docchat.documents.zip_formats",
     "docchat.documents.ebooks", "docchat.documents.mail", "docchat.documents.code_files",
     "docchat.documents.images", "docchat.documents.ocr", "docchat.documents.scans",
+    "docchat.documents.folder_watcher", "docchat.documents.folder_files",
     "docchat.memory.llama_index_memory", "docchat.memory.tokens",
     "docchat.preferences", "docchat.environment",
 )

@@ -7,7 +7,7 @@ from fastapi.security import HTTPBearer
 
 from docchat import __version__
 from docchat.api import errors, openai_compat, routes_answers, routes_conversations, routes_documents, \
-    routes_health, routes_transfer
+    routes_folders, routes_health, routes_transfer
 from docchat.api.guard import Guard
 from docchat.api.schemas import ERRORS
 from docchat.web_guard import Door, DoorGuard, allowed_hosts
@@ -15,7 +15,7 @@ from docchat.web_guard import Door, DoorGuard, allowed_hosts
 DESCRIPTION = """Chat with your documents, over HTTP: the same services as the page and the `docchat` command.
 
 * `/api/v1/...`: answers (stateless, or in a stored conversation; `"stream": true` for
-  server-sent events), conversations, export and import, documents, health.
+  server-sent events), conversations, export and import, documents, followed folders, health.
 * `/v1/models`, `/v1/chat/completions`: OpenAI-compatible; the model is `docchat`.
 
 When the server has a token (`DOCCHAT_API_TOKEN`), every request but these docs needs
@@ -40,8 +40,8 @@ def create_app(services, *, token: str | None = None, host: str | None = None) -
     errors.install(app)
 
     secured = [Depends(bearer)]
-    for module in (routes_answers, routes_conversations, routes_transfer, routes_documents, routes_health,
-                   openai_compat):
+    for module in (routes_answers, routes_conversations, routes_transfer, routes_documents, routes_folders,
+                   routes_health, openai_compat):
         app.include_router(module.router, dependencies=secured, responses=ERRORS)
     routes_documents.name_the_kinds(app, services.documents.kinds_in_words())
     app.add_middleware(Guard, token=token or None, upload_bytes=services.settings.max_upload_mb * 1024 * 1024,

@@ -179,6 +179,8 @@ class DocumentOut(BaseModel):
     pages: int | None
     chunks: int
     added_at: datetime
+    # "ready" for every listed document (one still being read or removed is not listed).
+    status: str
     attached_to: str | None = Field(None, description="The document this one came inside (a mail, for its "
                                                       "attachments); it leaves the library with that one.")
 
@@ -201,6 +203,38 @@ class DocumentUseOut(BaseModel):
     conversation_id: str
     title: str
     citations: int
+
+
+class FolderToFollow(BaseModel):
+    path: str = Field(description="An absolute path to a folder on the machine the server runs on")
+    conversation_id: str | None = Field(None, description="Its documents also join this conversation's scope")
+
+
+class FileProblemOut(BaseModel):
+    folder: str
+    path: str = Field(description="Relative to the folder")
+    status: Literal["refused", "failed"]
+    reason: str
+
+
+class SyncOut(BaseModel):
+    added: int
+    changed: int
+    removed: int
+    unchanged: int
+    refused: int
+    failed: int
+    problems: list[FileProblemOut]
+
+
+class FolderOut(BaseModel):
+    path: str
+    conversation_id: str | None
+    added_at: datetime
+    last_sync_at: datetime | None
+    last_sync: dict[str, int] | None = Field(description="The last pass's counts (added, changed, ...)")
+    files: dict[str, int] = Field(description="Its files by status: ready, refused, pending, failed")
+    problems: list[FileProblemOut] = Field(description="The files refused or failed, with why")
 
 
 class Health(BaseModel):
@@ -233,7 +267,7 @@ def from_message(message) -> dict:
 def from_document(document) -> dict:
     return {"id": document.id, "name": document.name, "kind": document.kind, "size": document.size,
             "pages": document.pages, "chunks": document.chunks, "added_at": document.added_at,
-            "attached_to": document.attached_to}
+            "status": document.status.value, "attached_to": document.attached_to}
 
 
 def from_turn(turn) -> dict:
@@ -256,3 +290,20 @@ def from_turn(turn) -> dict:
 def from_stored_turn(turn) -> dict:
     return {**from_turn(turn), "conversation_id": turn.conversation_id, "question_id": turn.question.id,
             "answer_id": turn.answer.id if turn.answer else turn.draft.id}
+
+
+def from_problem(problem) -> dict:
+    return {"folder": problem.folder, "path": problem.relative_path, "status": problem.status.value,
+            "reason": problem.reason}
+
+
+def from_sync(report) -> dict:
+    return {**report.counts.as_dict(), "problems": [from_problem(p) for p in report.problems]}
+
+
+def from_folder(state) -> dict:
+    folder = state.folder
+    return {"path": folder.path, "conversation_id": folder.conversation_id, "added_at": folder.added_at,
+            "last_sync_at": folder.last_sync_at,
+            "last_sync": folder.last_counts.as_dict() if folder.last_counts else None,
+            "files": state.files_by_status, "problems": [from_problem(p) for p in state.problems]}

@@ -9,6 +9,7 @@ from docchat import __version__
 from docchat.cli.api import DEFAULT_HOST, DEFAULT_PORT, serve_api
 from docchat.cli.backup import backup_data, restore_backup
 from docchat.cli.bench import add_bench_commands
+from docchat.cli.folders import add_folder_commands
 from docchat.cli.run_ask_llm import ask, llm_command, llm_serve, run_app
 from docchat.cli.terminal import chat
 from docchat.cli.library import (
@@ -196,5 +197,6 @@ def _parser() -> argparse.ArgumentParser:
     health.add_argument("--json", action="store_true")
     health.set_defaults(handler=doctor)
 
+    add_folder_commands(commands)
     add_bench_commands(commands)
     return parser

@@ -30,11 +30,16 @@ def serve_api(args) -> int:
         # Reached from elsewhere under a name or address it was not told: 403, and this says why.
         print("it answers to the names 127.0.0.1, localhost, [::1], the address it is bound to and "
               "DOCCHAT_ALLOWED_HOSTS", file=sys.stderr, flush=True)
+    # The followed folders are watched by the process that holds the document index: this one.
+    from docchat.documents.folder_watcher import FolderWatcher
+
+    watcher = FolderWatcher(lambda: services.folders).start()
     try:
         uvicorn.run(create_app(services, token=token, host=args.host), host=args.host, port=args.port, log_level="warning",
                     # The page's Ctrl-C reaches us too; a stream left open must not hold the exit.
                     timeout_graceful_shutdown=5)
     finally:
+        watcher.stop()
         services.close()
     return 0
 

@@ -238,8 +238,9 @@ def list_documents(args) -> None:
     if not documents:
         print("No documents yet. Add some with: docchat ingest FILE...")
     for d in documents:
-        print(f"{d.id}  {d.kind:<8} {size(d.size):>10}  {count(d.pages, 'page') if d.pages else '-':>9}  "
-              f"{count(d.chunks, 'chunk'):>12}  {d.added_at:%Y-%m-%d}  {shown(d.name)}")
+        print(f"{d.id}  {d.status.value:<8} {d.kind:<8} {size(d.size):>10}  "
+              f"{count(d.pages, 'page') if d.pages else '-':>9}  {count(d.chunks, 'chunk'):>12}  "
+              f"{d.added_at:%Y-%m-%d}  {shown(d.name)}")
 
 
 def delete_document(args) -> None:

@@ -24,7 +24,7 @@ def run_app(args) -> int:
     if not app.exists():
         raise DocchatError("app.py not found: run docchat from a checkout (make run)")
     settings = load_settings()
-    server = api = watchdog = None
+    server = api = watchdog = watcher = None
     try:
         # Inside the `try`: a Ctrl-C (or SIGTERM) while the server starts stops it too.
         if _serves_its_own(settings) and not args.no_llm:
@@ -38,11 +38,14 @@ def run_app(args) -> int:
         if not args.no_api:
             api = serve_api_beside_page(args.api_port)
             print(f"the API: http://127.0.0.1:{args.api_port} (docs: http://127.0.0.1:{args.api_port}/docs)")
+        watcher = _watch_followed_folders()
         print(f"the page: http://127.0.0.1:{args.port}", flush=True)
         return _serve_page(app, args.port, settings.allowed_hosts)
     except KeyboardInterrupt:
         return 130
     finally:
+        if watcher is not None:
+            watcher.stop()
         if api is not None:
             print("stopping the API")
             api.stop()
@@ -51,6 +54,15 @@ def run_app(args) -> int:
         if server is not None:
             print("stopping the LLM server")
             server.stop()
+
+
+def _watch_followed_folders():
+    """The followed folders, watched in this process (it holds the document index), over the
+    services the page and the API share (the page may rebuild them: each sync takes the current)."""
+    from docchat import shared
+    from docchat.documents.folder_watcher import FolderWatcher
+
+    return FolderWatcher(lambda: shared.services().folders).start()
 
 
 def _serves_its_own(settings) -> bool:

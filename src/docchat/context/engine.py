@@ -58,10 +58,10 @@ class ContextEngine:
         self._system_prompt = system_prompt
         self._caps = caps
         self._keep_recent = keep_recent
-        # The system prompt is fixed: counted once, not on every plan.
-        self._system_tokens = counter.count_message("system", system_prompt)
-        # A summary changes only at a compaction, a conversation's instructions when the user
-        # edits them, yet each turn's plans count them two or three times: remembered by text.
+        # The system prompt is fixed, a summary changes only at a compaction, a conversation's
+        # instructions when the user edits them, yet each turn's plans count them two or three
+        # times: remembered by text, each counted once, when first planned (not here: a command
+        # that plans nothing does not load a tokenizer for it).
         self._system_message_tokens = lru_cache(maxsize=64)(lambda text: counter.count_message("system", text))
 
     @property
@@ -77,8 +77,6 @@ class ContextEngine:
         return f"{self._system_prompt}\n\n{instructions}" if instructions else self._system_prompt
 
     def system_tokens(self, instructions: str = "") -> int:
-        if not instructions:
-            return self._system_tokens
         return self._system_message_tokens(self.system_prompt(instructions))
 
     def assemble(self, *, conversation_id: str, tail: list[Message], summary: Summary | None,

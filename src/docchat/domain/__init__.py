@@ -12,6 +12,9 @@ from docchat.domain.documents import (
     content_hash, Section, Attachment, ParsedDocument, DocumentStatus, Document, IngestReport, ChunkRecord, chunk_heading, Retrieved, SourceView,
     DocumentUse, Scope,
 )
+from docchat.domain.folders import (
+    FileStatus, SyncCounts, Folder, FolderFile, SeenFile, Unreadable, FileProblem, SyncReport, FolderState,
+)
 from docchat.domain.health import (
     StoreHealth, LLMStatus, LibraryHealth, IndexCheck, IndexRepair,
 )
@@ -24,5 +27,7 @@ __all__ = [
     "Budget", "MemoryStats",
     "content_hash", "Section", "Attachment", "ParsedDocument", "DocumentStatus", "Document", "IngestReport", "ChunkRecord", "chunk_heading",
     "Retrieved", "SourceView", "DocumentUse", "Scope",
+    "FileStatus", "SyncCounts", "Folder", "FolderFile", "SeenFile", "Unreadable", "FileProblem", "SyncReport",
+    "FolderState",
     "StoreHealth", "LLMStatus", "LibraryHealth", "IndexCheck", "IndexRepair",
 ]

@@ -11,6 +11,7 @@ from docchat.ports import Parser, Preferences
 from docchat.services.chat import ChatService
 from docchat.services.conversations import ConversationService
 from docchat.services.documents import DocumentService
+from docchat.services.folders import FolderService
 from docchat.services.health import HealthService
 from docchat.services.llm import LLMService
 from docchat.services.stateless import StatelessChat
@@ -33,6 +34,7 @@ class Services:
     chat: ChatService
     stateless: StatelessChat
     documents: DocumentService
+    folders: FolderService
     llm: LLMService
     health: HealthService
     # The settings the Settings page changes (saved for the next build of the services).

@@ -9,6 +9,7 @@ from datetime import datetime, timezone
 
 from sqlalchemy import (
     JSON,
+    BigInteger,
     Boolean,
     Float,
     Column,
@@ -20,6 +21,7 @@ from sqlalchemy import (
     Table,
     Text,
     UniqueConstraint,
+    false,
     true,
 )
 from sqlalchemy.types import TypeDecorator
@@ -216,4 +218,40 @@ citations = Table(
     Column("chunk_id", String(36), nullable=False),
     Column("number", Integer, nullable=False),
     Column("score", Float, nullable=False),
+)
+
+# Followed folders (migration 0011): the last sync's counts are kept with the folder.
+folders = Table(
+    "folders",
+    metadata,
+    Column("pk", Integer, primary_key=True, autoincrement=True),
+    Column("id", String(36), nullable=False, unique=True),
+    Column("path", Text, nullable=False, unique=True),
+    Column("conversation_id", String(36), nullable=True),
+    Column("added_at", UTCDateTime, nullable=False),
+    Column("last_sync_at", UTCDateTime, nullable=True),
+    Column("last_added", Integer, nullable=True),
+    Column("last_changed", Integer, nullable=True),
+    Column("last_removed", Integer, nullable=True),
+    Column("last_unchanged", Integer, nullable=True),
+    Column("last_refused", Integer, nullable=True),
+    Column("last_failed", Integer, nullable=True),
+)
+
+# Each file of a followed folder as the last sync left it; several may hold one document (same content).
+folder_files = Table(
+    "folder_files",
+    metadata,
+    Column("pk", Integer, primary_key=True, autoincrement=True),
+    Column("folder_id", String(36), ForeignKey("folders.id", ondelete="CASCADE"), nullable=False),
+    Column("relative_path", Text, nullable=False),
+    Column("size", BigInteger, nullable=False),
+    Column("mtime_ns", BigInteger, nullable=False),
+    Column("content_hash", String(64), nullable=True),
+    Column("document_id", String(36), nullable=True, index=True),
+    Column("status", String(16), nullable=False),
+    Column("reason", Text, nullable=True),
+    # Its document came from elsewhere (an upload): it stays when the file goes.
+    Column("adopted", Boolean, nullable=False, default=False, server_default=false()),
+    UniqueConstraint("folder_id", "relative_path", name="uq_folder_files_folder_path"),
 )

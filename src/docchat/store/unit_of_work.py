@@ -6,6 +6,7 @@ from sqlalchemy import Engine
 
 from docchat.store.engine import WRITE_OPTION
 from docchat.store.documents import DocumentRepository
+from docchat.store.folders import FolderRepository
 from docchat.store.repository import ConversationRepository
 
 
@@ -20,6 +21,7 @@ class SqlUnitOfWork:
         self._transaction = self._connection.begin()
         self.conversations = ConversationRepository(self._connection)
         self.documents = DocumentRepository(self._connection)
+        self.folders = FolderRepository(self._connection)
         return self
 
     def commit(self) -> None:

@@ -1,4 +1,4 @@
-"""The Documents page: upload with progress, the library, per-conversation scope, usage."""
+"""The Documents page: upload with progress, followed folders, the library, per-conversation scope, usage."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import streamlit as st
 
 from docchat.errors import DocchatError
 from docchat.services.documents import FileToAdd
+from docchat.ui import folders
 from docchat.ui.header import scope_picker
 from docchat.ui.session import current_conversation_id, flash, services, show_flash
 from docchat.ui.text import count, literal, size
@@ -17,6 +18,7 @@ def render() -> None:
     st.title("Documents", anchor=False)
     _upload()
     show_flash()
+    folders.render()
     _library()
 
 
@@ -115,7 +117,7 @@ def _library() -> None:
         with st.container(border=True):
             left, right = st.columns([4, 1])
             left.markdown(f"**{literal(document.name)}**")
-            facts = [document.kind.upper(), size(document.size)]
+            facts = [document.status.value, document.kind.upper(), size(document.size)]
             if document.pages:
                 facts.append(count(document.pages, "page"))
             facts += [count(document.chunks, "chunk"), f"added {document.added_at:%Y-%m-%d %H:%M}"]
