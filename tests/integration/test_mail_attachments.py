@@ -36,7 +36,7 @@ def test_attachments_become_documents_named_after_the_mail_and_are_cited_there(l
     report = library.add("quote.eml", bytes(quote()))
 
     assert [a.document.name for a in report.attached] == ["quote.eml › stock.xlsx", "quote.eml › delivery.md"]
-    assert all(a.document.attached_to == report.document.id for a in report.attached)
+    assert library.attachments_leaving_with(report.document.id) == [a.document for a in report.attached]
     [refused] = report.refused
     assert refused == 'attached to quote.eml: "terms.docx" is not a readable Word document (.docx)'
     assert names(library) == ["quote.eml", "quote.eml › delivery.md", "quote.eml › stock.xlsx"]  # no photos.zip
@@ -67,6 +67,21 @@ def test_an_attachment_already_in_the_library_stays_when_the_mail_goes(library):
 
     library.delete(report.document.id)
     assert names(library) == ["stock.xlsx"]
+
+
+def test_a_mail_saved_again_with_the_same_attachments_keeps_them_when_the_old_copy_goes(library):
+    """As a followed folder sees an edited mail: the new copy is added, then the old one deleted."""
+    old = library.add("quote.eml", bytes(quote()))
+    new = library.add("quote (edited).eml", bytes(quote(subject="Quote for the chain, corrected")))
+    assert [a.already_present for a in new.attached] == [True, True]
+    assert library.attachments_leaving_with(old.document.id) == []  # the new copy holds them too
+
+    library.delete(old.document.id)
+    assert names(library) == ["quote (edited).eml", "quote.eml › delivery.md", "quote.eml › stock.xlsx"]
+
+    library.delete(new.document.id)
+    assert names(library) == []
+    assert library.check_index().agrees
 
 
 def test_one_batch_with_the_same_attachment_twice_and_the_file_itself_keeps_each_content_once(library):

@@ -401,6 +401,7 @@ class FakeDocuments:
         self.citations: list[dict] = []
         self.documents: dict[str, Document] = {}
         self.chunk_rows: dict[str, list[ChunkRecord]] = {}
+        self.links: list[tuple[str, str]] = []  # (mail id, attachment id)
 
     def add_citations(self, rows: list[dict]) -> None:
         self.citations += rows
@@ -418,7 +419,18 @@ class FakeDocuments:
         return next((d for d in self.documents.values() if d.content_hash == content_hash), None)
 
     def attachments_of(self, document_id: str) -> list[Document]:
-        return [d for d in self.documents.values() if d.attached_to == document_id]
+        return [self.documents[a] for m, a in self.links if m == document_id]
+
+    def mails_holding(self, document_id: str) -> int:
+        return sum(a == document_id for _, a in self.links)
+
+    def link_attachments(self, mail_id: str, attachment_ids) -> None:
+        self.links += [(mail_id, a) for a in attachment_ids]
+
+    def unlink_attachments(self, mail_id: str) -> list[Document]:
+        held = self.attachments_of(mail_id)
+        self.links = [(m, a) for m, a in self.links if m != mail_id]
+        return [d for d in held if not self.mails_holding(d.id)]
 
     def add_chunks(self, records: list[ChunkRecord]) -> None:
         for record in records:
@@ -437,6 +449,7 @@ class FakeDocuments:
     def delete(self, document_id: str) -> None:
         self.documents.pop(document_id, None)
         self.chunk_rows.pop(document_id, None)
+        self.links = [(m, a) for m, a in self.links if a != document_id]
 
 
 class FakeFolders:

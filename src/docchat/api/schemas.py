@@ -181,8 +181,6 @@ class DocumentOut(BaseModel):
     added_at: datetime
     # "ready" for every listed document (one still being read or removed is not listed).
     status: str
-    attached_to: str | None = Field(None, description="The document this one came inside (a mail, for its "
-                                                      "attachments); it leaves the library with that one.")
 
 
 class AttachmentAdded(BaseModel):
@@ -267,7 +265,7 @@ def from_message(message) -> dict:
 def from_document(document) -> dict:
     return {"id": document.id, "name": document.name, "kind": document.kind, "size": document.size,
             "pages": document.pages, "chunks": document.chunks, "added_at": document.added_at,
-            "status": document.status.value, "attached_to": document.attached_to}
+            "status": document.status.value}
 
 
 def from_turn(turn) -> dict:

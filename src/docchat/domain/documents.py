@@ -60,8 +60,6 @@ class Document:
     chunks: int
     status: DocumentStatus
     added_at: datetime
-    # The document it came inside (a mail, for its attachments); it leaves with that one.
-    attached_to: str | None = None
 
 
 @dataclass(frozen=True)

@@ -100,8 +100,8 @@ class DocumentService:
             return [d for d in uow.documents.list() if d.status is DocumentStatus.READY]
 
     def delete(self, document_id: str) -> None:
-        """Removes the document, its chunks and its vectors, and so the documents attached to it
-        (a mail's attachments); the file goes unless another uses it."""
+        """Removes the document, its chunks and its vectors, and a mail's attachments that no
+        other mail holds; the file goes unless another uses it."""
         with self._uow() as uow:
             document = uow.documents.get(document_id)
         if document is None:
@@ -122,6 +122,11 @@ class DocumentService:
             repo = uow.documents
             return resolve(prefix, "document", exists=lambda found: repo.get(found) is not None,
                            starting_with=lambda start: [(d.id, d.name) for d in repo.documents_starting_with(start)])
+
+    def attachments_leaving_with(self, document_id: str) -> builtins.list[Document]:
+        """The mail's attachments that deleting it deletes: those no other mail holds."""
+        with self._uow() as uow:
+            return [d for d in uow.documents.attachments_of(document_id) if uow.documents.mails_holding(d.id) == 1]
 
     def usage(self, document_id: str) -> builtins.list[DocumentUse]:
         with self._uow() as uow:
@@ -229,9 +234,10 @@ class DocumentService:
         return indexed
 
     def _remove(self, document: Document) -> None:
-        with self._uow() as uow:
-            attachments = uow.documents.attachments_of(document.id)
-        for attachment in attachments:  # a mail's attachments leave with it
+        with self._uow(write=True) as uow:
+            attachments = uow.documents.unlink_attachments(document.id)
+            uow.commit()
+        for attachment in attachments:  # those no other mail holds leave with it
             self._remove(attachment)
         # Marked first: a crash part-way leaves a document that is not searched and is cleared
         # the next time the index opens, never a ready one missing its vectors.

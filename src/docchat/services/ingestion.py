@@ -78,6 +78,8 @@ class _Pending:
     attached: tuple[_Pending, ...] = ()
     present: tuple[IngestReport, ...] = ()
     refused: tuple[str, ...] = ()
+    # The attachments this mail holds: those it brings, and those present that another mail holds.
+    holds: tuple[str, ...] = ()
 
     def content_hashes(self) -> set[str]:
         return {self.document.content_hash, *(p.document.content_hash for p in self.attached)}
@@ -218,8 +220,7 @@ class Ingestion:
             return Ingested(name, error=error)
         return Ingested(name, report=prepared) if isinstance(prepared, IngestReport) else prepared
 
-    def _prepare(self, name: str, data: bytes, parsed: ParsedDocument,
-                 attached_to: str | None = None) -> _Pending | IngestReport:
+    def _prepare(self, name: str, data: bytes, parsed: ParsedDocument) -> _Pending | IngestReport:
         """The file's document and chunks, to be written; or the document already holding it."""
         digest = content_hash(data)
         with self._uow() as uow:
@@ -235,7 +236,7 @@ class Ingestion:
         document = Document(
             id=str(uuid.uuid4()), name=parsed.name, kind=parsed.kind, path="", size=len(data), content_hash=digest,
             pages=max((s.page or 0) for s in parsed.sections) or None, chunks=len(pieces),
-            status=DocumentStatus.INGESTING, added_at=utcnow(), attached_to=attached_to,
+            status=DocumentStatus.INGESTING, added_at=utcnow(),
         )
         records = [ChunkRecord(id=str(uuid.uuid4()), document_id=document.id, position=p.index, label=p.label,
                                page=p.page, text=p.text, token_count=p.token_count,
@@ -245,7 +246,9 @@ class Ingestion:
 
     def _with_attachments(self, mail: _Pending, parsed: ParsedDocument) -> _Pending:
         """The mail with its attachments parsed and chunked, each named after it ("quote.eml ›
-        prices.xlsx"). An attachment that cannot be read is refused alone: the mail goes in."""
+        prices.xlsx"). An attachment that cannot be read is refused alone: the mail goes in. One
+        in the library already is held by this mail too when it is another mail's attachment,
+        and left alone when it was added on its own."""
         attached: list[_Pending] = []
         present: list[IngestReport] = []
         refused: list[str] = []
@@ -254,7 +257,7 @@ class Ingestion:
                 inner = self._parser.parse(attachment.name, attachment.data, max_bytes=self._max_bytes)
                 # One level: what is inside an attachment (a forwarded mail's own) stays named only.
                 inner = replace(inner, name=f"{parsed.name} › {inner.name}", attachments=())
-                prepared = self._prepare(inner.name, attachment.data, inner, attached_to=mail.document.id)
+                prepared = self._prepare(inner.name, attachment.data, inner)
             except DocchatError as error:
                 refused.append(f"attached to {parsed.name}: {error}")
                 continue
@@ -262,7 +265,10 @@ class Ingestion:
                 present.append(prepared)
             else:
                 attached.append(prepared)
-        return replace(mail, attached=tuple(attached), present=tuple(present), refused=tuple(refused))
+        with self._uow() as uow:
+            shared = [p.document.id for p in present if uow.documents.mails_holding(p.document.id)]
+        return replace(mail, attached=tuple(attached), present=tuple(present), refused=tuple(refused),
+                       holds=tuple(p.document.id for p in attached) + tuple(shared))
 
     def _ingest(self, index: ChunkIndex, embedder: Embedder, group: list[_Pending], embedded: Embedded,
                 cancel: threading.Event, cancelled: Callable[[], None]) -> list[IngestReport]:
@@ -289,6 +295,8 @@ class Ingestion:
                 for document, pending in zip(documents, group):
                     uow.documents.add(document)
                     uow.documents.add_chunks(pending.records)
+                for pending in group:
+                    uow.documents.link_attachments(pending.document.id, pending.holds)
                 uow.commit()
         except BaseException:
             self._drop_files(documents)

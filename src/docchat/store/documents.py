@@ -14,7 +14,7 @@ from sqlalchemy import Connection, bindparam, delete, func, insert, select, text
 from sqlalchemy.exc import DatabaseError
 
 from docchat.domain import ChunkRecord, Document, DocumentStatus, DocumentUse
-from docchat.store.tables import chunks, citations, conversations, documents
+from docchat.store.tables import attachments, chunks, citations, conversations, documents
 
 
 # Best BM25 first (FTS5's bm25() is lower for better matches); pk breaks ties so the same
@@ -79,7 +79,7 @@ def ts_terms(terms: Sequence[str]) -> list[str]:
 def _document(row) -> Document:
     return Document(id=row.id, name=row.name, kind=row.kind, path=row.path, size=row.size,
                     content_hash=row.content_hash, pages=row.pages, chunks=row.chunks, status=DocumentStatus(row.status),
-                    added_at=row.added_at, attached_to=row.attached_to)
+                    added_at=row.added_at)
 
 
 def _chunk(row) -> ChunkRecord:
@@ -95,7 +95,7 @@ class DocumentRepository:
         self._db.execute(insert(documents).values(
             id=document.id, name=document.name, kind=document.kind, path=document.path, size=document.size,
             content_hash=document.content_hash, pages=document.pages, chunks=document.chunks,
-            status=document.status.value, added_at=document.added_at, attached_to=document.attached_to))
+            status=document.status.value, added_at=document.added_at))
 
     def get(self, document_id: str) -> Document | None:
         row = self._db.execute(select(documents).where(documents.c.id == document_id)).first()
@@ -118,9 +118,24 @@ class DocumentRepository:
 
     def attachments_of(self, document_id: str) -> list[Document]:
         """The documents that came inside this one (a mail's attachments)."""
-        rows = self._db.execute(select(documents).where(documents.c.attached_to == document_id)
-                                .order_by(documents.c.pk))
+        rows = self._db.execute(select(documents).join(attachments, attachments.c.attachment_id == documents.c.id)
+                                .where(attachments.c.mail_id == document_id).order_by(documents.c.pk))
         return [_document(row) for row in rows]
+
+    def mails_holding(self, document_id: str) -> int:
+        """How many mails hold this document as an attachment."""
+        return self._db.execute(select(func.count()).select_from(attachments)
+                                .where(attachments.c.attachment_id == document_id)).scalar_one()
+
+    def link_attachments(self, mail_id: str, attachment_ids: Sequence[str]) -> None:
+        if attachment_ids:
+            self._db.execute(insert(attachments), [{"mail_id": mail_id, "attachment_id": a} for a in attachment_ids])
+
+    def unlink_attachments(self, mail_id: str) -> list[Document]:
+        """Lets go of the mail's attachments; returns those no other mail holds now."""
+        held = self.attachments_of(mail_id)
+        self._db.execute(delete(attachments).where(attachments.c.mail_id == mail_id))
+        return [document for document in held if not self.mails_holding(document.id)]
 
     def any_ready(self) -> bool:
         """Whether the library has a document to search."""
@@ -176,6 +191,7 @@ class DocumentRepository:
         return [(row.chunk_id, row.document_id) for row in rows]
 
     def delete(self, document_id: str) -> None:
+        self._db.execute(delete(attachments).where(attachments.c.attachment_id == document_id))
         self._db.execute(delete(chunks).where(chunks.c.document_id == document_id))
         self._db.execute(delete(documents).where(documents.c.id == document_id))
 

@@ -187,8 +187,14 @@ documents = Table(
     Column("chunks", Integer, nullable=False, default=0),
     Column("status", String(16), nullable=False),
     Column("added_at", UTCDateTime, nullable=False),
-    # The document this one came inside (a mail's attachment: migration 0010).
-    Column("attached_to", String(36), nullable=True, index=True),
+)
+
+# Which mails hold which of their attachments, each a document of its own (migration 0010).
+attachments = Table(
+    "attachments",
+    metadata,
+    Column("mail_id", String(36), primary_key=True),
+    Column("attachment_id", String(36), primary_key=True, index=True),
 )
 
 chunks = Table(

@@ -128,7 +128,7 @@ def _library() -> None:
             if right.button("Delete", key=f"{KEY}_delete_{document.id}"):
                 st.session_state[f"{KEY}_confirm_delete"] = document.id
             if st.session_state.get(f"{KEY}_confirm_delete") == document.id:
-                _confirm_delete(document, sum(d.attached_to == document.id for d in documents))
+                _confirm_delete(document, len(services().documents.attachments_leaving_with(document.id)))
     if conversation_id:
         _scope(conversation_id)
 
