@@ -23,7 +23,17 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, ValidationError
 
 from docchat import citation_wire
-from docchat.domain import Citation, Conversation, ConversationSettings, Message, Rating, Role, Status, Summary
+from docchat.domain import (
+    Citation,
+    Conversation,
+    ConversationSettings,
+    EvidenceStrength,
+    Message,
+    Rating,
+    Role,
+    Status,
+    Summary,
+)
 from docchat.errors import InvalidExport
 from docchat.json_writing import canonical_json, indented_json
 from docchat.text import NUL, one_line, unstorable
@@ -77,6 +87,8 @@ def message_record(message: Message) -> dict:
         "version_of": message.version_of,
         "shown": message.shown,
         "parent_id": message.parent_id,
+        # Only when judged: an export of answers from before the judgement reads as it did.
+        **({"evidence": message.evidence.as_dict()} if message.evidence is not None else {}),
     }
 
 
@@ -218,6 +230,7 @@ class _MessageIn(_Strict):
     version_of: StrictStr | None = Field(default=None, min_length=1, max_length=36)
     shown: StrictBool = True
     parent_id: StrictStr | None = Field(default=None, min_length=1, max_length=36)
+    evidence: dict | None = None
 
 
 class _SummaryIn(_Strict):
@@ -359,6 +372,7 @@ def _to_domain(document: _DocumentIn, source: str) -> ImportedConversation:
                 citations=citation_wire.from_stored(m.citations),
                 model=m.model, usage=m.usage, rating=Rating(m.rating) if m.rating else None,
                 version_of=m.version_of, shown=m.shown, parent_id=m.parent_id,
+                evidence=EvidenceStrength.from_dict(m.evidence),
             )
             for m in document.messages
         ]

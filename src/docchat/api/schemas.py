@@ -104,10 +104,18 @@ class CitationOut(BaseModel):
     score: float
 
 
+class EvidenceOut(BaseModel):
+    judgement: Literal["found", "weak", "not found"] = Field(
+        description="Whether the documents in scope hold the answer, judged from retrieval's own signals.")
+    score: float = Field(description="The best passage's similarity to the question plus its share of the "
+                         "question's words; found at 0.63 or more, not found below 0.45.")
+
+
 class AnswerOut(BaseModel):
     answer: str
     status: Literal["complete", "truncated", "interrupted", "error"]
     citations: list[CitationOut]
+    evidence: EvidenceOut | None = Field(default=None, description="None when no documents were searched.")
     rewritten_query: str | None
     memory: dict[str, Any] | None = Field(description="What the memory did for this answer (MemoryStats).")
     usage: dict[str, Any] | None
@@ -143,6 +151,7 @@ class MessageOut(BaseModel):
     status: str
     created_at: datetime
     citations: list[CitationOut]
+    evidence: EvidenceOut | None = None
     rewritten_query: str | None
     model: str | None
     usage: dict[str, Any] | None
@@ -226,6 +235,7 @@ def from_message(message) -> dict:
     return {"id": message.id, "seq": message.seq, "role": message.role.value, "content": message.content,
             "status": message.status.value, "created_at": message.created_at,
             "citations": [citation_wire.to_api(c) for c in message.citations], "rewritten_query": message.rewritten_query,
+            "evidence": message.evidence.as_dict() if message.evidence else None,
             "model": message.model, "usage": message.usage, "error": message.error,
             "rating": message.rating.value if message.rating else None, "version_of": message.version_of}
 
@@ -243,6 +253,7 @@ def from_turn(turn) -> dict:
         "answer": answer.content if answer else "",
         "status": answer.status.value if answer else "error",
         "citations": [citation_wire.to_api(c) for c in (answer.citations if answer else turn.citations)],
+        "evidence": turn.evidence.as_dict() if turn.evidence else None,
         "rewritten_query": stats.rewritten_query if stats else None,
         "memory": stats.as_dict() if stats else None,
         "usage": turn.usage,

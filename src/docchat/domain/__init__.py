@@ -12,6 +12,9 @@ from docchat.domain.documents import (
     content_hash, Section, Attachment, ParsedDocument, DocumentStatus, Document, IngestReport, ChunkRecord, chunk_heading, Retrieved, SourceView,
     DocumentUse, Scope,
 )
+from docchat.domain.grounding import (
+    Judgement, EvidenceStrength, judge,
+)
 from docchat.domain.health import (
     StoreHealth, LLMStatus, LibraryHealth, IndexCheck, IndexRepair,
 )
@@ -24,5 +27,6 @@ __all__ = [
     "Budget", "MemoryStats",
     "content_hash", "Section", "Attachment", "ParsedDocument", "DocumentStatus", "Document", "IngestReport", "ChunkRecord", "chunk_heading",
     "Retrieved", "SourceView", "DocumentUse", "Scope",
+    "Judgement", "EvidenceStrength", "judge",
     "StoreHealth", "LLMStatus", "LibraryHealth", "IndexCheck", "IndexRepair",
 ]

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from docchat.domain.figures import Budget, MemoryStats
+    from docchat.domain.grounding import EvidenceStrength
 
 
 def utcnow() -> datetime:
@@ -214,6 +215,9 @@ class Message:
     # An answer's prompt budget and what the memory did for it.
     budget: "Budget | None" = None
     stats: "MemoryStats | None" = None
+    # How well the documents in scope held the answer (found, weak, not found), judged when
+    # its passages were retrieved; None for an answer given without searching.
+    evidence: "EvidenceStrength | None" = None
     rating: Rating | None = None
     # Versions: a regenerated answer names the first version of its group; the version shown
     # is the one the history (and the model) follows, the others are kept.

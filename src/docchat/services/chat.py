@@ -205,7 +205,8 @@ class ChatService:
         if continuing is None:
             started = self._conversations.start_answer(conversation_id, model=info.model, version_of=version_of,
                                                        within=compacted)
-            draft = replace(started, citations=prepared.citations, budget=prepared.budget, stats=prepared.stats)
+            draft = replace(started, citations=prepared.citations, budget=prepared.budget, stats=prepared.stats,
+                            evidence=prepared.evidence)
             max_tokens, prefix = reserve, ""
         else:
             draft, prefix = replace(continuing, status=Status.STREAMING), continuing.content
