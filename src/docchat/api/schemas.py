@@ -108,7 +108,7 @@ class EvidenceOut(BaseModel):
     judgement: Literal["found", "weak", "not found"] = Field(
         description="Whether the documents in scope hold the answer, judged from retrieval's own signals.")
     score: float = Field(description="The best passage's similarity to the question plus its share of the "
-                         "question's words; found at 0.63 or more, not found below 0.45.")
+                         "question's words; found at 0.65 or more, not found below 0.55.")
 
 
 class AnswerOut(BaseModel):

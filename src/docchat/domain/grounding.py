@@ -8,9 +8,15 @@ hit, while exact words (names, numbers, defined terms) are what a near miss lack
 RRF score alone says only where a passage ranks, not how close it is (any question's best
 passage scores 1/60 + 1/60 when both lists agree).
 
+A follow-up is judged by the closer of its two readings (alone, and with the previous
+question: docchat.context.followup), so "Can it go up?" after a question about the rent is
+judged as the rent review it is about.
+
 Calibrated with `docchat bench grounding` on 83 questions (53 answerable, 30 not; follow-ups
 included) over the bench's five documents: see docs/perf/grounding.md for the confusion table
-at each threshold. At the thresholds below, "not found" is rare on an answerable question.
+at each threshold. "Not found" is set where no answerable question of the set falls (a
+documents-only conversation then does not call the model: a false "not found" costs an
+answer), "found" where the fewest unanswerable ones pass for answered.
 """
 
 from __future__ import annotations
@@ -25,8 +31,8 @@ JUDGED_PASSAGES = 3
 # What a passage's holding all the question's content words adds to its similarity.
 COVERAGE_WEIGHT = 0.3
 # At or above: found. Below NOT_FOUND_BELOW: not found. Between: weak.
-FOUND_AT = 0.63
-NOT_FOUND_BELOW = 0.45
+FOUND_AT = 0.65
+NOT_FOUND_BELOW = 0.55
 
 
 class Judgement(StrEnum):
