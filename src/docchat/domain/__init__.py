@@ -13,7 +13,7 @@ from docchat.domain.documents import (
     DocumentUse, Scope,
 )
 from docchat.domain.grounding import (
-    Judgement, EvidenceStrength, judge,
+    Judgement, EvidenceStrength, judge, answer_note,
 )
 from docchat.domain.health import (
     StoreHealth, LLMStatus, LibraryHealth, IndexCheck, IndexRepair,
@@ -27,6 +27,6 @@ __all__ = [
     "Budget", "MemoryStats",
     "content_hash", "Section", "Attachment", "ParsedDocument", "DocumentStatus", "Document", "IngestReport", "ChunkRecord", "chunk_heading",
     "Retrieved", "SourceView", "DocumentUse", "Scope",
-    "Judgement", "EvidenceStrength", "judge",
+    "Judgement", "EvidenceStrength", "judge", "answer_note",
     "StoreHealth", "LLMStatus", "LibraryHealth", "IndexCheck", "IndexRepair",
 ]

@@ -35,6 +35,12 @@ FOUND_AT = 0.65
 NOT_FOUND_BELOW = 0.55
 
 
+# The "model" a documents-only reply names: docchat answered it itself, without calling one.
+DOCUMENTS_ONLY = "docchat (documents only)"
+NOT_FOUND_NOTE = "Not found in your documents: this answer is the model's own."
+WEAK_NOTE = "Weak evidence in your documents: check this answer against its sources."
+
+
 class Judgement(StrEnum):
     FOUND = "found"
     WEAK = "weak"
@@ -65,6 +71,14 @@ class EvidenceStrength:
             return cls(Judgement(data["judgement"]), float(data["score"]))
         except (KeyError, TypeError, ValueError):
             return None
+
+
+def answer_note(evidence: EvidenceStrength | None, model: str | None) -> str | None:
+    """What the page and the terminal say beside an answer given on weak or no evidence (None
+    for one found, one never judged, and a documents-only reply, which says so itself)."""
+    if evidence is None or model == DOCUMENTS_ONLY:
+        return None
+    return {Judgement.NOT_FOUND: NOT_FOUND_NOTE, Judgement.WEAK: WEAK_NOTE}.get(evidence.judgement)
 
 
 def passage_strength(passage: Retrieved) -> float:
