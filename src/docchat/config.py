@@ -35,6 +35,9 @@ class Settings(BaseSettings):
     # The answer reserve: max tokens of one answer. Default: the profile's.
     max_tokens: int | None = None
     system_prompt: str = SYSTEM_PROMPT  # docchat.context.prompt: fixed, prefix-stable
+    # Conversations answer from their documents only unless they choose otherwise: when nothing
+    # is found there, docchat says so without asking the model.
+    documents_only: bool = False
     # The budget planner's caps: shares of the window (less the answer reserve) that each part
     # may take at most; the history gets whatever they leave.
     cap_system: float = Field(default=0.10, gt=0, lt=1)

@@ -45,8 +45,10 @@ def test_the_best_of_the_first_passages_decides_whatever_the_fused_order():
     assert judge(ranked).score >= FOUND_AT
 
 
-def test_a_passage_found_only_by_its_words_counts_its_words():
-    assert judge([found_with(RENT, similarity=None, coverage=1.0)]).score == pytest.approx(0.3)
+def test_searched_by_keywords_only_passages_sharing_words_are_weak_never_found():
+    strength = judge([found_with(RENT, similarity=None, coverage=1.0)])
+    assert (strength.judgement, strength.score) == (Judgement.WEAK, pytest.approx(0.3))
+    assert judge([found_with(RENT, similarity=None, coverage=0.0)]).judgement is Judgement.NOT_FOUND
 
 
 def test_an_answer_carries_the_judgement_of_what_was_retrieved_and_keeps_it_stored():

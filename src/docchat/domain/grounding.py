@@ -100,4 +100,9 @@ def judgement_at(score: float, *, found_at: float = FOUND_AT, not_found_below: f
 def judge(ranked: list[Retrieved]) -> EvidenceStrength:
     """The judgement of a question's ranked passages (best first)."""
     score = evidence_score(ranked)
+    if ranked and all(p.similarity is None for p in ranked[:JUDGED_PASSAGES]):
+        # Searched by keywords only (the index or the embeddings server was unavailable): the
+        # words alone cannot say "found", and passages that share some are not "nothing found".
+        weak = any(p.coverage > 0 for p in ranked[:JUDGED_PASSAGES])
+        return EvidenceStrength(Judgement.WEAK if weak else Judgement.NOT_FOUND, score)
     return EvidenceStrength(judgement_at(score), score)
