@@ -57,6 +57,8 @@ class NewConversation(Strict):
 class ConversationChange(Strict):
     title: str | None = None
     pinned: bool | None = None
+    documents_only: bool | None = Field(default=None, description="Answer from the documents only: when "
+                                        "nothing is found there, docchat says so without asking the model.")
 
 
 class NewMessage(Strict):
@@ -141,6 +143,8 @@ class ConversationOut(BaseModel):
     title_source: str
     document_scope: list[str] | None
     instructions: str
+    documents_only: bool | None = Field(default=None, description="Chosen for this conversation; null: the "
+                                        "default in Settings.")
 
 
 class MessageOut(BaseModel):
@@ -228,7 +232,7 @@ def from_conversation(conversation) -> dict:
             "created_at": conversation.created_at, "updated_at": conversation.updated_at,
             "message_count": conversation.message_count, "title_source": settings.title_source.value,
             "document_scope": list(settings.document_scope) if settings.document_scope is not None else None,
-            "instructions": settings.instructions}
+            "instructions": settings.instructions, "documents_only": settings.documents_only}
 
 
 def from_message(message) -> dict:
