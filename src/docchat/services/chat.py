@@ -82,8 +82,10 @@ class ChatService:
         """Whether the conversation answers from its documents only (a new one: the default)."""
         if conversation_id is None:
             return self._documents_only
-        chosen = self._conversations.get(conversation_id).settings.documents_only
-        return self._documents_only if chosen is None else chosen
+        return self._chosen(self._conversations.get(conversation_id).settings.documents_only)
+
+    def _chosen(self, choice: bool | None) -> bool:
+        return self._documents_only if choice is None else choice
 
     def retry(self, conversation_id: str, *, progress: Progress = lambda stage: None) -> Turn:
         """Answers the last question again (regenerate). An answer it already had is kept as
@@ -172,12 +174,12 @@ class ChatService:
     # internals
 
     def _request(self, conversation_id: str | None, question: str, *,
-                 before_seq: int | None = None) -> tuple[Request, tuple[int, int]]:
-        """What the pipeline needs of the stored conversation, read in one unit of work, and the
-        memory's marks then; `before_seq`: the question is stored already (a retry), and only
+                 before_seq: int | None = None) -> tuple[Request, tuple[int, int], bool]:
+        """What the pipeline needs of the stored conversation, read in one unit of work, the
+        memory's marks then, and whether it answers from its documents only; `before_seq`: the question is stored already (a retry), and only
         what came before it is history."""
         if conversation_id is None:
-            return Request(question=question, history=[]), (1, 1)
+            return Request(question=question, history=[]), (1, 1), self._documents_only
         memory = self._conversations.kept_memory(conversation_id)
         with self._uow() as uow:
             settings = required(uow, conversation_id).settings
@@ -203,13 +205,13 @@ class ChatService:
             total_messages=total_messages, total_tokens=total_tokens,
             compactions=settings.compactions, may_condense=next_seq >= settings.condense_after_seq,
             instructions=settings.instructions,
-        ), view.marks
+        ), view.marks, self._chosen(settings.documents_only)
 
     def _turn(self, conversation_id: str | None, question: str, info: ServerInfo, keep: Keep, progress: Progress, *,
               before_seq: int | None = None, continuing: Message | None = None,
               version_of: str | None = None, unavailable: LLMError | None = None) -> Turn:
-        documents_only = continuing is None and self.documents_only(conversation_id)
-        request, marks = self._request(conversation_id, question, before_seq=before_seq)
+        request, marks, documents_only = self._request(conversation_id, question, before_seq=before_seq)
+        documents_only = documents_only and continuing is None
         if unavailable is not None:
             # Planned against a nominal window: nothing may be condensed or cut for good by it.
             request = replace(request, may_condense=False)
