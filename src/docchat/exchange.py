@@ -33,6 +33,7 @@ from docchat.domain import (
     Role,
     Status,
     Summary,
+    answer_note,
 )
 from docchat.errors import InvalidExport
 from docchat.json_writing import canonical_json, indented_json
@@ -172,7 +173,10 @@ def _message_lines(message: Message, level: str) -> list[str]:
         heading += f" ({message.status.value})"
     if message.rating:
         heading += " · rated 👍" if message.rating is Rating.UP else " · rated 👎"
-    lines = [heading, "", message.content.rstrip(), ""]
+    lines = [heading, ""]
+    if note := answer_note(message.evidence, message.model):
+        lines += [f"> {note}", ""]  # as the page shows it: above the answer
+    lines += [message.content.rstrip(), ""]
     if message.citations:
         lines += ["**Sources**", ""] + [_source_line(cited) for cited in message.citations] + [""]
     return lines

@@ -86,3 +86,12 @@ def test_the_judgement_survives_export_and_import():
 def test_a_stored_judgement_of_an_unknown_shape_is_left_out():
     assert EvidenceStrength.from_dict({"judgement": "certain", "score": 1}) is None
     assert EvidenceStrength.from_dict("found") is None
+
+
+def test_the_markdown_export_says_an_answer_was_the_model_s_own_above_it():
+    from docchat.exchange import to_markdown
+
+    judged = message(3, Role.ASSISTANT, "About three hours.", model="qwen",
+                     evidence=EvidenceStrength(Judgement.NOT_FOUND, 0.31))
+    text = to_markdown(conversation(), [message(2, Role.USER, "How long does a turkey roast for?"), judged])
+    assert "> Not found in your documents: this answer is the model's own.\n\nAbout three hours." in text
