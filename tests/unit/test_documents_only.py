@@ -97,3 +97,10 @@ def test_the_default_in_settings_applies_until_a_conversation_chooses():
     setup.conversations.set_documents_only(conversation.id, False)
     assert not setup.chat.documents_only(conversation.id)
     assert setup.conversations.fresh_start(conversation.id).settings.documents_only is False
+
+
+def test_the_passages_a_reply_offers_do_not_count_as_cited():
+    setup = Setup(FakeLibrary(RENT, ROAST))
+    setup.ask("How long does a turkey roast for?", documents_only(setup))
+
+    assert setup.uow.documents.citations == []

@@ -363,8 +363,9 @@ class _Saved:
 
 
 def _remember(uow: UnitOfWork, turn: Turn, answer: Message) -> SessionMemory:
-    """What the conversation remembers of the exchange, and what the answer cited."""
-    cited = answer.citations
+    """What the conversation remembers of the exchange, and what the answer cited. A
+    documents-only reply cited nothing: the passages it offers are only the closest there were."""
+    cited = [] if answer.model == Reply.model else answer.citations
     conversation_id = answer.conversation_id
     current = required(uow, conversation_id).settings.session
     session = updated(current, question=turn.question.content, answer=answer.content,
