@@ -112,7 +112,7 @@ def build_services(settings: Settings | None = None, *, uow: UnitOfWorkFactory |
                               limits=PassageLimits(floor=settings.passages_min, ceiling=settings.passages_max),
                               rewrite_gate=rewrite_gate)
     chat = ChatService(conversations, uow, gateway, counter, pipeline, programs=programs,
-                       answer_reserve=answer_tokens(settings))
+                       answer_reserve=answer_tokens(settings), documents_only=settings.documents_only)
     if info is not None:
         llm.calibration()  # once, at start-up, while the server is known to answer
     return Services(

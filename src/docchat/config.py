@@ -7,6 +7,8 @@ from urllib.parse import urlsplit
 from typing import Annotated, Literal
 
 from pydantic import Field, field_validator
+
+from docchat.context.prompt import SYSTEM_PROMPT
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 
@@ -32,10 +34,10 @@ class Settings(BaseSettings):
     llm_port: int = 8000
     # The answer reserve: max tokens of one answer. Default: the profile's.
     max_tokens: int | None = None
-    system_prompt: str = (
-        "You are docchat, a careful assistant. Answer the user's questions clearly and concisely. "
-        "If you do not know, say so."
-    )
+    system_prompt: str = SYSTEM_PROMPT  # docchat.context.prompt: fixed, prefix-stable
+    # Conversations answer from their documents only unless they choose otherwise: when nothing
+    # is found there, docchat says so without asking the model.
+    documents_only: bool = False
     # The budget planner's caps: shares of the window (less the answer reserve) that each part
     # may take at most; the history gets whatever they leave.
     cap_system: float = Field(default=0.10, gt=0, lt=1)

@@ -23,7 +23,18 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, ValidationError
 
 from docchat import citation_wire
-from docchat.domain import Citation, Conversation, ConversationSettings, Message, Rating, Role, Status, Summary
+from docchat.domain import (
+    Citation,
+    Conversation,
+    ConversationSettings,
+    EvidenceStrength,
+    Message,
+    Rating,
+    Role,
+    Status,
+    Summary,
+    answer_note,
+)
 from docchat.errors import InvalidExport
 from docchat.json_writing import canonical_json, indented_json
 from docchat.text import NUL, one_line, unstorable
@@ -77,6 +88,8 @@ def message_record(message: Message) -> dict:
         "version_of": message.version_of,
         "shown": message.shown,
         "parent_id": message.parent_id,
+        # Only when judged: an export of answers from before the judgement reads as it did.
+        **({"evidence": message.evidence.as_dict()} if message.evidence is not None else {}),
     }
 
 
@@ -160,7 +173,10 @@ def _message_lines(message: Message, level: str) -> list[str]:
         heading += f" ({message.status.value})"
     if message.rating:
         heading += " · rated 👍" if message.rating is Rating.UP else " · rated 👎"
-    lines = [heading, "", message.content.rstrip(), ""]
+    lines = [heading, ""]
+    if note := answer_note(message.evidence, message.model):
+        lines += [f"> {note}", ""]  # as the page shows it: above the answer
+    lines += [message.content.rstrip(), ""]
     if message.citations:
         lines += ["**Sources**", ""] + [_source_line(cited) for cited in message.citations] + [""]
     return lines
@@ -218,6 +234,7 @@ class _MessageIn(_Strict):
     version_of: StrictStr | None = Field(default=None, min_length=1, max_length=36)
     shown: StrictBool = True
     parent_id: StrictStr | None = Field(default=None, min_length=1, max_length=36)
+    evidence: dict | None = None
 
 
 class _SummaryIn(_Strict):
@@ -359,6 +376,7 @@ def _to_domain(document: _DocumentIn, source: str) -> ImportedConversation:
                 citations=citation_wire.from_stored(m.citations),
                 model=m.model, usage=m.usage, rating=Rating(m.rating) if m.rating else None,
                 version_of=m.version_of, shown=m.shown, parent_id=m.parent_id,
+                evidence=EvidenceStrength.from_dict(m.evidence),
             )
             for m in document.messages
         ]

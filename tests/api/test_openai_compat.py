@@ -80,3 +80,12 @@ def test_a_failure_mid_stream_reaches_the_client_as_an_error(docchat, gateway):
     with pytest.raises(openai.APIError, match="sent nothing for 60 s"):
         list(docchat.chat.completions.create(model="docchat", stream=True,
                                              messages=[{"role": "user", "content": "When is the Payment Date?"}]))
+
+
+def test_the_openai_compatible_answer_carries_the_judgement_in_its_docchat_extra(docchat, gateway, trust):
+    gateway.enqueue(["GBP 40,000 a year [1]."])
+
+    completion = docchat.chat.completions.create(model="docchat", messages=[
+        {"role": "user", "content": "What annual fee is the Trustee paid?"}])
+
+    assert completion.model_extra["docchat"]["evidence"]["judgement"] == "found"

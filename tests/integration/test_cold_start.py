@@ -102,6 +102,8 @@ def test_asking_from_the_documents_imports_no_llamaindex_openai_sdk_torch_or_par
     printed, imported = done.stdout.rstrip("\n").rsplit("\n", 1)
     assert json.loads(imported) == []
     assert json.loads(printed)["citations"][0]["document"] == "harbour-trust.md"
+    # Whether the documents held the answer comes with it: the trust agreement defines the date.
+    assert json.loads(printed)["evidence"]["judgement"] == "found"
 
 
 def test_services_closed_before_their_first_question_let_go_of_the_index_opened_early(two_books, fake_llm):

@@ -96,3 +96,13 @@ def test_a_deleted_document_is_found_by_neither_side(services, library, books):
     assert keyword_side(services, "Determination Date Trustee") == []
     found = library.retrieve("When is the Determination Date?", top_k=10)
     assert {r.chunk.document_id for r in found} == {books["cookery"]}
+
+
+def test_each_passage_keeps_how_close_it_is_and_how_many_of_the_question_s_words_it_holds(library, books):
+    question = "When is the Determination Date?"
+    [best, *_] = library.retrieve(question, top_k=5)
+
+    assert best.similarity is not None and 0.4 < best.similarity <= 1.0
+    assert best.coverage == 1.0  # "determination" and "date" are both in the definition
+    # The local vectors' fast path gives the same similarity as Qdrant's own search did.
+    assert library.retrieve(question, top_k=5)[0].similarity == pytest.approx(best.similarity, abs=1e-5)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from docchat.context.followup import retrieve_follow_up
 from docchat.domain import ChunkRecord
 from docchat.domain import Retrieved
@@ -106,3 +108,14 @@ def test_the_fused_list_is_as_long_as_the_questions_own_ranking():
     found = retrieve_follow_up(search, "Is it paid?", ["What are the Trustee's fees?"])
 
     assert labels(found) == ["Payment Date", "Working hours"]
+
+
+def test_a_follow_up_s_passage_keeps_the_closer_similarity_of_its_two_readings():
+    review = replace(passage("Rent review", "riverside-lease.md"), similarity=0.2, coverage=0.0)
+    joint_review = replace(review, similarity=0.61, coverage=0.5)
+
+    def retrieve(query: str):
+        return [joint_review] if "rent" in query else [review]
+
+    [ranked] = retrieve_follow_up(retrieve, "Can it go up?", ["When is the rent due under the lease?"])
+    assert (ranked.similarity, ranked.coverage) == (0.61, 0.5)

@@ -58,3 +58,9 @@ def test_a_damaged_or_outdated_file_is_skipped_not_fatal(settings, tmp_path):
     assert (loaded.max_tokens, loaded.cap_chunks, loaded.data_dir) == (None, 0.4, tmp_path)
     (tmp_path / "settings.json").write_text("{not json")
     assert preferences.load(data_dir=tmp_path).cap_chunks == Settings().cap_chunks
+
+
+def test_documents_only_is_a_default_the_settings_page_keeps(settings, tmp_path):
+    preferences.save(settings, {"documents_only": True})
+
+    assert preferences.load(data_dir=tmp_path).documents_only is True

@@ -161,3 +161,12 @@ def test_context_in_the_system_prompt_would_break_the_prefix_so_the_check_can_fa
     broken = [n for n in range(len(prompts) - 1) if not extends(prompts[n + 1], prompts[n])]
 
     assert broken == list(range(len(prompts) - 1))
+
+
+def test_the_default_system_prompt_tells_the_model_to_say_when_the_passages_lack_the_answer():
+    from docchat.config import Settings
+
+    prompt = Settings().system_prompt
+    assert "when they do not contain the answer, say that the documents do not contain it" in prompt
+    # Fixed text: nothing that changes from turn to turn, so the prefix cache keeps it.
+    assert not any(ch.isdigit() for ch in prompt.replace("[1]", ""))

@@ -151,6 +151,7 @@ def _usage(turn) -> dict:
 def _extension(turn) -> dict:
     return {"citations": [citation_wire.to_api(c) for c in turn.answer.citations],
             "rewritten_query": turn.stats.rewritten_query if turn.stats else None,
+            "evidence": turn.evidence.as_dict() if turn.evidence else None,
             "status": turn.answer.status.value, "mode": turn.budget.mode if turn.budget else None}
 
 

@@ -56,6 +56,9 @@ def change_conversation(conversation_id: str, body: ConversationChange, services
         conversation = conversations.rename(found, body.title)
     if body.pinned is not None:
         conversation = conversations.pin(found) if body.pinned else conversations.unpin(found)
+    if body.documents_only is not None:
+        conversations.set_documents_only(found, body.documents_only)
+        conversation = conversations.get(found)
     return from_conversation(conversation)
 
 

@@ -57,6 +57,8 @@ class NewConversation(Strict):
 class ConversationChange(Strict):
     title: str | None = None
     pinned: bool | None = None
+    documents_only: bool | None = Field(default=None, description="Answer from the documents only: when "
+                                        "nothing is found there, docchat says so without asking the model.")
 
 
 class NewMessage(Strict):
@@ -104,10 +106,18 @@ class CitationOut(BaseModel):
     score: float
 
 
+class EvidenceOut(BaseModel):
+    judgement: Literal["found", "weak", "not found"] = Field(
+        description="Whether the documents in scope hold the answer, judged from retrieval's own signals.")
+    score: float = Field(description="The best passage's similarity to the question plus its share of the "
+                         "question's words; found at 0.65 or more, not found below 0.55.")
+
+
 class AnswerOut(BaseModel):
     answer: str
     status: Literal["complete", "truncated", "interrupted", "error"]
     citations: list[CitationOut]
+    evidence: EvidenceOut | None = Field(default=None, description="None when no documents were searched.")
     rewritten_query: str | None
     memory: dict[str, Any] | None = Field(description="What the memory did for this answer (MemoryStats).")
     usage: dict[str, Any] | None
@@ -133,6 +143,8 @@ class ConversationOut(BaseModel):
     title_source: str
     document_scope: list[str] | None
     instructions: str
+    documents_only: bool | None = Field(default=None, description="Chosen for this conversation; null: the "
+                                        "default in Settings.")
 
 
 class MessageOut(BaseModel):
@@ -143,6 +155,7 @@ class MessageOut(BaseModel):
     status: str
     created_at: datetime
     citations: list[CitationOut]
+    evidence: EvidenceOut | None = None
     rewritten_query: str | None
     model: str | None
     usage: dict[str, Any] | None
@@ -251,13 +264,14 @@ def from_conversation(conversation) -> dict:
             "created_at": conversation.created_at, "updated_at": conversation.updated_at,
             "message_count": conversation.message_count, "title_source": settings.title_source.value,
             "document_scope": list(settings.document_scope) if settings.document_scope is not None else None,
-            "instructions": settings.instructions}
+            "instructions": settings.instructions, "documents_only": settings.documents_only}
 
 
 def from_message(message) -> dict:
     return {"id": message.id, "seq": message.seq, "role": message.role.value, "content": message.content,
             "status": message.status.value, "created_at": message.created_at,
             "citations": [citation_wire.to_api(c) for c in message.citations], "rewritten_query": message.rewritten_query,
+            "evidence": message.evidence.as_dict() if message.evidence else None,
             "model": message.model, "usage": message.usage, "error": message.error,
             "rating": message.rating.value if message.rating else None, "version_of": message.version_of}
 
@@ -275,6 +289,7 @@ def from_turn(turn) -> dict:
         "answer": answer.content if answer else "",
         "status": answer.status.value if answer else "error",
         "citations": [citation_wire.to_api(c) for c in (answer.citations if answer else turn.citations)],
+        "evidence": turn.evidence.as_dict() if turn.evidence else None,
         "rewritten_query": stats.rewritten_query if stats else None,
         "memory": stats.as_dict() if stats else None,
         "usage": turn.usage,

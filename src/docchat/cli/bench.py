@@ -53,6 +53,10 @@ def add_bench_commands(commands) -> None:
     followups = suites.add_parser("followups", help="recall of follow-up questions: alone, enriched, history-aware")
     followups.add_argument("--json", action="store_true")
     followups.set_defaults(handler=bench_followups)
+    grounding = suites.add_parser("grounding", help="does the evidence judgement tell questions the documents "
+                                  "answer from those they do not? vs the top fused score alone")
+    grounding.add_argument("--json", action="store_true")
+    grounding.set_defaults(handler=bench_grounding)
     api = suites.add_parser("api", help="what the HTTP API adds to an answer, and 8 clients at once (instant LLM)")
     api.add_argument("--questions", type=int, default=50, help="per client, and for the added latency")
     api.add_argument("--clients", type=int, default=8)
@@ -151,6 +155,13 @@ def bench_followups(args) -> None:
     from docchat_bench.followups import run_followups_bench
 
     run_followups_bench(as_json=args.json)
+
+
+@_suite
+def bench_grounding(args) -> None:
+    from docchat_bench.grounding import run_grounding_bench
+
+    run_grounding_bench(as_json=args.json)
 
 
 @_suite

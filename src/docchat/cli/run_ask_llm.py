@@ -160,6 +160,8 @@ def _turn_json(turn, services) -> dict:
         "session": turn.session.as_dict() if turn.session else None,
         # The full text of every chunk the model was given, numbered as the prompt numbers them.
         "citations": [c.as_dict() for c in answer.citations] if answer else [],
+        # Whether the documents in scope held the answer: found, weak or not found (null: none searched).
+        "evidence": turn.evidence.as_dict() if turn.evidence else None,
         "counter": services.conversations.counter.id,
     }
 

@@ -16,7 +16,7 @@ import textwrap
 from docchat.atomic import write_atomically
 from docchat.cli.signals import ctrl_c_interrupts
 from docchat.cli.terminal_backends import Backend, Outcome, Said
-from docchat.domain import Citation, Status
+from docchat.domain import Citation, Status, answer_note
 from docchat.errors import DocchatError
 from docchat.text import for_terminal
 
@@ -173,6 +173,8 @@ class Session:
             print("[cut at the answer-length limit]")
         if outcome.status == Status.ERROR.value:
             return
+        if note := answer_note(outcome.evidence, outcome.model):
+            print(f"[{note}]")
         self._citations = outcome.citations
         if outcome.citations:
             print("  ".join(short_citation(c) for c in outcome.citations))

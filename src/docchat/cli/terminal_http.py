@@ -14,7 +14,7 @@ import httpx
 
 from docchat import citation_wire
 from docchat.cli.terminal_backends import SHOWN_ON_OPEN, Answer, Listed, Outcome, Said, stateless_refusal
-from docchat.domain import Status
+from docchat.domain import EvidenceStrength, Status
 from docchat.errors import DocchatError
 
 API = "/api/v1"
@@ -151,7 +151,8 @@ class StreamedAnswer:
                 self._response.close()
             final = self._final or {}
             status = final.get("status") or (Status.INTERRUPTED.value if self._text else Status.ERROR.value)
-            self._outcome = Outcome(str(status), citation_wire.from_api(final.get("citations")))
+            self._outcome = Outcome(str(status), citation_wire.from_api(final.get("citations")),
+                                    EvidenceStrength.from_dict(final.get("evidence")), final.get("model"))
             self._kept(str(final.get("answer", self._text)))
         return self._outcome
 

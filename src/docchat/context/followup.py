@@ -4,7 +4,8 @@ Invariant: with no earlier question the ranking is exactly `retrieve(question)`.
 question is searched alone and again with the previous question appended, the two rankings are
 fused with Reciprocal Rank Fusion, and passages the previous answer cited are lifted a little (a
 bias, never a filter: a passage neither search found is not added). The list is as long as the
-question's own ranking.
+question's own ranking. A passage both readings found keeps the closer similarity and word
+coverage of the two, which the evidence judgement reads (docchat.domain.grounding).
 
 Why: an elliptical follow-up ("what if it falls on a weekend?") finds its topic only in the
 joint search, while a self-contained one ("What is the Payment Date?") finds its own passage in
@@ -44,6 +45,10 @@ def retrieve_follow_up(retrieve: Callable[[str], list[Retrieved]], question: str
         return own
     joint = retrieve(joint_query(question, previous_questions))
     hits = {hit.chunk.id: hit for hit in joint + own}
+    for hit in joint:  # what the evidence judgement reads: the closer of the two readings
+        mine = hits[hit.chunk.id]
+        hits[hit.chunk.id] = replace(mine, similarity=max(mine.similarity or 0.0, hit.similarity or 0.0) or None,
+                                     coverage=max(mine.coverage, hit.coverage))
     fused = rrf([[hit.chunk.id for hit in own], [hit.chunk.id for hit in joint]], k=FOLLOW_UP_RRF_K)
     scored = [replace(hits[chunk_id], score=score * (CITED_BOOST if chunk_id in cited_chunk_ids else 1.0))
               for chunk_id, score in fused]

@@ -20,7 +20,7 @@ from docchat.context.evidence import Block, Part, block_text, fill, parts_of
 from docchat.context.followup import joint_query, retrieve_follow_up
 from docchat.context.prompt import user_turn
 from docchat.context.rewrite import RECENT_MESSAGES, RewriteGate, rewrite_due, standalone_query
-from docchat.domain import Budget, Citation, MemoryStats, Message, Role, Summary
+from docchat.domain import Budget, Citation, EvidenceStrength, MemoryStats, Message, Role, Summary, judge
 from docchat.ports import Retriever, TokenCounter
 
 # One passage is asked of retrieval per this many tokens of the budget (then merged and cut to fit).
@@ -68,6 +68,9 @@ class Evidence:
     parts: tuple[Part, ...] = ()
     citations: tuple[Citation, ...] = ()
     searched: bool = False  # the library was searched for this question
+    # Whether the documents hold the answer, judged from the ranking; None when nothing was
+    # searched or there was nothing to search (no documents in scope).
+    strength: EvidenceStrength | None = None
 
     def sent(self, question: str) -> str | None:
         """The user turn as sent, when it is not the bare question."""
@@ -82,6 +85,7 @@ class Prepared:
     budget: Budget
     stats: MemoryStats
     citations: list[Citation]
+    evidence: EvidenceStrength | None = None
 
 
 class AnswerPipeline:
@@ -122,7 +126,8 @@ class AnswerPipeline:
         sent = evidence.sent(request.question)
         question = keep_question(sent, rewritten)
         if question.model_text != (sent or request.question):
-            evidence = Evidence()  # asked again, and kept as it was sent then (passages and all)
+            # Asked again, and kept as it was sent then (passages and all); judged as searched now.
+            evidence = Evidence(strength=evidence.strength)
         block = evidence.block
         progress("Fitting the conversation into the window…")
         assembly = self._engine.assemble(
@@ -147,7 +152,7 @@ class AnswerPipeline:
             counter=self._counter.id, memory_ms=round((time.perf_counter() - started) * 1000, 2),
             rewritten_query=rewritten, rewrite_method=method,
         )
-        return Prepared(question, assembly, budget, stats, list(evidence.citations))
+        return Prepared(question, assembly, budget, stats, list(evidence.citations), evidence.strength)
 
     # evidence
 
@@ -159,7 +164,7 @@ class AnswerPipeline:
         if block is not None:
             ranked = self._ranked(request, query, DOCUMENT_SOURCES)
             numbered = [(block.number_of(hit.chunk.id), hit) for hit in ranked]
-            return Evidence("documents", block=block, searched=bool(ranked),
+            return Evidence("documents", block=block, searched=bool(ranked), strength=_judged(ranked),
                             citations=tuple(hit.citation(n) for n, hit in numbered if n is not None))
         # Past the floor, passages may take the history's room, never more.
         room = plan.available - plan.system - plan.cap("summary") - question_tokens
@@ -177,8 +182,8 @@ class AnswerPipeline:
                 break
             top_k = min(self._limits.ceiling, top_k * 2)
         if not parts:
-            return Evidence(searched=bool(ranked))
-        return Evidence("passages", parts=tuple(parts), searched=True,
+            return Evidence(searched=bool(ranked), strength=_judged(ranked))
+        return Evidence("passages", parts=tuple(parts), searched=True, strength=_judged(ranked),
                         citations=tuple(p.first.citation(n, text=p.text) for n, p in enumerate(parts, start=1)))
 
     def _ranked(self, request: Request, query: str, top_k: int):
@@ -250,6 +255,12 @@ class AnswerPipeline:
             mode=evidence.mode, passages=len(evidence.block.parts if evidence.block else evidence.parts),
             chunks_cap=p.cap("chunks"),
         )
+
+
+def _judged(ranked: list) -> EvidenceStrength | None:
+    # Nothing ranked means nothing to search (the search by meaning always finds something in
+    # a library): an answer with no documents in scope is not "not found in your documents".
+    return judge(ranked) if ranked else None
 
 
 def _questions(history: list[Message]) -> list[str]:

@@ -19,6 +19,16 @@ from __future__ import annotations
 from docchat.context.evidence import numbered
 from docchat.domain import Message, Role, Summary
 
+# The default system prompt (Settings.system_prompt). Fixed text, nothing of a turn in it: it
+# opens every prompt and the prefix cache keeps it. The second sentence is for questions the
+# documents do not answer: an instruction-following model (the GPU profile's) then says so
+# instead of guessing; the page says the same from the evidence judgement whatever the model does.
+SYSTEM_PROMPT = (
+    "You are docchat, a careful assistant. Answer the user's questions clearly and concisely. "
+    "When you are given numbered passages or documents, answer from them and cite them by number, "
+    "e.g. [1]; when they do not contain the answer, say that the documents do not contain it before "
+    "anything else. If you do not know, say so."
+)
 SUMMARY_HEADING = "Summary of the conversation so far:"
 # Looked up, not read from the member: an Enum's `.value` costs over a microsecond, and a
 # 2,000-message history reads it 2,000 times a turn.

@@ -118,6 +118,13 @@ class ChunkIndex:
                 scope: Scope | None = None) -> list[tuple[str, str]]:
         """(chunk id, document id) of the `limit` chunks closest in meaning, best first.
         `scope=None` searches everything; a scope without documents finds nothing."""
+        return [(chunk_id, document_id) for chunk_id, document_id, _ in
+                self.closest(query_vector, limit=limit, scope=scope)]
+
+    def closest(self, query_vector: Sequence[float], *, limit: int,
+                scope: Scope | None = None) -> list[tuple[str, str, float]]:
+        """As `nearest`, with each chunk's cosine similarity to the query (the evidence judgement
+        reads it: how close the best passage is, not only which one is best)."""
         if scope is not None and not scope.document_ids:
             return []
         if self._local and self._searched:
@@ -200,10 +207,11 @@ class ChunkIndex:
             )
 
     def _query(self, query_vector: Sequence[float], limit: int,
-               scope: models.Filter | None = None) -> list[tuple[str, str]]:
+               scope: models.Filter | None = None) -> list[tuple[str, str, float]]:
         response = self._client.query_points(self._collection, query=list(query_vector), using=DENSE,
                                              query_filter=scope, limit=limit, with_payload=True)
-        return [(point.payload["chunk_id"], point.payload["document_id"]) for point in response.points]
+        return [(point.payload["chunk_id"], point.payload["document_id"], float(point.score))
+                for point in response.points]
 
     def _local_vectors(self) -> _LocalVectors:
         with self._vectors_lock:
@@ -267,7 +275,7 @@ class _LocalVectors:
             self._size = kept
 
     def nearest(self, query_vector: Sequence[float], limit: int,
-                document_ids: Sequence[str] | None) -> list[tuple[str, str]]:
+                document_ids: Sequence[str] | None) -> list[tuple[str, str, float]]:
         query = np.asarray(query_vector, dtype=np.float32)
         with self._lock:
             if document_ids is None:
@@ -285,9 +293,11 @@ class _LocalVectors:
             best = np.argpartition(-scores, count - 1)[:count]
             # Best first; equal scores in the order the chunks were added, every time.
             best = best[np.lexsort((best, -scores[best]))]
+            similarities = scores[best].tolist()
             if rows is not None:
                 best = rows[best]
-            return [(self._chunk_ids[row], self._document_ids[self._documents[row]]) for row in best]
+            return [(self._chunk_ids[row], self._document_ids[self._documents[row]], similarity)
+                    for row, similarity in zip(best, similarities)]
 
     def _append_row(self, chunk_id: str) -> int:
         if self._size == len(self._matrix):

@@ -15,6 +15,9 @@ from docchat.domain.documents import (
 from docchat.domain.folders import (
     FileStatus, SyncCounts, Folder, FolderFile, SeenFile, Unreadable, FileProblem, SyncReport, FolderState,
 )
+from docchat.domain.grounding import (
+    Judgement, EvidenceStrength, judge, answer_note,
+)
 from docchat.domain.health import (
     StoreHealth, LLMStatus, LibraryHealth, IndexCheck, IndexRepair,
 )
@@ -29,5 +32,6 @@ __all__ = [
     "Retrieved", "SourceView", "DocumentUse", "Scope",
     "FileStatus", "SyncCounts", "Folder", "FolderFile", "SeenFile", "Unreadable", "FileProblem", "SyncReport",
     "FolderState",
+    "Judgement", "EvidenceStrength", "judge", "answer_note",
     "StoreHealth", "LLMStatus", "LibraryHealth", "IndexCheck", "IndexRepair",
 ]

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from docchat.domain.figures import Budget, MemoryStats
+    from docchat.domain.grounding import EvidenceStrength
 
 
 def utcnow() -> datetime:
@@ -93,6 +94,8 @@ class ConversationSettings:
     last_condense_error: str | None = None
     # The user's instructions for this conversation, sent after the system prompt.
     instructions: str = ""
+    # Answers from its documents only: nothing found, no model asked (None: the default in Settings).
+    documents_only: bool | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -100,7 +103,7 @@ class ConversationSettings:
             "document_scope": list(self.document_scope) if self.document_scope is not None else None,
             "session": self.session.as_dict(), "compactions": self.compactions, "truncations": self.truncations,
             "condense_after_seq": self.condense_after_seq, "last_condense_error": self.last_condense_error,
-            "instructions": self.instructions,
+            "instructions": self.instructions, "documents_only": self.documents_only,
         }
 
     @classmethod
@@ -117,6 +120,7 @@ class ConversationSettings:
             condense_after_seq=_count(data.get("condense_after_seq")),
             last_condense_error=str(error) if error else None,
             instructions=data["instructions"] if isinstance(data.get("instructions"), str) else "",
+            documents_only=data["documents_only"] if isinstance(data.get("documents_only"), bool) else None,
         )
 
 
@@ -214,6 +218,9 @@ class Message:
     # An answer's prompt budget and what the memory did for it.
     budget: "Budget | None" = None
     stats: "MemoryStats | None" = None
+    # How well the documents in scope held the answer (found, weak, not found), judged when
+    # its passages were retrieved; None for an answer given without searching.
+    evidence: "EvidenceStrength | None" = None
     rating: Rating | None = None
     # Versions: a regenerated answer names the first version of its group; the version shown
     # is the one the history (and the model) follows, the others are kept.

@@ -95,11 +95,16 @@ def chunk_heading(document_name: str, label: str) -> str:
 
 @dataclass(frozen=True)
 class Retrieved:
-    """A chunk found for a question, with its document's name and its fused score."""
+    """A chunk found for a question, with its document's name and its fused score, and what the
+    evidence judgement reads of it: its cosine similarity to the question (None when the search
+    by meaning did not find it) and the share of the question's content words it holds (counted
+    for the best few of a ranking only, which is all the judgement reads; 0 beyond)."""
 
     chunk: ChunkRecord
     document: str
     score: float
+    similarity: float | None = None
+    coverage: float = 0.0
 
     @property
     def where(self) -> str:

@@ -4,7 +4,8 @@ Write path: the user's message is committed before the LLM is asked for the answ
 pipeline hands it back to be kept once its passages are known); the answer is stored as
 `streaming` and checkpointed while tokens arrive, then ends `complete`, `interrupted`
 (stopped, cut off) or `error`, keeping whatever text arrived. A prompt never exceeds
-max_model_len minus the answer reserve.
+max_model_len minus the answer reserve. A documents-only conversation answers a question its
+documents do not hold itself, without the model (docchat.services.documents_only).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from docchat.domain.turns import last_exchange, may_continue
 from docchat.errors import InvalidInput, LLMError, NotFound
 from docchat.ports import Gateway, Programs, ServerInfo, TokenCounter, UnitOfWork, UnitOfWorkFactory
 from docchat.services.conversations import ConversationService, require_message, required
+from docchat.services.documents_only import NominalServer, Reply, offered, refuses, reply_text
 from docchat.services.titles import clean_title, title_from
 from docchat.services.turn import Turn, streamed
 
@@ -41,8 +43,10 @@ CONDENSE_RETRY_AFTER = 8
 class ChatService:
     def __init__(self, conversations: ConversationService, uow: UnitOfWorkFactory, gateway: Gateway,
                  counter: TokenCounter, pipeline: AnswerPipeline, *, answer_reserve: int | None,
-                 programs: Programs | None = None):
+                 programs: Programs | None = None, documents_only: bool = False):
         self._conversations = conversations
+        # New conversations, and those that never chose, answer from their documents only.
+        self._documents_only = documents_only
         self._uow = uow
         self._gateway = gateway
         self._pipeline = pipeline
@@ -58,17 +62,30 @@ class ChatService:
         `progress(stage)` hears, in words, what the turn is doing before the model's first token.
         """
         require_message(question)
-        try:
-            info = self._gateway.info()
-        except LLMError as error:
-            # The question is kept either way; the failure shows when the turn is read.
-            return self._failed(self._conversations.post_user_message(conversation_id, question), error)
 
         def keep(sent: str | None, rewritten: str | None) -> Message:
             return self._conversations.post_user_message(conversation_id, question, sent_content=sent,
                                                          rewritten_query=rewritten)
 
+        try:
+            info = self._gateway.info()
+        except LLMError as error:
+            if self.documents_only(conversation_id):
+                # Nothing found needs no model: the question is judged first, and fails for
+                # want of a server only if the documents hold its answer.
+                return self._turn(conversation_id, question, NominalServer(), keep, progress, unavailable=error)
+            # The question is kept either way; the failure shows when the turn is read.
+            return self._failed(self._conversations.post_user_message(conversation_id, question), error)
         return self._turn(conversation_id, question, info, keep, progress)
+
+    def documents_only(self, conversation_id: str | None) -> bool:
+        """Whether the conversation answers from its documents only (a new one: the default)."""
+        if conversation_id is None:
+            return self._documents_only
+        return self._chosen(self._conversations.get(conversation_id).settings.documents_only)
+
+    def _chosen(self, choice: bool | None) -> bool:
+        return self._documents_only if choice is None else choice
 
     def retry(self, conversation_id: str, *, progress: Progress = lambda stage: None) -> Turn:
         """Answers the last question again (regenerate). An answer it already had is kept as
@@ -157,12 +174,12 @@ class ChatService:
     # internals
 
     def _request(self, conversation_id: str | None, question: str, *,
-                 before_seq: int | None = None) -> tuple[Request, tuple[int, int]]:
-        """What the pipeline needs of the stored conversation, read in one unit of work, and the
-        memory's marks then; `before_seq`: the question is stored already (a retry), and only
+                 before_seq: int | None = None) -> tuple[Request, tuple[int, int], bool]:
+        """What the pipeline needs of the stored conversation, read in one unit of work, the
+        memory's marks then, and whether it answers from its documents only; `before_seq`: the question is stored already (a retry), and only
         what came before it is history."""
         if conversation_id is None:
-            return Request(question=question, history=[]), (1, 1)
+            return Request(question=question, history=[]), (1, 1), self._documents_only
         memory = self._conversations.kept_memory(conversation_id)
         with self._uow() as uow:
             settings = required(uow, conversation_id).settings
@@ -188,24 +205,34 @@ class ChatService:
             total_messages=total_messages, total_tokens=total_tokens,
             compactions=settings.compactions, may_condense=next_seq >= settings.condense_after_seq,
             instructions=settings.instructions,
-        ), view.marks
+        ), view.marks, self._chosen(settings.documents_only)
 
     def _turn(self, conversation_id: str | None, question: str, info: ServerInfo, keep: Keep, progress: Progress, *,
               before_seq: int | None = None, continuing: Message | None = None,
-              version_of: str | None = None) -> Turn:
-        request, marks = self._request(conversation_id, question, before_seq=before_seq)
+              version_of: str | None = None, unavailable: LLMError | None = None) -> Turn:
+        request, marks, documents_only = self._request(conversation_id, question, before_seq=before_seq)
+        documents_only = documents_only and continuing is None
+        if unavailable is not None:
+            # Planned against a nominal window: nothing may be condensed or cut for good by it.
+            request = replace(request, may_condense=False)
         reserve = self.reserve_for(info.max_model_len)
         prepared = self._pipeline.prepare(request, max_model_len=info.max_model_len, answer_reserve=reserve,
                                           keep_question=keep, progress=progress)
         conversation_id = prepared.question.conversation_id
 
         def compacted(uow: UnitOfWork) -> None:
-            _record_compaction(uow, conversation_id, prepared, marks)
+            if unavailable is None:
+                _record_compaction(uow, conversation_id, prepared, marks)
 
+        if documents_only and refuses(prepared):
+            return self._from_documents(prepared, version_of, compacted)
+        if unavailable is not None:
+            return self._failed(prepared.question, unavailable, version_of=version_of)
         if continuing is None:
             started = self._conversations.start_answer(conversation_id, model=info.model, version_of=version_of,
                                                        within=compacted)
-            draft = replace(started, citations=prepared.citations, budget=prepared.budget, stats=prepared.stats)
+            draft = replace(started, citations=prepared.citations, budget=prepared.budget, stats=prepared.stats,
+                            evidence=prepared.evidence)
             max_tokens, prefix = reserve, ""
         else:
             draft, prefix = replace(continuing, status=Status.STREAMING), continuing.content
@@ -220,6 +247,19 @@ class ChatService:
         # A new version of an answer is sampled: greedily it would be the same words.
         return streamed(prepared, draft, self._saver, self._gateway, max_tokens=max_tokens,
                         conversation_id=conversation_id, prefix=prefix, varied=version_of is not None)
+
+    def _from_documents(self, prepared: Prepared, version_of: str | None,
+                        compacted: Callable[[UnitOfWork], None]) -> Turn:
+        """The documents-only reply to a question nothing was found for: no model is asked; its
+        sources are the closest passages. No budget: no prompt was sent."""
+        offers = offered(prepared)
+        question = prepared.question
+        started = self._conversations.start_answer(question.conversation_id, model=Reply.model,
+                                                   version_of=version_of, within=compacted)
+        draft = replace(started, citations=offers, stats=prepared.stats, evidence=prepared.evidence)
+        return Turn(conversation_id=question.conversation_id, question=question, draft=draft, budget=None,
+                    stats=prepared.stats, citations=offers, evidence=prepared.evidence, saver=self._saver,
+                    start=lambda stop: Reply(reply_text(offers)))
 
     def _failed(self, question: Message, error: LLMError, *, version_of: str | None = None) -> Turn:
         draft = self._conversations.start_answer(question.conversation_id, model=None, version_of=version_of)
@@ -323,8 +363,9 @@ class _Saved:
 
 
 def _remember(uow: UnitOfWork, turn: Turn, answer: Message) -> SessionMemory:
-    """What the conversation remembers of the exchange, and what the answer cited."""
-    cited = answer.citations
+    """What the conversation remembers of the exchange, and what the answer cited. A
+    documents-only reply cited nothing: the passages it offers are only the closest there were."""
+    cited = [] if answer.model == Reply.model else answer.citations
     conversation_id = answer.conversation_id
     current = required(uow, conversation_id).settings.session
     session = updated(current, question=turn.question.content, answer=answer.content,

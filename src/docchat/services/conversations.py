@@ -234,13 +234,25 @@ class ConversationService:
             uow.conversations.update_settings(conversation_id, instructions=text)
             uow.commit()
 
+    def set_documents_only(self, conversation_id: str, documents_only: bool | None) -> None:
+        """Whether the conversation answers from its documents only (when nothing is found there,
+        docchat says so without asking the model); None follows the default in Settings."""
+        if documents_only is not None and not isinstance(documents_only, bool):
+            raise InvalidInput("documents only is on or off")
+        with self._uow(write=True) as uow:
+            self._require(uow, conversation_id)
+            uow.conversations.update_settings(conversation_id, documents_only=documents_only)
+            uow.commit()
+
     def fresh_start(self, conversation_id: str) -> Conversation:
-        """A new, empty conversation that searches the same documents with the same instructions."""
+        """A new, empty conversation that searches the same documents with the same instructions
+        (and answers from them only, if the old one did)."""
         settings = self.get(conversation_id).settings
         conversation = self.create()
         with self._uow(write=True) as uow:
             uow.conversations.update_settings(conversation.id, document_scope=settings.document_scope,
-                                              instructions=settings.instructions)
+                                              instructions=settings.instructions,
+                                              documents_only=settings.documents_only)
             uow.commit()
         return self.get(conversation.id)
 

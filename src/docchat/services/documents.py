@@ -17,7 +17,7 @@ from collections.abc import Set as AbstractSet
 from typing import Callable, Protocol
 
 from docchat.documents.fusion import fuse
-from docchat.documents.words import query_terms
+from docchat.documents.words import query_terms, tokenize
 from docchat.domain import (
     ChunkRecord,
     Citation,
@@ -53,10 +53,22 @@ CANDIDATES_PER_HIT = 4
 # Libraries (sets of ready documents) whose whole-document answer is kept: a ready document's
 # chunks never change, so the same set gives the same answer until a document comes or goes.
 WHOLE_KEPT = 8
+# The best passages whose share of the question's words is counted (for the evidence judgement,
+# which reads the first few of a ranking): 80 µs a 256-token chunk, 20 ms for the 256 passages
+# a large budget asks for, against under 1 ms for these.
+WORDS_COUNTED = 12
 
 Progress = Callable[[str, float], None]
 # The ready documents kept in whole (id, name), oldest first, and the token limit they were read under.
 WholeKey = tuple[tuple[tuple[str, str], ...], int]
+
+
+def term_coverage(terms: Sequence[str], chunk: ChunkRecord) -> float:
+    """The share of a question's content words that a chunk (its text or heading) holds."""
+    if not terms:
+        return 0.0
+    words = set(tokenize(f"{chunk.heading} {chunk.text}"))
+    return sum(term in words for term in terms) / len(terms)
 
 
 class ClosableIndex(ChunkIndex, Protocol):
@@ -268,29 +280,33 @@ class DocumentService:
         BM25 (SQLite FTS5), fused with RRF, chunks of `active` documents lifted a little.
         `document_ids=None` searches every document; an empty list searches none."""
         candidates = CANDIDATES_PER_HIT * top_k
+        terms = query_terms(query)
         with self._uow() as uow:
             names = {d.id: d.name for d in uow.documents.list() if d.status is DocumentStatus.READY}
             scope = None
             if document_ids is not None:
                 in_scope = [d for d in document_ids if d in names]
                 scope = Scope(tuple(in_scope))
-            keyword = uow.documents.keyword_search(query_terms(query), limit=candidates,
+            keyword = uow.documents.keyword_search(terms, limit=candidates,
                                                    document_ids=scope.document_ids if scope else None)
         if not names or (scope is not None and not scope.document_ids):
             return []
         try:
-            dense = self.index().nearest(self._embedder.embed([query])[0], limit=candidates, scope=scope)
+            closest = self.index().closest(self._embedder.embed([query])[0], limit=candidates, scope=scope)
         except DocchatError as error:
             # An embeddings server that is down costs the answer its search by meaning, not the answer.
             log.warning("searching by keywords only: %s", error)
-            dense = []
+            closest = []
         # A document being ingested has vectors before it is ready; it is not searched yet.
-        dense = [hit for hit in dense if hit[1] in names]
+        closest = [hit for hit in closest if hit[1] in names]
+        similarity = {chunk_id: value for chunk_id, _, value in closest}
+        dense = [(chunk_id, document_id) for chunk_id, document_id, _ in closest]
         ranked = fuse(dense, keyword, top_k=top_k, boost_documents=set(active), boost=ACTIVE_BOOST)
         with self._uow() as uow:
             records = uow.documents.chunks([r.chunk_id for r in ranked])
-        return [Retrieved(records[r.chunk_id], names[r.document_id], r.score) for r in ranked
-                if r.chunk_id in records]
+        return [Retrieved(records[r.chunk_id], names[r.document_id], r.score, similarity=similarity.get(r.chunk_id),
+                          coverage=term_coverage(terms, records[r.chunk_id]) if rank < WORDS_COUNTED else 0.0)
+                for rank, r in enumerate(r for r in ranked if r.chunk_id in records)]
 
     def whole(self, document_ids: builtins.list[str] | None, *, max_tokens: int) -> builtins.list[Retrieved] | None:
         """Every chunk of the documents in scope, in document order (oldest document first), when

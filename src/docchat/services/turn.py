@@ -14,7 +14,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Generator, Iterator, Protocol
 
 from docchat.context.pipeline import Prepared
-from docchat.domain import FINISHED, Budget, Citation, MemoryStats, Message, SessionMemory, Status
+from docchat.domain import FINISHED, Budget, Citation, EvidenceStrength, MemoryStats, Message, SessionMemory, Status
 from docchat.errors import DocchatError, GenerationStopped, LLMError
 from docchat.ports import Gateway, Generation
 from docchat.text import NUL
@@ -47,6 +47,8 @@ class Turn:
     failure: DocchatError | None = None
     stats: MemoryStats | None = None
     citations: list[Citation] = field(default_factory=list)
+    # Whether the documents in scope held the answer (None: nothing was searched).
+    evidence: EvidenceStrength | None = None
     summary: str | None = None
     stop: threading.Event = field(default_factory=threading.Event)
     answer: Message | None = None
@@ -141,7 +143,8 @@ def streamed(prepared: Prepared, draft: Message, saver: Saver, gateway: Gateway,
         messages = [*messages, {"role": "assistant", "content": prefix}]
     summary = prepared.assembly.new_summary
     return Turn(conversation_id=conversation_id, question=prepared.question, draft=draft, budget=prepared.budget,
-                stats=prepared.stats, citations=prepared.citations, saver=saver, prefix=prefix,
+                stats=prepared.stats, citations=prepared.citations, evidence=prepared.evidence, saver=saver,
+                prefix=prefix,
                 summary=summary.content if summary else None,
                 start=lambda stop: gateway.stream(messages, max_tokens=max_tokens, stop=stop,
                                                   continue_last=bool(prefix), varied=varied))

@@ -13,7 +13,7 @@ import time
 import streamlit as st
 from streamlit.runtime.scriptrunner import StopException
 
-from docchat.domain import FINISHED, Conversation, Message, Rating, Role, Status
+from docchat.domain import FINISHED, Conversation, Judgement, Message, Rating, Role, Status, answer_note
 from docchat.domain.turns import may_continue, may_regenerate, needs_retry
 from docchat.errors import DocchatError, NotFound
 from docchat.safe_markdown import inert
@@ -165,6 +165,8 @@ def _message(message: Message, *, latest: bool, versions: list[Message] = (), la
         if message.role is Role.USER and editing and editing["id"] == message.id:
             _editor(message, editing["text"])
             return
+        if message.role is Role.ASSISTANT and (note := answer_note(message.evidence, message.model)):
+            _evidence_note(note, message)
         if message.content and message.status is not Status.STREAMING:
             # Markdown that fetches nothing, never HTML: user and model text must not inject markup.
             st.markdown(sources.linked(message) if message.citations else
@@ -191,6 +193,16 @@ def _message(message: Message, *, latest: bool, versions: list[Message] = (), la
             _question_actions(message, versions)
         if message.budget is not None:
             figures.shown(message.budget, message.stats, expanded=latest)
+
+
+def _evidence_note(note: str, answer: Message) -> None:
+    """Above the answer, so that it is read first: an answer the documents did not hold (or held
+    only weakly) reads like any other."""
+    score = f" (evidence score {answer.evidence.score:.2f})" if answer.evidence else ""
+    if answer.evidence and answer.evidence.judgement is Judgement.NOT_FOUND:
+        st.warning(note + score, icon=":material/search_off:")
+    else:
+        st.caption(f":material/help: {note}{score}")
 
 
 def _answer_actions(answer: Message, versions: list[Message], *, regenerate: bool) -> None:

@@ -1,5 +1,6 @@
 """The open conversation's header: its title and what can be done to it (rename, pin, choose
-its documents, export, delete), at the top of the chat pane whatever the thread list holds."""
+its documents and whether it answers from them only, export, delete), at the top of the chat
+pane whatever the thread list holds."""
 
 from __future__ import annotations
 
@@ -22,12 +23,16 @@ def render(conversation: Conversation) -> None:
         in_library = {d.id for d in services().documents.list()}
         searched = sum(1 for d in conversation.settings.document_scope if d in in_library)
         st.caption(f":material/description: Searches {searched} of {count(len(in_library), 'document')}")
+    if services().chat.documents_only(conversation.id):
+        st.caption(":material/lock: Documents only: when your documents do not hold an answer, docchat says so "
+                   "and the model is not asked")
     with st.container(horizontal=True, key=f"{KEY}_actions"):
         _rename(conversation)
         _pin(conversation)
         with popover("Documents", icon=":material/description:", key=f"{KEY}_documents") as box:
             if box.open:
                 scope_picker(conversation, closes=f"{KEY}_documents")
+                documents_only_switch(conversation)
         _instructions(conversation)
         _export(conversation)
         if st.button("Clear", key=f"{KEY}_clear", icon=":material/restart_alt:",
@@ -56,6 +61,22 @@ def scope_picker(conversation: Conversation, *, closes: str | None = None) -> No
         _attempt(lambda: services().conversations.set_document_scope(conversation.id, chosen or None),
                  f"Searches {len(chosen)} of {len(names)} documents." if chosen else "Searches all documents.",
                  closes=closes)
+
+
+def documents_only_switch(conversation: Conversation) -> None:
+    """Whether this conversation answers from its documents only (the default: Settings)."""
+    chat = services().chat
+    on = chat.documents_only(conversation.id)
+
+    def switched() -> None:
+        chosen = bool(st.session_state[f"{KEY}_documents_only_{conversation.id}"])
+        services().conversations.set_documents_only(conversation.id, chosen)
+        flash("Answers from its documents only." if chosen else "The model answers when the documents do not.")
+
+    st.toggle("Answer from these documents only", value=on, key=f"{KEY}_documents_only_{conversation.id}",
+              on_change=switched,
+              help="When nothing is found in the documents, docchat says so and offers the closest passages, "
+                   "without asking the model.")
 
 
 def _rename(conversation: Conversation) -> None:

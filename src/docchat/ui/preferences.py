@@ -41,9 +41,15 @@ def render() -> None:
         model = st.text_input("Embedding model", value=settings.embeddings_model or "", key=f"{KEY}_embeddings_model",
                               placeholder="empty: the first model the server lists",
                               disabled="embeddings_model" in locked)
+        only = st.toggle("Answer from the documents only", value=settings.documents_only,
+                         disabled="documents_only" in locked, key=f"{KEY}_documents_only",
+                         help="For conversations that have not chosen (each can, under Documents in its "
+                              "header): when nothing is found in the documents, docchat says so without "
+                              "asking the model.")
         if st.form_submit_button("Save preferences", type="primary"):
             changes = {"llm_url": url.strip() or None, "max_tokens": int(answer), "cap_chunks": round(share, 2),
-                       "embeddings_url": embeddings.strip() or None, "embeddings_model": model.strip() or None}
+                       "embeddings_url": embeddings.strip() or None, "embeddings_model": model.strip() or None,
+                       "documents_only": bool(only)}
             _save({name: value for name, value in changes.items() if name not in locked})
 
 

@@ -1,0 +1,169 @@
+"""`docchat bench grounding`: does the evidence judgement tell questions the documents answer
+from questions they do not?
+
+The follow-ups bench's five documents are ingested through the real services (SQLite, MiniLM,
+Qdrant local mode, in a temporary folder; no LLM). Every question of
+`grounding_data.dialogs()` (answerable ones from the follow-ups bench, unanswerable ones alone
+and as follow-ups) is retrieved as the answer pipeline retrieves it (`retrieve_follow_up` with
+the questions before it) and judged by `docchat.domain.judge`.
+
+Figures, in the same run:
+- the judgement's three-way confusion table (answerable / unanswerable x found / weak / not
+  found) at its thresholds, and precision and recall of "not found" (on unanswerable
+  questions) and of "found" (on answerable ones);
+- the baseline: the top passage's fused score alone, thresholded (at the threshold that does
+  best on this very set, which flatters it), with the same precision and recall;
+- how both move with the threshold: the two-way table (score at or above the threshold is
+  taken as "the documents hold it") for each threshold of a sweep.
+"""
+
+from __future__ import annotations
+
+import json
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from docchat.context.followup import retrieve_follow_up
+from docchat.domain import Judgement, judge
+from docchat.domain.grounding import FOUND_AT, NOT_FOUND_BELOW, evidence_score
+
+from docchat_bench.followups import DOCUMENTS, markdown
+from docchat_bench.grounding_data import Question, dialogs
+
+TOP_K = 8  # passages retrieved per reading; the judgement reads the first three
+RECENT_QUESTIONS = 3  # as the follow-ups bench: the pipeline's recent messages hold three questions
+SWEEP = tuple(round(0.30 + 0.05 * step, 2) for step in range(12))  # 0.30 .. 0.85
+
+
+@dataclass(frozen=True)
+class Judged:
+    question: Question
+    follow_up: bool
+    score: float  # the judgement's
+    judgement: Judgement
+    fused: float  # the baseline's: the top passage's fused score
+
+
+def _judge_all(retrieve, sets: list[list[Question]]) -> list[Judged]:
+    judged = []
+    for dialog in sets:
+        asked: list[str] = []
+        for question in dialog:
+            ranked = retrieve_follow_up(retrieve, question.text, asked[-RECENT_QUESTIONS:])
+            strength = judge(ranked)
+            judged.append(Judged(question, bool(asked), evidence_score(ranked), strength.judgement,
+                                 ranked[0].score if ranked else 0.0))
+            asked.append(question.text)
+    return judged
+
+
+def _ratio(part: int, whole: int) -> float:
+    return round(part / whole, 3) if whole else 0.0
+
+
+def _precision_recall(judged: list[Judged], said, wanted) -> dict:
+    """Precision and recall of a label: `said(j)` the method gave it, `wanted(j)` it was right."""
+    said_it = [j for j in judged if said(j)]
+    return {"precision": _ratio(sum(wanted(j) for j in said_it), len(said_it)),
+            "recall": _ratio(sum(said(j) for j in judged if wanted(j)), sum(wanted(j) for j in judged))}
+
+
+def _two_way(judged: list[Judged], value, threshold: float) -> dict:
+    """Score at or above the threshold: taken as answered by the documents."""
+    def count(answerable: bool, held: bool) -> int:
+        return sum(j.question.answerable is answerable and (value(j) >= threshold) is held for j in judged)
+
+    table = {"answerable_held": count(True, True), "answerable_missed": count(True, False),
+             "unanswerable_held": count(False, True), "unanswerable_missed": count(False, False)}
+    table["accuracy"] = _ratio(table["answerable_held"] + table["unanswerable_missed"], len(judged))
+    return table
+
+
+def _best_threshold(judged: list[Judged], value) -> float:
+    candidates = sorted({value(j) for j in judged})
+    return max(candidates, key=lambda t: (_two_way(judged, value, t)["accuracy"], -t))
+
+
+def figures(judged: list[Judged]) -> dict:
+    """Every figure the bench prints, from the judged questions."""
+    confusion = {("answerable" if answerable else "unanswerable"): {
+        label.value: sum(j.question.answerable is answerable and j.judgement is label for j in judged)
+        for label in Judgement} for answerable in (True, False)}
+    baseline_at = _best_threshold(judged, lambda j: j.fused)
+
+    def baseline_held(j: Judged) -> bool:
+        return j.fused >= baseline_at
+
+    return {
+        "questions": {"answerable": sum(j.question.answerable for j in judged),
+                      "unanswerable": sum(not j.question.answerable for j in judged),
+                      "follow_ups": sum(j.follow_up for j in judged)},
+        "thresholds": {"found_at": FOUND_AT, "not_found_below": NOT_FOUND_BELOW},
+        "confusion": confusion,
+        "judgement": {
+            "not_found": _precision_recall(judged, lambda j: j.judgement is Judgement.NOT_FOUND,
+                                           lambda j: not j.question.answerable),
+            "found": _precision_recall(judged, lambda j: j.judgement is Judgement.FOUND,
+                                       lambda j: j.question.answerable),
+        },
+        "baseline": {
+            "threshold": round(baseline_at, 5),
+            "not_found": _precision_recall(judged, lambda j: not baseline_held(j), lambda j: not j.question.answerable),
+            "found": _precision_recall(judged, baseline_held, lambda j: j.question.answerable),
+        },
+        "sweep": {f"{t:.2f}": _two_way(judged, lambda j: j.score, t) for t in SWEEP},
+        "follow_ups_only": {
+            ("answerable" if answerable else "unanswerable"): {
+                label.value: sum(j.follow_up and j.question.answerable is answerable and j.judgement is label
+                                 for j in judged) for label in Judgement}
+            for answerable in (True, False)},
+    }
+
+
+def run_grounding_bench(*, as_json: bool = False) -> dict:
+    from docchat.bootstrap import build_services
+    from docchat.config import Settings
+
+    with tempfile.TemporaryDirectory(prefix="docchat-bench-grounding-") as tmp:
+        # Port 9 refuses at once: no LLM is asked, and none is needed.
+        settings = Settings(data_dir=Path(tmp), llm_url="http://127.0.0.1:9/v1", context_programs=False)
+        services = build_services(settings)
+        for name, sections in DOCUMENTS.items():
+            services.documents.ingest(name, markdown(sections))
+
+        def retrieve(query: str):
+            return services.documents.retrieve(query, top_k=TOP_K)
+
+        result = {"evidence": figures(_judge_all(retrieve, dialogs()))}
+        services.documents.close()
+    # The citation half (benchmarks/docchat_bench/grounding_citations.py, written beside this
+    # one): the lead adds `result["citations"] = run_citation_bench(as_json=as_json)` here when
+    # the two branches are merged.
+    if as_json:
+        print(json.dumps(result))
+    else:
+        _print(result["evidence"])
+    return result
+
+
+def _print(evidence: dict) -> None:
+    counts = evidence["questions"]
+    print(f"{counts['answerable'] + counts['unanswerable']} questions over {len(DOCUMENTS)} documents: "
+          f"{counts['answerable']} answerable, {counts['unanswerable']} not; {counts['follow_ups']} asked as follow-ups")
+    thresholds = evidence["thresholds"]
+    print(f"\nevidence judgement (found at {thresholds['found_at']}, not found below {thresholds['not_found_below']}):")
+    print(f"{'':<14}{'found':>8}{'weak':>8}{'not found':>11}")
+    for row, cells in evidence["confusion"].items():
+        print(f"{row:<14}{cells['found']:>8}{cells['weak']:>8}{cells['not found']:>11}")
+    baseline = evidence["baseline"]
+    print(f"\n{'method':<38}{'not found: P':>13}{'R':>7}{'found: P':>10}{'R':>7}")
+    for name, row in (("evidence judgement", evidence["judgement"]),
+                      (f"baseline: top fused score >= {baseline['threshold']}", baseline)):
+        print(f"{name:<38}{row['not_found']['precision']:>13.3f}{row['not_found']['recall']:>7.3f}"
+              f"{row['found']['precision']:>10.3f}{row['found']['recall']:>7.3f}")
+    print("\nscore >= threshold taken as held by the documents:")
+    print(f"{'threshold':>9}{'answerable held':>17}{'missed':>8}{'unanswerable held':>19}{'missed':>8}{'accuracy':>10}")
+    for threshold, row in evidence["sweep"].items():
+        print(f"{threshold:>9}{row['answerable_held']:>17}{row['answerable_missed']:>8}"
+              f"{row['unanswerable_held']:>19}{row['unanswerable_missed']:>8}{row['accuracy']:>10.3f}")

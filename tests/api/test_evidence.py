@@ -1,0 +1,45 @@
+"""Evidence over HTTP: every answer says whether the documents held it; a documents-only
+conversation answers what they do not hold itself, without asking the model."""
+
+from __future__ import annotations
+
+import json
+
+from docchat.services.documents_only import NOT_FOUND_REPLY
+
+from tests.api.conftest import events
+
+
+def test_an_answer_from_the_documents_is_judged_found(client, gateway, trust):
+    gateway.enqueue(["GBP 40,000 a year [1]."])
+
+    body = client.post("/api/v1/rag/query", json={"query": "What annual fee is the Trustee paid?"}).json()
+
+    assert body["evidence"]["judgement"] == "found"
+    assert body["evidence"]["score"] >= 0.65
+
+
+def test_a_question_about_nothing_in_the_documents_is_judged_not_found_and_still_answered(client, gateway, trust):
+    gateway.enqueue(["France won it."])
+
+    body = client.post("/api/v1/rag/query", json={"query": "Who won the football World Cup in 1998?"}).json()
+
+    assert body["answer"] == "France won it."
+    assert body["evidence"]["judgement"] == "not found"
+
+
+def test_a_documents_only_conversation_replies_itself_and_keeps_the_reply(client, gateway, trust):
+    conversation = client.post("/api/v1/conversations", json={}).json()
+    changed = client.patch(f"/api/v1/conversations/{conversation['id']}", json={"documents_only": True}).json()
+    assert changed["documents_only"] is True
+
+    response = client.post(f"/api/v1/conversations/{conversation['id']}/messages",
+                           json={"content": "Who won the football World Cup in 1998?", "stream": True})
+
+    done = json.loads(events(response.text)[-1][1])
+    assert done["answer"].startswith(NOT_FOUND_REPLY)
+    assert done["evidence"]["judgement"] == "not found" and done["citations"]
+    assert gateway.requests == []
+    [_, answer] = client.get(f"/api/v1/conversations/{conversation['id']}").json()["messages"]
+    assert answer["content"].startswith(NOT_FOUND_REPLY) and answer["evidence"]["judgement"] == "not found"
+

@@ -1,0 +1,50 @@
+"""`docchat bench grounding` on a small question set: every figure comes out, the judgement and
+its baseline are measured on the same questions, and the sweep's tables add up."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from docchat.cli import main
+from docchat_bench import grounding, grounding_data
+
+
+@pytest.fixture
+def small(monkeypatch):
+    # Two answerable dialogs, one unanswerable dialog and three lone questions.
+    chosen = (grounding_data.ANSWERABLE_DIALOGS[:2] + grounding_data.UNANSWERABLE_DIALOGS[:1]
+              + [[question] for question in grounding_data.UNANSWERABLE_ALONE[-3:]])
+    monkeypatch.setattr(grounding, "dialogs", lambda: chosen)
+    return chosen
+
+
+def test_the_bench_judges_every_question_and_compares_with_the_baseline(capsys, small):
+    assert main(["bench", "grounding", "--json"]) == 0
+
+    evidence = json.loads(capsys.readouterr().out)["evidence"]
+    asked = [question for dialog in small for question in dialog]
+    assert evidence["questions"]["answerable"] == sum(q.answerable for q in asked)
+    assert evidence["questions"]["unanswerable"] == sum(not q.answerable for q in asked)
+    assert evidence["questions"]["follow_ups"] == sum(len(dialog) - 1 for dialog in small)
+    assert sum(evidence["confusion"]["answerable"].values()) == evidence["questions"]["answerable"]
+    for method in (evidence["judgement"], evidence["baseline"]):
+        for label in ("not_found", "found"):
+            assert 0 <= method[label]["precision"] <= 1 and 0 <= method[label]["recall"] <= 1
+    for row in evidence["sweep"].values():
+        assert row["answerable_held"] + row["answerable_missed"] == evidence["questions"]["answerable"]
+
+
+def test_questions_about_nothing_in_the_documents_are_not_found(capsys, small):
+    assert main(["bench", "grounding", "--json"]) == 0
+
+    # "What is the capital of Australia?" and "Which planets have rings?" of a legal and cookery library.
+    assert json.loads(capsys.readouterr().out)["evidence"]["confusion"]["unanswerable"]["not found"] >= 2
+
+
+def test_the_printed_report_names_the_judgement_and_the_baseline(capsys, small):
+    assert main(["bench", "grounding"]) == 0
+
+    out = capsys.readouterr().out
+    assert "evidence judgement" in out and "baseline: top fused score" in out

@@ -1,0 +1,106 @@
+"""Documents only: nothing found in the documents, no model asked; the reply is kept like any answer."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from docchat.domain import Judgement, Role, Status
+from docchat.domain.grounding import DOCUMENTS_ONLY
+from docchat.errors import LLMUnavailable
+from docchat.services.documents_only import NOT_FOUND_REPLY
+
+from tests.unit.fakes import FakeLibrary, chunk
+from tests.unit.test_pipeline import Setup
+
+RENT = replace(chunk("Riverside Lease", 0, "The annual rent is GBP 62,000, payable quarterly in advance.", page=4),
+               similarity=0.7, coverage=1.0)
+ROAST = replace(chunk("Kitchen Notebook", 0, "Roast a chicken at 200 degrees for twenty minutes per pound.", page=1),
+                similarity=0.2, coverage=0.0)
+
+
+def documents_only(setup: Setup) -> str:
+    conversation = setup.conversations.create("Lease questions")
+    setup.conversations.set_documents_only(conversation.id, True)
+    return conversation.id
+
+
+def test_a_question_the_documents_do_not_answer_gets_docchat_s_reply_and_no_model_is_asked():
+    setup = Setup(FakeLibrary(RENT, ROAST))
+    turn = setup.ask("How long does a turkey roast for?", documents_only(setup))
+
+    assert setup.gateway.requests == []
+    assert turn.answer.content.startswith(NOT_FOUND_REPLY)
+    assert (turn.answer.status, turn.answer.model) == (Status.COMPLETE, DOCUMENTS_ONLY)
+    assert turn.evidence.judgement is Judgement.NOT_FOUND
+    # The closest passages are offered as its sources.
+    assert [c.document for c in turn.answer.citations] == ["Kitchen Notebook"]
+
+
+def test_the_reply_is_stored_like_any_answer_with_its_judgement_and_sources():
+    setup = Setup(FakeLibrary(RENT, ROAST))
+    conversation_id = documents_only(setup)
+    setup.ask("How long does a turkey roast for?", conversation_id)
+
+    question, answer = setup.conversations.history(conversation_id)
+    assert (question.role, answer.role) == (Role.USER, Role.ASSISTANT)
+    assert answer.content.startswith(NOT_FOUND_REPLY)
+    assert answer.evidence.judgement is Judgement.NOT_FOUND
+    assert answer.citations and answer.model == DOCUMENTS_ONLY
+
+
+def test_a_question_the_documents_answer_goes_to_the_model_as_usual():
+    setup = Setup(FakeLibrary(RENT, ROAST))
+    turn = setup.ask("How much is the annual rent?", documents_only(setup))
+
+    assert len(setup.gateway.requests) == 1
+    assert turn.answer.content == "fine."
+    assert turn.evidence.judgement is Judgement.FOUND
+
+
+def test_with_no_llm_server_a_documents_only_conversation_still_says_what_it_did_not_find():
+    setup = Setup(FakeLibrary(RENT, ROAST))
+    conversation_id = documents_only(setup)
+    setup.gateway.down = LLMUnavailable("the LLM server is not running")
+
+    turn = setup.ask("How long does a turkey roast for?", conversation_id)
+    assert turn.answer.content.startswith(NOT_FOUND_REPLY)
+    assert turn.budget is None  # no prompt was sent, so no budget is shown
+
+
+def test_with_no_llm_server_a_question_the_documents_answer_fails_as_before():
+    setup = Setup(FakeLibrary(RENT, ROAST))
+    conversation_id = documents_only(setup)
+    setup.gateway.down = LLMUnavailable("the LLM server is not running")
+
+    turn = setup.chat.answer(conversation_id, "How much is the annual rent?")
+    with pytest.raises(LLMUnavailable):
+        turn.text()
+    question, answer = setup.conversations.history(conversation_id)
+    assert question.content == "How much is the annual rent?" and answer.status is Status.ERROR
+
+
+def test_an_ordinary_conversation_asks_the_model_even_when_nothing_is_found():
+    setup = Setup(FakeLibrary(RENT, ROAST))
+    turn = setup.ask("How long does a turkey roast for?")
+
+    assert len(setup.gateway.requests) == 1
+    assert turn.evidence.judgement is Judgement.NOT_FOUND
+
+
+def test_the_default_in_settings_applies_until_a_conversation_chooses():
+    setup = Setup(FakeLibrary(RENT, ROAST))
+    setup.chat._documents_only = True  # as bootstrap passes Settings.documents_only
+    conversation = setup.conversations.create("Cookery")
+    assert setup.chat.documents_only(conversation.id)
+    setup.conversations.set_documents_only(conversation.id, False)
+    assert not setup.chat.documents_only(conversation.id)
+    assert setup.conversations.fresh_start(conversation.id).settings.documents_only is False
+
+
+def test_the_passages_a_reply_offers_do_not_count_as_cited():
+    setup = Setup(FakeLibrary(RENT, ROAST))
+    setup.ask("How long does a turkey roast for?", documents_only(setup))
+
+    assert setup.uow.documents.citations == []
