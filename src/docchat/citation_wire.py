@@ -25,13 +25,28 @@ from __future__ import annotations
 from dataclasses import fields
 from typing import Any, Iterable, Iterator
 
-from docchat.domain import Citation
+from docchat.domain import Citation, Grounding
 
 STORED_FIELDS = frozenset(field.name for field in fields(Citation))
 
 
 def to_stored(citations: Iterable[Citation]) -> list[dict[str, Any]]:
     return [citation.as_dict() for citation in citations]
+
+
+def to_column(citations: Iterable[Citation], grounding: Grounding | None) -> list[dict[str, Any]] | dict[str, Any]:
+    """A message's `citations` column: the passages given as a list, as always; with the check of
+    what the answer cited, an object {"given": [...], "grounding": {...}} (no migration: a JSON column)."""
+    given = to_stored(citations)
+    return given if grounding is None else {"given": given, "grounding": grounding.as_dict()}
+
+
+def from_column(stored: object) -> tuple[list[Citation], Grounding | None]:
+    """What to_column wrote, or a list of citations kept before the check existed."""
+    if isinstance(stored, dict):
+        given = stored.get("given")
+        return from_row(given if isinstance(given, list) else None), Grounding.from_dict(stored.get("grounding"))
+    return from_row(stored if isinstance(stored, list) else None), None
 
 
 def from_stored(stored: Iterable[object] | None) -> list[Citation]:

@@ -23,7 +23,9 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, ValidationError
 
 from docchat import citation_wire
-from docchat.domain import Citation, Conversation, ConversationSettings, Message, Rating, Role, Status, Summary
+from docchat.domain import (
+    Citation, Conversation, ConversationSettings, Grounding, Message, Rating, Role, Status, Summary,
+)
 from docchat.errors import InvalidExport
 from docchat.json_writing import canonical_json, indented_json
 from docchat.text import NUL, one_line, unstorable
@@ -70,6 +72,7 @@ def message_record(message: Message) -> dict:
         "token_count": message.token_count,
         "tokenizer": message.tokenizer,
         "citations": citation_wire.to_stored(message.citations),
+        "grounding": message.grounding.as_dict() if message.grounding else None,
         "rewritten_query": message.rewritten_query,
         "model": message.model,
         "usage": message.usage,
@@ -161,8 +164,16 @@ def _message_lines(message: Message, level: str) -> list[str]:
     if message.rating:
         heading += " · rated 👍" if message.rating is Rating.UP else " · rated 👎"
     lines = [heading, "", message.content.rstrip(), ""]
-    if message.citations:
-        lines += ["**Sources**", ""] + [_source_line(cited) for cited in message.citations] + [""]
+    if message.grounding is not None and message.grounding.flagged:
+        lines += ["**Checked**", ""] + [f"- “{s.text}”: {message.grounding.note(s)}"
+                                        for s in message.grounding.flagged] + [""]
+    cited, uncited = message.cited, message.uncited
+    if cited:
+        attributed = " (attributed by docchat: the answer has no [n] marks)" \
+            if message.grounding is not None and message.grounding.attributed else ""
+        lines += [f"**Sources**{attributed}", ""] + [_source_line(c) for c in cited] + [""]
+    if uncited:
+        lines += [f"**Also given to the model** ({len(uncited)})", ""] + [_source_line(c) for c in uncited] + [""]
     return lines
 
 
@@ -211,6 +222,8 @@ class _MessageIn(_Strict):
     token_count: Count | None
     tokenizer: StrictStr | None
     citations: list[dict]
+    # What the answer cited and how its citations were checked; older exports have none.
+    grounding: dict | None = None
     rewritten_query: StrictStr | None
     model: StrictStr | None
     usage: dict | None
@@ -356,7 +369,7 @@ def _to_domain(document: _DocumentIn, source: str) -> ImportedConversation:
                 id=m.id, conversation_id=c.id, seq=m.seq, role=Role(m.role), content=m.content,
                 created_at=_parse_iso(m.created_at), status=Status(m.status), token_count=m.token_count,
                 tokenizer=m.tokenizer, rewritten_query=m.rewritten_query,
-                citations=citation_wire.from_stored(m.citations),
+                citations=citation_wire.from_stored(m.citations), grounding=Grounding.from_dict(m.grounding),
                 model=m.model, usage=m.usage, rating=Rating(m.rating) if m.rating else None,
                 version_of=m.version_of, shown=m.shown, parent_id=m.parent_id,
             )

@@ -329,11 +329,28 @@ def test_a_conversation_title_that_docchat_would_not_accept_is_refused(title):
         read_export(exported_bytes(data))
 
 
-def test_markdown_lists_the_sources_an_answer_cited_under_it():
+def test_markdown_lists_a_passage_the_answer_did_not_cite_as_only_given_to_the_model():
     lines = to_markdown(conversation(), messages()).splitlines()
 
     at = lines.index("## Assistant · 2025-03-14 09:33:00 UTC · rated 👍")
-    assert lines[at + 4:at + 7] == ["**Sources**", "", "- [1] trust-agreement.pdf, page 12: “Determination Date”"]
+    assert "**Sources**" not in lines[at:at + 8]
+    assert lines[at + 4:at + 7] == ["**Also given to the model** (1)", "",
+                                    "- [1] trust-agreement.pdf, page 12: “Determination Date”"]
+
+
+def test_markdown_lists_the_sources_an_answer_cited_under_it_in_order_of_mention():
+    given = [Citation.from_dict({"document": name, "where": where, "text": text}, number=n) for n, (name, where, text)
+             in enumerate([("lease.pdf", "page 2", "Rent is GBP 62,000."), ("lease.pdf", "page 5", "Breaks."),
+                           ("harbour-trust.md", "Fees", "The Trustee is paid GBP 40,000.")], start=1)]
+    answer = message(3, Role.ASSISTANT, "The Trustee is paid GBP 40,000 [3]; the rent is GBP 62,000 [1].",
+                     citations=given)
+
+    lines = to_markdown(conversation(), [answer]).splitlines()
+
+    at = lines.index("**Sources**")
+    assert lines[at + 2:at + 4] == ["- [3] harbour-trust.md, Fees: “The Trustee is paid GBP 40,000.”",
+                                    "- [1] lease.pdf, page 2: “Rent is GBP 62,000.”"]
+    assert lines[at + 5:at + 8] == ["**Also given to the model** (1)", "", "- [2] lease.pdf, page 5: “Breaks.”"]
 
 
 def test_a_long_cited_passage_is_cut_to_one_line_in_markdown():

@@ -5,6 +5,9 @@ from docchat.domain.conversations import (
     utcnow, Role, Rating, Status, FINISHED, TitleSource, SessionMemory, ConversationSettings, Conversation,
     Citation, Message, joint_reading, Summary, Condensed, SearchHit, CleanupReport, ImportReport,
 )
+from docchat.domain.grounding import (
+    Grounding, SentenceCheck, marks_in,
+)
 from docchat.domain.figures import (
     Budget, MemoryStats,
 )
@@ -21,6 +24,7 @@ __all__ = [
     "utcnow", "Role", "Rating", "Status", "FINISHED", "TitleSource", "SessionMemory", "ConversationSettings",
     "Conversation", "Citation", "Message", "joint_reading", "Summary", "Condensed", "SearchHit", "CleanupReport",
     "ImportReport",
+    "Grounding", "SentenceCheck", "marks_in",
     "Budget", "MemoryStats",
     "content_hash", "Section", "Attachment", "ParsedDocument", "DocumentStatus", "Document", "IngestReport", "ChunkRecord", "chunk_heading",
     "Retrieved", "SourceView", "DocumentUse", "Scope",
