@@ -68,6 +68,22 @@ def to_api(citation: Citation) -> dict[str, Any]:
             "where": citation.where, "chunk_id": citation.chunk_id, "score": citation.score}
 
 
+def check_to_api(grounding: Grounding | None) -> dict[str, Any] | None:
+    """The citation check as the API, `ask --json` and the terminal client read it: every sentence
+    checked, whether it is marked, and what the page says of it ("not found in [2]")."""
+    if grounding is None:
+        return None
+    return {"attributed": grounding.attributed, "cited": list(grounding.cited),
+            "sentences": [{"text": s.text, "cited": list(s.cited), "supported": s.supported,
+                           "absent_numbers": list(s.absent_numbers), "flagged": s.flagged,
+                           "note": grounding.note(s) if s.flagged else None} for s in grounding.sentences]}
+
+
+def check_from_api(sent: object) -> Grounding | None:
+    """What check_to_api wrote (its notes are derived, and read again from the rest)."""
+    return Grounding.from_dict(sent)
+
+
 def from_api(sent: Iterable[object] | None) -> list[Citation]:
     """Citations as the API sends them (to_api); a field that is missing or null takes its default."""
     return [Citation.from_dict({**item, "number": item.get("n")}, number=number) for number, item in _objects(sent)]

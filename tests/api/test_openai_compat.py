@@ -80,3 +80,18 @@ def test_a_failure_mid_stream_reaches_the_client_as_an_error(docchat, gateway):
     with pytest.raises(openai.APIError, match="sent nothing for 60 s"):
         list(docchat.chat.completions.create(model="docchat", stream=True,
                                              messages=[{"role": "user", "content": "When is the Payment Date?"}]))
+
+
+def test_a_completion_says_which_passages_it_cited_and_marks_a_number_none_of_them_holds(docchat, gateway, trust):
+    given = docchat.chat.completions.create(model="docchat", messages=[
+        {"role": "user", "content": "What annual fee is the Trustee paid?"}]).model_extra["docchat"]["citations"]
+    fees = next(c["n"] for c in given if c["section"] == "Trustee fees")
+    gateway.enqueue([f"The Trustee is paid an annual fee of GBP 45,000 [{fees}]."])
+
+    extension = docchat.chat.completions.create(model="docchat", messages=[
+        {"role": "user", "content": "What annual fee is the Trustee paid?"}]).model_extra["docchat"]
+
+    assert [c["n"] for c in extension["citations"]] == [c["n"] for c in given]
+    assert [c["n"] for c in extension["cited"]] == [fees]
+    [sentence] = extension["citation_check"]["sentences"]
+    assert sentence["flagged"] and sentence["note"] == "45000 not found in the cited passages"

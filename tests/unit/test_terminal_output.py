@@ -69,7 +69,7 @@ class ScriptedAnswer:
         return iter(self._pieces)
 
     def end(self) -> Outcome:
-        return Outcome("complete", self._citations)
+        return Outcome("complete", self._citations, cited=self._citations)
 
 
 class HostileBackend:

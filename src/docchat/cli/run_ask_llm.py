@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from docchat import citation_wire
 from docchat.cli.api import serve_api_beside_page
 from docchat.cli.common import PROJECT_ROOT, embedded_server, load_settings, open_services, print_json
 from docchat.errors import DocchatError
@@ -148,6 +149,10 @@ def _turn_json(turn, services) -> dict:
         "session": turn.session.as_dict() if turn.session else None,
         # The full text of every chunk the model was given, numbered as the prompt numbers them.
         "citations": [c.as_dict() for c in answer.citations] if answer else [],
+        # The passages the answer cites (its [n] marks in order of first mention, or those docchat
+        # attributed its sentences to) and how each cited sentence was checked against them.
+        "cited": [c.as_dict() for c in answer.cited] if answer else [],
+        "citation_check": citation_wire.check_to_api(answer.grounding) if answer else None,
         "counter": services.conversations.counter.id,
     }
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Iterator, Protocol
 
-from docchat.domain import Citation, Role, Status
+from docchat.domain import Citation, Grounding, Role, Status
 from docchat.errors import DocchatError, InvalidInput
 from docchat.services.turn import Turn
 
@@ -25,6 +25,9 @@ class Outcome:
 
     status: str
     citations: list[Citation] = field(default_factory=list)
+    # The passages the answer cites, and the citation check's notes on its sentences.
+    cited: list[Citation] = field(default_factory=list)
+    check: Grounding | None = None
 
 
 @dataclass(frozen=True)
@@ -96,7 +99,8 @@ class TurnAnswer:
                 self._turn.close()
             answer = self._turn.answer
             self._outcome = Outcome(answer.status.value if answer else Status.ERROR.value,
-                                    list(answer.citations) if answer else [])
+                                    list(answer.citations) if answer else [], list(answer.cited) if answer else [],
+                                    answer.grounding if answer else None)
             self._kept(answer.content if answer else "")
         return self._outcome
 

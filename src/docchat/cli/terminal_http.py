@@ -151,7 +151,9 @@ class StreamedAnswer:
                 self._response.close()
             final = self._final or {}
             status = final.get("status") or (Status.INTERRUPTED.value if self._text else Status.ERROR.value)
-            self._outcome = Outcome(str(status), citation_wire.from_api(final.get("citations")))
+            self._outcome = Outcome(str(status), citation_wire.from_api(final.get("citations")),
+                                    citation_wire.from_api(final.get("cited")),
+                                    citation_wire.check_from_api(final.get("citation_check")))
             self._kept(str(final.get("answer", self._text)))
         return self._outcome
 

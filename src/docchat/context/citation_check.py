@@ -120,22 +120,19 @@ def _attribute(sentences: list[_Sentence], given: dict[int, _Passage], embed: Em
     similarity = _similarities([(s, n) for s in claims for n in candidates[s.text]], given, embed)
     cited: dict[int, None] = {}
     checks = []
+    every = frozenset().union(*(p.numbers for p in given.values()))
     for s in claims:
-        scored = [(n, _score(s, given[n], similarity.get((s.text, n)))) for n in candidates[s.text]]
-        backed = [(n, score) for n, score in scored if _supports(s, given[n], similarity.get((s.text, n)))]
-        if backed:
-            best = max(backed, key=lambda pair: pair[1])[0]
-            cited.setdefault(best, None)
-            checks.append(SentenceCheck(s.text, (best,), True, ()))
-        else:
-            every = frozenset().union(*(p.numbers for p in given.values()))
-            checks.append(SentenceCheck(s.text, (), False, _absent(s, every)))
+        backed = [(n, _score(s, given[n], similarity.get((s.text, n)))) for n in candidates[s.text]
+                  if _supports(s, given[n], similarity.get((s.text, n)))]
+        best = (max(backed, key=lambda pair: pair[1])[0],) if backed else ()
+        if best:
+            cited.setdefault(best[0], None)
+        checks.append(SentenceCheck(s.text, best, bool(best), _absent(s, every)))
     return Grounding(cited=tuple(cited), attributed=True, sentences=tuple(checks))
 
 
 def _supports(sentence: _Sentence, passage: _Passage, similarity: float | None) -> bool:
-    if sentence.numbers - passage.numbers:
-        return False
+    """Whether the passage holds the sentence's words; its numbers are checked apart (`_absent`)."""
     if not sentence.words:
         return True  # nothing but marks and small words: nothing to contradict the passage
     return _score(sentence, passage, similarity) >= (SUPPORTED_AT if similarity is not None else LEXICAL_ONLY_AT)
