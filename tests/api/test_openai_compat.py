@@ -94,4 +94,4 @@ def test_a_completion_says_which_passages_it_cited_and_marks_a_number_none_of_th
     assert [c["n"] for c in extension["citations"]] == [c["n"] for c in given]
     assert [c["n"] for c in extension["cited"]] == [fees]
     [sentence] = extension["citation_check"]["sentences"]
-    assert sentence["flagged"] and sentence["note"] == "45000 not found in the cited passages"
+    assert sentence["flagged"] and sentence["note"] == "45,000 not found in the cited passages"

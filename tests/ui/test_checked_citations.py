@@ -49,7 +49,7 @@ def test_a_sentence_its_passage_does_not_hold_and_a_wrong_number_are_marked_unde
     page = chat_page(conversation_id)
 
     marks = [c.value for c in page.caption if c.value.startswith(":material/rule:")]
-    assert marks == [":material/rule: 64000 not found in the cited passages: “The annual rent is GBP 64,000 \\[1\\].”",
+    assert marks == [":material/rule: 64,000 not found in the cited passages: “The annual rent is GBP 64,000 \\[1\\].”",
                      ":material/rule: Not found in \\[2\\]: “The Landlord repaints the building every winter \\[2\\].”"]
 
 

@@ -55,8 +55,8 @@ def test_a_wrong_number_is_marked_even_where_the_words_match():
     _, answer = answered(f"The annual rent is GBP 64,000, exclusive of VAT, payable quarterly in advance [{rent}].")
 
     [flagged] = answer.grounding.flagged
-    assert flagged.absent_numbers == ("64000",)
-    assert "64000 not found in the cited passages" in answer.grounding.note(flagged)
+    assert flagged.absent_numbers == ("64,000",)
+    assert "64,000 not found in the cited passages" in answer.grounding.note(flagged)
 
 
 def test_a_number_in_a_sentence_without_a_mark_is_checked_against_the_cited_passages():
@@ -66,7 +66,7 @@ def test_a_number_in_a_sentence_without_a_mark_is_checked_against_the_cited_pass
 
     [flagged] = answer.grounding.flagged
     assert flagged.text == "Service charges add GBP 9,500 a year."
-    assert flagged.absent_numbers == ("9500",)
+    assert flagged.absent_numbers == ("9,500",)
 
 
 def test_citations_out_of_order_are_listed_in_order_of_first_mention_and_the_rest_as_given_only():
@@ -130,4 +130,4 @@ def test_an_embedder_that_fails_leaves_the_check_to_words_and_numbers():
 def test_a_mark_naming_no_passage_given_is_marked_not_found():
     grounding = check("The rent is GBP 62,000 [7].", {1: RENT}, None)
 
-    assert [grounding.note(s) for s in grounding.flagged] == ["not found in [7]; 62000 not found in the cited passages"]
+    assert [grounding.note(s) for s in grounding.flagged] == ["not found in [7]; 62,000 not found in the cited passages"]

@@ -65,6 +65,8 @@ class _Sentence:
     marks: tuple[int, ...]
     numbers: frozenset[str]
     words: frozenset[str]
+    # Each number as the sentence writes it ("64,000" for 64000): what a note quotes.
+    written: dict[str, str]
 
     @property
     def claims(self) -> bool:
@@ -150,7 +152,7 @@ def _overlap(sentence: _Sentence, passage: _Passage) -> float:
 
 
 def _absent(sentence: _Sentence, held: frozenset[str]) -> tuple[str, ...]:
-    return tuple(sorted(sentence.numbers - held))
+    return tuple(sentence.written[n] for n in sorted(sentence.numbers - held))
 
 
 def _similarities(pairs: list[tuple[_Sentence, int]], given: dict[int, _Passage],
@@ -177,7 +179,8 @@ def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
 
 def _sentence(text: str) -> _Sentence:
     bare = MARK.sub(" ", text)
-    return _Sentence(text, marks_in(text), _numbers(bare), _words(bare))
+    written = {_plain(n): n.rstrip(",") for n in _NUMBER.findall(_spaced(bare))}
+    return _Sentence(text, marks_in(text), frozenset(written), _words(bare), written)
 
 
 def _passage(text: str) -> _Passage:
@@ -185,8 +188,16 @@ def _passage(text: str) -> _Passage:
 
 
 def _numbers(text: str) -> frozenset[str]:
-    """Numbers as written, without thousands separators: "62,000" and "62000" are one."""
-    return frozenset(n.replace(",", "").rstrip("%") for n in _NUMBER.findall(text.replace("\u00a0", " ")))
+    """Numbers without thousands separators: "62,000" and "62000" are one."""
+    return frozenset(_plain(n) for n in _NUMBER.findall(_spaced(text)))
+
+
+def _plain(number: str) -> str:
+    return number.replace(",", "").rstrip("%")
+
+
+def _spaced(text: str) -> str:
+    return text.replace("\u00a0", " ")
 
 
 def _words(text: str) -> frozenset[str]:
