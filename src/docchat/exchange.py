@@ -1,7 +1,8 @@
 """The export formats: readable Markdown, and versioned, checksummed JSON for import.
 
-JSON layout (version 3; version 2 had no message `parent_id`, version 1 no `rating`,
-`version_of` or `shown` either; both still import):
+JSON layout (version 4; version 3 had no message `grounding` (what an answer cited and how its
+citations were checked: read from its [n] marks when absent), version 2 no `parent_id`, version 1
+no `rating`, `version_of` or `shown` either; all still import):
 {"schema", "version", "exported_at", "app_version",
 "conversation": {...}, "messages": [...], "summaries": [...], "checksum": {...}}.
 The checksum is the sha256 of the messages list serialised with sorted keys, compact
@@ -32,8 +33,8 @@ from docchat.text import NUL, one_line, unstorable
 from docchat.wording import count
 
 SCHEMA = "docchat.conversation"
-VERSION = 3
-READABLE = (1, 2, 3)
+VERSION = 4
+READABLE = (1, 2, 3, 4)
 # Exports nest five levels, other apps' about ten; deeper is not a conversation, and would
 # exhaust Python's recursion limit somewhere between reading and storing it.
 MAX_DEPTH = 64

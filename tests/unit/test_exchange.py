@@ -24,7 +24,7 @@ from docchat.domain import (
     TitleSource,
 )
 from docchat.errors import InvalidExport
-from docchat.exchange import ImportedConversation, checksum, to_document, to_json, to_markdown
+from docchat.exchange import ImportedConversation, checksum, message_record, to_document, to_json, to_markdown
 from docchat.foreign import parse_export
 
 CONVERSATION_ID = "5b0e8f2c-1d4a-4c1e-9a7b-2f6d3e8c9a10"
@@ -122,7 +122,7 @@ def test_the_checksum_is_the_sha256_of_the_canonical_utf8_messages():
 def test_the_export_names_its_schema_and_version():
     data = json.loads(exported_bytes())
 
-    assert (data["schema"], data["version"]) == ("docchat.conversation", 3)
+    assert (data["schema"], data["version"]) == ("docchat.conversation", 4)
 
 
 def test_a_message_still_streaming_exports_as_interrupted():
@@ -160,9 +160,9 @@ def test_a_json_file_of_another_schema_is_refused_naming_the_schema():
 
 def test_an_export_of_a_newer_version_is_refused_naming_both_versions():
     data = document()
-    data["version"] = 4
+    data["version"] = 5
 
-    with pytest.raises(InvalidExport, match=r"unsupported export version 4 \(this docchat reads versions 1, 2, 3\)"):
+    with pytest.raises(InvalidExport, match=r"unsupported export version 5 \(this docchat reads versions 1, 2, 3, 4\)"):
         read_export(exported_bytes(data))
 
 
@@ -265,7 +265,7 @@ def test_a_timestamp_without_a_time_zone_is_refused():
 
 def test_the_error_names_the_file_it_came_from():
     data = document()
-    data["version"] = 4
+    data["version"] = 5
 
     with pytest.raises(InvalidExport, match=r"^harbour-street-trust\.json: "):
         read_export(exported_bytes(data), source="harbour-street-trust.json")
@@ -440,3 +440,20 @@ def test_the_conversations_instructions_are_in_the_markdown():
     assert "**Instructions** (sent to the model after docchat's own):\n\n> Answer in British English.\n>\n" \
            "> Quote the clause number.\n" in markdown
     assert markdown.index("Quote the clause number.") < markdown.index("## System")
+
+
+def test_an_answer_exported_before_the_citation_check_imports_citing_what_its_marks_name():
+    given = [Citation.from_dict({"document": "lease.pdf", "where": f"page {n}", "text": f"Clause {n}."}, number=n)
+             for n in (1, 2, 3)]
+    data = document()
+    data["version"] = 3
+    answer = message(1, Role.ASSISTANT, "Clause 3 [3], then clause 1 [1].", citations=given)
+    record = message_record(answer)
+    del record["grounding"]
+    data["messages"] = [record]
+
+    [imported] = read_export(resealed(data)).messages
+
+    assert imported.grounding is None
+    assert [c.number for c in imported.cited] == [3, 1]
+    assert [c.number for c in imported.uncited] == [2]
