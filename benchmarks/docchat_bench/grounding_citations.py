@@ -7,7 +7,9 @@ planted unsupported one, of three kinds:
 - wrong passage: a sentence of section j cited as [i], another section of the same document
   (the hardest case: same vocabulary, same names);
 - changed number: a supported sentence with one number altered ("GBP 62,000" -> "GBP 62,007");
-- other document: a sentence of another document cited as [i].
+- other document: a sentence of another document cited as [i];
+- invented claim: a claim section i does not make, in its own words and names ("The Tenant must
+  repair the roof" cited to the repairs clause that gives the roof to the Landlord).
 Positive = a planted sentence; the check is right when it marks it. The baseline accepts every
 citation (marks nothing): recall 0. "Words only" is the check without the embedder. A sweep of
 SUPPORTED_AT shows how precision and recall move with the threshold. The same answers with
@@ -33,7 +35,31 @@ from docchat.domain.grounding import MARK
 
 from docchat_bench.followups import DOCUMENTS
 
-KINDS = ("wrong passage", "changed number", "other document")
+KINDS = ("wrong passage", "changed number", "other document", "invented claim")
+# Claims a passage does not make, written in its own words and names (the hardest kind: a check
+# by words sees the passage's vocabulary; only what is said differs).
+INVENTED = {
+    "Business Day": "A Business Day also includes Saturdays whenever banks in London are open.",
+    "Determination Date": "The Calculation Agent may move the Determination Date to any day it chooses.",
+    "Payment Date": "Noteholders may ask for interest to be paid before the Payment Date.",
+    "Reserve Account": "The Trustee may use the Reserve Account to pay its own fees.",
+    "Trustee fees": "The Trustee's fee is paid after all interest on the Notes.",
+    "Governing law": "Disputes under the Agreement go to arbitration in New York.",
+    "Rent": "The rent is paid monthly in arrears, including VAT.",
+    "Rent review": "The rent review can lower the rent when the market falls.",
+    "Tenant's break option": "The Tenant may end the Lease at any time with one month's notice.",
+    "Deposit": "The rent deposit is paid to the Landlord and never returned.",
+    "Repairs": "The Tenant must repair the roof and the structure of the building.",
+    "Repayment Date": "The Borrower repays the Loan in equal monthly instalments.",
+    "Voluntary prepayment": "The Borrower may not prepay any part of the Loan.",
+    "Events of Default": "An Event of Default lets the Borrower cancel the Facility.",
+    "Annual leave": "Annual leave is booked by telephone with the HR portal team on the day.",
+    "Sick leave": "Sick pay is half pay from the first day of sickness.",
+    "Working hours": "Flexible hours are not allowed under any circumstances.",
+    "Expenses": "First-class travel is refunded for journeys over two hours.",
+    "Roast chicken": "Roast the chicken covered in foil for the whole time, without basting.",
+    "Storing leftovers": "Cooked food keeps for two weeks in the fridge if covered.",
+}
 # How an answer would say each section's first sentence in its own words (written for this bench):
 # the supported sentences, so that the check is not measured on text copied from its passage.
 PARAPHRASES = {
@@ -136,6 +162,8 @@ def planted_answers() -> list[PlantedAnswer]:
             changed = _changed(said[i])
             if changed is not None:
                 planted["changed number"] = _cite(changed, i)
+            if labels[i - 1] in INVENTED:
+                planted["invented claim"] = _cite(INVENTED[labels[i - 1]], i)
             for kind, sentence in planted.items():
                 text = " ".join([s for s, _ in supported] + [sentence])
                 answers.append(PlantedAnswer(text, passages, sentence, kind, supported))

@@ -28,7 +28,9 @@ Embed = Callable[[list[str]], Sequence[Sequence[float]]]
 # the bench's planted sentences (`docchat bench grounding` prints the sweep): a paraphrase of its
 # own passage scored 0.57-0.94 (overlap 0.50-1.0, MiniLM similarity 0.63-0.97); a sentence cited
 # to another section of the same document at most 0.55, to another document at most 0.40.
-# SUPPORTED_AT sits in the gap; 0.50-0.65 all keep precision, below 0.50 recall falls.
+# SUPPORTED_AT sits in the gap (0.60 and up starts marking supported paraphrases, below 0.50
+# recall falls). A claim written in its passage's own words but saying something else (the
+# bench's "invented claim") mostly passes: words and MiniLM similarity do not see a contradiction.
 LEXICAL_WEIGHT = 0.5
 SUPPORTED_AT = 0.55
 # Words alone (the embedder failed, or the pair is outside EMBED_BETWEEN): the overlap that counts
