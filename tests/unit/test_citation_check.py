@@ -131,3 +131,14 @@ def test_a_mark_naming_no_passage_given_is_marked_not_found():
     grounding = check("The rent is GBP 62,000 [7].", {1: RENT}, None)
 
     assert [grounding.note(s) for s in grounding.flagged] == ["not found in [7]; 62,000 not found in the cited passages"]
+
+
+def test_an_ordinal_counts_as_its_number_so_a_wrong_day_is_marked():
+    passage = "The Determination Date is the 15th calendar day of each month."
+
+    grounding = check("The Determination Date is the 1st Monday of each month, April 18th.", {2: passage}, None)
+
+    [sentence] = grounding.sentences
+    assert sentence.cited == (2,) and sentence.absent_numbers == ("1st", "18th")
+    assert grounding.note(sentence) == "1st, 18th not found in the passages given"
+    assert check("The Determination Date is the 15 of each month [2].", {2: passage}, None).flagged == ()

@@ -50,7 +50,9 @@ STEM = 6
 
 # A full stop, its marks, then a space before anything but a small letter ("by 10 a.m. on the first day").
 _SENTENCE_END = re.compile(r"(?<=[.!?])(?:\s*" + MARK.pattern + r")*\s+(?=[^a-z\s])|\n+")
-_NUMBER = re.compile(r"(?<![\w\[])\d[\d,]*(?:\.\d+)?%?(?![\w\]])")
+# A number, with its ordinal ending ("15th" is 15: "the 1st Monday" is not the 15th).
+_NUMBER = re.compile(r"(?<![\w\[])\d[\d,]*(?:\.\d+)?(?:st|nd|rd|th)?%?(?![\w\]])")
+_ORDINAL = re.compile(r"(?<=\d)(?:st|nd|rd|th)$")
 _WORD = re.compile(r"[A-Za-z][A-Za-z'-]+")
 _STOP = frozenset("""a about above after again against all also am an and any are as at be because been before
 being below between both but by can could did do does doing down during each few for from further had has have
@@ -195,7 +197,7 @@ def _numbers(text: str) -> frozenset[str]:
 
 
 def _plain(number: str) -> str:
-    return number.replace(",", "").rstrip("%")
+    return _ORDINAL.sub("", number.replace(",", "").rstrip("%"))
 
 
 def _spaced(text: str) -> str:
