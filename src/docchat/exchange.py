@@ -73,7 +73,6 @@ def message_record(message: Message) -> dict:
         "token_count": message.token_count,
         "tokenizer": message.tokenizer,
         "citations": citation_wire.to_stored(message.citations),
-        "grounding": message.grounding.as_dict() if message.grounding else None,
         "rewritten_query": message.rewritten_query,
         "model": message.model,
         "usage": message.usage,
@@ -81,6 +80,8 @@ def message_record(message: Message) -> dict:
         "version_of": message.version_of,
         "shown": message.shown,
         "parent_id": message.parent_id,
+        # Only on a checked answer: an unchecked message exports as version 3 wrote it.
+        **({"grounding": message.grounding.as_dict()} if message.grounding is not None else {}),
     }
 
 
