@@ -7,9 +7,9 @@ sentence without a mark is checked for its numbers only (against all the cited p
 answer with no mark at all is attributed instead: each sentence of some substance goes to the
 given passage that supports it best, or is marked unsupported when none does.
 
-Cost: one `embed` call per answer, of the checked sentences and the passages they are compared
-with (for attribution, each sentence's ATTRIBUTION_CANDIDATES best passages by words only), plus
-set arithmetic; `docchat bench grounding` prints the figures and the thresholds' precision and
+Cost: one `embed` call per answer, of the checked sentences and, for each passage compared, its
+sentence closest in words (for attribution, each sentence's ATTRIBUTION_CANDIDATES best passages
+by words only), plus set arithmetic; `docchat bench grounding` prints the figures and the thresholds' precision and
 recall on planted unsupported sentences.
 """
 
@@ -26,8 +26,8 @@ Embed = Callable[[list[str]], Sequence[Sequence[float]]]
 
 # Support = LEXICAL_WEIGHT * word overlap + (1 - LEXICAL_WEIGHT) * cosine similarity. Measured on
 # the bench's planted sentences (`docchat bench grounding` prints the sweep): a paraphrase of its
-# own passage scored 0.57-0.94 (overlap 0.50-1.0, MiniLM similarity 0.63-0.97); a sentence cited
-# to another section of the same document at most 0.55, to another document at most 0.40.
+# own passage scored 0.57 and up (overlap 0.50-1.0, MiniLM similarity 0.6 and up); a sentence
+# cited to another section of the same document at most 0.55, to another document at most 0.40.
 # SUPPORTED_AT sits in the gap (0.60 and up starts marking supported paraphrases, below 0.50
 # recall falls). A claim written in its passage's own words but saying something else (the
 # bench's "invented claim") mostly passes: words and MiniLM similarity do not see a contradiction.
@@ -162,17 +162,26 @@ def _absent(sentence: _Sentence, held: frozenset[str]) -> tuple[str, ...]:
 def _similarities(pairs: list[tuple[_Sentence, int]], given: dict[int, _Passage],
                   embed: Embed | None) -> dict[tuple[str, int], float]:
     """Cosine similarity of each (sentence, passage) pair that its words leave undecided (see
-    EMBED_BETWEEN), from one embed call; {} when it fails."""
+    EMBED_BETWEEN), from one embed call; {} when it fails. A passage is represented by its
+    sentence sharing the most words with the claim: a sentence against a sentence, and a short
+    text to embed where a whole passage (up to the model's 256 tokens) would take most of the
+    call's time (the bench: the same precision and recall, the call about half as long)."""
     low, high = EMBED_BETWEEN
     pairs = [(s, n) for s, n in pairs if low <= _overlap(s, given[n]) < high]
     if embed is None or not pairs:
         return {}
-    texts = list(dict.fromkeys([s.text for s, _ in pairs] + [given[n].text for _, n in pairs]))
+    closest = {(s.text, n): _closest(s, given[n]) for s, n in pairs}
+    texts = list(dict.fromkeys([s.text for s, _ in pairs] + list(closest.values())))
     try:
         vectors = dict(zip(texts, embed(texts), strict=True))
     except Exception:  # an embedder's failure leaves the words: the answer is not lost for it
         return {}
-    return {(s.text, n): _cosine(vectors[s.text], vectors[given[n].text]) for s, n in pairs}
+    return {key: _cosine(vectors[key[0]], vectors[text]) for key, text in closest.items()}
+
+
+def _closest(sentence: _Sentence, passage: _Passage) -> str:
+    return max(split_sentences(passage.text), key=lambda part: len(sentence.words & _words(part)),
+               default=passage.text)
 
 
 def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
