@@ -19,6 +19,8 @@ Figures, in the same run:
 
 from __future__ import annotations
 
+import contextlib
+import io
 import json
 import tempfile
 from dataclasses import dataclass
@@ -29,6 +31,7 @@ from docchat.domain import Judgement, judge
 from docchat.domain.grounding import FOUND_AT, NOT_FOUND_BELOW, evidence_score
 
 from docchat_bench.followups import DOCUMENTS, markdown
+from docchat_bench.grounding_citations import run_citation_bench
 from docchat_bench.grounding_data import Question, dialogs
 
 TOP_K = 8  # passages retrieved per reading; the judgement reads the first three
@@ -137,13 +140,15 @@ def run_grounding_bench(*, as_json: bool = False) -> dict:
 
         result = {"evidence": figures(_judge_all(retrieve, dialogs()))}
         services.documents.close()
-    # The citation half (benchmarks/docchat_bench/grounding_citations.py, written beside this
-    # one): the lead adds `result["citations"] = run_citation_bench(as_json=as_json)` here when
-    # the two branches are merged.
+    # The citation half: the check over answers with planted unsupported sentences.
     if as_json:
+        with contextlib.redirect_stdout(io.StringIO()):  # one JSON object for both halves
+            result["citations"] = run_citation_bench(as_json=True)
         print(json.dumps(result))
     else:
         _print(result["evidence"])
+        print()
+        result["citations"] = run_citation_bench(as_json=False)
     return result
 
 

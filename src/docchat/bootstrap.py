@@ -35,6 +35,7 @@ from docchat.ports import (ChunkIndex, Embedder, FileStore, PageRenderer, Parser
                            TokenCounter, UnitOfWorkFactory)
 from docchat.services.backup import DATABASE, BackupService
 from docchat.services.chat import ChatService
+from docchat.services.grounding import CitationChecker
 from docchat.services.conversations import ConversationService
 from docchat.services.trash import TrashService
 from docchat.services.documents import DocumentService
@@ -112,7 +113,8 @@ def build_services(settings: Settings | None = None, *, uow: UnitOfWorkFactory |
                               limits=PassageLimits(floor=settings.passages_min, ceiling=settings.passages_max),
                               rewrite_gate=rewrite_gate)
     chat = ChatService(conversations, uow, gateway, counter, pipeline, programs=programs,
-                       answer_reserve=answer_tokens(settings), documents_only=settings.documents_only)
+                       answer_reserve=answer_tokens(settings), documents_only=settings.documents_only,
+                       checker=CitationChecker(embedder))
     if info is not None:
         llm.calibration()  # once, at start-up, while the server is known to answer
     return Services(

@@ -25,13 +25,28 @@ from __future__ import annotations
 from dataclasses import fields
 from typing import Any, Iterable, Iterator
 
-from docchat.domain import Citation
+from docchat.domain import Citation, Grounding
 
 STORED_FIELDS = frozenset(field.name for field in fields(Citation))
 
 
 def to_stored(citations: Iterable[Citation]) -> list[dict[str, Any]]:
     return [citation.as_dict() for citation in citations]
+
+
+def to_column(citations: Iterable[Citation], grounding: Grounding | None) -> list[dict[str, Any]] | dict[str, Any]:
+    """A message's `citations` column: the passages given as a list, as always; with the check of
+    what the answer cited, an object {"given": [...], "grounding": {...}} (no migration: a JSON column)."""
+    given = to_stored(citations)
+    return given if grounding is None else {"given": given, "grounding": grounding.as_dict()}
+
+
+def from_column(stored: object) -> tuple[list[Citation], Grounding | None]:
+    """What to_column wrote, or a list of citations kept before the check existed."""
+    if isinstance(stored, dict):
+        given = stored.get("given")
+        return from_row(given if isinstance(given, list) else None), Grounding.from_dict(stored.get("grounding"))
+    return from_row(stored if isinstance(stored, list) else None), None
 
 
 def from_stored(stored: Iterable[object] | None) -> list[Citation]:
@@ -51,6 +66,22 @@ def to_api(citation: Citation) -> dict[str, Any]:
     return {"n": citation.number, "document_id": citation.document_id, "document": citation.document,
             "page": citation.page, "section": citation.section or None, "text": citation.text,
             "where": citation.where, "chunk_id": citation.chunk_id, "score": citation.score}
+
+
+def check_to_api(grounding: Grounding | None) -> dict[str, Any] | None:
+    """The citation check as the API, `ask --json` and the terminal client read it: every sentence
+    checked, whether it is marked, and what the page says of it ("not found in [2]")."""
+    if grounding is None:
+        return None
+    return {"attributed": grounding.attributed, "cited": list(grounding.cited),
+            "sentences": [{"text": s.text, "cited": list(s.cited), "supported": s.supported,
+                           "absent_numbers": list(s.absent_numbers), "flagged": s.flagged,
+                           "note": grounding.note(s) if s.flagged else None} for s in grounding.sentences]}
+
+
+def check_from_api(sent: object) -> Grounding | None:
+    """What check_to_api wrote (its notes are derived, and read again from the rest)."""
+    return Grounding.from_dict(sent)
 
 
 def from_api(sent: Iterable[object] | None) -> list[Citation]:

@@ -1,7 +1,8 @@
 """The export formats: readable Markdown, and versioned, checksummed JSON for import.
 
-JSON layout (version 3; version 2 had no message `parent_id`, version 1 no `rating`,
-`version_of` or `shown` either; both still import):
+JSON layout (version 4; version 3 had no message `grounding` (what an answer cited and how its
+citations were checked: read from its [n] marks when absent), version 2 no `parent_id`, version 1
+no `rating`, `version_of` or `shown` either; all still import):
 {"schema", "version", "exported_at", "app_version",
 "conversation": {...}, "messages": [...], "summaries": [...], "checksum": {...}}.
 The checksum is the sha256 of the messages list serialised with sorted keys, compact
@@ -28,6 +29,7 @@ from docchat.domain import (
     Conversation,
     ConversationSettings,
     EvidenceStrength,
+    Grounding,
     Message,
     Rating,
     Role,
@@ -41,8 +43,8 @@ from docchat.text import NUL, one_line, unstorable
 from docchat.wording import count
 
 SCHEMA = "docchat.conversation"
-VERSION = 3
-READABLE = (1, 2, 3)
+VERSION = 4
+READABLE = (1, 2, 3, 4)
 # Exports nest five levels, other apps' about ten; deeper is not a conversation, and would
 # exhaust Python's recursion limit somewhere between reading and storing it.
 MAX_DEPTH = 64
@@ -90,6 +92,8 @@ def message_record(message: Message) -> dict:
         "parent_id": message.parent_id,
         # Only when judged: an export of answers from before the judgement reads as it did.
         **({"evidence": message.evidence.as_dict()} if message.evidence is not None else {}),
+        # Only on a checked answer: an unchecked message exports as version 3 wrote it.
+        **({"grounding": message.grounding.as_dict()} if message.grounding is not None else {}),
     }
 
 
@@ -177,8 +181,16 @@ def _message_lines(message: Message, level: str) -> list[str]:
     if note := answer_note(message.evidence, message.model):
         lines += [f"> {note}", ""]  # as the page shows it: above the answer
     lines += [message.content.rstrip(), ""]
-    if message.citations:
-        lines += ["**Sources**", ""] + [_source_line(cited) for cited in message.citations] + [""]
+    if message.grounding is not None and message.grounding.flagged:
+        lines += ["**Checked**", ""] + [f"- “{s.text}”: {message.grounding.note(s)}"
+                                        for s in message.grounding.flagged] + [""]
+    cited, uncited = message.cited, message.uncited
+    if cited:
+        attributed = " (attributed by docchat: the answer has no [n] marks)" \
+            if message.grounding is not None and message.grounding.attributed else ""
+        lines += [f"**Sources**{attributed}", ""] + [_source_line(c) for c in cited] + [""]
+    if uncited:
+        lines += [f"**Also given to the model** ({len(uncited)})", ""] + [_source_line(c) for c in uncited] + [""]
     return lines
 
 
@@ -227,6 +239,8 @@ class _MessageIn(_Strict):
     token_count: Count | None
     tokenizer: StrictStr | None
     citations: list[dict]
+    # What the answer cited and how its citations were checked; older exports have none.
+    grounding: dict | None = None
     rewritten_query: StrictStr | None
     model: StrictStr | None
     usage: dict | None
@@ -373,7 +387,7 @@ def _to_domain(document: _DocumentIn, source: str) -> ImportedConversation:
                 id=m.id, conversation_id=c.id, seq=m.seq, role=Role(m.role), content=m.content,
                 created_at=_parse_iso(m.created_at), status=Status(m.status), token_count=m.token_count,
                 tokenizer=m.tokenizer, rewritten_query=m.rewritten_query,
-                citations=citation_wire.from_stored(m.citations),
+                citations=citation_wire.from_stored(m.citations), grounding=Grounding.from_dict(m.grounding),
                 model=m.model, usage=m.usage, rating=Rating(m.rating) if m.rating else None,
                 version_of=m.version_of, shown=m.shown, parent_id=m.parent_id,
                 evidence=EvidenceStrength.from_dict(m.evidence),

@@ -89,3 +89,18 @@ def test_the_openai_compatible_answer_carries_the_judgement_in_its_docchat_extra
         {"role": "user", "content": "What annual fee is the Trustee paid?"}])
 
     assert completion.model_extra["docchat"]["evidence"]["judgement"] == "found"
+
+
+def test_a_completion_says_which_passages_it_cited_and_marks_a_number_none_of_them_holds(docchat, gateway, trust):
+    given = docchat.chat.completions.create(model="docchat", messages=[
+        {"role": "user", "content": "What annual fee is the Trustee paid?"}]).model_extra["docchat"]["citations"]
+    fees = next(c["n"] for c in given if c["section"] == "Trustee fees")
+    gateway.enqueue([f"The Trustee is paid an annual fee of GBP 45,000 [{fees}]."])
+
+    extension = docchat.chat.completions.create(model="docchat", messages=[
+        {"role": "user", "content": "What annual fee is the Trustee paid?"}]).model_extra["docchat"]
+
+    assert [c["n"] for c in extension["citations"]] == [c["n"] for c in given]
+    assert [c["n"] for c in extension["cited"]] == [fees]
+    [sentence] = extension["citation_check"]["sentences"]
+    assert sentence["flagged"] and sentence["note"] == "45,000 not found in the cited passages"

@@ -56,6 +56,21 @@ def test_an_export_imported_elsewhere_comes_out_the_same(client, answered, elsew
     assert json.loads(again)["checksum"] == json.loads(exported)["checksum"]
 
 
+def test_the_citation_check_of_an_answer_survives_export_and_import(client, gateway, elsewhere, trust):
+    conversation = client.post("/api/v1/conversations", json={"title": "Harbour Street Trust"}).json()
+    gateway.enqueue(["The Determination Date is in March [7]. The Trustee lives on a houseboat [7]."])
+    answer = client.post(f"/api/v1/conversations/{conversation['id']}/messages",
+                         json={"content": "When is the Determination Date?"}).json()
+    exported = client.get(f"/api/v1/conversations/{conversation['id']}/export", params={"format": "json"}).content
+
+    elsewhere.post("/api/v1/import", files={"file": ("trust.json", exported, "application/json")})
+    [_, kept] = elsewhere.get(f"/api/v1/conversations/{conversation['id']}").json()["messages"]
+
+    assert [s["note"] for s in answer["citation_check"]["sentences"]] == ["not found in [7]"] * 2
+    assert kept["citation_check"] == answer["citation_check"]
+    assert kept["cited"] == answer["cited"]
+
+
 def test_importing_the_same_file_again_adds_nothing_and_says_so(client, answered):
     exported = client.get(f"/api/v1/conversations/{answered}/export", params={"format": "json"}).content
 

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from docchat.cli import main
-from docchat_bench import grounding, grounding_data
+from docchat_bench import grounding, grounding_citations, grounding_data
 
 
 @pytest.fixture
@@ -17,13 +17,19 @@ def small(monkeypatch):
     chosen = (grounding_data.ANSWERABLE_DIALOGS[:2] + grounding_data.UNANSWERABLE_DIALOGS[:1]
               + [[question] for question in grounding_data.UNANSWERABLE_ALONE[-3:]])
     monkeypatch.setattr(grounding, "dialogs", lambda: chosen)
+    # The citation half, small too: a few planted answers, one threshold.
+    few = grounding_citations.planted_answers()[:6]
+    monkeypatch.setattr(grounding_citations, "planted_answers", lambda: few)
+    monkeypatch.setattr(grounding_citations, "SWEEP", (0.55,))
     return chosen
 
 
 def test_the_bench_judges_every_question_and_compares_with_the_baseline(capsys, small):
     assert main(["bench", "grounding", "--json"]) == 0
 
-    evidence = json.loads(capsys.readouterr().out)["evidence"]
+    report = json.loads(capsys.readouterr().out)
+    assert report["citations"]["answers"] == 6 and report["citations"]["baseline_every_citation_accepted"]["recall"] == 0
+    evidence = report["evidence"]
     asked = [question for dialog in small for question in dialog]
     assert evidence["questions"]["answerable"] == sum(q.answerable for q in asked)
     assert evidence["questions"]["unanswerable"] == sum(not q.answerable for q in asked)
@@ -48,3 +54,5 @@ def test_the_printed_report_names_the_judgement_and_the_baseline(capsys, small):
 
     out = capsys.readouterr().out
     assert "evidence judgement" in out and "baseline: top fused score" in out
+    # Both halves in one run: the citation check beside its own baseline.
+    assert "baseline: every citation accepted" in out and "check (at 0.55)" in out

@@ -101,9 +101,12 @@ def test_asking_from_the_documents_imports_no_llamaindex_openai_sdk_torch_or_par
     assert done.returncode == 0, done.stderr
     printed, imported = done.stdout.rstrip("\n").rsplit("\n", 1)
     assert json.loads(imported) == []
-    assert json.loads(printed)["citations"][0]["document"] == "harbour-trust.md"
+    answer = json.loads(printed)
+    assert answer["citations"][0]["document"] == "harbour-trust.md"
+    # Beside the passages given: those the answer cited, and its check (the check imports nothing heavy).
+    assert isinstance(answer["cited"], list) and answer["citation_check"]["sentences"] is not None
     # Whether the documents held the answer comes with it: the trust agreement defines the date.
-    assert json.loads(printed)["evidence"]["judgement"] == "found"
+    assert answer["evidence"]["judgement"] == "found"
 
 
 def test_services_closed_before_their_first_question_let_go_of_the_index_opened_early(two_books, fake_llm):

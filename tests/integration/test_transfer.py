@@ -120,7 +120,7 @@ BAD_FILES = {
     "malformed JSON": (
         lambda export: export.encode("utf-8").replace(b'"messages":', b'"messages"', 1), "not valid JSON"),
     "truncated file": (lambda export: export.encode("utf-8")[: len(export) // 2], "not valid JSON"),
-    "wrong version": (lambda export: edited(export, lambda d: d.update(version=4)), "unsupported export version 4"),
+    "wrong version": (lambda export: edited(export, lambda d: d.update(version=5)), "unsupported export version 5"),
     "checksum mismatch": (
         lambda export: edited(export, lambda d: d["messages"][1].update(content="Recurring revenue fell 40%.")),
         "checksum mismatch",

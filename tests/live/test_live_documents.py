@@ -32,8 +32,11 @@ def test_a_question_about_an_ingested_pdf_is_answered_from_passages_citing_the_r
     assert question.content == "When is the Determination Date?"
     assert question.sent_content.startswith("Context:\n[1] Harbour Street Trust.pdf, page 2:")
     assert turn.usage["prompt_tokens"] == turn.budget.prompt
+    # "Cited in" counts what the answer cited: the tiny model writes no [n], so the passages the
+    # check attributed its sentences to, if any (what it says varies from run to run).
     uses = services.documents.usage(document.id)
-    assert [u.conversation_id for u in uses] == [turn.conversation_id]
+    assert turn.answer.grounding is not None and turn.answer.grounding.attributed
+    assert [u.conversation_id for u in uses] == ([turn.conversation_id] if turn.answer.cited else [])
 
 
 def test_a_pdf_that_fits_goes_in_whole_and_the_next_turn_reads_it_from_the_prefix_cache(live_services):

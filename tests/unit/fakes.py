@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import threading
 from dataclasses import dataclass, replace
 
@@ -662,3 +663,24 @@ class FakeIndex:
 
     def close(self) -> None:
         pass
+
+
+class WordsEmbedder:
+    """The Embedder port by bag of words (hashed into 256 slots): texts sharing words are close,
+    as they are to a real model; `calls` records each batch asked for."""
+
+    name = model_id = "fake-words"
+    dimension = 256
+
+    def __init__(self):
+        self.calls: list[list[str]] = []
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        self.calls.append(list(texts))
+        vectors = []
+        for text in texts:
+            vector = [0.0] * self.dimension
+            for word in re.findall(r"[a-z]{3,}", text.lower()):
+                vector[sum(map(ord, word)) % self.dimension] += 1.0
+            vectors.append(vector)
+        return vectors

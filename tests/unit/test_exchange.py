@@ -24,7 +24,7 @@ from docchat.domain import (
     TitleSource,
 )
 from docchat.errors import InvalidExport
-from docchat.exchange import ImportedConversation, checksum, to_document, to_json, to_markdown
+from docchat.exchange import ImportedConversation, checksum, message_record, to_document, to_json, to_markdown
 from docchat.foreign import parse_export
 
 CONVERSATION_ID = "5b0e8f2c-1d4a-4c1e-9a7b-2f6d3e8c9a10"
@@ -122,7 +122,7 @@ def test_the_checksum_is_the_sha256_of_the_canonical_utf8_messages():
 def test_the_export_names_its_schema_and_version():
     data = json.loads(exported_bytes())
 
-    assert (data["schema"], data["version"]) == ("docchat.conversation", 3)
+    assert (data["schema"], data["version"]) == ("docchat.conversation", 4)
 
 
 def test_a_message_still_streaming_exports_as_interrupted():
@@ -160,9 +160,9 @@ def test_a_json_file_of_another_schema_is_refused_naming_the_schema():
 
 def test_an_export_of_a_newer_version_is_refused_naming_both_versions():
     data = document()
-    data["version"] = 4
+    data["version"] = 5
 
-    with pytest.raises(InvalidExport, match=r"unsupported export version 4 \(this docchat reads versions 1, 2, 3\)"):
+    with pytest.raises(InvalidExport, match=r"unsupported export version 5 \(this docchat reads versions 1, 2, 3, 4\)"):
         read_export(exported_bytes(data))
 
 
@@ -265,7 +265,7 @@ def test_a_timestamp_without_a_time_zone_is_refused():
 
 def test_the_error_names_the_file_it_came_from():
     data = document()
-    data["version"] = 4
+    data["version"] = 5
 
     with pytest.raises(InvalidExport, match=r"^harbour-street-trust\.json: "):
         read_export(exported_bytes(data), source="harbour-street-trust.json")
@@ -329,11 +329,28 @@ def test_a_conversation_title_that_docchat_would_not_accept_is_refused(title):
         read_export(exported_bytes(data))
 
 
-def test_markdown_lists_the_sources_an_answer_cited_under_it():
+def test_markdown_lists_a_passage_the_answer_did_not_cite_as_only_given_to_the_model():
     lines = to_markdown(conversation(), messages()).splitlines()
 
     at = lines.index("## Assistant · 2025-03-14 09:33:00 UTC · rated 👍")
-    assert lines[at + 4:at + 7] == ["**Sources**", "", "- [1] trust-agreement.pdf, page 12: “Determination Date”"]
+    assert "**Sources**" not in lines[at:at + 8]
+    assert lines[at + 4:at + 7] == ["**Also given to the model** (1)", "",
+                                    "- [1] trust-agreement.pdf, page 12: “Determination Date”"]
+
+
+def test_markdown_lists_the_sources_an_answer_cited_under_it_in_order_of_mention():
+    given = [Citation.from_dict({"document": name, "where": where, "text": text}, number=n) for n, (name, where, text)
+             in enumerate([("lease.pdf", "page 2", "Rent is GBP 62,000."), ("lease.pdf", "page 5", "Breaks."),
+                           ("harbour-trust.md", "Fees", "The Trustee is paid GBP 40,000.")], start=1)]
+    answer = message(3, Role.ASSISTANT, "The Trustee is paid GBP 40,000 [3]; the rent is GBP 62,000 [1].",
+                     citations=given)
+
+    lines = to_markdown(conversation(), [answer]).splitlines()
+
+    at = lines.index("**Sources**")
+    assert lines[at + 2:at + 4] == ["- [3] harbour-trust.md, Fees: “The Trustee is paid GBP 40,000.”",
+                                    "- [1] lease.pdf, page 2: “Rent is GBP 62,000.”"]
+    assert lines[at + 5:at + 8] == ["**Also given to the model** (1)", "", "- [2] lease.pdf, page 5: “Breaks.”"]
 
 
 def test_a_long_cited_passage_is_cut_to_one_line_in_markdown():
@@ -423,3 +440,20 @@ def test_the_conversations_instructions_are_in_the_markdown():
     assert "**Instructions** (sent to the model after docchat's own):\n\n> Answer in British English.\n>\n" \
            "> Quote the clause number.\n" in markdown
     assert markdown.index("Quote the clause number.") < markdown.index("## System")
+
+
+def test_an_answer_exported_before_the_citation_check_imports_citing_what_its_marks_name():
+    given = [Citation.from_dict({"document": "lease.pdf", "where": f"page {n}", "text": f"Clause {n}."}, number=n)
+             for n in (1, 2, 3)]
+    data = document()
+    data["version"] = 3
+    answer = message(1, Role.ASSISTANT, "Clause 3 [3], then clause 1 [1].", citations=given)
+    record = message_record(answer)
+    assert "grounding" not in record  # as version 3 wrote it
+    data["messages"] = [record]
+
+    [imported] = read_export(resealed(data)).messages
+
+    assert imported.grounding is None
+    assert [c.number for c in imported.cited] == [3, 1]
+    assert [c.number for c in imported.uncited] == [2]

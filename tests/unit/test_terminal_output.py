@@ -7,7 +7,7 @@ import pytest
 
 from docchat.cli.terminal import Session
 from docchat.cli.terminal_backends import Listed, Outcome, Said
-from docchat.domain import Citation
+from docchat.domain import Citation, Grounding, SentenceCheck
 from docchat.errors import DocchatError
 from docchat.text import for_terminal
 
@@ -69,7 +69,7 @@ class ScriptedAnswer:
         return iter(self._pieces)
 
     def end(self) -> Outcome:
-        return Outcome("complete", self._citations)
+        return Outcome("complete", self._citations, cited=self._citations)
 
 
 class HostileBackend:
@@ -145,3 +145,33 @@ def test_an_error_quoting_a_title_reaches_the_terminal_disarmed(capsys):
 
     assert_harmless(err)
     assert "docchat: cannot export “Harbour Trust]52;c;" in err
+
+
+class CheckedBackend(HostileBackend):
+    """An answer that cites one of two passages given, with a sentence the check marked."""
+
+    def ask(self, question: str) -> ScriptedAnswer:
+        given = [self.citation, Citation(number=2, document="lease.pdf", where="page 2", text="Rent.", page=2)]
+        check = Grounding(cited=(1,), sentences=(
+            SentenceCheck(f"The Trustee sells the houseboat{RED} [1].", (1,), supported=False),))
+        answer = ScriptedAnswer(["The Trustee sells the houseboat [1]."], given)
+        answer.end = lambda: Outcome("complete", given, cited=[self.citation], check=check)
+        return answer
+
+
+def test_the_terminal_names_the_cited_sources_counts_the_others_and_marks_a_sentence_disarmed(capsys):
+    typed = iter(["Who sells the houseboat?"])
+
+    def read_line() -> str:
+        try:
+            return next(typed)
+        except StopIteration:
+            raise EOFError from None
+
+    Session(CheckedBackend(), read_line).run()
+    out = capsys.readouterr().out
+
+    assert_harmless(out)
+    assert "Sources: [1] trust-deed[31m.pdf p.4" in out
+    assert "(also given to the model: 1; /sources lists them)" in out
+    assert "  ! “The Trustee sells the houseboat [31m [1].”: not found in [1]" in out

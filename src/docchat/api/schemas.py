@@ -113,10 +113,29 @@ class EvidenceOut(BaseModel):
                          "question's words; found at 0.65 or more, not found below 0.55.")
 
 
+# A sentence the citation check looked at, as docchat.citation_wire.check_to_api writes it.
+class CheckedSentenceOut(BaseModel):
+    text: str
+    cited: list[int]
+    supported: bool
+    absent_numbers: list[str]
+    flagged: bool
+    note: str | None
+
+
+class CitationCheckOut(BaseModel):
+    attributed: bool = Field(description="The answer had no [n] marks: docchat attributed its sentences.")
+    cited: list[int]
+    sentences: list[CheckedSentenceOut]
+
+
 class AnswerOut(BaseModel):
     answer: str
     status: Literal["complete", "truncated", "interrupted", "error"]
-    citations: list[CitationOut]
+    citations: list[CitationOut] = Field(description="Every passage given to the model, as numbered in the prompt.")
+    cited: list[CitationOut] = Field(description="The passages the answer cites ([n] marks, in order of first "
+                                     "mention), or those docchat attributed its sentences to.")
+    citation_check: CitationCheckOut | None = Field(description="Each cited sentence checked against its passage.")
     evidence: EvidenceOut | None = Field(default=None, description="None when no documents were searched.")
     rewritten_query: str | None
     memory: dict[str, Any] | None = Field(description="What the memory did for this answer (MemoryStats).")
@@ -156,6 +175,8 @@ class MessageOut(BaseModel):
     created_at: datetime
     citations: list[CitationOut]
     evidence: EvidenceOut | None = None
+    cited: list[CitationOut]
+    citation_check: CitationCheckOut | None
     rewritten_query: str | None
     model: str | None
     usage: dict[str, Any] | None
@@ -270,7 +291,9 @@ def from_conversation(conversation) -> dict:
 def from_message(message) -> dict:
     return {"id": message.id, "seq": message.seq, "role": message.role.value, "content": message.content,
             "status": message.status.value, "created_at": message.created_at,
-            "citations": [citation_wire.to_api(c) for c in message.citations], "rewritten_query": message.rewritten_query,
+            "citations": [citation_wire.to_api(c) for c in message.citations],
+            "cited": [citation_wire.to_api(c) for c in message.cited],
+            "citation_check": citation_wire.check_to_api(message.grounding), "rewritten_query": message.rewritten_query,
             "evidence": message.evidence.as_dict() if message.evidence else None,
             "model": message.model, "usage": message.usage, "error": message.error,
             "rating": message.rating.value if message.rating else None, "version_of": message.version_of}
@@ -290,6 +313,8 @@ def from_turn(turn) -> dict:
         "status": answer.status.value if answer else "error",
         "citations": [citation_wire.to_api(c) for c in (answer.citations if answer else turn.citations)],
         "evidence": turn.evidence.as_dict() if turn.evidence else None,
+        "cited": [citation_wire.to_api(c) for c in answer.cited] if answer else [],
+        "citation_check": citation_wire.check_to_api(answer.grounding) if answer else None,
         "rewritten_query": stats.rewritten_query if stats else None,
         "memory": stats.as_dict() if stats else None,
         "usage": turn.usage,

@@ -8,6 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+from docchat import citation_wire
 from docchat.cli.api import serve_api_beside_page
 from docchat.cli.common import PROJECT_ROOT, embedded_server, load_settings, open_services, print_json
 from docchat.errors import DocchatError
@@ -162,6 +163,10 @@ def _turn_json(turn, services) -> dict:
         "citations": [c.as_dict() for c in answer.citations] if answer else [],
         # Whether the documents in scope held the answer: found, weak or not found (null: none searched).
         "evidence": turn.evidence.as_dict() if turn.evidence else None,
+        # The passages the answer cites (its [n] marks in order of first mention, or those docchat
+        # attributed its sentences to) and how each cited sentence was checked against them.
+        "cited": [c.as_dict() for c in answer.cited] if answer else [],
+        "citation_check": citation_wire.check_to_api(answer.grounding) if answer else None,
         "counter": services.conversations.counter.id,
     }
 

@@ -18,7 +18,7 @@ from docchat.cli.signals import ctrl_c_interrupts
 from docchat.cli.terminal_backends import Backend, Outcome, Said
 from docchat.domain import Citation, Status, answer_note
 from docchat.errors import DocchatError
-from docchat.text import for_terminal
+from docchat.text import for_terminal, one_line
 
 PROMPT = "docchat> "
 LEAVE = {"exit", "quit", "/exit", "/quit"}
@@ -176,8 +176,15 @@ class Session:
         if note := answer_note(outcome.evidence, outcome.model):
             print(f"[{note}]")
         self._citations = outcome.citations
-        if outcome.citations:
-            print("  ".join(short_citation(c) for c in outcome.citations))
+        check = outcome.check
+        if outcome.cited:
+            attributed = " (attributed by docchat)" if check is not None and check.attributed else ""
+            print("Sources" + attributed + ": " + "  ".join(short_citation(c) for c in outcome.cited))
+        others = len(outcome.citations) - len(outcome.cited)
+        if others > 0:
+            print(f"(also given to the model: {others}; /sources lists them)")
+        for sentence in check.flagged if check is not None else ():
+            print(for_terminal(f"  ! “{one_line(sentence.text, limit=80)}”: {check.note(sentence)}"))
 
     def _list(self) -> None:
         conversations = self._backend.conversations()

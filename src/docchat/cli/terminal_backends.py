@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Iterator, Protocol
 
-from docchat.domain import Citation, EvidenceStrength, Role, Status
+from docchat.domain import Citation, EvidenceStrength, Grounding, Role, Status
 from docchat.errors import DocchatError, InvalidInput
 from docchat.services.turn import Turn
 
@@ -27,6 +27,9 @@ class Outcome:
     citations: list[Citation] = field(default_factory=list)
     evidence: EvidenceStrength | None = None
     model: str | None = None
+    # The passages the answer cites, and the citation check's notes on its sentences.
+    cited: list[Citation] = field(default_factory=list)
+    check: Grounding | None = None
 
 
 @dataclass(frozen=True)
@@ -98,8 +101,10 @@ class TurnAnswer:
                 self._turn.close()
             answer = self._turn.answer
             self._outcome = Outcome(answer.status.value if answer else Status.ERROR.value,
-                                    list(answer.citations) if answer else [], self._turn.evidence,
-                                    answer.model if answer else None)
+                                    list(answer.citations) if answer else [], evidence=self._turn.evidence,
+                                    model=answer.model if answer else None,
+                                    cited=list(answer.cited) if answer else [],
+                                    check=answer.grounding if answer else None)
             self._kept(answer.content if answer else "")
         return self._outcome
 

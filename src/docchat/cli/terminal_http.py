@@ -152,7 +152,9 @@ class StreamedAnswer:
             final = self._final or {}
             status = final.get("status") or (Status.INTERRUPTED.value if self._text else Status.ERROR.value)
             self._outcome = Outcome(str(status), citation_wire.from_api(final.get("citations")),
-                                    EvidenceStrength.from_dict(final.get("evidence")), final.get("model"))
+                                    evidence=EvidenceStrength.from_dict(final.get("evidence")), model=final.get("model"),
+                                    cited=citation_wire.from_api(final.get("cited")),
+                                    check=citation_wire.check_from_api(final.get("citation_check")))
             self._kept(str(final.get("answer", self._text)))
         return self._outcome
 

@@ -7,6 +7,8 @@ from datetime import datetime, timezone
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
+from docchat.domain.grounding import Grounding, marks_in
+
 if TYPE_CHECKING:
     from docchat.domain.figures import Budget, MemoryStats
     from docchat.domain.grounding import EvidenceStrength
@@ -155,7 +157,7 @@ class Conversation:
 
 @dataclass(frozen=True)
 class Citation:
-    """A source an answer was given, numbered as the prompt numbered it; stands on its own
+    """A passage an answer was given, numbered as the prompt numbered it; stands on its own
     (document name, page or section, and the passage's text) when the document is gone."""
 
     number: int
@@ -229,6 +231,22 @@ class Message:
     # The message this one follows: the conversation is a tree once a question is edited or
     # an answer regenerated, and the messages shown are one path through it, root to leaf.
     parent_id: str | None = None
+    # The check of the answer's citations (docchat.domain.grounding); None before it existed.
+    grounding: Grounding | None = None
+
+    @property
+    def cited(self) -> list[Citation]:
+        """The given passages the answer cites, in order of first mention (read from its [n]
+        marks when it was kept without a check); `citations` are all those it was given."""
+        numbers = self.grounding.cited if self.grounding is not None else marks_in(self.content)
+        given = {c.number: c for c in self.citations}
+        return [given[n] for n in numbers if n in given]
+
+    @property
+    def uncited(self) -> list[Citation]:
+        """The passages given to the model that the answer does not cite, in the prompt's order."""
+        cited = {c.number for c in self.cited}
+        return [c for c in self.citations if c.number not in cited]
 
     @property
     def group(self) -> str:

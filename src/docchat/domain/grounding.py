@@ -17,14 +17,24 @@ included) over the bench's five documents: see docs/perf/grounding.md for the co
 at each threshold. "Not found" is set where no answerable question of the set falls (a
 documents-only conversation then does not call the model: a false "not found" costs an
 answer), "found" where the fewest unanswerable ones pass for answered.
+
+What an answer cited, apart from what it was given, and how each cited sentence was checked:
+an answer is given passages numbered [1]..[k] by their place in the prompt (`Message.citations`).
+It *cites* the ones its [n] marks name, in order of first mention; when the model wrote no mark
+at all, docchat attributes each sentence to the given passage that supports it (`attributed`).
+The check (docchat.context.citation_check) is kept with the answer as a `Grounding`; an answer
+kept before the check existed has none, and its cited passages are read from its marks.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import TYPE_CHECKING, Any
 
-from docchat.domain.documents import Retrieved
+if TYPE_CHECKING:  # domain.documents imports domain.conversations, which imports this module
+    from docchat.domain.documents import Retrieved
 
 # The passages that count: the best few of the ranking (the model is given them first).
 JUDGED_PASSAGES = 3
@@ -106,3 +116,89 @@ def judge(ranked: list[Retrieved]) -> EvidenceStrength:
         weak = any(p.coverage > 0 for p in ranked[:JUDGED_PASSAGES])
         return EvidenceStrength(Judgement.WEAK if weak else Judgement.NOT_FOUND, score)
     return EvidenceStrength(judgement_at(score), score)
+
+
+# "[2]", "[1, 3]", "[1][3]": the marks a model writes. A bracketed word ("[citation needed]") is not one.
+MARK = re.compile(r"\[(\d{1,3}(?:\s*[,;]\s*\d{1,3})*)\]")
+
+
+def marks_in(text: str) -> tuple[int, ...]:
+    """The passage numbers the text's [n] marks name, each once, in order of first mention."""
+    seen: dict[int, None] = {}
+    for mark in MARK.finditer(text):
+        for number in re.split(r"[,;]", mark.group(1)):
+            seen.setdefault(int(number), None)
+    return tuple(seen)
+
+
+@dataclass(frozen=True)
+class SentenceCheck:
+    """One sentence of an answer: the passages it cites (or was attributed to), whether they hold
+    its claim, and the numbers it states that none of them holds."""
+
+    text: str
+    cited: tuple[int, ...] = ()
+    supported: bool = True
+    absent_numbers: tuple[str, ...] = ()
+
+    @property
+    def flagged(self) -> bool:
+        return not self.supported or bool(self.absent_numbers)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"text": self.text, "cited": list(self.cited), "supported": self.supported,
+                "absent_numbers": list(self.absent_numbers)}
+
+    @classmethod
+    def from_dict(cls, data: object) -> "SentenceCheck":
+        data = data if isinstance(data, dict) else {}
+        return cls(text=str(data.get("text") or ""), cited=_numbers(data.get("cited")),
+                   supported=data.get("supported") is not False,
+                   absent_numbers=tuple(str(n) for n in data.get("absent_numbers") or () if isinstance(n, (str, int))))
+
+
+@dataclass(frozen=True)
+class Grounding:
+    """The check of one answer: the passages it cites in order of first mention and the sentences
+    checked (those with marks, and those stating a number; every sentence when `attributed`)."""
+
+    cited: tuple[int, ...] = ()
+    attributed: bool = False
+    sentences: tuple[SentenceCheck, ...] = ()
+
+    @property
+    def flagged(self) -> tuple[SentenceCheck, ...]:
+        return tuple(s for s in self.sentences if s.flagged)
+
+    def note(self, sentence: SentenceCheck) -> str:
+        """What the page, the API and the terminal say of a flagged sentence, in a user's words."""
+        notes = []
+        if not sentence.supported:
+            if sentence.cited and not self.attributed:
+                notes.append("not found in " + "".join(f"[{n}]" for n in sentence.cited))
+            else:
+                notes.append("unsupported: no passage given holds this")
+        if sentence.absent_numbers:
+            where = "the cited passages" if not self.attributed else "the passages given"
+            notes.append(f"{', '.join(sentence.absent_numbers)} not found in {where}")
+        return "; ".join(notes)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"cited": list(self.cited), "attributed": self.attributed,
+                "sentences": [s.as_dict() for s in self.sentences]}
+
+    @classmethod
+    def from_dict(cls, data: object) -> "Grounding | None":
+        """From the store's column or an export; anything but an object is no check."""
+        if not isinstance(data, dict):
+            return None
+        sentences = data.get("sentences")
+        return cls(cited=_numbers(data.get("cited")), attributed=data.get("attributed") is True,
+                   sentences=tuple(SentenceCheck.from_dict(s) for s in sentences)
+                   if isinstance(sentences, list) else ())
+
+
+def _numbers(value: object) -> tuple[int, ...]:
+    if not isinstance(value, (list, tuple)):
+        return ()
+    return tuple(n for n in value if isinstance(n, int) and not isinstance(n, bool))

@@ -26,7 +26,7 @@ from docchat.ports import Gateway, Programs, ServerInfo, TokenCounter, UnitOfWor
 from docchat.services.conversations import ConversationService, require_message, required
 from docchat.services.documents_only import NominalServer, Reply, offered, refuses, reply_text
 from docchat.services.titles import clean_title, title_from
-from docchat.services.turn import Turn, streamed
+from docchat.services.turn import Checker, Turn, streamed
 
 log = logging.getLogger(__name__)
 
@@ -43,7 +43,7 @@ CONDENSE_RETRY_AFTER = 8
 class ChatService:
     def __init__(self, conversations: ConversationService, uow: UnitOfWorkFactory, gateway: Gateway,
                  counter: TokenCounter, pipeline: AnswerPipeline, *, answer_reserve: int | None,
-                 programs: Programs | None = None, documents_only: bool = False):
+                 programs: Programs | None = None, documents_only: bool = False, checker: Checker | None = None):
         self._conversations = conversations
         # New conversations, and those that never chose, answer from their documents only.
         self._documents_only = documents_only
@@ -51,6 +51,8 @@ class ChatService:
         self._gateway = gateway
         self._pipeline = pipeline
         self._answer_reserve = answer_reserve
+        # Checks each finished answer's citations (none: answers are kept unchecked).
+        self.checker = checker
         self._pending: set[threading.Thread] = set()
         self._background_lock = threading.Lock()
         self._saver = _Saved(uow, counter, conversations, programs, self._background)
@@ -246,7 +248,8 @@ class ChatService:
                     uow.commit()
         # A new version of an answer is sampled: greedily it would be the same words.
         return streamed(prepared, draft, self._saver, self._gateway, max_tokens=max_tokens,
-                        conversation_id=conversation_id, prefix=prefix, varied=version_of is not None)
+                        conversation_id=conversation_id, prefix=prefix, varied=version_of is not None,
+                        checker=self.checker)
 
     def _from_documents(self, prepared: Prepared, version_of: str | None,
                         compacted: Callable[[UnitOfWork], None]) -> Turn:
@@ -363,13 +366,14 @@ class _Saved:
 
 
 def _remember(uow: UnitOfWork, turn: Turn, answer: Message) -> SessionMemory:
-    """What the conversation remembers of the exchange, and what the answer cited. A
+    """What the conversation remembers of the exchange (the passages it was given are what
+    follow-ups lean on), and which documents the answer cited ("Cited in" counts those only). A
     documents-only reply cited nothing: the passages it offers are only the closest there were."""
-    cited = [] if answer.model == Reply.model else answer.citations
+    given, cited = answer.citations, [] if answer.model == Reply.model else answer.cited
     conversation_id = answer.conversation_id
     current = required(uow, conversation_id).settings.session
     session = updated(current, question=turn.question.content, answer=answer.content,
-                      documents=[c.document_id for c in cited], sections=[f"{c.document}: {c.where}" for c in cited])
+                      documents=[c.document_id for c in given], sections=[f"{c.document}: {c.where}" for c in given])
     uow.documents.add_citations([
         {"message_id": answer.id, "conversation_id": conversation_id, "document_id": c.document_id,
          "chunk_id": c.chunk_id, "number": c.number, "score": c.score} for c in cited])

@@ -72,7 +72,7 @@ class StatelessChat:
                         content="", created_at=now, status=Status.STREAMING, model=info.model,
                         citations=prepared.citations, evidence=prepared.evidence)
         return streamed(prepared, draft, _Unsaved(self._counter), self._gateway, max_tokens=reserve,
-                        conversation_id=None)
+                        conversation_id=None, checker=self._chat.checker)
 
     def _message(self, seq: int, role: Role, content: str, now: datetime, *, sent_content: str | None = None) -> Message:
         return Message(id=f"stateless-{seq}", conversation_id="", seq=seq, role=role, content=content,

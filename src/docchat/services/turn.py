@@ -8,18 +8,24 @@ gone) or `error`, keeping whatever text arrived.
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Generator, Iterator, Protocol
 
 from docchat.context.pipeline import Prepared
-from docchat.domain import FINISHED, Budget, Citation, EvidenceStrength, MemoryStats, Message, SessionMemory, Status
+from docchat.domain import FINISHED, Budget, Citation, EvidenceStrength, Grounding, MemoryStats, Message, SessionMemory, Status
 from docchat.errors import DocchatError, GenerationStopped, LLMError
 from docchat.ports import Gateway, Generation
 from docchat.text import NUL
 
 CHECKPOINT_S = 1.0
+log = logging.getLogger(__name__)
+
+
+# Checks a finished answer's citations: (its text, the passages it was given) -> the check.
+Checker = Callable[[str, list[Citation]], Grounding | None]
 
 
 class Saver(Protocol):
@@ -57,6 +63,7 @@ class Turn:
     session: SessionMemory | None = None
     # The answer so far when the turn continues one cut at the token limit; deltas add to it.
     prefix: str = ""
+    checker: Checker | None = None
 
     def __post_init__(self) -> None:
         self._deltas = self._run()
@@ -131,11 +138,23 @@ class Turn:
             self.answer, self.session = self.saver.settle(replace(
                 self.draft, content=text, status=status, usage=self.usage, error=error_text,
                 model=generation.model if generation is not None else self.draft.model,
+                grounding=self._checked(text) if status in FINISHED else self.draft.grounding,
             ), completing=completing)
+
+    def _checked(self, text: str) -> Grounding | None:
+        """The answer's citations checked, once it is whole (a continued one: all of it again)."""
+        if self.checker is None:
+            return None
+        try:
+            return self.checker(text, list(self.draft.citations or self.citations))
+        except Exception:  # the answer is kept unchecked rather than lost
+            log.exception("the citation check failed")
+            return None
 
 
 def streamed(prepared: Prepared, draft: Message, saver: Saver, gateway: Gateway, *, max_tokens: int,
-             conversation_id: str | None, prefix: str = "", varied: bool = False) -> Turn:
+             conversation_id: str | None, prefix: str = "", varied: bool = False,
+             checker: Checker | None = None) -> Turn:
     """The turn that streams the answer to a prepared prompt: stored or stateless, the same.
     `prefix`: the answer so far, which the model goes on writing; `varied`: a new version."""
     messages = prepared.assembly.messages
@@ -144,7 +163,7 @@ def streamed(prepared: Prepared, draft: Message, saver: Saver, gateway: Gateway,
     summary = prepared.assembly.new_summary
     return Turn(conversation_id=conversation_id, question=prepared.question, draft=draft, budget=prepared.budget,
                 stats=prepared.stats, citations=prepared.citations, evidence=prepared.evidence, saver=saver,
-                prefix=prefix,
+                prefix=prefix, checker=checker,
                 summary=summary.content if summary else None,
                 start=lambda stop: gateway.stream(messages, max_tokens=max_tokens, stop=stop,
                                                   continue_last=bool(prefix), varied=varied))

@@ -92,7 +92,7 @@ def message_row(message: Message) -> dict:
         "token_count": message.token_count,
         "tokenizer": message.tokenizer,
         "rewritten_query": message.rewritten_query,
-        "citations": citation_wire.to_stored(message.citations),
+        "citations": citation_wire.to_column(message.citations, message.grounding),
         "model": message.model,
         "usage": message.usage,
         "error": message.error,
@@ -141,7 +141,7 @@ def _maker(db: Connection):
     # The fields most rows leave at their defaults. A copy of these and a check for each costs
     # half of what a dict of all 21 fields does (0.6 ms over 2,000 messages).
     defaults = {"usage": None, "rewritten_query": None, "error": None, "sent_content": None, "budget": None,
-                "stats": None, "evidence": None, "rating": None, "version_of": None}
+                "stats": None, "evidence": None, "rating": None, "version_of": None, "grounding": None}
 
     def made(row) -> Message:
         (id, conversation_id, seq, role, content, created_at, status, token_count, tokenizer, citations,
@@ -159,7 +159,10 @@ def _maker(db: Connection):
         values["tokenizer"] = tokenizer
         # Most answers have no figures or sources, and most questions no usage (SQL NULL, or
         # JSON `null` and `[]` on SQLite): no call for those.
-        values["citations"] = [] if citations == "[]" or not citations else citation_wire.from_row(stored(citations))
+        if citations != "[]" and citations:
+            values["citations"], values["grounding"] = citation_wire.from_column(stored(citations))
+        else:
+            values["citations"] = []
         values["model"] = model
         values["shown"] = bool(shown)
         values["parent_id"] = parent_id

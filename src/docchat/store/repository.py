@@ -240,7 +240,7 @@ class ConversationRepository:
                 model=message.model,
                 usage=message.usage,
                 error=message.error,
-                citations=citation_wire.to_stored(message.citations),
+                citations=citation_wire.to_column(message.citations, message.grounding),
                 figures=figures_row(message),
                 updated_at=utcnow(),
             )

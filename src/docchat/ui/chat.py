@@ -177,6 +177,8 @@ def _message(message: Message, *, latest: bool, versions: list[Message] = (), la
                        f"“{literal(message.read_with)}”")
         elif message.rewritten_query:
             st.caption(f"Searched as: {literal(message.rewritten_query)}")
+        if message.grounding is not None and message.status is not Status.STREAMING:
+            sources.checked(message)
         if message.citations:
             sources.listed(message)
         if message.status is Status.INTERRUPTED:

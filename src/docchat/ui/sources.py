@@ -9,6 +9,7 @@ import re
 import streamlit as st
 
 from docchat.domain import Citation, Message
+from docchat.domain.grounding import DOCUMENTS_ONLY
 from docchat.safe_markdown import inert
 from docchat.ui.session import CONVERSATION_PARAM, services
 from docchat.ui.text import literal
@@ -47,13 +48,41 @@ def readable(paragraph: str) -> str:
 
 
 def listed(answer: Message) -> None:
-    with st.expander(f"Sources ({len(answer.citations)})"):
-        for cited in answer.citations:
-            st.markdown(f"**[{cited.number}] {literal(cited.document)}**, {literal(cited.where)}")
-            st.markdown("\n\n".join(readable(p) for p in cited.text[:400].split("\n\n") if p.strip()))
-            if st.button("Open the source", key=f"{KEY}_open_{answer.id}_{cited.number}",
-                         icon=":material/open_in_new:", type="tertiary"):
-                _show(cited)
+    """The passages the answer cites under Sources, numbered as it numbers them, in order of
+    first mention; the others it was given apart, collapsed. A documents-only reply cites
+    nothing: the closest passages it offers are its sources."""
+    cited, uncited = answer.cited, answer.uncited
+    if answer.model == DOCUMENTS_ONLY:
+        cited, uncited = answer.citations, []
+    if cited:
+        attributed = answer.grounding is not None and answer.grounding.attributed
+        with st.expander(f"Sources ({len(cited)})" + (", attributed by docchat" if attributed else "")):
+            if attributed:
+                st.caption("The answer has no [n] marks: docchat matched its sentences to these passages.")
+            _passages(answer, cited)
+    if uncited:
+        with st.expander(f"Also given to the model ({len(uncited)})"):
+            st.caption("Passages the model was given that the answer does not cite.")
+            _passages(answer, uncited)
+
+
+def checked(answer: Message) -> None:
+    """What the citation check found, one quiet line per sentence it marks. Shown under the
+    answer rather than as an underline inside it: the answer's text reaches the page only as
+    inert Markdown, and marking a sentence in place would take HTML around model text."""
+    grounding = answer.grounding
+    for sentence in grounding.flagged if grounding is not None else ():
+        quoted = sentence.text if len(sentence.text) <= 160 else sentence.text[:159] + "…"
+        st.caption(f":material/rule: {literal(_first_upper(grounding.note(sentence)))}: “{literal(quoted)}”")
+
+
+def _passages(answer: Message, passages: list[Citation]) -> None:
+    for cited in passages:
+        st.markdown(f"**[{cited.number}] {literal(cited.document)}**, {literal(cited.where)}")
+        st.markdown("\n\n".join(readable(p) for p in cited.text[:400].split("\n\n") if p.strip()))
+        if st.button("Open the source", key=f"{KEY}_open_{answer.id}_{cited.number}",
+                     icon=":material/open_in_new:", type="tertiary"):
+            _show(cited)
 
 
 def open_linked(history: list[Message]) -> None:
@@ -97,3 +126,7 @@ def _show(cited: Citation) -> None:
         st.download_button(f"Download {literal(view.document.name)}", data=view.original, file_name=view.document.name,
                            key=f"{KEY}_download_{cited.chunk_id}_{cited.number}", icon=":material/download:",
                            on_click="ignore")
+
+
+def _first_upper(text: str) -> str:
+    return text[:1].upper() + text[1:]
