@@ -18,6 +18,8 @@ from __future__ import annotations
 
 import json
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -257,20 +259,26 @@ def _recall(found, k: int, kinds: set[str]) -> float:
 KINDS = {"all": {ELLIPTICAL, COMPARISON, SWITCH}, "elliptical": {ELLIPTICAL, COMPARISON}, "switch": {SWITCH}}
 
 
-def run_followups_bench(*, as_json: bool = False) -> dict:
+@contextmanager
+def bench_library(prefix: str) -> Iterator:
+    """The real services over the five documents in a temporary folder, as `retrieve(query)`
+    giving the top TOP_K passages; no LLM is asked (port 9 refuses at once), and none is needed."""
     from docchat.bootstrap import build_services
     from docchat.config import Settings
 
-    with tempfile.TemporaryDirectory(prefix="docchat-bench-followups-") as tmp:
-        # Port 9 refuses at once: no LLM is asked, and none is needed.
+    with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
         settings = Settings(data_dir=Path(tmp), llm_url="http://127.0.0.1:9/v1", context_programs=False)
         services = build_services(settings)
         for name, sections in DOCUMENTS.items():
             services.documents.ingest(name, markdown(sections))
+        try:
+            yield lambda query: services.documents.retrieve(query, top_k=TOP_K)
+        finally:
+            services.documents.close()
 
-        def retrieve(query: str):
-            return services.documents.retrieve(query, top_k=TOP_K)
 
+def run_followups_bench(*, as_json: bool = False) -> dict:
+    with bench_library("docchat-bench-followups-") as retrieve:
         runs = {name: _run_dialogs(retrieve, method) for name, method in METHODS.items()}
     asked = [follow_up for _, follow_ups in DIALOGS for follow_up in follow_ups]
     counts = {kind: sum(follow_up.kind in kinds for follow_up in asked) for kind, kinds in KINDS.items()}

@@ -22,15 +22,13 @@ from __future__ import annotations
 import contextlib
 import io
 import json
-import tempfile
 from dataclasses import dataclass
-from pathlib import Path
 
 from docchat.context.followup import retrieve_follow_up
 from docchat.domain import Judgement, judge
 from docchat.domain.grounding import FOUND_AT, NOT_FOUND_BELOW, evidence_score
 
-from docchat_bench.followups import DOCUMENTS, markdown
+from docchat_bench.followups import DOCUMENTS, bench_library
 from docchat_bench.grounding_citations import run_citation_bench
 from docchat_bench.grounding_data import Question, dialogs
 
@@ -125,21 +123,8 @@ def figures(judged: list[Judged]) -> dict:
 
 
 def run_grounding_bench(*, as_json: bool = False) -> dict:
-    from docchat.bootstrap import build_services
-    from docchat.config import Settings
-
-    with tempfile.TemporaryDirectory(prefix="docchat-bench-grounding-") as tmp:
-        # Port 9 refuses at once: no LLM is asked, and none is needed.
-        settings = Settings(data_dir=Path(tmp), llm_url="http://127.0.0.1:9/v1", context_programs=False)
-        services = build_services(settings)
-        for name, sections in DOCUMENTS.items():
-            services.documents.ingest(name, markdown(sections))
-
-        def retrieve(query: str):
-            return services.documents.retrieve(query, top_k=TOP_K)
-
+    with bench_library("docchat-bench-grounding-") as retrieve:
         result = {"evidence": figures(_judge_all(retrieve, dialogs()))}
-        services.documents.close()
     # The citation half: the check over answers with planted unsupported sentences.
     if as_json:
         with contextlib.redirect_stdout(io.StringIO()):  # one JSON object for both halves

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,20 +13,8 @@ from docchat.bootstrap import build_services
 from docchat.config import Settings
 
 from tests.integration.conftest import library_of
+from tests.integration.test_cli_ingest import docchat  # noqa: F401 (a fixture: the real command)
 from tests.integration.sqlite_files import sql
-
-
-@pytest.fixture
-def docchat(data_dir, tmp_path):
-    command = Path(sys.executable).with_name("docchat")
-
-    def run(*args: str) -> subprocess.CompletedProcess:
-        env = {**os.environ, "DOCCHAT_DATA_DIR": str(data_dir)}
-        env.pop("DOCCHAT_DATABASE_URL", None)
-        return subprocess.run([str(command), *args], env=env, cwd=tmp_path, capture_output=True, text=True,
-                              timeout=300)
-
-    return run
 
 
 @pytest.fixture
