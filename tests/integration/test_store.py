@@ -61,7 +61,7 @@ def test_migrating_an_empty_database_records_the_head_revision(engine):
 
     upgrade(engine)
 
-    assert current_revision(engine) == head_revision() == "0011"
+    assert current_revision(engine) == head_revision() == "0012"
 
 
 def test_running_the_migrations_twice_keeps_the_revision_and_the_data(engine):
@@ -401,3 +401,29 @@ def test_messages_stored_before_the_prefix_index_are_found_by_two_letters_typed_
         assert hit.conversation_id == "c1"
         assert "«trustee»" in hit.snippet
         assert [h.seq for h in unit.conversations.search("harbour st", limit=5)] == [2]
+
+
+def test_citations_kept_before_the_check_count_only_the_passages_the_answer_marked(engine):
+    """"Cited in" counted every passage an answer was given; after the upgrade, those it cites."""
+    upgrade(engine, "0011")
+    with engine.begin() as connection:
+        connection.execute(text(
+            "INSERT INTO conversations (id, title, created_at, updated_at, pinned, archived, "
+            "memory_start_seq, pruned_before_seq, metadata) "
+            "VALUES ('c1', 'Lease questions', '2026-01-05 09:00:00', '2026-01-05 09:00:00', false, false, 1, 1, '{}')"))
+        for id, seq, content in (("a1", 1, "The rent is reviewed every fifth year [2], upwards only [2, 3]."),
+                                 ("a2", 2, "The tenant may leave on the tenth anniversary.")):
+            connection.execute(text(
+                "INSERT INTO messages (id, conversation_id, seq, role, content, created_at, status, citations, shown) "
+                "VALUES (:id, 'c1', :seq, 'assistant', :content, '2026-01-05 09:00:00', 'complete', '[]', true)"),
+                dict(id=id, seq=seq, content=content))
+            for number in (1, 2, 3, 17):
+                connection.execute(text(
+                    "INSERT INTO citations (message_id, conversation_id, document_id, chunk_id, number, score) "
+                    "VALUES (:id, 'c1', 'd1', :chunk, :number, 0.5)"), dict(id=id, chunk=f"k{number}", number=number))
+
+    upgrade(engine)
+
+    with engine.connect() as connection:
+        kept = connection.execute(text("SELECT message_id, number FROM citations ORDER BY message_id, number")).all()
+    assert [tuple(row) for row in kept] == [("a1", 2), ("a1", 3)]
