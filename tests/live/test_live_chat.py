@@ -111,7 +111,10 @@ def test_docchat_ask_answers_from_the_cli_with_usage_and_budget(live_settings, d
 
     assert result.returncode == 0, result.stderr
     reply = json.loads(result.stdout)
-    assert reply["status"] == "complete" and reply["answer"]
+    # Answered: the bundled model may run to the limit (the system prompt's rule about passages
+    # lengthened this one past 48 tokens at temperature 0); either way it stops, in time.
+    assert reply["status"] in ("complete", "truncated") and reply["answer"]
+    assert 0 < reply["usage"]["completion_tokens"] <= ANSWER_TOKENS
     assert reply["usage"]["prompt_tokens"] == reply["budget"]["prompt"]
     assert reply["budget"]["max_model_len"] == 8192
 
