@@ -26,13 +26,13 @@ from __future__ import annotations
 
 import json
 import re
-import statistics
 import time
 from dataclasses import dataclass
 
 from docchat.context import citation_check
 from docchat.domain.grounding import MARK
 
+from docchat_bench.figures import p50_p95
 from docchat_bench.followups import DOCUMENTS
 
 KINDS = ("wrong passage", "changed number", "other document", "invented claim")
@@ -234,9 +234,8 @@ def _timings(answers: list[PlantedAnswer], embed) -> list[float]:
 
 
 def _percentiles(times: list[float]) -> dict:
-    ordered = sorted(times)
-    return {"p50_ms": round(statistics.median(ordered), 2),
-            "p95_ms": round(ordered[min(len(ordered) - 1, int(0.95 * len(ordered)))], 2)}
+    p50, p95 = p50_p95(times)
+    return {"p50_ms": round(p50, 2), "p95_ms": round(p95, 2)}
 
 
 def run_citation_bench(as_json: bool = False, *, embedder=None) -> dict:
