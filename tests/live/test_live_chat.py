@@ -7,12 +7,15 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+import pytest
+
 from docchat.bootstrap import build_services
 from docchat.domain import FINISHED, Role, Status
 
 from tests.live.conftest import ANSWER_TOKENS
 
 
+@pytest.mark.both_servers
 def test_an_answer_streams_in_pieces_and_its_usage_is_stored(live_services):
     turn = live_services.chat.answer(None, "What is the capital of France?")
 
@@ -52,6 +55,7 @@ def test_the_local_token_count_of_the_prompt_equals_the_servers(live_services):
     assert live_services.llm.calibration().startswith("matches server")
 
 
+@pytest.mark.both_servers
 def test_a_conversation_longer_than_the_window_is_trimmed_and_never_overflows(live_services):
     conversation = live_services.conversations.create("Very long meeting notes")
     paragraph = "The committee reviewed the quarterly budget, the audit schedule and the bond coupons. " * 12
@@ -70,6 +74,7 @@ def test_a_conversation_longer_than_the_window_is_trimmed_and_never_overflows(li
     assert turn.usage["prompt_tokens"] + turn.budget.answer_reserve <= window
 
 
+@pytest.mark.both_servers
 def test_a_restarted_app_finds_the_history_and_continues_the_conversation(live_services, live_settings):
     first = live_services.chat.answer(None, "My name is Ada. What is two plus two?")
     first.text()
@@ -85,6 +90,7 @@ def test_a_restarted_app_finds_the_history_and_continues_the_conversation(live_s
     assert len(restarted.conversations.history(first.conversation_id)) == 4
 
 
+@pytest.mark.both_servers
 def test_stopping_keeps_the_partial_answer_as_interrupted(live_settings):
     services = build_services(live_settings.model_copy(update={"max_tokens": 400}))
     turn = services.chat.answer(None, "Write a long story about a lighthouse keeper.")

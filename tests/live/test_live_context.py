@@ -1,5 +1,7 @@
 """The context engine on the real server: condensation, titles, follow-up rewriting."""
 
+import pytest
+
 from docchat.domain import FINISHED, TitleSource
 
 QUESTION = ("What does clause {i} of the Harbour Street Trust Agreement say about the Determination Date? "
@@ -106,6 +108,7 @@ def test_the_session_remembers_a_resolved_term_across_a_restart(live_services, l
     assert session.turns == 1
 
 
+@pytest.mark.both_servers
 def test_a_stateless_answer_uses_the_callers_history_and_stores_nothing(live_services):
     history = [{"role": "user", "content": "My name is Ada."}, {"role": "assistant", "content": "Hello Ada!"}]
 

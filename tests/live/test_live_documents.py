@@ -6,12 +6,15 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from docchat.bootstrap import build_services
 from docchat.domain import FINISHED
 
 from tests.integration.test_documents import trust_pdf
 
 
+@pytest.mark.both_servers
 def test_a_question_about_an_ingested_pdf_is_answered_from_passages_citing_the_right_page(live_settings):
     # A passage budget too small for the whole PDF: the passages go into the question's turn.
     services = build_services(live_settings.model_copy(update={"cap_chunks": 0.005}))
