@@ -155,3 +155,12 @@ def test_a_server_that_cannot_count_tokens_says_so(status_of):
         status = status_of(ollama)
 
     assert status.calibration == "not checked: Ollama offers no tokenize endpoint"
+
+
+def test_an_answers_budget_says_its_window_was_assumed(settings_for):
+    with RecordedServer("llama_cpp_python") as server:
+        answer = build_services(settings_for(server.url + "/v1")).chat.answer(None, QUESTION)
+        answer.text()
+
+    assert (answer.budget.max_model_len, answer.budget.window_source) == (2_048, "assumed")
+    assert answer.budget.prompt + answer.budget.answer_reserve <= 2_048
