@@ -220,6 +220,7 @@ class ChatService:
         reserve = self.reserve_for(info.max_model_len)
         prepared = self._pipeline.prepare(request, max_model_len=info.max_model_len, answer_reserve=reserve,
                                           keep_question=keep, progress=progress)
+        prepared = replace(prepared, budget=replace(prepared.budget, window_source=info.window_source))
         conversation_id = prepared.question.conversation_id
 
         def compacted(uow: UnitOfWork) -> None:
