@@ -42,7 +42,8 @@ $(LLM_STAMP): requirements-llm.txt
 
 # The tests' second model server, llama.cpp (llama_cpp.server), on the same bundled GGUF file.
 # Only `make test` needs it. pip compiles llama.cpp from source, CPU only, on both cores, and
-# keeps the wheel in its cache: measured here, 5.6 min the first time, 12 s in a second clone.
+# keeps the wheel in its cache: measured here, 5.6 to 13 min the first time (13 with four other
+# builds and test runs on the two cores), 12 to 31 s in a second clone.
 # Not -march=native: on this machine kind it turns on llama.cpp's AMX kernels, which crash
 # (SIGSEGV in ggml_backend_amx_mul_mat) at the first token. AVX2 runs on any x86-64-v3 CPU.
 LLAMACPP_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON -DGGML_BLAS=OFF

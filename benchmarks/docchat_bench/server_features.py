@@ -18,7 +18,7 @@ from docchat.llm.profiles import CPU_MODEL_NAME
 
 FOREIGN_ORIGIN = "http://pages.example"
 PROBE_QUESTION = [{"role": "user", "content": "Write three sentences about the sea and its tides."}]
-PROBE_TOKENS = 40
+PROBE_TOKENS = 24
 
 
 @dataclass(frozen=True)

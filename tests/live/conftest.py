@@ -1,3 +1,5 @@
+from dataclasses import dataclass
+
 import pytest
 
 from docchat.bootstrap import build_services
@@ -16,17 +18,28 @@ def pytest_generate_tests(metafunc):
         metafunc.parametrize("live_server", SERVERS, indirect=True)
 
 
+@dataclass(frozen=True)
+class LiveServer:
+    url: str
+    api_key: str | None
+    # What its user sets as DOCCHAT_LLM_WINDOW: llama-cpp-python's server does not say its window.
+    window: int | None = None
+
+
 @pytest.fixture
-def live_server(request):
+def live_server(request) -> LiveServer:
     """The model server of the test: docchat's own vLLM unless the test runs on both."""
-    kind = getattr(request, "param", "vllm")
-    return request.getfixturevalue("live_llamacpp" if kind == "llamacpp" else "live_llm")
+    if getattr(request, "param", "vllm") == "llamacpp":
+        llamacpp = request.getfixturevalue("live_llamacpp")
+        return LiveServer(llamacpp.url, llamacpp.api_key, window=llamacpp.window)
+    vllm = request.getfixturevalue("live_llm")
+    return LiveServer(vllm.url, vllm.api_key)
 
 
 @pytest.fixture
 def live_settings(live_server, data_dir):
     return Settings(data_dir=data_dir, llm_url=live_server.url, llm_api_key=live_server.api_key,
-                    max_tokens=ANSWER_TOKENS)
+                    llm_window=live_server.window, max_tokens=ANSWER_TOKENS)
 
 
 @pytest.fixture
