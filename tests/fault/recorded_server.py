@@ -3,7 +3,11 @@ Studio, llama.cpp's servers, vLLM), from tests/fault/recorded/<name>.json.
 
 Each key of the file is "METHOD /path" (or "POST /path <model>" for a body naming a model, as
 Ollama's /api/show takes); its value is the JSON body answered with 200 (a string is answered as
-text). Any other route is a 404, as the real server's missing route is. POST /v1/chat/completions
+text). Any other route is a 404, as the real server's missing route is. A recorded body cannot
+count a new text, so the tokenize routes a recording has count words instead (a stand-in
+tokenizer, in each server's shape: llama-cpp-python's adds a BOS token, as it does for a model
+that has one), and llama-server's /apply-template renders ChatML; vLLM's count of a whole chat
+stays the recorded one. POST /v1/chat/completions
 streams a short answer the OpenAI way and records the request's body in `completions`, so tests
 can see which sampling options docchat sent; every request's "METHOD /path" is in `asked`.
 """
@@ -74,7 +78,7 @@ def _handler_for(server: RecordedServer):
             named = f"{key} {body.get('model')}" if isinstance(body, dict) else key
             for candidate in (named, key):
                 if candidate in server.routes:
-                    self._send(200, server.routes[candidate])
+                    self._send(200, _counted(self.path, body) or server.routes[candidate])
                     return
             self._send(404, {"error": f"no route {self.path}"})
 
@@ -101,3 +105,17 @@ def _handler_for(server: RecordedServer):
             self.wfile.write(data)
 
     return Handler
+
+
+def _counted(path: str, body: dict) -> dict | None:
+    """A tokenize route's answer to a text: one token per word."""
+    if path == "/extras/tokenize/count" and isinstance(body.get("input"), str):
+        return {"count": 1 + len(body["input"].split())}
+    if path == "/tokenize" and isinstance(body.get("content"), str):
+        return {"tokens": list(range(len(body["content"].split())))}
+    if path == "/apply-template" and isinstance(body.get("messages"), list):
+        return {"prompt": "".join(f"<|im_start|>{m['role']}\n{m['content']}<|im_end|>\n" for m in body["messages"])
+                + "<|im_start|>assistant\n"}
+    if path == "/tokenize" and isinstance(body.get("prompt"), str):
+        return {"count": len(body["prompt"].split())}
+    return None

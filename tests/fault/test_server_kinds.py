@@ -8,6 +8,8 @@ from __future__ import annotations
 import pytest
 
 from docchat.bootstrap import build_services
+from docchat.memory.tokens import render_chatml
+from docchat.services.llm import SAMPLE
 
 from tests.fault.recorded_server import RecordedServer
 
@@ -49,7 +51,7 @@ def test_a_server_without_a_health_route_is_healthy_when_it_lists_its_models(sta
     with RecordedServer("ollama") as ollama:
         status = status_of(ollama)
 
-    assert "GET /health" in ollama.asked  # answered 404: Ollama has no such route
+    assert "GET /health" not in ollama.asked  # Ollama has no such route
     assert status.healthy and status.error is None
 
 
@@ -141,13 +143,25 @@ def test_only_the_sampling_options_a_server_takes_are_sent(settings_for, recordi
     assert not left_out & set(body)
 
 
-@pytest.mark.parametrize(("recording", "server_count"), [("vllm", 61), ("llama_cpp", 37), ("llama_cpp_python", 61)])
-def test_tokens_are_checked_against_the_servers_own_count_where_it_can_count(status_of, recording, server_count):
-    with RecordedServer(recording) as server:
+def test_tokens_are_checked_against_the_count_of_vllm_and_of_llama_server(status_of):
+    words = sum(len(render_chatml(m["role"], m["content"]).split()) for m in SAMPLE) + 1
+    with RecordedServer("vllm") as vllm, RecordedServer("llama_cpp") as llama_server:
+        from_vllm, from_llama_server = status_of(vllm), status_of(llama_server)
+
+    # The recorded count of the sample chat; the stand-in tokenizer's count of it as the
+    # model's template (ChatML) writes it.
+    assert "server 61 tokens" in from_vllm.calibration
+    assert f"server {words} tokens" in from_llama_server.calibration
+
+
+def test_a_model_docchat_has_no_tokenizer_of_is_counted_by_the_server(status_of):
+    with RecordedServer("llama_cpp_python") as server:
         status = status_of(server)
 
-    assert f"server {server_count} tokens" in status.calibration or \
-        status.calibration == f"matches server ({server_count} tokens)"
+    # Its counts of each message, less the BOS token it adds to each text, sum to its count of
+    # the whole chat: exact, and said so.
+    assert status.counter == "server-tokenize:llama-cpp-python:smollm2-135m-instruct"
+    assert status.calibration.startswith("matches server") and status.counter_exact
 
 
 def test_a_server_that_cannot_count_tokens_says_so(status_of):

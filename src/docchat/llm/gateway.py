@@ -33,9 +33,9 @@ from docchat.errors import (
     ModelMissing,
     StreamCut,
 )
-from docchat.llm.discovery import (PrefixCache, ServerInfo, auth, fetch_info, is_healthy, prefix_cache,
-                                  server_token_count, tls)
+from docchat.llm.discovery import PrefixCache, ServerInfo, auth, fetch_info, is_healthy, prefix_cache, tls
 from docchat.llm.server_kinds import TRAITS, ServerKind
+from docchat.llm.server_tokens import server_token_count
 from docchat.llm.watchdog import notice
 
 _POLL_S = 0.05
