@@ -1,4 +1,4 @@
-"""Streaming chat completions from vLLM's OpenAI-compatible API, read with httpx.
+"""Streaming chat completions from an OpenAI-compatible server (vLLM first), read with httpx.
 
 Every failure leaves here as a docchat error a user can read. The stream is read on a
 worker thread so that the caller can enforce the first-token and between-token timeouts
