@@ -178,3 +178,15 @@ def test_an_answers_budget_says_its_window_was_assumed(settings_for):
 
     assert (answer.budget.max_model_len, answer.budget.window_source) == (2_048, "assumed")
     assert answer.budget.prompt + answer.budget.answer_reserve <= 2_048
+
+
+def test_checking_an_address_names_the_server_its_model_and_whose_window_it_is(settings_for, fake_llm):
+    services = build_services(settings_for(fake_llm.url + "/v1"))
+    with RecordedServer("lm_studio") as lm_studio, RecordedServer("llama_cpp_python") as llama_cpp_python:
+        loaded = services.llm.check(lm_studio.url + "/v1")
+        unsaid = services.llm.check(llama_cpp_python.url + "/v1")
+
+    assert loaded == (f"LM Studio at {lm_studio.url}/v1 serves qwen/qwen3-4b-2507, with a window of 16,384 tokens "
+                      "(reported by the server)")
+    assert unsaid == (f"llama-cpp-python server at {llama_cpp_python.url}/v1 serves smollm2-135m-instruct, with a "
+                      "window of 2,048 tokens (assumed: llama-cpp-python does not report its --n_ctx)")
