@@ -56,6 +56,7 @@ class _Info:
     window_note: str = ""
     server: str = "instant stand-in"
     reports_prefix_cache: bool = False
+    continues_answers: bool = True
 
 
 class _Answer:

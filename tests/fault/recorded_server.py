@@ -32,6 +32,8 @@ class RecordedServer:
     def __init__(self, name: str) -> None:
         self.routes = recorded(name)
         self.completions: list[dict] = []
+        # How each streamed answer ends: "length" makes it an answer cut at the token limit.
+        self.finish_reason = "stop"
         self.asked: list[str] = []
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
         self._httpd.daemon_threads = True
@@ -96,7 +98,7 @@ def _handler_for(server: RecordedServer):
         def _stream(self) -> None:
             events = [{"choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}]}
                       for piece in ANSWER]
-            events.append({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+            events.append({"choices": [{"index": 0, "delta": {}, "finish_reason": server.finish_reason}]})
             data = b"".join(f"data: {json.dumps(event)}\n\n".encode() for event in events) + b"data: [DONE]\n\n"
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")

@@ -8,6 +8,7 @@ from __future__ import annotations
 import pytest
 
 from docchat.bootstrap import build_services
+from docchat.errors import InvalidInput
 from docchat.memory.tokens import render_chatml
 from docchat.services.llm import SAMPLE
 
@@ -190,3 +191,18 @@ def test_checking_an_address_names_the_server_its_model_and_whose_window_it_is(s
                       "(reported by the server)")
     assert unsaid == (f"llama-cpp-python server at {llama_cpp_python.url}/v1 serves smollm2-135m-instruct, with a "
                       "window of 2,048 tokens (assumed: llama-cpp-python does not report its --n_ctx)")
+
+
+def test_a_server_that_cannot_go_on_with_a_cut_answer_is_not_asked_to(settings_for):
+    with RecordedServer("llama_cpp_python") as server:
+        server.finish_reason = "length"
+        services = build_services(settings_for(server.url + "/v1"))
+        answer = services.chat.answer(None, QUESTION)
+        answer.text()
+        with pytest.raises(InvalidInput) as refused:
+            services.chat.continue_answer(answer.conversation_id)
+
+    assert str(refused.value) == ("llama-cpp-python server starts a new answer instead of going on with this one: "
+                                  "ask for the rest instead")
+    assert len(server.completions) == 1
+    assert services.conversations.history(answer.conversation_id)[-1].content == "The Determination Date is the 15th."

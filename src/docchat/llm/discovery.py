@@ -43,6 +43,10 @@ class ServerInfo:
     def reports_prefix_cache(self) -> bool:
         return TRAITS[self.kind].reports_prefix_cache
 
+    @property
+    def continues_answers(self) -> bool:
+        return TRAITS[self.kind].continues
+
 
 @dataclass(frozen=True)
 class PrefixCache:

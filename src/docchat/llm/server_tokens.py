@@ -47,7 +47,7 @@ def server_counter(info: ServerInfo, *, api_key: str | None = None, timeout: flo
                 added.append(_count(http, info, url, ""))
             return _count(http, info, url, text) - added[0]
         except (httpx.HTTPError, KeyError, TypeError, ValueError) as error:
-            raise LLMServerError(f"the {info.server} did not count tokens: {error}") from None
+            raise LLMServerError(f"{info.server} did not count tokens: {error}") from None
 
     return ServerCounter(count, id=f"server-tokenize:{info.kind.value}:{info.model}")
 
