@@ -206,3 +206,15 @@ def test_a_server_that_cannot_go_on_with_a_cut_answer_is_not_asked_to(settings_f
                                   "ask for the rest instead")
     assert len(server.completions) == 1
     assert services.conversations.history(answer.conversation_id)[-1].content == "The Determination Date is the 15th."
+
+
+def test_llama_server_without_n_ctx_in_props_is_read_from_its_model_listing(status_of):
+    with RecordedServer("llama_cpp") as llama_server:
+        llama_server.routes["GET /props"] = {"default_generation_settings": {"params": {"top_k": 40}}, "total_slots": 1}
+        listing = llama_server.routes["GET /v1/models"]
+        [model] = listing["data"]
+        llama_server.routes["GET /v1/models"] = {**listing, "data": [{**model, "meta": {**model["meta"], "n_ctx": 12_288}}]}
+        status = status_of(llama_server)
+
+    assert (status.server, status.max_model_len, status.window_source) == ("llama.cpp server", 12_288,
+                                                                           "reported by the server")
