@@ -29,6 +29,7 @@ from docchat.llm.gateway import Sampling, Timeouts, VllmGateway
 from docchat.llm.profiles import (CPU_MODEL_NAME, CPU_SAMPLING, CPU_VARIED_SAMPLING, GPU_SAMPLING, answer_tokens,
                                   embedded_model_dir, guessed_tokenizer, start_advice)
 from docchat.llm.server_key import llm_key
+from docchat.llm.server_tokens import server_counter
 from docchat.llm.skill_record import JsonSkillRecord
 from docchat.memory.tokens import ServedCounter, counter_for
 from docchat.ports import (ChunkIndex, Embedder, FileStore, PageRenderer, Parser, Programs, Retriever, SkillRecord,
@@ -166,7 +167,8 @@ def _expected_model(settings: Settings) -> str | None:
 
 def _following_counter(settings: Settings, gateway, info) -> ServedCounter:
     """The served model's tokenizer, following the server; until it answers, the profile's."""
-    counter = ServedCounter(lambda: counter_for(*guessed_tokenizer(settings)), served=info)
+    counter = ServedCounter(lambda: counter_for(*guessed_tokenizer(settings)), served=info,
+                            by_server=lambda served: server_counter(served, api_key=gateway.api_key()))
     gateway.watch(counter.follow)
     return counter
 

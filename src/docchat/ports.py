@@ -199,6 +199,10 @@ class ServerInfo(Protocol):
     @property
     def reports_prefix_cache(self) -> bool: ...
 
+    @property
+    def continues_answers(self) -> bool:
+        """Whether it goes on writing an answer cut short (else it would start a new one)."""
+
 
 class PrefixCache(Protocol):
     hits: float

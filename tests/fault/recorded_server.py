@@ -3,7 +3,11 @@ Studio, llama.cpp's servers, vLLM), from tests/fault/recorded/<name>.json.
 
 Each key of the file is "METHOD /path" (or "POST /path <model>" for a body naming a model, as
 Ollama's /api/show takes); its value is the JSON body answered with 200 (a string is answered as
-text). Any other route is a 404, as the real server's missing route is. POST /v1/chat/completions
+text). Any other route is a 404, as the real server's missing route is. A recorded body cannot
+count a new text, so the tokenize routes a recording has count words instead (a stand-in
+tokenizer, in each server's shape: llama-cpp-python's adds a BOS token, as it does for a model
+that has one), and llama-server's /apply-template renders ChatML; vLLM's count of a whole chat
+stays the recorded one. POST /v1/chat/completions
 streams a short answer the OpenAI way and records the request's body in `completions`, so tests
 can see which sampling options docchat sent; every request's "METHOD /path" is in `asked`.
 """
@@ -28,6 +32,8 @@ class RecordedServer:
     def __init__(self, name: str) -> None:
         self.routes = recorded(name)
         self.completions: list[dict] = []
+        # How each streamed answer ends: "length" makes it an answer cut at the token limit.
+        self.finish_reason = "stop"
         self.asked: list[str] = []
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler_for(self))
         self._httpd.daemon_threads = True
@@ -74,7 +80,7 @@ def _handler_for(server: RecordedServer):
             named = f"{key} {body.get('model')}" if isinstance(body, dict) else key
             for candidate in (named, key):
                 if candidate in server.routes:
-                    self._send(200, server.routes[candidate])
+                    self._send(200, _counted(self.path, body) or server.routes[candidate])
                     return
             self._send(404, {"error": f"no route {self.path}"})
 
@@ -92,7 +98,7 @@ def _handler_for(server: RecordedServer):
         def _stream(self) -> None:
             events = [{"choices": [{"index": 0, "delta": {"content": piece}, "finish_reason": None}]}
                       for piece in ANSWER]
-            events.append({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+            events.append({"choices": [{"index": 0, "delta": {}, "finish_reason": server.finish_reason}]})
             data = b"".join(f"data: {json.dumps(event)}\n\n".encode() for event in events) + b"data: [DONE]\n\n"
             self.send_response(200)
             self.send_header("Content-Type", "text/event-stream")
@@ -101,3 +107,17 @@ def _handler_for(server: RecordedServer):
             self.wfile.write(data)
 
     return Handler
+
+
+def _counted(path: str, body: dict) -> dict | None:
+    """A tokenize route's answer to a text: one token per word."""
+    if path == "/extras/tokenize/count" and isinstance(body.get("input"), str):
+        return {"count": 1 + len(body["input"].split())}
+    if path == "/tokenize" and isinstance(body.get("content"), str):
+        return {"tokens": list(range(len(body["content"].split())))}
+    if path == "/apply-template" and isinstance(body.get("messages"), list):
+        return {"prompt": "".join(f"<|im_start|>{m['role']}\n{m['content']}<|im_end|>\n" for m in body["messages"])
+                + "<|im_start|>assistant\n"}
+    if path == "/tokenize" and isinstance(body.get("prompt"), str):
+        return {"count": len(body["prompt"].split())}
+    return None

@@ -8,6 +8,9 @@ from __future__ import annotations
 import pytest
 
 from docchat.bootstrap import build_services
+from docchat.errors import InvalidInput
+from docchat.memory.tokens import render_chatml
+from docchat.services.llm import SAMPLE
 
 from tests.fault.recorded_server import RecordedServer
 
@@ -49,7 +52,7 @@ def test_a_server_without_a_health_route_is_healthy_when_it_lists_its_models(sta
     with RecordedServer("ollama") as ollama:
         status = status_of(ollama)
 
-    assert "GET /health" in ollama.asked  # answered 404: Ollama has no such route
+    assert "GET /health" not in ollama.asked  # Ollama has no such route
     assert status.healthy and status.error is None
 
 
@@ -141,13 +144,25 @@ def test_only_the_sampling_options_a_server_takes_are_sent(settings_for, recordi
     assert not left_out & set(body)
 
 
-@pytest.mark.parametrize(("recording", "server_count"), [("vllm", 61), ("llama_cpp", 37), ("llama_cpp_python", 61)])
-def test_tokens_are_checked_against_the_servers_own_count_where_it_can_count(status_of, recording, server_count):
-    with RecordedServer(recording) as server:
+def test_tokens_are_checked_against_the_count_of_vllm_and_of_llama_server(status_of):
+    words = sum(len(render_chatml(m["role"], m["content"]).split()) for m in SAMPLE) + 1
+    with RecordedServer("vllm") as vllm, RecordedServer("llama_cpp") as llama_server:
+        from_vllm, from_llama_server = status_of(vllm), status_of(llama_server)
+
+    # The recorded count of the sample chat; the stand-in tokenizer's count of it as the
+    # model's template (ChatML) writes it.
+    assert "server 61 tokens" in from_vllm.calibration
+    assert f"server {words} tokens" in from_llama_server.calibration
+
+
+def test_a_model_docchat_has_no_tokenizer_of_is_counted_by_the_server(status_of):
+    with RecordedServer("llama_cpp_python") as server:
         status = status_of(server)
 
-    assert f"server {server_count} tokens" in status.calibration or \
-        status.calibration == f"matches server ({server_count} tokens)"
+    # Its counts of each message, less the BOS token it adds to each text, sum to its count of
+    # the whole chat: exact, and said so.
+    assert status.counter == "server-tokenize:llama-cpp-python:smollm2-135m-instruct"
+    assert status.calibration.startswith("matches server") and status.counter_exact
 
 
 def test_a_server_that_cannot_count_tokens_says_so(status_of):
@@ -164,3 +179,42 @@ def test_an_answers_budget_says_its_window_was_assumed(settings_for):
 
     assert (answer.budget.max_model_len, answer.budget.window_source) == (2_048, "assumed")
     assert answer.budget.prompt + answer.budget.answer_reserve <= 2_048
+
+
+def test_checking_an_address_names_the_server_its_model_and_whose_window_it_is(settings_for, fake_llm):
+    services = build_services(settings_for(fake_llm.url + "/v1"))
+    with RecordedServer("lm_studio") as lm_studio, RecordedServer("llama_cpp_python") as llama_cpp_python:
+        loaded = services.llm.check(lm_studio.url + "/v1")
+        unsaid = services.llm.check(llama_cpp_python.url + "/v1")
+
+    assert loaded == (f"LM Studio at {lm_studio.url}/v1 serves qwen/qwen3-4b-2507, with a window of 16,384 tokens "
+                      "(reported by the server)")
+    assert unsaid == (f"llama-cpp-python server at {llama_cpp_python.url}/v1 serves smollm2-135m-instruct, with a "
+                      "window of 2,048 tokens (assumed: llama-cpp-python does not report its --n_ctx)")
+
+
+def test_a_server_that_cannot_go_on_with_a_cut_answer_is_not_asked_to(settings_for):
+    with RecordedServer("llama_cpp_python") as server:
+        server.finish_reason = "length"
+        services = build_services(settings_for(server.url + "/v1"))
+        answer = services.chat.answer(None, QUESTION)
+        answer.text()
+        with pytest.raises(InvalidInput) as refused:
+            services.chat.continue_answer(answer.conversation_id)
+
+    assert str(refused.value) == ("llama-cpp-python server starts a new answer instead of going on with this one: "
+                                  "ask for the rest instead")
+    assert len(server.completions) == 1
+    assert services.conversations.history(answer.conversation_id)[-1].content == "The Determination Date is the 15th."
+
+
+def test_llama_server_without_n_ctx_in_props_is_read_from_its_model_listing(status_of):
+    with RecordedServer("llama_cpp") as llama_server:
+        llama_server.routes["GET /props"] = {"default_generation_settings": {"params": {"top_k": 40}}, "total_slots": 1}
+        listing = llama_server.routes["GET /v1/models"]
+        [model] = listing["data"]
+        llama_server.routes["GET /v1/models"] = {**listing, "data": [{**model, "meta": {**model["meta"], "n_ctx": 12_288}}]}
+        status = status_of(llama_server)
+
+    assert (status.server, status.max_model_len, status.window_source) == ("llama.cpp server", 12_288,
+                                                                           "reported by the server")

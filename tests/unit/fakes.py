@@ -188,6 +188,7 @@ class FakeServerInfo:
     window_note: str = "max_model_len in /v1/models"
     server: str = "vLLM"
     reports_prefix_cache: bool = True
+    continues_answers: bool = True
 
 
 class FakeGeneration:

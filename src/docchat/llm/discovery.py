@@ -43,6 +43,10 @@ class ServerInfo:
     def reports_prefix_cache(self) -> bool:
         return TRAITS[self.kind].reports_prefix_cache
 
+    @property
+    def continues_answers(self) -> bool:
+        return TRAITS[self.kind].continues
+
 
 @dataclass(frozen=True)
 class PrefixCache:
@@ -188,39 +192,3 @@ def prefix_cache(base_url: str, *, timeout: float = 2.0) -> PrefixCache | None:
         return sum(float(value) for value in re.findall(rf"^{name}(?:{{[^}}]*}})? ([0-9.eE+-]+)$", text, re.M))
 
     return PrefixCache(hits=total("vllm:prefix_cache_hits_total"), queries=total("vllm:prefix_cache_queries_total"))
-
-
-def server_token_count(info: ServerInfo, messages: list[dict], *, timeout: float = 10.0,
-                       api_key: str | None = None) -> int:
-    """The server's own count of a chat prompt, generation prompt included: vLLM counts the chat
-    with the model's template; llama.cpp's server renders it with its template (/apply-template)
-    and counts the text; llama-cpp-python counts the text as ChatML renders it. Raises
-    LookupError when the server cannot count, httpx.HTTPError when counting failed."""
-    traits = TRAITS[info.kind]
-    if traits.tokenize is None or traits.tokenize_path is None:
-        raise LookupError(f"{traits.label} offers no tokenize endpoint")
-    url = f"{root_url(info.base_url)}{traits.tokenize_path}"
-    with httpx.Client(timeout=timeout, verify=tls(), headers=auth(api_key)) as http:
-        if traits.tokenize == "chat":
-            response = http.post(url, json={"model": info.model, "messages": messages, "add_generation_prompt": True})
-            response.raise_for_status()
-            return int(response.json()["count"])
-        prompt = _rendered(http, info, messages)
-        if info.kind is ServerKind.LLAMA_CPP:
-            response = http.post(url, json={"content": prompt, "add_special": False, "parse_special": True})
-            response.raise_for_status()
-            return len(response.json()["tokens"])
-        response = http.post(url, json={"model": info.model, "input": prompt})
-        response.raise_for_status()
-        return int(response.json()["count"])
-
-
-def _rendered(http: httpx.Client, info: ServerInfo, messages: list[dict]) -> str:
-    """The prompt as the server's chat template writes it (llama.cpp's /apply-template), else as
-    ChatML does (the template docchat's own counters assume)."""
-    if info.kind is ServerKind.LLAMA_CPP:
-        response = http.post(f"{root_url(info.base_url)}/apply-template", json={"messages": messages})
-        if response.is_success and isinstance(response.json().get("prompt"), str):
-            return response.json()["prompt"]
-    chat = "".join(f"<|im_start|>{m['role']}\n{m['content']}<|im_end|>\n" for m in messages)
-    return chat + "<|im_start|>assistant\n"

@@ -1,4 +1,4 @@
-"""Streaming chat completions from vLLM's OpenAI-compatible API, read with httpx.
+"""Streaming chat completions from an OpenAI-compatible server (vLLM first), read with httpx.
 
 Every failure leaves here as a docchat error a user can read. The stream is read on a
 worker thread so that the caller can enforce the first-token and between-token timeouts
@@ -33,9 +33,9 @@ from docchat.errors import (
     ModelMissing,
     StreamCut,
 )
-from docchat.llm.discovery import (PrefixCache, ServerInfo, auth, fetch_info, is_healthy, prefix_cache,
-                                  server_token_count, tls)
+from docchat.llm.discovery import PrefixCache, ServerInfo, auth, fetch_info, is_healthy, prefix_cache, tls
 from docchat.llm.server_kinds import TRAITS, ServerKind
+from docchat.llm.server_tokens import server_token_count
 from docchat.llm.watchdog import notice
 
 _POLL_S = 0.05

@@ -53,6 +53,9 @@ def window(kind: ServerKind, get: Get, post: Post, model: dict) -> Window:
         props = _json(get("/props"))
         settings = props.get("default_generation_settings")
         tokens = _positive(settings.get("n_ctx") if isinstance(settings, dict) else props.get("n_ctx"))
+        meta = model.get("meta")
+        if tokens is None and isinstance(meta, dict):  # newer builds say it in /v1/models too
+            return Window(_positive(meta.get("n_ctx")), "n_ctx in /v1/models")
         return Window(tokens, "n_ctx in /props")
     if kind is ServerKind.OLLAMA:
         return _ollama(get, post, model["id"])

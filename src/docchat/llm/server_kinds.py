@@ -54,15 +54,18 @@ class ServerTraits:
     sampling: dict[str, str] = field(default_factory=dict)
     # The window it uses when nobody says, where its documentation gives one.
     default_window: int = ASSUMED_WINDOW
+    # Whether it goes on writing a last assistant message instead of starting a new one (vLLM's
+    # continue_final_message; llama-server prefills it); the others start a new answer.
+    continues: bool = False
 
 
 TRAITS: dict[ServerKind, ServerTraits] = {
     ServerKind.VLLM: ServerTraits(
         "vLLM", "/health", "chat", "/tokenize", True,
-        {"top_p": "top_p", "top_k": "top_k", "repetition_penalty": "repetition_penalty"}),
+        {"top_p": "top_p", "top_k": "top_k", "repetition_penalty": "repetition_penalty"}, continues=True),
     ServerKind.LLAMA_CPP: ServerTraits(
         "llama.cpp server", "/health", "text", "/tokenize", False,
-        {"top_p": "top_p", "top_k": "top_k", "repetition_penalty": "repeat_penalty"}),
+        {"top_p": "top_p", "top_k": "top_k", "repetition_penalty": "repeat_penalty"}, continues=True),
     ServerKind.LLAMA_CPP_PYTHON: ServerTraits(
         "llama-cpp-python server", None, "text", "/extras/tokenize/count", False,
         {"top_p": "top_p", "top_k": "top_k", "repetition_penalty": "repeat_penalty"},

@@ -137,6 +137,9 @@ class ChatService:
             # The answer as it was cut stays; this try fails where the stream is read, as its siblings do.
             return Turn(conversation_id=conversation_id, question=asked, draft=cut, budget=None,
                         saver=_Unchanged(cut), failure=error)
+        if not info.continues_answers:
+            raise InvalidInput(f"{info.server} starts a new answer instead of going on with this one: "
+                               "ask for the rest instead")
         return self._turn(conversation_id, asked.content, info, lambda sent, rewritten: asked, progress,
                           before_seq=asked.seq, continuing=cut)
 

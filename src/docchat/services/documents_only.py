@@ -40,6 +40,7 @@ class NominalServer:
     window_note: str = "no LLM server answers"
     server: str = "no server"
     reports_prefix_cache: bool = False
+    continues_answers: bool = False
 
 
 def refuses(prepared: Prepared) -> bool:
