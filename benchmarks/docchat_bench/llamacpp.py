@@ -68,6 +68,9 @@ class LlamaCppServer:
             "--host", "127.0.0.1", "--port", str(self.port),
             "--n_ctx", str(self.window),
             "--n_threads", str(THREADS), "--n_threads_batch", str(THREADS),
+            # By default any request that arrives while it writes an answer (docchat's token
+            # counts and health checks included) ends that answer early.
+            "--interrupt_requests", "False",
         ]
 
     def start(self, say: Callable[[str], None] = print, timeout_s: float = START_TIMEOUT_S) -> None:

@@ -24,6 +24,8 @@ class LiveServer:
     api_key: str | None
     # What its user sets as DOCCHAT_LLM_WINDOW: llama-cpp-python's server does not say its window.
     window: int | None = None
+    # llama-cpp-python's server sends no usage in a stream (it ignores stream_options).
+    streams_usage: bool = True
 
 
 @pytest.fixture
@@ -31,9 +33,19 @@ def live_server(request) -> LiveServer:
     """The model server of the test: docchat's own vLLM unless the test runs on both."""
     if getattr(request, "param", "vllm") == "llamacpp":
         llamacpp = request.getfixturevalue("live_llamacpp")
-        return LiveServer(llamacpp.url, llamacpp.api_key, window=llamacpp.window)
+        return LiveServer(llamacpp.url, llamacpp.api_key, window=llamacpp.window, streams_usage=False)
     vllm = request.getfixturevalue("live_llm")
     return LiveServer(vllm.url, vllm.api_key)
+
+
+def served_prompt_tokens(turn, server: LiveServer) -> int:
+    """The prompt's tokens as the server counted them: the usage it streamed (vLLM); from a server
+    that streams none (llama-cpp-python's), the answer keeps no usage, and docchat's budget must
+    then have been counted by the server itself (its tokenize endpoint), so exact."""
+    if server.streams_usage:
+        return turn.usage["prompt_tokens"]
+    assert turn.usage is None and turn.budget.exact
+    return turn.budget.prompt
 
 
 @pytest.fixture
