@@ -43,6 +43,10 @@ class ServerInfo:
     def continues_answers(self) -> bool:
         return TRAITS[self.kind].continues
 
+    @property
+    def sampling_options(self) -> tuple[str, ...]:
+        return tuple(TRAITS[self.kind].sampling)
+
 
 @dataclass(frozen=True)
 class PrefixCache:
