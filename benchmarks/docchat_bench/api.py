@@ -57,6 +57,7 @@ class _Info:
     server: str = "instant stand-in"
     reports_prefix_cache: bool = False
     continues_answers: bool = True
+    sampling_options: tuple[str, ...] = ()
 
 
 class _Answer:

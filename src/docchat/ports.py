@@ -203,6 +203,11 @@ class ServerInfo(Protocol):
     def continues_answers(self) -> bool:
         """Whether it goes on writing an answer cut short (else it would start a new one)."""
 
+    @property
+    def sampling_options(self) -> tuple[str, ...]:
+        """Which of docchat's sampling options beyond temperature it takes (top_p, top_k,
+        repetition_penalty); the others are left out of its requests."""
+
 
 class PrefixCache(Protocol):
     hits: float

@@ -218,3 +218,10 @@ def test_llama_server_without_n_ctx_in_props_is_read_from_its_model_listing(stat
 
     assert (status.server, status.max_model_len, status.window_source) == ("llama.cpp server", 12_288,
                                                                            "reported by the server")
+
+
+def test_a_window_set_beyond_what_the_model_takes_is_held_to_the_models_length(status_of):
+    with RecordedServer("lm_studio") as lm_studio:
+        status = status_of(lm_studio, llm_model="meta-llama-3.1-8b-instruct", llm_window=500_000)
+
+    assert (status.max_model_len, status.window_source) == (131_072, "your setting")

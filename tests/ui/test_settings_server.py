@@ -48,6 +48,8 @@ def test_the_page_names_the_server_and_says_its_window_is_assumed(ollama):
     [warning] = [w.value for w in page.warning if w.value.startswith("Window:")]
     assert warning.startswith("Window: 4,096 tokens, assumed: Ollama does not say the context it gives the model")
     assert "DOCCHAT_LLM_WINDOW" in warning
+    assert ("Sampling: temperature, top_p; not taken by this server, so not sent: top_k, repetition penalty. "
+            "Cannot continue an answer cut at the limit.") in [c.value for c in page.caption]
 
 
 def test_the_window_set_on_the_page_is_used_and_said_to_be_yours(ollama, data_dir):

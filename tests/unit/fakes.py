@@ -189,6 +189,7 @@ class FakeServerInfo:
     server: str = "vLLM"
     reports_prefix_cache: bool = True
     continues_answers: bool = True
+    sampling_options: tuple[str, ...] = ("top_p", "top_k", "repetition_penalty")
 
 
 class FakeGeneration:

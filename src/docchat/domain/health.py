@@ -35,6 +35,9 @@ class LLMStatus:
     models: tuple[str, ...] = ()  # every chat model the server serves
     # False where the server reports no prefix-cache figures: shown as "not reported", never 0%.
     prefix_cache_reported: bool = True
+    # docchat's sampling options beyond temperature that the server takes; the rest are not sent.
+    sampling_options: tuple[str, ...] = ()
+    continues_answers: bool = True
 
 
 @dataclass(frozen=True)

@@ -36,16 +36,16 @@ class ServerInfo:
         return TRAITS[self.kind].label
 
     @property
-    def tokenize(self) -> str | None:
-        return TRAITS[self.kind].tokenize
-
-    @property
     def reports_prefix_cache(self) -> bool:
         return TRAITS[self.kind].reports_prefix_cache
 
     @property
     def continues_answers(self) -> bool:
         return TRAITS[self.kind].continues
+
+    @property
+    def sampling_options(self) -> tuple[str, ...]:
+        return tuple(TRAITS[self.kind].sampling)
 
 
 @dataclass(frozen=True)
@@ -163,12 +163,12 @@ def _asking(http: httpx.Client, root: str):
 
 
 def _window(said: server_facts.Window, setting: int | None, default: int) -> tuple[int, WindowSource]:
-    """The server's window; the user's where the server says none (or less than the user's);
-    else the server's default, or the assumed one, never more than the model can take."""
+    """The server's window, unless the user's setting is smaller; the user's where the server
+    says none; else the server's default, or the assumed one. Never more than the model takes."""
     if said.tokens and (setting is None or setting >= said.tokens):
         return said.tokens, WindowSource.REPORTED
     if setting:
-        return setting, WindowSource.USER
+        return (min(setting, said.limit) if said.limit else setting), WindowSource.USER
     assumed = min(default, ASSUMED_WINDOW)
     return (min(assumed, said.limit) if said.limit else assumed), WindowSource.ASSUMED
 

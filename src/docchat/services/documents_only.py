@@ -41,6 +41,7 @@ class NominalServer:
     server: str = "no server"
     reports_prefix_cache: bool = False
     continues_answers: bool = False
+    sampling_options: tuple[str, ...] = ()
 
 
 def refuses(prepared: Prepared) -> bool:

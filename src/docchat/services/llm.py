@@ -93,6 +93,8 @@ class LLMService:
             server=info.server if info else None, window_source=info.window_source if info else None,
             window_note=info.window_note if info else None, models=tuple(info.models) if info else (),
             prefix_cache_reported=info.reports_prefix_cache if info else True,
+            sampling_options=tuple(info.sampling_options) if info else (),
+            continues_answers=info.continues_answers if info else True,
             counter=self._counter.id,
             # Exact only for the model the server says it serves, and only if the counts agree.
             counter_exact=healthy and self._counter.exact and not calibration.startswith("differs"),

@@ -44,6 +44,7 @@ def _llm(status: LLMStatus) -> None:
     st.text(f"Calibration against the server: {status.calibration}")
     if status.window_source:
         _window(status)
+        st.caption(_features(status))
 
 
 def _window(status: LLMStatus) -> None:
@@ -54,6 +55,17 @@ def _window(status: LLMStatus) -> None:
                    "(or DOCCHAT_LLM_WINDOW) so that docchat can use all of it.", icon=":material/warning:")
     else:
         st.caption(f"{said} ({status.window_note})." if status.window_note else f"{said}.")
+
+
+def _features(status: LLMStatus) -> str:
+    """What depends on the server: the sampling options it takes, and whether it can go on with
+    a cut answer."""
+    names = {"top_p": "top_p", "top_k": "top_k", "repetition_penalty": "repetition penalty"}
+    taken = [names[option] for option in names if option in status.sampling_options]
+    left_out = [names[option] for option in names if option not in status.sampling_options]
+    sampling = (f"Sampling: temperature{''.join(f', {name}' for name in taken)}"
+                + (f"; not taken by this server, so not sent: {', '.join(left_out)}" if left_out else ""))
+    return f"{sampling}. {'Continues' if status.continues_answers else 'Cannot continue'} an answer cut at the limit."
 
 
 def _prefix_cache(status: LLMStatus) -> str:
