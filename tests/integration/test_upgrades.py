@@ -25,7 +25,7 @@ from tests.conftest import DATABASES, NO_SERVER
 from tests.databases import StoreDatabase
 from tests.integration.conftest import library_of
 from tests.upgrade import expected
-from tests.upgrade.make_fixtures import CONVERSATION_SEARCHES, DOCUMENT_QUERIES, passage, plain
+from tests.upgrade.make_fixtures import CONVERSATION_SEARCHES, DOCUMENT_QUERIES, cited_sources, passage, plain
 from tests.upgrade.rows import rebuild_on_postgresql
 
 UPGRADES = [(revision, kind) for revision in expected.REVISIONS for kind in DATABASES]
@@ -105,3 +105,13 @@ def test_the_document_library_and_its_search_show_what_they_did(upgraded):
     assert len(now) == len(was["library"])
     for query in DOCUMENT_QUERIES:
         assert [passage(found) for found in library.retrieve(query, top_k=3)] == was["retrieval"][query], query
+
+
+def test_every_cited_passage_opens_in_its_source_as_it_did(upgraded):
+    """The source view reads the chunks around the passage and the stored original."""
+    revision, services, _ = upgraded
+    was = expected.shown(revision)
+    if "sources" not in was:
+        pytest.skip(f"revision {revision} had no source view")
+    assert was["sources"]
+    assert cited_sources(services, services.conversations.list()) == was["sources"]

@@ -18,13 +18,14 @@ To make the fixture of a revision (say a new 0013, once it ships):
 
 then add "0013" to REVISIONS in tests/upgrade/expected.py. Fixtures are made once and never
 again: a later docchat must read them as they are. `--hold-at R` keeps the schema at R while the
-code checked out is newer (0010 was changed after 0011 shipped; see tests/upgrade/README.md).
+code checked out is newer (0010 was changed after 0011 shipped; see tests/fixtures/upgrade/README.md).
 """
 
 from __future__ import annotations
 
 import argparse
 import dataclasses
+import hashlib
 import json
 import os
 import shutil
@@ -181,6 +182,24 @@ def passage(found) -> dict:
     return {"document": found.document, "label": chunk.label, "page": chunk.page, "text": chunk.text}
 
 
+def cited_sources(services, conversations) -> dict[str, list[dict]]:
+    """Each conversation's last answer's citations as its source view opens them: the
+    document, the section around the passage, and the original file (by its digest)."""
+    sources = {}
+    for conversation in conversations:
+        answers = [m for m in services.conversations.history(conversation.id) if m.role == "assistant"]
+        if answers and answers[-1].citations:
+            sources[conversation.id] = [source_view(services.documents.source(c)) for c in answers[-1].citations]
+    return sources
+
+
+def source_view(view) -> dict:
+    original = getattr(view, "original", None)
+    return {"document": view.document.name if view.document else None,
+            "section": [list(part) for part in getattr(view, "section", ())],
+            "original": hashlib.sha256(original).hexdigest() if original else None}
+
+
 def record(services, out: Path) -> None:
     """What this revision shows a user, written beside its data folder."""
     exports = out / "exports"
@@ -198,6 +217,8 @@ def record(services, out: Path) -> None:
     if documents is not None:
         shown["library"] = [plain(d) for d in documents.list()]
         shown["retrieval"] = {q: [passage(r) for r in documents.retrieve(q, top_k=3)] for q in DOCUMENT_QUERIES}
+        if _has(documents, "source"):
+            shown["sources"] = cited_sources(services, conversations)
         close = getattr(documents, "close", None)
         if close:
             close()
@@ -268,7 +289,8 @@ def _check_revision(data: Path, revision: str) -> None:
 
 
 def _keep_data(data: Path, target: Path) -> None:
-    """The database (checkpointed into one file) and the vector index; not models or logs."""
+    """The database (copied into one file), the vector index and the stored originals; not
+    models or logs."""
     import sqlite3
 
     if target.exists():
@@ -278,7 +300,7 @@ def _keep_data(data: Path, target: Path) -> None:
         source.backup(copy)
         copy.execute("PRAGMA journal_mode=DELETE")
         copy.execute("VACUUM")
-    for folder in ("qdrant", "files"):
+    for folder in ("qdrant", "documents"):
         if (data / folder).is_dir():
             shutil.copytree(data / folder, target / folder, ignore=shutil.ignore_patterns("*.lock", ".lock"))
 
