@@ -121,7 +121,9 @@ def populate(services) -> None:
 
     long_talk = _ask(services, None, "Tell me about parental leave.",
                      "Parents get 16 weeks |of paid leave [1].")
-    for n in range(1, 10):
+    # Enough turns to fill the history's share of the small window, which is larger when no
+    # passages take theirs (0001 had no documents): then the condenser writes a summary.
+    for n in range(1, 10 if documents is not None else 16):
         _ask(services, long_talk.conversation_id, f"Question {n} about the parental leave rules: "
              + "when, how and who decides, in detail. " * 12,
              f"Answer {n}: |within the child's first year [1].")
