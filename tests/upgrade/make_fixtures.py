@@ -16,7 +16,10 @@ To make the fixture of a revision (say a new 0013, once it ships):
         tests/fixtures/upgrade/0013
     git worktree remove --force ../docchat-0013
 
-then add "0013" to REVISIONS in tests/upgrade/expected.py. Fixtures are made once and never
+The test finds the new folder by itself; a field the new revision adds to the export goes into
+tests/upgrade/expected.py with its revision, and the table in tests/fixtures/upgrade/README.md
+gets a line. An old revision whose imports today's environment lacks runs with them installed
+into a separate folder added to PYTHONPATH (see that README). Fixtures are made once and never
 again: a later docchat must read them as they are. `--hold-at R` keeps the schema at R while the
 code checked out is newer (0010 was changed after 0011 shipped; see tests/fixtures/upgrade/README.md).
 """
