@@ -84,9 +84,7 @@ def _consume(turn) -> object:
 
 def _ask(services, conversation_id, question: str, answer: str):
     _say(answer)
-    turn = services.chat.answer(conversation_id, question)
-    message = _consume(turn)
-    return message
+    return _consume(services.chat.answer(conversation_id, question))
 
 
 def _has(obj, name: str) -> bool:
@@ -98,7 +96,7 @@ def populate(services) -> None:
     documents = getattr(services, "documents", None)
     if documents is not None:
         for name, text in DOCUMENTS.items():
-            _consume_ingest(documents.ingest(name, text.encode()))
+            documents.ingest(name, text.encode())
 
     leave = _ask(services, None, "How many days of annual leave do I get?",
                  "You get 25 days of annual leave |a year [1].")
@@ -107,12 +105,11 @@ def populate(services) -> None:
          "The notice period is |30 days, in writing [1].")
     _say("Thirty days' notice, |given to your line manager [1].")
     _consume(services.chat.retry(leave_id))
-    if _has(services.conversations, "rate"):
-        from docchat import domain as _domain
+    if _has(services.conversations, "rate"):  # 0004
+        from docchat.domain import Rating
 
-        rating = _rating_up(_domain)
-        services.conversations.rate(leave_id, leave.id, rating)
-    if _has(services.chat, "edit"):
+        services.conversations.rate(leave_id, leave.id, Rating.UP)
+    if _has(services.chat, "edit"):  # 0005
         first_question = next(m for m in services.conversations.history(leave_id) if m.role == "user")
         _say("Paid annual leave is |25 days a year [1].")
         _consume(services.chat.edit(leave_id, first_question.id, "How many days of paid leave do I get?"))
@@ -156,21 +153,8 @@ def scripted_programs():
 TITLES = {"kettle": "Descaling the kettle", "parental": "Parental leave rules", "annual": "Annual leave and notice"}
 
 
-def _consume_ingest(result) -> None:
-    """ingest returns a report in every revision; some revisions stream progress first."""
-    if hasattr(result, "__iter__") and not isinstance(result, (str, bytes, dict)):
-        for _ in result:
-            pass
-
-
-def _rating_up(domain_module):
-    rating = getattr(domain_module, "Rating", None)
-    if rating is None:  # the domain became a package
-        from docchat.domain.conversations import Rating as rating
-    return rating.UP if hasattr(rating, "UP") else list(rating)[0]
-
-
 def plain(value):
+    """A value as JSON holds it: dataclasses as dicts, the rest of what JSON lacks as text."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         return {f.name: plain(getattr(value, f.name)) for f in dataclasses.fields(value)}
     if isinstance(value, (list, tuple, frozenset, set)):
@@ -183,6 +167,7 @@ def plain(value):
 
 
 def passage(found) -> dict:
+    """A retrieved chunk as the reader sees it (0002 held it under `.hit`)."""
     chunk = getattr(found, "chunk", None) or found.hit.chunk
     return {"document": found.document, "label": chunk.label, "page": chunk.page, "text": chunk.text}
 
