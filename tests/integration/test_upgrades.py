@@ -107,6 +107,18 @@ def test_the_document_library_and_its_search_show_what_they_did(upgraded):
         assert [passage(found) for found in library.retrieve(query, top_k=3)] == was["retrieval"][query], query
 
 
+def test_each_document_is_cited_in_the_conversations_it_was(upgraded):
+    """Counts as that revision showed them, but for migration 0012's change (expected.py)."""
+    revision, services, _ = upgraded
+    if "usage" not in expected.shown(revision):
+        pytest.skip(f"revision {revision} had no document library")
+    now = {document.id: sorted((use.conversation_id, use.title, use.citations)
+                               for use in services.documents.usage(document.id))
+           for document in services.documents.list()}
+    assert now == expected.usage_expected(revision)
+    assert any(now.values())
+
+
 def test_every_cited_passage_opens_in_its_source_as_it_did(upgraded):
     """The source view reads the chunks around the passage and the stored original."""
     revision, services, _ = upgraded

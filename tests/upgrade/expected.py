@@ -62,6 +62,34 @@ def search_as_compared(hits: list[dict], database: str) -> list:
     return [(hit["conversation_id"], hit["title"]) for hit in hits]
 
 
+# Migration 0012: a document's "Cited in" counts only the passages an answer marked with [n]
+# (before, every passage given to the model was counted). Marks as 0012 reads them.
+CITED_ONLY = "0012"
+MARK = re.compile(r"\[(\d{1,3}(?:\s*[,;]\s*\d{1,3})*)\]")
+
+
+def usage_expected(revision: str) -> dict[str, list[tuple[str, str, int]]]:
+    """Each document's uses as today's docchat must show them: what the revision showed, or,
+    before 0012, the same uses counting only the passages the answers' text marked, counted
+    from the revision's own exports (which hold every answer's passages and numbers)."""
+    was = shown(revision)["usage"]
+    if revision >= CITED_ONLY:
+        return {document: sorted(_use(use) for use in uses) for document, uses in was.items()}
+    marked: Counter = Counter()
+    for conversation_id in conversation_ids(revision):
+        export = json.loads((fixture(revision) / "exports" / f"{conversation_id}.json").read_text())
+        for message in export["messages"]:
+            numbers = {int(n) for mark in MARK.finditer(message["content"]) for n in re.split(r"[,;]", mark[1])}
+            marked.update((c["document_id"], conversation_id) for c in message["citations"] if c["number"] in numbers)
+    return {document: sorted((use["conversation_id"], use["title"], marked[document, use["conversation_id"]])
+                             for use in uses if marked[document, use["conversation_id"]])
+            for document, uses in was.items()}
+
+
+def _use(use: dict) -> tuple[str, str, int]:
+    return use["conversation_id"], use["title"], use["citations"]
+
+
 def fixture(revision: str) -> Path:
     return FIXTURES / revision
 

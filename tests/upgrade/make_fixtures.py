@@ -207,7 +207,8 @@ def record(services, out: Path) -> None:
     if documents is not None:
         shown["library"] = [plain(d) for d in documents.list()]
         shown["retrieval"] = {q: [passage(r) for r in documents.retrieve(q, top_k=3)] for q in DOCUMENT_QUERIES}
-        if _has(documents, "source"):
+        shown["usage"] = {d.id: [plain(use) for use in documents.usage(d.id)] for d in documents.list()}
+        if _has(documents, "source"):  # 0004
             shown["sources"] = cited_sources(services, conversations)
         close = getattr(documents, "close", None)
         if close:
