@@ -127,3 +127,13 @@ def test_every_cited_passage_opens_in_its_source_as_it_did(upgraded):
         pytest.skip(f"revision {revision} had no source view")
     assert was["sources"]
     assert cited_sources(services, services.conversations.list()) == was["sources"]
+
+
+def test_the_library_check_finds_every_chunk_in_both_indexes(upgraded):
+    """What `docchat doctor` reads: rows, keyword index (rebuilt by 0009) and vectors agree."""
+    revision, services, _ = upgraded
+    if "library" not in expected.shown(revision):
+        pytest.skip(f"revision {revision} had no document library")
+    check = services.documents.check_index()
+    chunks = sum(document["chunks"] for document in expected.shown(revision)["library"])
+    assert (check.chunks, check.vectors, check.agrees) == (chunks, chunks, True)
