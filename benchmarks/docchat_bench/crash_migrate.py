@@ -139,10 +139,12 @@ def run_migrate_stage(*, kills: int, chunks: int, rng: random.Random, say) -> di
             delay = rng.uniform(0, seconds)
             finished, moment = _killed_upgrade(data, delay)
             found = _found(data, before, newest)
+            if found["outcome"] == "upgraded" and not finished:
+                moment = "after the commit, before the process ended"
             failed = _start(data)
             tally.add(finished, moment, found, _after_again(data, before, newest) if failed is None else failed)
             if not finished:
-                say(f"kill {tally.kills:3d}/{kills}  migrate  at {delay:5.2f} s  {moment:<21} the next start found "
+                say(f"kill {tally.kills:3d}/{kills}  migrate  at {delay:5.2f} s  {moment:<26} the next start found "
                     f"it {found['outcome']}, then {tally.last_then}")
         tally.backups_kept = len(automatic_backups(data / "backups"))
         return tally.result()
@@ -179,6 +181,8 @@ def _upgrade_in_this_process(data: Path) -> None:
 def _killed_upgrade(data: Path, delay: float) -> tuple[bool, str]:
     """Starts the upgrade in a forked process and kills it `delay` seconds later; (whether it
     had ended by then, where the kill landed)."""
+    backups = data / "backups"
+    made_before = set(backups.glob("*.db"))
     pid = _fork(lambda: _upgrade_in_this_process(data))
     deadline = time.monotonic() + delay
     while time.monotonic() < deadline:
@@ -186,10 +190,13 @@ def _killed_upgrade(data: Path, delay: float) -> tuple[bool, str]:
         if finished:
             return True, "after the upgrade ended"
         time.sleep(0.002)
-    partial = any((data / "backups").glob("*.partial"))
     os.kill(pid, signal.SIGKILL)
     os.waitpid(pid, 0)
-    return False, "during the backup" if partial else "during the migration"
+    if any(backups.glob("*.partial")):
+        return False, "during the backup"
+    if not set(backups.glob("*.db")) - made_before:
+        return False, "before the backup began"
+    return False, "migrating, the backup made"
 
 
 def _found(data: Path, before: dict, newest: str | None) -> dict:

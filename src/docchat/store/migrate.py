@@ -57,7 +57,8 @@ def upgrade(engine: Engine, revision: str = "head") -> None:
                     connection.exec_driver_sql(f"SELECT pg_advisory_xact_lock({WRITERS_LOCK})")
                 config.attributes["connection"] = connection
                 command.upgrade(config, revision)
-                _record(connection)
+                if applied:  # not when another process had just done it (it waited for that one)
+                    _record(connection)
         except Exception as error:
             raise Upgrading(applied[-1] if applied else None, error) from error
 
