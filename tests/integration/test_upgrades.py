@@ -111,6 +111,31 @@ def test_a_command_that_upgrades_says_where_the_backup_is_and_doctor_names_it(ol
     assert said.err == ""
 
 
+def test_an_upgrade_whose_backup_cannot_be_written_stops_before_changing_anything(old_library, data_dir):
+    (data_dir / "backups").write_text("a file where the backups folder would go")
+    before = whole_digest(data_dir / "docchat.db")
+
+    with pytest.raises(UpgradeFailed) as failed:
+        build_services(Settings(data_dir=data_dir))
+
+    assert str(failed.value).startswith(f"the database could not be backed up before its upgrade from schema 0008 "
+                                        f"to {HEAD} (")
+    assert str(failed.value).endswith("); nothing was changed")
+    assert whole_digest(data_dir / "docchat.db") == before
+
+
+@pytest.mark.parametrize("database", ["postgresql"], indirect=True)
+def test_a_server_database_is_upgraded_in_one_transaction_and_its_backup_left_to_its_operator(old_library,
+                                                                                              data_dir):
+    services = build_services(Settings(data_dir=data_dir))
+
+    assert services.upgraded == (f"upgraded the database from schema 0008 to {HEAD} in one transaction; docchat "
+                                 "makes no backup of a server database: back it up yourself (pg_dump) before "
+                                 "upgrading docchat")
+    assert revision(old_library) == HEAD
+    assert not (data_dir / "backups").exists()
+
+
 def test_only_the_last_three_automatic_backups_are_kept_and_a_users_own_file_stays(tmp_path):
     folder = tmp_path / "backups"
     folder.mkdir()

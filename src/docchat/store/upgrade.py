@@ -130,12 +130,13 @@ def _stored(engine: Engine, path: Path | None) -> tuple[str | None, str | None]:
 
 
 def _backup(path: Path, backups: Path, stored: str, newest: str | None, busy_timeout_s: float) -> Path:
-    backups.mkdir(parents=True, exist_ok=True)
-    for stale in backups.glob("before-*.db.partial"):  # a backup a killed start left unfinished
-        stale.unlink(missing_ok=True)
-    target = new_name(backups, newest, datetime.now(timezone.utc))
-    partial = target.with_name(f"{target.name}.partial")
+    partial = None
     try:
+        backups.mkdir(parents=True, exist_ok=True)
+        for stale in backups.glob("before-*.db.partial"):  # a backup a killed start left unfinished
+            stale.unlink(missing_ok=True)
+        target = new_name(backups, newest, datetime.now(timezone.utc))
+        partial = target.with_name(f"{target.name}.partial")
         with closing(sqlite3.connect(f"{path.as_uri()}?mode=rw", uri=True, timeout=busy_timeout_s)) as live, \
                 closing(sqlite3.connect(partial, isolation_level=None)) as copy:
             live.backup(copy)
@@ -145,7 +146,8 @@ def _backup(path: Path, backups: Path, stored: str, newest: str | None, busy_tim
             os.fsync(written.fileno())
         os.replace(partial, target)
     except (sqlite3.Error, OSError) as error:
-        partial.unlink(missing_ok=True)
+        if partial is not None:
+            partial.unlink(missing_ok=True)
         raise UpgradeFailed(f"the database could not be backed up before its upgrade from schema {stored} to "
                             f"{newest} ({one_line(str(error), limit=160)}); nothing was changed") from None
     return target
