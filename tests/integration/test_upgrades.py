@@ -165,11 +165,14 @@ def test_two_backups_in_the_same_second_keep_both(tmp_path):
 def test_a_failed_migration_changes_nothing_and_the_next_start_upgrades(old_library, data_dir, broken_migration,
                                                                           monkeypatch):
     before = everything(old_library)
+    dump = whole_digest(data_dir / "docchat.db") if old_library.kind == "sqlite" else None
 
     with pytest.raises(UpgradeFailed) as failed:
         build_services(Settings(data_dir=data_dir))
 
     assert everything(old_library) == before  # every table: columns and rows
+    if dump is not None:  # and the schema as SQLite keeps it: tables, FTS5 tables, triggers, indexes
+        assert whole_digest(data_dir / "docchat.db") == dump
     assert revision(old_library) == "0008"
     backups = automatic_backups(data_dir / "backups")
     line = str(failed.value)

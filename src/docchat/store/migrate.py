@@ -12,8 +12,9 @@ import functools
 import re
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Any
 
-from sqlalchemy import Engine
+from sqlalchemy import Connection, Engine
 from sqlalchemy.exc import DBAPIError
 
 from docchat import __version__
@@ -73,7 +74,7 @@ class Upgrading(Exception):
         self.cause = cause
 
 
-def _record(connection) -> None:
+def _record(connection: Connection) -> None:
     from sqlalchemy import bindparam, inspect, text
 
     from docchat.store.tables import UTCDateTime
@@ -86,7 +87,7 @@ def _record(connection) -> None:
     connection.execute(insert, {"revision": stored, "version": __version__, "at": datetime.now(timezone.utc)})
 
 
-def writer_version(connection) -> str | None:
+def writer_version(connection: Any) -> str | None:
     """The docchat version that last migrated the database a DB-API connection (sqlite3 or
     psycopg) reads, or None when it never said."""
     try:

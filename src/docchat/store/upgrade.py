@@ -89,7 +89,7 @@ def open_for_this_version(engine: Engine, backups: Path, *, busy_timeout_s: floa
     read of a small table)."""
     newest = newest_revision()
     path = sqlite_path(engine.url.render_as_string(hide_password=False))
-    stored, writer = _stored(engine, path)
+    stored, writer = _stored(engine, path, busy_timeout_s)
     if stored is not None and stored == newest:
         return None
     known = known_revisions()
@@ -107,14 +107,14 @@ def open_for_this_version(engine: Engine, backups: Path, *, busy_timeout_s: floa
     return Upgrade(stored, newest, backup, server=path is None)
 
 
-def _stored(engine: Engine, path: Path | None) -> tuple[str | None, str | None]:
+def _stored(engine: Engine, path: Path | None, busy_timeout_s: float) -> tuple[str | None, str | None]:
     """The database's revision and the docchat that last migrated it, read without writing."""
     if path is not None:
         if not path.is_file() or path.stat().st_size == 0:
             return None, None
         # mode=rw, not ro: a read-only connection to a WAL database leaves -wal and -shm files
         # behind; this one, the last to close, removes them. It only reads.
-        with closing(sqlite3.connect(f"{path.as_uri()}?mode=rw", uri=True)) as db:
+        with closing(sqlite3.connect(f"{path.as_uri()}?mode=rw", uri=True, timeout=busy_timeout_s)) as db:
             try:
                 row = db.execute("SELECT version_num FROM alembic_version").fetchone()
             except sqlite3.OperationalError:  # a new database: no version table yet
