@@ -8,6 +8,8 @@ import json
 import os
 import shutil
 import sqlite3
+import subprocess
+import sys
 from contextlib import closing
 from datetime import datetime, timezone
 from pathlib import Path
@@ -244,3 +246,16 @@ def test_the_version_that_migrated_is_kept_beside_the_revision(database, data_di
     build_services(Settings(data_dir=data_dir))
 
     assert database.rows("SELECT revision, docchat_version FROM schema_upgrades") == [(HEAD, __version__)]
+
+
+def test_docchat_run_refuses_a_newer_database_before_starting_anything(database, data_dir):
+    _written_by_a_newer_docchat(database)
+    environment = {**os.environ, "DOCCHAT_LLM_URL": "http://127.0.0.1:9/v1"}
+
+    run = subprocess.run([sys.executable, "-m", "docchat.cli", "run", "--no-llm", "--no-api", "--port", "9"],
+                         capture_output=True, text=True, env=environment, timeout=120)
+
+    assert run.returncode == 1
+    assert run.stdout == ""
+    assert run.stderr.startswith("docchat: the database was written by docchat 0.3.0 (schema 0015)")
+    assert run.stderr.count("\n") == 1
