@@ -42,7 +42,6 @@ from docchat.text import one_line
 from docchat.upgrade_backups import FOLDER, new_name, prune
 
 
-
 class NewerDatabase(DocchatError):
     """The database was migrated by a newer docchat; nothing was written to it."""
 
@@ -102,8 +101,9 @@ def open_for_this_version(engine: Engine, backups: Path, *, busy_timeout_s: floa
         upgrade(engine)
     except Upgrading as failed:
         raise UpgradeFailed(_failure(stored, newest, known, failed, backup)) from None
-    if backup is not None:
-        prune(backups)
+    finally:
+        if backup is not None:  # after a failure too: a start retried many times fills no disk
+            prune(backups)
     return Upgrade(stored, newest, backup, server=path is None)
 
 
@@ -159,7 +159,8 @@ def _failure(stored: str | None, newest: str | None, known: tuple[str, ...], fai
     done = failed.after or stored
     pending = known[known.index(done) + 1:] if done in known else known
     at = f" at {pending[0]}" if pending else ""
-    cause = failed.cause
+    # A driver's error as the driver words it, not SQLAlchemy's wrapper with the statement.
+    cause = getattr(failed.cause, "orig", None) or failed.cause
     why = one_line(f"{type(cause).__name__}: {str(cause).splitlines()[0] if str(cause) else ''}", limit=200)
     line = (f"the upgrade of the database from schema {stored or '(new)'} to {newest} failed{at} ({why}); "
             "nothing was changed")
