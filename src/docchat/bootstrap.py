@@ -51,9 +51,9 @@ from docchat.store.backup import SqliteFiles, sqlite_path
 from docchat.store.engine import make_engine
 from docchat.store.migrate import Upgrading, current_revision, upgrade
 from docchat.store.presence import Presence
-from docchat.text import one_line
 from docchat.store.unit_of_work import SqlUnitOfWorkFactory
 from docchat.store.upgrade import open_for_this_version
+from docchat.text import one_line
 from docchat.upgrade_backups import FOLDER as UPGRADE_BACKUPS
 
 # Kept importable from here, where callers have found them.
