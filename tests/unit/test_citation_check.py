@@ -3,10 +3,11 @@ cites nothing: scripted answers through the chat service with fakes of its ports
 
 from __future__ import annotations
 
-from docchat.context.citation_check import check
+from docchat.context.citation_check import check, split_sentences
+from docchat.domain import Citation
 from docchat.services.grounding import CitationChecker
 
-from tests.unit.fakes import FakeLibrary, WordsEmbedder, chunk
+from tests.unit.fakes import FakeIndex, FakeLibrary, WordsEmbedder, chunk
 from tests.unit.test_pipeline import Setup
 
 RENT = "The annual rent is GBP 62,000, exclusive of VAT, payable quarterly in advance."
@@ -142,3 +143,43 @@ def test_an_ordinal_counts_as_its_number_so_a_wrong_day_is_marked():
     assert sentence.cited == (2,) and sentence.absent_numbers == ("1st", "18th")
     assert grounding.note(sentence) == "1st, 18th not found in the passages given"
     assert check("The Determination Date is the 15 of each month [2].", {2: passage}, None).flagged == ()
+
+
+def _indexed(embedder: WordsEmbedder, *passages: tuple[str, str]) -> FakeIndex:
+    index = FakeIndex()
+    index.add_points([(chunk_id, "riverside-lease", embedder.embed([text])[0]) for chunk_id, text in passages])
+    return index
+
+
+BREAK = "The tenant may break the lease on the fifth anniversary by giving six months' written notice."
+ANSWER = ("The annual rent of GBP 62,000 is payable quarterly in advance [1]. "
+          "The tenant can break the lease with six months' notice to the landlord [2]. "
+          "The landlord repaints the building every winter [2].")
+
+
+def test_with_the_passages_vectors_read_from_the_index_only_the_answers_sentences_are_embedded():
+    embedder = WordsEmbedder()
+    index = _indexed(embedder, ("rent-chunk", RENT), ("break-chunk", BREAK))
+    given = [Citation(1, "Riverside Lease", "page 2", RENT, chunk_id="rent-chunk"),
+             Citation(2, "Riverside Lease", "page 5", BREAK, chunk_id="break-chunk")]
+    embedder.calls.clear()
+
+    grounding = CitationChecker(embedder, index.vectors_of)(ANSWER, given)
+
+    [call] = embedder.calls
+    assert call and set(call) <= set(split_sentences(ANSWER))
+    assert [s.supported for s in grounding.sentences] == [True, True, False]
+
+
+def test_a_passage_the_index_no_longer_holds_is_embedded_in_the_same_call():
+    embedder = WordsEmbedder()
+    index = _indexed(embedder, ("rent-chunk", RENT))
+    given = [Citation(1, "Riverside Lease", "page 2", RENT, chunk_id="rent-chunk"),
+             Citation(2, "Riverside Lease", "page 5", BREAK, chunk_id="removed-chunk")]
+    embedder.calls.clear()
+
+    grounding = CitationChecker(embedder, index.vectors_of)(ANSWER, given)
+
+    [call] = embedder.calls
+    assert any(text in BREAK for text in call)
+    assert [s.supported for s in grounding.sentences] == [True, True, False]

@@ -7,10 +7,13 @@ sentence without a mark is checked for its numbers only (against all the cited p
 answer with no mark at all is attributed instead: each sentence of some substance goes to the
 given passage that supports it best, or is marked unsupported when none does.
 
-Cost: one `embed` call per answer, of the checked sentences and, for each passage compared, its
-sentence closest in words (for attribution, each sentence's ATTRIBUTION_CANDIDATES best passages
-by words only), plus set arithmetic; `docchat bench grounding` prints the figures and the thresholds' precision and
-recall on planted unsupported sentences.
+Cost: one `embed` call per answer, of the checked sentences only: each passage compared is
+represented by its vector in the document index (`vectors`, read, not computed), or, when the
+index has none (a passage of a document since removed), by its sentence closest in words,
+embedded in the same call. For attribution, each sentence is compared with its
+ATTRIBUTION_CANDIDATES best passages by words only. The embedding of the answer's sentences is
+the whole cost; `docchat bench grounding` prints it (with the passages embedded again, as before,
+beside it) and the thresholds' precision and recall on planted unsupported sentences.
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ from typing import Callable, Mapping, Sequence
 from docchat.domain.grounding import MARK, Grounding, SentenceCheck, marks_in
 
 Embed = Callable[[list[str]], Sequence[Sequence[float]]]
+Vector = Sequence[float]
 
 # Support = LEXICAL_WEIGHT * word overlap + (1 - LEXICAL_WEIGHT) * cosine similarity. Measured on
 # the bench's planted sentences (`docchat bench grounding` prints the sweep): a paraphrase of its
@@ -31,6 +35,9 @@ Embed = Callable[[list[str]], Sequence[Sequence[float]]]
 # SUPPORTED_AT sits in the gap (0.60 and up starts marking supported paraphrases, below 0.50
 # recall falls). A claim written in its passage's own words but saying something else (the
 # bench's "invented claim") mostly passes: words and MiniLM similarity do not see a contradiction.
+# Against the passage's own vector in the index (the whole chunk, its heading included) instead of
+# its closest sentence, the same bench kept its gap: supported sentences blended 0.67 and up,
+# planted ones at most 0.52, so the threshold stayed.
 LEXICAL_WEIGHT = 0.5
 SUPPORTED_AT = 0.55
 # Words alone (the embedder failed, or the pair is outside EMBED_BETWEEN): the overlap that counts
@@ -82,12 +89,15 @@ class _Passage:
     text: str
     numbers: frozenset[str]
     words: frozenset[str]
+    vector: Vector | None  # the passage's vector in the document index, when it has one
 
 
-def check(answer: str, passages: Mapping[int, str], embed: Embed | None) -> Grounding:
-    """The check of `answer` given `passages` (number -> text); `embed` None or failing: words only."""
+def check(answer: str, passages: Mapping[int, str], embed: Embed | None,
+          vectors: Mapping[int, Vector] | None = None) -> Grounding:
+    """The check of `answer` given `passages` (number -> text) and, of those the index holds,
+    their vectors (number -> vector); `embed` None or failing: words only."""
     sentences = [_sentence(text) for text in split_sentences(answer)]
-    given = {n: _passage(text) for n, text in passages.items()}
+    given = {n: _passage(text, (vectors or {}).get(n)) for n, text in passages.items()}
     if any(s.marks for s in sentences):
         return _check_marks(sentences, given, embed)
     return _attribute(sentences, given, embed)
@@ -162,21 +172,26 @@ def _absent(sentence: _Sentence, held: frozenset[str]) -> tuple[str, ...]:
 def _similarities(pairs: list[tuple[_Sentence, int]], given: dict[int, _Passage],
                   embed: Embed | None) -> dict[tuple[str, int], float]:
     """Cosine similarity of each (sentence, passage) pair that its words leave undecided (see
-    EMBED_BETWEEN), from one embed call; {} when it fails. A passage is represented by its
-    sentence sharing the most words with the claim: a sentence against a sentence, and a short
-    text to embed where a whole passage (up to the model's 256 tokens) would take most of the
-    call's time (the bench: the same precision and recall, the call about half as long)."""
+    EMBED_BETWEEN), from one embed call; {} when it fails. A passage is represented by its vector
+    in the index; one the index lacks, by its sentence sharing the most words with the claim,
+    embedded in the same call (a sentence against a sentence: a short text to embed where a
+    whole passage, up to the model's 256 tokens, would take most of the call's time)."""
     low, high = EMBED_BETWEEN
     pairs = [(s, n) for s, n in pairs if low <= _overlap(s, given[n]) < high]
     if embed is None or not pairs:
         return {}
-    closest = {(s.text, n): _closest(s, given[n]) for s, n in pairs}
+    closest = {(s.text, n): _closest(s, given[n]) for s, n in pairs if given[n].vector is None}
     texts = list(dict.fromkeys([s.text for s, _ in pairs] + list(closest.values())))
     try:
         vectors = dict(zip(texts, embed(texts), strict=True))
     except Exception:  # an embedder's failure leaves the words: the answer is not lost for it
         return {}
-    return {key: _cosine(vectors[key[0]], vectors[text]) for key, text in closest.items()}
+    return {(s.text, n): _cosine(vectors[s.text], _vector_of(given[n], vectors, closest.get((s.text, n))))
+            for s, n in pairs}
+
+
+def _vector_of(passage: _Passage, embedded: dict[str, Vector], closest: str | None) -> Vector:
+    return passage.vector if passage.vector is not None else embedded[closest or passage.text]
 
 
 def _closest(sentence: _Sentence, passage: _Passage) -> str:
@@ -196,8 +211,8 @@ def _sentence(text: str) -> _Sentence:
     return _Sentence(text, marks_in(text), frozenset(written), _words(bare), written)
 
 
-def _passage(text: str) -> _Passage:
-    return _Passage(text, _numbers(text), _words(text))
+def _passage(text: str, vector: Vector | None = None) -> _Passage:
+    return _Passage(text, _numbers(text), _words(text), vector)
 
 
 def _numbers(text: str) -> frozenset[str]:
