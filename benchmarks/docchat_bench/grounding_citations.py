@@ -266,6 +266,17 @@ def _attribution(answers: list[PlantedAnswer], embed, vectors: Vectors | None) -
             "other_document_marked_unsupported": round(caught / planted, 3) if planted else 0.0}
 
 
+class _CountingEmbedder:
+    """The real embedder, counting the texts it is given: the cost that does not depend on load."""
+
+    def __init__(self, inner):
+        self._inner, self.texts = inner, 0
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        self.texts += len(texts)
+        return self._inner.embed(texts)
+
+
 def _timings(answers: list[PlantedAnswer], checkers: dict[str, CitationChecker]) -> dict[str, list[float]]:
     """Each checker's time per answer, taken in turn answer by answer: a busy machine slows both alike."""
     times: dict[str, list[float]] = {name: [] for name in checkers}
@@ -312,10 +323,12 @@ def citation_cost(answers: list[PlantedAnswer], embedder, vectors: Vectors | Non
     cached = CitationChecker(_CachedEmbedder(embedder), vectors)
     for answer in answers:  # every text embedded once: what the cached checker then costs is the rest
         cached(answer.text, answer.given)
-    times = _timings(answers, {"index": CitationChecker(embedder, vectors), "embedded": CitationChecker(embedder),
+    index, embedded = _CountingEmbedder(embedder), _CountingEmbedder(embedder)
+    times = _timings(answers, {"index": CitationChecker(index, vectors), "embedded": CitationChecker(embedded),
                                "cached": cached})
-    return {"cost_per_answer": _percentiles(times["index"]),
-            "cost_passages_embedded": _percentiles(times["embedded"]),
+    return {"cost_per_answer": {**_percentiles(times["index"]), "texts_embedded": round(index.texts / len(answers), 2)},
+            "cost_passages_embedded": {**_percentiles(times["embedded"]),
+                                       "texts_embedded": round(embedded.texts / len(answers), 2)},
             "cost_without_embedding": _percentiles(times["cached"])}
 
 
@@ -353,5 +366,6 @@ def print_citations(result: dict, *, documents: int = len(DOCUMENTS)) -> None:
     if "cost_per_answer" in result:
         cost, before, bare = result["cost_per_answer"], result["cost_passages_embedded"], result["cost_without_embedding"]
         print(f"cost per answer: p50 {cost['p50_ms']} ms, p95 {cost['p95_ms']} ms with the passages' vectors from "
-              f"the index; p50 {before['p50_ms']} ms, p95 {before['p95_ms']} ms with the passages embedded again "
-              f"(baseline); p50 {bare['p50_ms']} ms, p95 {bare['p95_ms']} ms without any embedding")
+              f"the index ({cost['texts_embedded']} texts embedded an answer); p50 {before['p50_ms']} ms, "
+              f"p95 {before['p95_ms']} ms with the passages embedded again ({before['texts_embedded']} texts; "
+              f"baseline); p50 {bare['p50_ms']} ms, p95 {bare['p95_ms']} ms without any embedding")
