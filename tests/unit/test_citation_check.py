@@ -183,3 +183,35 @@ def test_a_passage_the_index_no_longer_holds_is_embedded_in_the_same_call():
     [call] = embedder.calls
     assert any(text in BREAK for text in call)
     assert [s.supported for s in grounding.sentences] == [True, True, False]
+
+
+PREPAY = "The Borrower may prepay the whole or part of the Loan on five Business Days' notice."
+
+
+def test_a_claim_its_passage_makes_the_opposite_of_in_its_own_words_is_marked():
+    grounding = check("The Borrower may not prepay any part of the Loan [1].", {1: PREPAY}, None)
+
+    [flagged] = grounding.flagged
+    assert grounding.note(flagged) == "not found in [1]"
+
+
+def test_a_not_where_the_passage_says_rather_than_is_not_marked():
+    passage = "Water in the early morning, soaking the soil deeply twice a week rather than a little every day."
+
+    assert check("Soak the soil deeply twice a week, not a little every day [1].", {1: passage}, None).flagged == ()
+
+
+def test_a_number_written_as_a_word_is_checked_against_the_passage_s():
+    passage = "The Tenant may end this Lease on the fifth anniversary by giving at least six months' written notice."
+
+    [flagged] = check("The Tenant may end the Lease with one month's notice [1].", {1: passage}, None).flagged
+    assert flagged.absent_numbers == ("one",)
+    assert check("The Tenant may end the Lease at the 5th anniversary with 6 months' notice [1].",
+                 {1: passage}, None).flagged == ()
+
+
+def test_the_one_before_and_a_third_are_not_numbers():
+    passage = "Payment moves to the preceding Business Day; prune each stem by about a third."
+
+    assert check("Payment moves to the one before [1]. Each stem loses about a third [1].", {1: passage},
+                 None).flagged == ()

@@ -23,6 +23,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Mapping, Sequence
 
+from docchat.context.claim_signals import negated, negates_or_contrasts, number_words
 from docchat.domain.grounding import MARK, Grounding, SentenceCheck, marks_in
 
 Embed = Callable[[list[str]], Sequence[Sequence[float]]]
@@ -73,11 +74,14 @@ states stated says said""".split())
 @dataclass(frozen=True)
 class _Sentence:
     text: str
+    bare: str  # without its marks
     marks: tuple[int, ...]
     numbers: frozenset[str]
     words: frozenset[str]
     # Each number as the sentence writes it ("64,000" for 64000): what a note quotes.
     written: dict[str, str]
+    # Numbers written as words ("six" for 6), checked in sentences that cite (claim_signals).
+    spelled: dict[str, str]
 
     @property
     def claims(self) -> bool:
@@ -123,7 +127,10 @@ def _check_marks(sentences: list[_Sentence], given: dict[int, _Passage], embed: 
         if s.marks:
             held = frozenset().union(*(given[n].numbers for n in s.marks if n in given))
             supported = any(_supports(s, given[n], similarity.get((s.text, n))) for n in s.marks if n in given)
-            checks.append(SentenceCheck(s.text, s.marks, supported, _absent(s, held)))
+            # A "not" its passages do not say: the words match, the claim is the opposite.
+            supported = supported and not (negated(s.bare) and not any(
+                negates_or_contrasts(given[n].text) for n in s.marks if n in given))
+            checks.append(SentenceCheck(s.text, s.marks, supported, _absent(s, held, spelled=True)))
         elif _absent(s, in_cited):
             checks.append(SentenceCheck(s.text, (), True, _absent(s, in_cited)))
     return Grounding(cited=cited, attributed=False, sentences=tuple(checks))
@@ -165,8 +172,9 @@ def _overlap(sentence: _Sentence, passage: _Passage) -> float:
     return len(sentence.words & passage.words) / len(sentence.words) if sentence.words else 0.0
 
 
-def _absent(sentence: _Sentence, held: frozenset[str]) -> tuple[str, ...]:
-    return tuple(sentence.written[n] for n in sorted(sentence.numbers - held))
+def _absent(sentence: _Sentence, held: frozenset[str], *, spelled: bool = False) -> tuple[str, ...]:
+    written = {**sentence.spelled, **sentence.written} if spelled else sentence.written
+    return tuple(written[n] for n in sorted(set(written) - held))
 
 
 def _similarities(pairs: list[tuple[_Sentence, int]], given: dict[int, _Passage],
@@ -208,7 +216,8 @@ def _cosine(a: Sequence[float], b: Sequence[float]) -> float:
 def _sentence(text: str) -> _Sentence:
     bare = MARK.sub(" ", text)
     written = {_plain(n): n.rstrip(",") for n in _NUMBER.findall(_spaced(bare))}
-    return _Sentence(text, marks_in(text), frozenset(written), _words(bare), written)
+    spelled = {n: word for n, word in number_words(bare).items() if n not in written}
+    return _Sentence(text, bare, marks_in(text), frozenset(written), _words(bare), written, spelled)
 
 
 def _passage(text: str, vector: Vector | None = None) -> _Passage:
@@ -217,7 +226,7 @@ def _passage(text: str, vector: Vector | None = None) -> _Passage:
 
 def _numbers(text: str) -> frozenset[str]:
     """Numbers without thousands separators: "62,000" and "62000" are one."""
-    return frozenset(_plain(n) for n in _NUMBER.findall(_spaced(text)))
+    return frozenset(_plain(n) for n in _NUMBER.findall(_spaced(text))) | frozenset(number_words(text))
 
 
 def _plain(number: str) -> str:
