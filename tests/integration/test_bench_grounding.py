@@ -61,7 +61,7 @@ def test_the_printed_report_names_the_judgement_and_the_baseline(capsys, small):
     # Both halves in one run: the citation check beside its own baseline, its cost beside the
     # way before; then both again on the held-out set.
     assert "baseline: every citation accepted" in out and "check (at 0.55)" in out
-    assert "with the passages embedded again (baseline)" in out
+    assert "cost per answer" in out and "as before, the passages embedded again" in out
     assert "Held-out set" in out and out.count("check (at 0.55)") == 2
 
 

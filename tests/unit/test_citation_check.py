@@ -101,12 +101,12 @@ def test_the_check_embeds_the_sentences_its_words_leave_open_in_one_call_per_ans
     _, given = answered("", embedder)
     embedder.calls.clear()
     rent = numbered(given, "Riverside Lease", "annual rent")
-    answered(f"Rent of GBP 62,000 is due every quarter [{rent}]. The tenant pays the annual rent in advance "
+    answered(f"Rent of GBP 62,000 falls due every quarter [{rent}]. The tenant pays the annual rent in advance "
              f"[{rent}]. The tenant may break the lease [{rent}].", embedder)
 
     [call] = embedder.calls
     assert sorted(text for text in call if text.startswith(("Rent of", "The tenant"))) == [
-        f"Rent of GBP 62,000 is due every quarter [{rent}].", f"The tenant pays the annual rent in advance [{rent}]."]
+        f"Rent of GBP 62,000 falls due every quarter [{rent}].", f"The tenant pays the annual rent in advance [{rent}]."]
 
 
 def test_the_check_is_kept_with_the_answer():
@@ -153,7 +153,7 @@ def _indexed(embedder: WordsEmbedder, *passages: tuple[str, str]) -> FakeIndex:
 
 BREAK = "The tenant may break the lease on the fifth anniversary by giving six months' written notice."
 ANSWER = ("The annual rent of GBP 62,000 is payable quarterly in advance [1]. "
-          "The tenant can break the lease with six months' notice to the landlord [2]. "
+          "The tenant can end the lease early with six months' notice to the landlord [2]. "
           "The landlord repaints the building every winter [2].")
 
 
