@@ -120,7 +120,7 @@ def build_services(settings: Settings | None = None, *, uow: UnitOfWorkFactory |
                               rewrite_gate=rewrite_gate)
     chat = ChatService(conversations, uow, gateway, counter, pipeline, programs=programs,
                        answer_reserve=answer_tokens(settings), documents_only=settings.documents_only,
-                       checker=CitationChecker(embedder))
+                       checker=CitationChecker(embedder, documents.passage_vectors))
     if info is not None:
         llm.calibration()  # once, at start-up, while the server is known to answer
     return Services(
