@@ -51,6 +51,13 @@ class _Info:
     model: str = "instant"
     max_model_len: int = 8_192
     root: str | None = None
+    models: tuple[str, ...] = ("instant",)
+    window_source: str = "reported by the server"
+    window_note: str = ""
+    server: str = "instant stand-in"
+    reports_prefix_cache: bool = False
+    continues_answers: bool = True
+    sampling_options: tuple[str, ...] = ()
 
 
 class _Answer:

@@ -30,6 +30,7 @@ from docchat.llm.gateway import Sampling, Timeouts, VllmGateway
 from docchat.llm.profiles import (CPU_MODEL_NAME, CPU_SAMPLING, CPU_VARIED_SAMPLING, GPU_SAMPLING, answer_tokens,
                                   embedded_model_dir, guessed_tokenizer, start_advice)
 from docchat.llm.server_key import llm_key
+from docchat.llm.server_tokens import server_counter
 from docchat.llm.skill_record import JsonSkillRecord
 from docchat.memory.tokens import ServedCounter, counter_for
 from docchat.ports import (ChunkIndex, Embedder, FileStore, PageRenderer, Parser, Programs, Retriever, SkillRecord,
@@ -91,7 +92,8 @@ def build_services(settings: Settings | None = None, *, uow: UnitOfWorkFactory |
         if not presence.alone:
             interrupt_abandoned_answers(uow, before=utcnow() - STALE_STREAM)
     gateway = gateway or gateway_for(settings)
-    info = info_if_up(gateway.base_url, api_key=gateway.api_key()) if contact_llm else None
+    info = info_if_up(gateway.base_url, api_key=gateway.api_key(), window=settings.llm_window,
+                      expected_model=_expected_model(settings)) if contact_llm else None
     embedder = embedder or QueryBatcher(embedder_for(settings))
     index = index or partial(open_chunk_index, settings, embedder)
     if open_documents_early and info is not None and _has_documents(uow):
@@ -102,7 +104,7 @@ def build_services(settings: Settings | None = None, *, uow: UnitOfWorkFactory |
     conversations = ConversationService(uow, counter)
     # "Check this address" on the Settings page: the key that address would be sent.
     llm = LLMService(gateway, counter, probe=lambda url: fetch_info(
-        url, timeout=3.0, api_key=llm_key(settings.model_copy(update={"llm_url": url}))()),
+        url, timeout=3.0, api_key=llm_key(settings.model_copy(update={"llm_url": url}))(), window=settings.llm_window),
         start_advice=start_advice(settings))
     if programs is None and settings.context_programs:
         programs = programs_over(gateway, timeout_s=settings.program_timeout_s)
@@ -145,15 +147,15 @@ def build_services(settings: Settings | None = None, *, uow: UnitOfWorkFactory |
 
 def gateway_for(settings: Settings) -> VllmGateway:
     """The client of the LLM server the settings name (benchmarks also talk to it directly)."""
-    # The profile picks the sampling (the model card's for Qwen3, greedy for the tiny model);
-    # a server given by URL may serve any model, so none is expected by name.
+    # The profile picks the sampling (the model card's for Qwen3, greedy for the tiny model).
     cpu = settings.llm_profile == "cpu"
     sampling = Sampling(**(CPU_SAMPLING if cpu else GPU_SAMPLING))
     varied = Sampling(**CPU_VARIED_SAMPLING) if cpu else sampling
     return VllmGateway(
         settings.resolved_llm_url,
-        expected_model=CPU_MODEL_NAME if cpu and settings.llm_url is None else None,
+        expected_model=_expected_model(settings),
         api_key=llm_key(settings),
+        window=settings.llm_window,
         sampling=sampling,
         varied=varied,
         timeouts=Timeouts(first_token_s=settings.first_token_timeout_s,
@@ -162,9 +164,18 @@ def gateway_for(settings: Settings) -> VllmGateway:
     )
 
 
+def _expected_model(settings: Settings) -> str | None:
+    """The model the user chose; else docchat's own server's; a server given by URL may serve
+    any model, so then none is expected by name (the first it lists answers)."""
+    if settings.llm_model:
+        return settings.llm_model
+    return CPU_MODEL_NAME if settings.llm_profile == "cpu" and settings.llm_url is None else None
+
+
 def _following_counter(settings: Settings, gateway, info) -> ServedCounter:
     """The served model's tokenizer, following the server; until it answers, the profile's."""
-    counter = ServedCounter(lambda: counter_for(*guessed_tokenizer(settings)), served=info)
+    counter = ServedCounter(lambda: counter_for(*guessed_tokenizer(settings)), served=info,
+                            by_server=lambda served: server_counter(served, api_key=gateway.api_key()))
     gateway.watch(counter.follow)
     return counter
 

@@ -31,6 +31,12 @@ class Settings(BaseSettings):
     # new one at each start, kept in the data dir (llm_key_path) for docchat's own processes.
     llm_api_key: str | None = None
     llm_profile: Literal["cpu", "gpu"] = "cpu"
+    # Which model to ask when the server serves several (default: the first it lists).
+    llm_model: str | None = None
+    # The model's window in tokens, for a server that does not say it (llama-cpp-python, Ollama
+    # before the model is loaded, a plain OpenAI-compatible one); a server's own figure wins when
+    # it is smaller. Unset there: docchat assumes a small window (4,096) and says so.
+    llm_window: int | None = Field(default=None, ge=256, le=10_000_000)
     llm_port: int = 8000
     # The answer reserve: max tokens of one answer. Default: the profile's.
     max_tokens: int | None = None

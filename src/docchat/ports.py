@@ -181,10 +181,32 @@ class UnitOfWorkFactory(Protocol):
 
 
 class ServerInfo(Protocol):
+    """What the LLM server serves. `max_model_len` is the window docchat plans with;
+    `window_source` says whose figure it is: the server's, the user's setting, or assumed."""
+
     base_url: str
     model: str
     max_model_len: int
     root: str | None
+    models: tuple[str, ...]  # every chat model it serves
+    window_source: str
+    window_note: str  # where the server says its window, or why it does not
+
+    @property
+    def server(self) -> str:
+        """Which server it is, in words: vLLM, Ollama, LM Studio..."""
+
+    @property
+    def reports_prefix_cache(self) -> bool: ...
+
+    @property
+    def continues_answers(self) -> bool:
+        """Whether it goes on writing an answer cut short (else it would start a new one)."""
+
+    @property
+    def sampling_options(self) -> tuple[str, ...]:
+        """Which of docchat's sampling options beyond temperature it takes (top_p, top_k,
+        repetition_penalty); the others are left out of its requests."""
 
 
 class PrefixCache(Protocol):

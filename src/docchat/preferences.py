@@ -21,7 +21,8 @@ log = logging.getLogger(__name__)
 
 FILE = "settings.json"
 # What the page offers to change; the rest is for those who run docchat by hand.
-EDITABLE = ("max_tokens", "llm_url", "embeddings_url", "embeddings_model", "cap_chunks", "documents_only")
+EDITABLE = ("max_tokens", "llm_url", "llm_model", "llm_window", "embeddings_url", "embeddings_model", "cap_chunks",
+            "documents_only")
 
 
 def load(**given) -> Settings:

@@ -224,3 +224,20 @@ def test_a_follow_up_searched_with_the_earlier_question_says_so_on_a_line_of_its
     assert [c.value for c in page.caption if c.value.startswith("Searched")] == [
         "Searched for the question, and for it with the earlier question:  \n"
         "“When were the greenhouse tomatoes planted?”"]
+
+
+def test_the_meter_says_when_the_window_was_assumed_rather_than_reported(chat_page, services):
+    conversation = services.conversations.create("Over llama-cpp-python")
+    services.conversations.append_message(conversation.id, "user", "Who is the trustee?")
+    answer = services.conversations.append_message(conversation.id, "assistant", "Margaret Hartley.")
+    budget = Budget(max_model_len=2048, answer_reserve=512, system=40, history=0, question=12, template=9,
+                    history_messages=0, dropped_messages=0, counter="server-tokenize:llama-cpp-python:smollm2",
+                    exact=True, window_source="assumed")
+    with services.conversations._uow(write=True) as uow:
+        uow.conversations.settle_message(replace(answer, budget=budget))
+        uow.commit()
+
+    page = chat_page(conversation.id)
+
+    assert page.get("progress")[-1].proto.text == (
+        "Token budget: 573 of 2,048 (exact, server-tokenize:llama-cpp-python:smollm2; window: assumed)")

@@ -183,6 +183,13 @@ class FakeServerInfo:
     model: str = "fake-model"
     max_model_len: int = 8_192
     root: str | None = None
+    models: tuple[str, ...] = ("fake-model",)
+    window_source: str = "reported by the server"
+    window_note: str = "max_model_len in /v1/models"
+    server: str = "vLLM"
+    reports_prefix_cache: bool = True
+    continues_answers: bool = True
+    sampling_options: tuple[str, ...] = ("top_p", "top_k", "repetition_penalty")
 
 
 class FakeGeneration:

@@ -321,7 +321,7 @@ def doctor(args) -> int:
         for part, figures in parts.items():
             print(part)
             for key, value in figures.items():
-                if isinstance(value, list):
+                if isinstance(value, (list, tuple)):
                     value = "; ".join(value) or "none"
                 print(f"  {key.replace('_', ' '):<22} {value}")
     return 1 if found is not None and not found.agrees else 0

@@ -30,6 +30,9 @@ class Budget:
     mode: str = "none"
     passages: int = 0
     chunks_cap: int = 0
+    # Whose figure the window is: "reported by the server", "your setting" or "assumed" (a
+    # server that does not say its window); the meter says so unless the server said it.
+    window_source: str = "reported by the server"
 
     @property
     def prompt(self) -> int:

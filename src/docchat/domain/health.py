@@ -29,6 +29,15 @@ class LLMStatus:
     prefix_cache_hits: float | None
     prefix_cache_queries: float | None
     error: str | None = None
+    server: str | None = None  # which server answers: vLLM, llama.cpp server, Ollama, LM Studio...
+    window_source: str | None = None  # reported by the server | your setting | assumed
+    window_note: str | None = None
+    models: tuple[str, ...] = ()  # every chat model the server serves
+    # False where the server reports no prefix-cache figures: shown as "not reported", never 0%.
+    prefix_cache_reported: bool = True
+    # docchat's sampling options beyond temperature that the server takes; the rest are not sent.
+    sampling_options: tuple[str, ...] = ()
+    continues_answers: bool = True
 
 
 @dataclass(frozen=True)

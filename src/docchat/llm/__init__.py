@@ -1,1 +1,1 @@
-"""The LLM: vLLM's OpenAI-compatible server, its discovery, launch and the streaming gateway."""
+"""The LLM: an OpenAI-compatible server (vLLM by default), its discovery, launch and the streaming gateway."""

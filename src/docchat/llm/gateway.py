@@ -1,4 +1,4 @@
-"""Streaming chat completions from vLLM's OpenAI-compatible API, read with httpx.
+"""Streaming chat completions from an OpenAI-compatible server (vLLM first), read with httpx.
 
 Every failure leaves here as a docchat error a user can read. The stream is read on a
 worker thread so that the caller can enforce the first-token and between-token timeouts
@@ -33,8 +33,9 @@ from docchat.errors import (
     ModelMissing,
     StreamCut,
 )
-from docchat.llm.discovery import (PrefixCache, ServerInfo, auth, fetch_info, is_healthy, prefix_cache,
-                                  server_token_count, tls)
+from docchat.llm.discovery import PrefixCache, ServerInfo, auth, fetch_info, is_healthy, prefix_cache, tls
+from docchat.llm.server_kinds import TRAITS, ServerKind
+from docchat.llm.server_tokens import server_token_count
 from docchat.llm.watchdog import notice
 
 _POLL_S = 0.05
@@ -45,7 +46,7 @@ class Sampling:
     temperature: float = 0.0
     top_p: float | None = None
     top_k: int | None = None
-    # vLLM's own sampling parameter (sent in the request's extra body), 1.0 = off.
+    # Beside OpenAI's options, sent only to a server that takes them (llm.server_kinds), 1.0 = off.
     repetition_penalty: float | None = None
 
 
@@ -79,7 +80,8 @@ class Generation:
 class VllmGateway:
     def __init__(self, base_url: str, *, expected_model: str | None = None, sampling: Sampling = Sampling(),
                  varied: Sampling | None = None, timeouts: Timeouts = Timeouts(),
-                 api_key: Callable[[], str | None] = lambda: None):
+                 api_key: Callable[[], str | None] = lambda: None, window: int | None = None):
+        """`window`: the user's (DOCCHAT_LLM_WINDOW), for a server that does not say its own."""
         self.base_url = base_url.rstrip("/")
         # Asked at each request: the key of the server docchat starts is new at each start.
         self.api_key = api_key
@@ -89,14 +91,23 @@ class VllmGateway:
         self._varied = varied or sampling
         self._timeouts = timeouts
         self._info: ServerInfo | None = None
+        self._window = window
+        # What the server was found to be: detected once, again only after it failed to answer.
+        self._kind: ServerKind | None = None
         self._listeners: list[Callable[[ServerInfo], None]] = []
         self._lock = threading.Lock()
 
     def info(self, *, refresh: bool = False) -> ServerInfo:
         with self._lock:
             if self._info is None or refresh:
-                self._info = fetch_info(self.base_url, expected_model=self._expected_model,
-                                        timeout=self._timeouts.connect_s, api_key=self.api_key())
+                try:
+                    self._info = fetch_info(self.base_url, expected_model=self._expected_model,
+                                            timeout=self._timeouts.connect_s, api_key=self.api_key(),
+                                            kind=self._kind, window=self._window)
+                except LLMUnavailable:
+                    self._kind = None
+                    raise
+                self._kind = self._info.kind
                 for listener in self._listeners:
                     listener(self._info)
             return self._info
@@ -105,10 +116,12 @@ class VllmGateway:
         self._listeners.append(listener)
 
     def healthy(self, *, timeout: float = 2.0) -> bool:
-        return is_healthy(self.base_url, timeout=timeout)
+        return is_healthy(self.base_url, timeout=timeout, kind=self._kind, api_key=self.api_key())
 
     def prefix_cache(self) -> PrefixCache | None:
-        return prefix_cache(self.base_url)
+        """None where the server reports none (only vLLM does): "not reported", never 0%."""
+        info = self._info
+        return prefix_cache(self.base_url) if info is not None and info.reports_prefix_cache else None
 
     def count_tokens(self, messages: list[dict]) -> int:
         """The server's own count of a chat prompt (generation prompt included); raises LLMError."""
@@ -116,9 +129,11 @@ class VllmGateway:
 
         info = self.info()
         try:
-            return server_token_count(info.base_url, info.model, messages)
-        except (httpx.HTTPError, KeyError, ValueError) as error:
-            raise LLMServerError(f"/tokenize failed ({error})") from None
+            return server_token_count(info, messages, api_key=self.api_key())
+        except LookupError as error:
+            raise LLMServerError(str(error)) from None
+        except (httpx.HTTPError, KeyError, TypeError, ValueError) as error:
+            raise LLMServerError(f"counting tokens at the server failed ({error})") from None
 
     def stream(self, messages: list[dict], *, max_tokens: int, stop: threading.Event | None = None,
                continue_last: bool = False, varied: bool = False) -> Generation:
@@ -139,12 +154,14 @@ class VllmGateway:
         body = {"model": info.model, "messages": [{"role": m["role"], "content": m["content"]} for m in messages],
                 "max_tokens": max_tokens, "temperature": sampling.temperature, "stream": True,
                 "stream_options": {"include_usage": True}}
-        # vLLM's own sampling parameters, beside OpenAI's.
+        # Each option by the name this server takes it by; one it does not take is left out.
+        taken = TRAITS[info.kind].sampling
         for name, value in (("top_p", sampling.top_p), ("top_k", sampling.top_k),
                             ("repetition_penalty", sampling.repetition_penalty)):
-            if value is not None:
-                body[name] = value
-        if continue_last:
+            if value is not None and name in taken:
+                body[taken[name]] = value
+        # vLLM's own; the llama.cpp servers continue a last assistant message by themselves.
+        if continue_last and info.kind is ServerKind.VLLM:
             body.update(continue_final_message=True, add_generation_prompt=False)
         return body
 

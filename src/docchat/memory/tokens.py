@@ -16,6 +16,7 @@ from importlib.metadata import version
 from pathlib import Path
 from typing import Callable
 
+from docchat.errors import LLMError
 from docchat.ports import TokenCounter
 
 IM_START, IM_END = "<|im_start|>", "<|im_end|>"
@@ -107,6 +108,36 @@ class EstimateCounter:
         raise NotImplementedError("an estimate has no token ids")
 
 
+class ServerCounter:
+    """Counts with the served model's own tokenizer, by asking the server (docchat.llm.server_tokens)
+    when docchat has no tokenizer of that model: one request per text not counted before (the
+    memory stores each message's count, so that is once per message). When the server does not
+    answer, that one count is an estimate; the calibration against the server's count of a whole
+    chat decides whether the counts are called exact."""
+
+    exact = True
+
+    def __init__(self, count: Callable[[str], int], *, id: str):
+        """`count(text)`: the server's count of a text; raises LLMError when it cannot say."""
+        self.id = id
+        self._count = count
+        self._cached = lru_cache(maxsize=4096)(count)
+        self._estimate = EstimateCounter()
+        self.generation_prompt_tokens = self.count_text(f"{IM_START}assistant\n")
+
+    def count_text(self, text: str) -> int:
+        try:
+            return self._cached(text)
+        except LLMError:
+            return self._estimate.count_text(text)
+
+    def count_message(self, role: str, content: str) -> int:
+        return self.count_text(render_chatml(role, content))
+
+    def encode_message(self, role: str, content: str) -> list[int]:
+        raise NotImplementedError("the server counts; docchat holds no token ids")
+
+
 @lru_cache(maxsize=4)
 def counter_for(model: str, tokenizer_file: Path | None = None) -> TokenCounter:
     """The served model's exact counter: Qwen3 offline, else its tokenizer.json, else an estimate."""
@@ -124,8 +155,11 @@ class ServedCounter:
     used: a command that counts nothing (`docchat folders sync`, `documents list`) does not pay
     for loading a tokenizer (0.3 to 0.5 s for Qwen's on two cores)."""
 
-    def __init__(self, guess: Callable[[], TokenCounter], served=None):
-        """`served`: what the server said (a ServerInfo), if it answered; else `guess()` counts."""
+    def __init__(self, guess: Callable[[], TokenCounter], served=None, by_server: Callable[..., TokenCounter | None]
+                 = lambda info: None):
+        """`served`: what the server said (a ServerInfo), if it answered; else `guess()` counts.
+        `by_server(info)`: a counter that asks the server, for a model docchat has no tokenizer of."""
+        self._by_server = by_server
         self._served: tuple[str, str | None] | None = None
         self._lock = threading.Lock()
         self._guess = guess
@@ -164,7 +198,10 @@ class ServedCounter:
             folder = Path(info.root) if info.root else None
             # `root` is where the server read its weights: on this machine only if it is a folder here.
             tokenizer = folder / "tokenizer.json" if folder is not None and folder.is_dir() else None
-            self._current, self._served = counter_for(info.model, tokenizer), served
+            counter = counter_for(info.model, tokenizer)
+            if not counter.exact:
+                counter = self._by_server(info) or counter
+            self._current, self._served = counter, served
 
     def count_message(self, role: str, content: str) -> int:
         return self._counter.count_message(role, content)

@@ -144,6 +144,9 @@ class ChatService:
                 return self._turn(conversation_id, asked.content, NominalServer(), lambda sent, rewritten: asked,
                                   progress, before_seq=asked.seq, continuing=cut, unavailable=error)
             return self._unchanged(asked, cut, error)
+        if not info.continues_answers:
+            raise InvalidInput(f"{info.server} starts a new answer instead of going on with this one: "
+                               "ask for the rest instead")
         return self._turn(conversation_id, asked.content, info, lambda sent, rewritten: asked, progress,
                           before_seq=asked.seq, continuing=cut)
 
@@ -228,6 +231,7 @@ class ChatService:
         reserve = self.reserve_for(info.max_model_len)
         prepared = self._pipeline.prepare(request, max_model_len=info.max_model_len, answer_reserve=reserve,
                                           keep_question=keep, progress=progress)
+        prepared = replace(prepared, budget=replace(prepared.budget, window_source=info.window_source))
         conversation_id = prepared.question.conversation_id
 
         def compacted(uow: UnitOfWork) -> None:

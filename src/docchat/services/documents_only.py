@@ -35,6 +35,13 @@ class NominalServer:
     model: str = DOCUMENTS_ONLY
     max_model_len: int = NOMINAL_WINDOW
     root: str | None = None
+    models: tuple[str, ...] = ()
+    window_source: str = "assumed"
+    window_note: str = "no LLM server answers"
+    server: str = "no server"
+    reports_prefix_cache: bool = False
+    continues_answers: bool = False
+    sampling_options: tuple[str, ...] = ()
 
 
 def refuses(prepared: Prepared) -> bool:

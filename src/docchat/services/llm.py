@@ -20,6 +20,12 @@ SAMPLE = [
 ]
 
 
+def window_words(info: ServerInfo) -> str:
+    """'32,768 tokens (reported by the server)', '4,096 tokens (assumed: ...)'."""
+    why = f": {info.window_note}" if info.window_source.startswith("assumed") and info.window_note else ""
+    return f"{info.max_model_len:,} tokens ({info.window_source}{why})"
+
+
 class LLMService:
     def __init__(self, gateway: Gateway, counter: TokenCounter,
                  probe: Callable[[str], ServerInfo] | None = None, start_advice: str = "start it with `make run`"):
@@ -36,7 +42,7 @@ class LLMService:
         if self._probe is None:
             raise LLMError("no way to reach another server from here")
         info = self._probe(url.strip().rstrip("/"))
-        return f"{info.model} answers at {info.base_url}, with a window of {info.max_model_len:,} tokens"
+        return f"{info.server} at {info.base_url} serves {info.model}, with a window of {window_words(info)}"
 
     def calibration(self) -> str:
         """Whether local token counts equal the server's: checked once per counter, the first
@@ -71,11 +77,10 @@ class LLMService:
     def status(self) -> LLMStatus:
         url = self._gateway.base_url
         healthy = self._gateway.healthy()
-        model = max_model_len = error = None
+        info = error = None
         if healthy:
             try:
                 info = self._gateway.info(refresh=True)
-                model, max_model_len = info.model, info.max_model_len
             except LLMError as failure:
                 error = str(failure)
         else:
@@ -83,7 +88,13 @@ class LLMService:
         counters = self._gateway.prefix_cache() if healthy else None
         calibration = self.calibration() if healthy else "not checked: server not running"
         return LLMStatus(
-            url=url, healthy=healthy, model=model, max_model_len=max_model_len,
+            url=url, healthy=healthy, model=info.model if info else None,
+            max_model_len=info.max_model_len if info else None,
+            server=info.server if info else None, window_source=info.window_source if info else None,
+            window_note=info.window_note if info else None, models=tuple(info.models) if info else (),
+            prefix_cache_reported=info.reports_prefix_cache if info else True,
+            sampling_options=tuple(info.sampling_options) if info else (),
+            continues_answers=info.continues_answers if info else True,
             counter=self._counter.id,
             # Exact only for the model the server says it serves, and only if the counts agree.
             counter_exact=healthy and self._counter.exact and not calibration.startswith("differs"),

@@ -43,9 +43,10 @@ def session_panel(conversation: Conversation) -> None:
 
 def _meter(budget: Budget) -> None:
     used = budget.prompt + budget.answer_reserve
+    window = "" if budget.window_source.startswith("reported") else f"; window: {budget.window_source}"
     st.progress(min(1.0, used / budget.max_model_len),
                 text=f"Token budget: {used:,} of {budget.max_model_len:,} "
-                     f"({'exact' if budget.exact else 'estimated'}, {budget.counter})")
+                     f"({'exact' if budget.exact else 'estimated'}, {budget.counter}{window})")
     st.caption(
         f"system {budget.system:,} · history {budget.history:,} ({count(budget.history_messages, 'message')}"
         f"{f', {budget.dropped_messages} older left out' if budget.dropped_messages else ''}) · "

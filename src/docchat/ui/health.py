@@ -21,7 +21,7 @@ def render() -> None:
     st.title("Settings", anchor=False)
     report = services().health.report()
     _llm(report.llm)
-    preferences.render()
+    preferences.render(report.llm)
     _storage(report.store, report.backup)
     _trash()
     _documents(report.documents)
@@ -30,20 +30,52 @@ def render() -> None:
 def _llm(status: LLMStatus) -> None:
     st.subheader("LLM", anchor=False)
     if status.healthy:
-        st.success(f"Connected to {status.model} at {status.url}", icon=":material/check_circle:")
+        st.success(f"Connected to {status.model} on {status.server} at {status.url}", icon=":material/check_circle:")
     else:
         st.warning(f"{status.error}: {services().llm.start_advice}.", icon=":material/cloud_off:")
     columns = st.columns(3)
-    columns[0].metric("Window (max_model_len)", f"{status.max_model_len:,}" if status.max_model_len else "—")
-    ratio = (status.prefix_cache_hits / status.prefix_cache_queries
-             if status.prefix_cache_queries else None)
-    columns[1].metric("Prefix-cache hits", f"{ratio:.0%}" if ratio is not None else "—")
+    columns[0].metric("Window", f"{status.max_model_len:,}" if status.max_model_len else "—")
+    columns[1].metric("Prefix-cache hits", _prefix_cache(status))
     columns[2].metric("Answer reserve", f"{services().chat.reserve_for(status.max_model_len or 0):,}"
                       if status.max_model_len else "—")
     exactness = ("exact" if status.counter_exact else "estimate" if status.healthy
                  else "the profile's guess until a server says which model it serves")
     st.text(f"Token counter: {status.counter} ({exactness})")
     st.text(f"Calibration against the server: {status.calibration}")
+    if status.window_source:
+        _window(status)
+        st.caption(_features(status))
+
+
+def _window(status: LLMStatus) -> None:
+    """Whose figure the window is; a window nobody stated is a warning, with what to do."""
+    said = f"Window: {status.max_model_len:,} tokens, {status.window_source}"
+    if status.window_source.startswith("assumed"):
+        st.warning(f"{said}: {status.window_note}. Set the model's real window under Preferences "
+                   "(or DOCCHAT_LLM_WINDOW) so that docchat can use all of it.", icon=":material/warning:")
+    else:
+        st.caption(f"{said} ({status.window_note})." if status.window_note else f"{said}.")
+
+
+def _features(status: LLMStatus) -> str:
+    """What depends on the server: the sampling options it takes, and whether it can go on with
+    a cut answer."""
+    names = {"top_p": "top_p", "top_k": "top_k", "repetition_penalty": "repetition penalty"}
+    taken = [names[option] for option in names if option in status.sampling_options]
+    left_out = [names[option] for option in names if option not in status.sampling_options]
+    sampling = (f"Sampling: temperature{''.join(f', {name}' for name in taken)}"
+                + (f"; not taken by this server, so not sent: {', '.join(left_out)}" if left_out else ""))
+    return f"{sampling}. {'Continues' if status.continues_answers else 'Cannot continue'} an answer cut at the limit."
+
+
+def _prefix_cache(status: LLMStatus) -> str:
+    """A share of prompt tokens read from the cache; "not reported" where the server gives no
+    figures (never 0%), "—" before any prompt."""
+    if not status.prefix_cache_reported:
+        return "not reported"
+    if not status.prefix_cache_queries or status.prefix_cache_hits is None:
+        return "—"
+    return f"{status.prefix_cache_hits / status.prefix_cache_queries:.0%}"
 
 
 def _storage(health: StoreHealth, backup: BackupStatus) -> None:
