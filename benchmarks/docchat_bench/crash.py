@@ -42,7 +42,29 @@ STARTS = (
 
 
 def run_crash_bench(*, kills: int = 100, seed: int | None = None, as_json: bool = False,
-                    llm_url: str | None = None) -> dict:
+                    llm_url: str | None = None, migrate_kills: int = 20, migrate_chunks: int = 100_000,
+                    migrate_only: bool = False) -> dict:
+    """The works' kills, then the migrate stage's (crash_migrate); `migrate_only` needs no LLM server."""
+    from docchat_bench.crash_migrate import run_migrate_stage
+
+    seed = seed if seed is not None else random.randrange(1_000_000)
+    say = (lambda line: None) if as_json else (lambda line: print(line, flush=True))
+    result = {"seed": seed} if migrate_only else _work_stages(kills=kills, seed=seed, say=say, llm_url=llm_url)
+    if migrate_kills:
+        # A generator of its own: the work stages' kill moments stay those of their seed.
+        result["migrate"] = run_migrate_stage(kills=migrate_kills, chunks=migrate_chunks,
+                                              rng=random.Random(seed + 1), say=say)
+    if as_json:
+        print(json.dumps(result))
+    else:
+        if not migrate_only:
+            _print(result)
+        if migrate_kills:
+            _print_migrate(result["migrate"])
+    return result
+
+
+def _work_stages(*, kills: int, seed: int, say, llm_url: str | None) -> dict:
     from docchat.llm.server_key import llm_key
     from docchat.config import Settings
     from docchat.llm.discovery import fetch_info
@@ -54,9 +76,7 @@ def run_crash_bench(*, kills: int = 100, seed: int | None = None, as_json: bool 
         os.environ["DOCCHAT_LLM_API_KEY"] = key
     fetch_info(llm_url, timeout=5.0, api_key=key)  # a one-line error now, not a hundred failed rounds
     _import_once()
-    seed = seed if seed is not None else random.randrange(1_000_000)
     rng = random.Random(seed)
-    say = (lambda line: None) if as_json else (lambda line: print(line, flush=True))
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="docchat-bench-crash-") as tmp:
         paths = Paths(Path(tmp))
@@ -86,13 +106,8 @@ def run_crash_bench(*, kills: int = 100, seed: int | None = None, as_json: bool 
                 f"orphans {len(found['orphans'])}")
             for problem in found["questions_lost"] + found["answers_altered"] + found["orphans"]:
                 say(f"    {problem}")
-    result = tally.result(seed=seed, seconds=time.monotonic() - started,
-                          durations={scenario: spans[-1][1] for scenario, spans in stages.items()})
-    if as_json:
-        print(json.dumps(result))
-    else:
-        _print(result)
-    return result
+    return tally.result(seed=seed, seconds=time.monotonic() - started,
+                        durations={scenario: spans[-1][1] for scenario, spans in stages.items()})
 
 
 def _import_once() -> None:
@@ -305,3 +320,15 @@ def _print(result: dict) -> None:
     print(f"imports finished before a kill   {result['imports_finished_before_the_kill']:5d}   "
           f"documents ingested before a kill {result['documents_ingested_before_the_kill']}")
     print(f"orphans {result['orphans']} (must be 0); integrity_check not ok {result['integrity_failures']} times")
+
+
+def _print_migrate(result: dict) -> None:
+    print()
+    print(f"migrate: {result['kills']} kills of a {result['upgrade_seconds']:.2f} s upgrade; "
+          f"{result['ended_before_the_kill']} upgrades ended before their kill and were not counted")
+    for moment, count in result["by_moment"].items():
+        print(f"  {count:3d}  {moment}")
+    print(f"the next start found the database as it was {result['found_as_it_was']} times, upgraded "
+          f"{result['found_upgraded']} times, in between {result['found_in_between']} (must be 0)")
+    print(f"the start after that failed {result['next_start_failed']} times (must be 0); "
+          f"automatic backups kept {result['automatic_backups_kept']}")

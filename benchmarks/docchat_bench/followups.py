@@ -260,21 +260,28 @@ KINDS = {"all": {ELLIPTICAL, COMPARISON, SWITCH}, "elliptical": {ELLIPTICAL, COM
 
 
 @contextmanager
-def bench_library(prefix: str) -> Iterator:
-    """The real services over the five documents in a temporary folder, as `retrieve(query)`
-    giving the top TOP_K passages; no LLM is asked (port 9 refuses at once), and none is needed."""
+def bench_services(prefix: str, documents: dict[str, dict[str, str]] | None = None) -> Iterator:
+    """The real services over `documents` (name -> sections; the five documents by default) in a
+    temporary folder; no LLM is asked (port 9 refuses at once), and none is needed."""
     from docchat.bootstrap import build_services
     from docchat.config import Settings
 
     with tempfile.TemporaryDirectory(prefix=prefix) as tmp:
         settings = Settings(data_dir=Path(tmp), llm_url="http://127.0.0.1:9/v1", context_programs=False)
         services = build_services(settings)
-        for name, sections in DOCUMENTS.items():
+        for name, sections in (DOCUMENTS if documents is None else documents).items():
             services.documents.ingest(name, markdown(sections))
         try:
-            yield lambda query: services.documents.retrieve(query, top_k=TOP_K)
+            yield services
         finally:
             services.documents.close()
+
+
+@contextmanager
+def bench_library(prefix: str) -> Iterator:
+    """The five documents as `retrieve(query)` giving the top TOP_K passages (bench_services)."""
+    with bench_services(prefix) as services:
+        yield lambda query: services.documents.retrieve(query, top_k=TOP_K)
 
 
 def run_followups_bench(*, as_json: bool = False) -> dict:

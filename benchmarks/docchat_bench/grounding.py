@@ -14,13 +14,16 @@ Figures, in the same run:
 - the baseline: the top passage's fused score alone, thresholded (at the threshold that does
   best on this very set, which flatters it), with the same precision and recall;
 - how both move with the threshold: the two-way table (score at or above the threshold is
-  taken as "the documents hold it") for each threshold of a sweep.
+  taken as "the documents hold it") for each threshold of a sweep;
+- the citation half (grounding_citations) over the same library: planted answers, the passages'
+  vectors read from its index;
+- both halves again on a held-out set (grounding_heldout: four other documents, their own
+  questions and planted sentences), with every threshold fixed on the first set, the
+  baseline's included: the first set's figures are fitted to it, the held-out ones are not.
 """
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 from dataclasses import dataclass
 
@@ -28,11 +31,14 @@ from docchat.context.followup import retrieve_follow_up
 from docchat.domain import Judgement, judge
 from docchat.domain.grounding import FOUND_AT, NOT_FOUND_BELOW, evidence_score
 
-from docchat_bench.followups import DOCUMENTS, bench_library
-from docchat_bench.grounding_citations import run_citation_bench
+from docchat_bench import grounding_heldout
+from docchat_bench.followups import TOP_K, bench_services
+from docchat_bench.grounding_citations import (
+    CALIBRATION, PlantedSet, citation_cost, citation_figures, planted_answers, print_citations,
+)
 from docchat_bench.grounding_data import Question, dialogs
 
-TOP_K = 8  # passages retrieved per reading; the judgement reads the first three
+HELD_OUT = PlantedSet(grounding_heldout.DOCUMENTS, grounding_heldout.PARAPHRASES, grounding_heldout.INVENTED)
 RECENT_QUESTIONS = 3  # as the follow-ups bench: the pipeline's recent messages hold three questions
 SWEEP = tuple(round(0.30 + 0.05 * step, 2) for step in range(12))  # 0.30 .. 0.85
 
@@ -86,12 +92,14 @@ def _best_threshold(judged: list[Judged], value) -> float:
     return max(candidates, key=lambda t: (_two_way(judged, value, t)["accuracy"], -t))
 
 
-def figures(judged: list[Judged]) -> dict:
-    """Every figure the bench prints, from the judged questions."""
+def figures(judged: list[Judged], baseline_at: float | None = None) -> dict:
+    """Every figure the bench prints, from the judged questions; the baseline's threshold is the
+    best on these very questions unless one is given (the held-out set takes the calibration's)."""
     confusion = {("answerable" if answerable else "unanswerable"): {
         label.value: sum(j.question.answerable is answerable and j.judgement is label for j in judged)
         for label in Judgement} for answerable in (True, False)}
-    baseline_at = _best_threshold(judged, lambda j: j.fused)
+    if baseline_at is None:
+        baseline_at = _best_threshold(judged, lambda j: j.fused)
 
     def baseline_held(j: Judged) -> bool:
         return j.fused >= baseline_at
@@ -122,24 +130,47 @@ def figures(judged: list[Judged]) -> dict:
     }
 
 
+def _run_set(prefix: str, planted_set: PlantedSet, questions: list[list[Question]], embedder, *,
+             baseline_at: float | None = None, cost: bool = False) -> dict:
+    """Both halves over one set's documents, in a library of their own: the evidence judgement of
+    its questions and the citation check of its planted answers (passages' vectors from the index)."""
+    with bench_services(prefix, planted_set.documents) as services:
+        library = services.documents
+        evidence = figures(_judge_all(lambda query: library.retrieve(query, top_k=TOP_K), questions), baseline_at)
+        whole = library.whole(None, max_tokens=10**9) or []
+        answers = planted_answers(planted_set, {(r.document, r.chunk.label): r.chunk.id for r in whole})
+        citations = citation_figures(answers, embedder, library.passage_vectors)
+        if cost:
+            citations.update(citation_cost(answers, embedder, library.passage_vectors))
+    return {"evidence": evidence, "citations": citations}
+
+
 def run_grounding_bench(*, as_json: bool = False) -> dict:
-    with bench_library("docchat-bench-grounding-") as retrieve:
-        result = {"evidence": figures(_judge_all(retrieve, dialogs()))}
-    # The citation half: the check over answers with planted unsupported sentences.
+    from docchat.documents.onnx_embeddings import OnnxMiniLMEmbedder
+
+    embedder = OnnxMiniLMEmbedder()
+    result = _run_set("docchat-bench-grounding-", CALIBRATION, dialogs(), embedder, cost=True)
+    # Thresholds fixed on the calibration set, the baseline's included, then measured on documents
+    # and questions none of them was chosen on.
+    result["held_out"] = _run_set("docchat-bench-grounding-held-out-", HELD_OUT, grounding_heldout.dialogs(),
+                                  embedder, baseline_at=result["evidence"]["baseline"]["threshold"])
     if as_json:
-        with contextlib.redirect_stdout(io.StringIO()):  # one JSON object for both halves
-            result["citations"] = run_citation_bench(as_json=True)
         print(json.dumps(result))
-    else:
-        _print(result["evidence"])
-        print()
-        result["citations"] = run_citation_bench(as_json=False)
+        return result
+    print("Calibration set (the thresholds are set on it)\n")
+    _print(result["evidence"], len(CALIBRATION.documents))
+    print()
+    print_citations(result["citations"], documents=len(CALIBRATION.documents))
+    print("\n\nHeld-out set (other documents and questions; thresholds fixed above)\n")
+    _print(result["held_out"]["evidence"], len(HELD_OUT.documents))
+    print()
+    print_citations(result["held_out"]["citations"], documents=len(HELD_OUT.documents))
     return result
 
 
-def _print(evidence: dict) -> None:
+def _print(evidence: dict, documents: int) -> None:
     counts = evidence["questions"]
-    print(f"{counts['answerable'] + counts['unanswerable']} questions over {len(DOCUMENTS)} documents: "
+    print(f"{counts['answerable'] + counts['unanswerable']} questions over {documents} documents: "
           f"{counts['answerable']} answerable, {counts['unanswerable']} not; {counts['follow_ups']} asked as follow-ups")
     thresholds = evidence["thresholds"]
     print(f"\nevidence judgement (found at {thresholds['found_at']}, not found below {thresholds['not_found_below']}):")

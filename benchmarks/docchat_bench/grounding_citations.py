@@ -17,8 +17,15 @@ their marks removed measure attribution: a supported sentence attributed to its 
 a planted sentence from another document marked unsupported.
 
 The sentences are PARAPHRASES of the sections' first sentences, written for this bench as an
-answer would put them (shorter, other words), not copied from the passages. Cost: the check of one answer, embedding call included
-(one batched call, MiniLM ONNX, as the app does), p50/p95 over all answers; and without the
+answer would put them (shorter, other words), not copied from the passages. The passages are
+the chunks as the library holds them (heading included), each with its vector in the real
+index, and the check runs as the app runs it (`CitationChecker`). A held-out set of other
+documents and sentences (grounding_heldout) is scored with the same fixed threshold.
+
+Cost: the check of one answer, embedding call included (one batched call, MiniLM ONNX, as the
+app does), p50/p95 over all answers, and the texts embedded per answer: with the passages'
+vectors read from the index (the app's way), and, as the baseline in the same run, the way
+before (the passages embedded again, a wider band of sentences embedded); and without any
 embedding (vectors cached) to show what the rest costs.
 """
 
@@ -29,8 +36,12 @@ import re
 import time
 from dataclasses import dataclass
 
+from collections.abc import Callable, Mapping, Sequence
+
 from docchat.context import citation_check
+from docchat.domain import Citation
 from docchat.domain.grounding import MARK
+from docchat.services.grounding import CitationChecker
 
 from docchat_bench.figures import p50_p95
 from docchat_bench.followups import DOCUMENTS
@@ -38,6 +49,8 @@ from docchat_bench.followups import DOCUMENTS
 KINDS = ("wrong passage", "changed number", "other document", "invented claim")
 # Claims a passage does not make, written in its own words and names (the hardest kind: a check
 # by words sees the passage's vocabulary; only what is said differs).
+# Chunk ids -> their vectors in the index (DocumentService.passage_vectors).
+Vectors = Callable[[Sequence[str]], Mapping[str, Sequence[float]]]
 INVENTED = {
     "Business Day": "A Business Day also includes Saturdays whenever banks in London are open.",
     "Determination Date": "The Calculation Agent may move the Determination Date to any day it chooses.",
@@ -121,16 +134,34 @@ PARAPHRASES = {
     "Storing leftovers": "Cooked food should be cooled within two hours and eaten within three days.",
 }
 SWEEP = (0.40, 0.45, 0.50, 0.55, 0.60, 0.65, 0.70)
+BEFORE_CEILING = 0.9
 _NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?![\w])")
+
+
+@dataclass(frozen=True)
+class PlantedSet:
+    """Documents (name -> section label -> text) with each section's paraphrase and, for some, a
+    claim it does not make."""
+
+    documents: dict[str, dict[str, str]]
+    paraphrases: dict[str, str]
+    invented: dict[str, str]
+
+
+CALIBRATION = PlantedSet(DOCUMENTS, PARAPHRASES, INVENTED)
 
 
 @dataclass(frozen=True)
 class PlantedAnswer:
     text: str
-    passages: dict[int, str]
+    given: tuple[Citation, ...]  # the passages given, numbered as a prompt numbers them
     planted: str  # the planted sentence, as written
     kind: str
     supported: tuple[tuple[str, int], ...]  # (sentence, its section's number)
+
+    @property
+    def passages(self) -> dict[int, str]:
+        return {c.number: c.text for c in self.given}
 
 
 def _changed(sentence: str) -> str | None:
@@ -146,27 +177,33 @@ def _cite(sentence: str, number: int) -> str:
     return f"{sentence[:-1]} [{number}]{sentence[-1]}"
 
 
-def planted_answers() -> list[PlantedAnswer]:
-    names = list(DOCUMENTS)
+def planted_answers(planted_set: PlantedSet = CALIBRATION,
+                    chunk_ids: Mapping[tuple[str, str], str] | None = None) -> list[PlantedAnswer]:
+    """Every planted answer of the set; `chunk_ids` ((document, section) -> chunk id) names the
+    passages' chunks in a library, whose index then gives their vectors."""
+    documents, paraphrases = planted_set.documents, planted_set.paraphrases
+    names = list(documents)
     answers = []
     for at, name in enumerate(names):
-        labels, sections = list(DOCUMENTS[name]), list(DOCUMENTS[name].values())
-        passages = {n: text for n, text in enumerate(sections, start=1)}
-        other = list(DOCUMENTS[names[(at + 1) % len(names)]])
-        for i in range(1, len(sections) + 1):
-            j, k = i % len(sections) + 1, (i + 1) % len(sections) + 1
-            said = {n: PARAPHRASES[labels[n - 1]] for n in (i, j, k)}
+        labels = list(documents[name])
+        given = tuple(Citation(n, name, label, f"## {label}\n\n{documents[name][label]}",
+                               chunk_id=(chunk_ids or {}).get((name, label), ""))
+                      for n, label in enumerate(labels, start=1))  # the chunk's text, as ingested
+        other = list(documents[names[(at + 1) % len(names)]])
+        for i in range(1, len(labels) + 1):
+            j, k = i % len(labels) + 1, (i + 1) % len(labels) + 1
+            said = {n: paraphrases[labels[n - 1]] for n in (i, j, k)}
             supported = ((_cite(said[i], i), i), (_cite(said[j], j), j))
             planted = {"wrong passage": _cite(said[k], i),
-                       "other document": _cite(PARAPHRASES[other[(i - 1) % len(other)]], i)}
+                       "other document": _cite(paraphrases[other[(i - 1) % len(other)]], i)}
             changed = _changed(said[i])
             if changed is not None:
                 planted["changed number"] = _cite(changed, i)
-            if labels[i - 1] in INVENTED:
-                planted["invented claim"] = _cite(INVENTED[labels[i - 1]], i)
+            if labels[i - 1] in planted_set.invented:
+                planted["invented claim"] = _cite(planted_set.invented[labels[i - 1]], i)
             for kind, sentence in planted.items():
                 text = " ".join([s for s, _ in supported] + [sentence])
-                answers.append(PlantedAnswer(text, passages, sentence, kind, supported))
+                answers.append(PlantedAnswer(text, given, sentence, kind, supported))
     return answers
 
 
@@ -183,13 +220,20 @@ class _CachedEmbedder:
         return [self._vectors[t] for t in texts]
 
 
-def _score(answers: list[PlantedAnswer], embed) -> dict:
+def _by_number(answer: PlantedAnswer, vectors: Vectors | None) -> dict[int, Sequence[float]]:
+    if vectors is None:
+        return {}
+    found = vectors([c.chunk_id for c in answer.given if c.chunk_id])
+    return {c.number: found[c.chunk_id] for c in answer.given if c.chunk_id in found}
+
+
+def _score(answers: list[PlantedAnswer], embed, vectors: Vectors | None) -> dict:
     """Precision and recall of the check's marks over the planted sentences."""
     true_pos = false_pos = false_neg = 0
     by_kind = {kind: [0, 0] for kind in KINDS}
     for answer in answers:
-        grounding, planted = citation_check.check(answer.text, answer.passages, embed), answer.planted
-        flagged = {s.text for s in grounding.flagged}
+        grounding = citation_check.check(answer.text, answer.passages, embed, _by_number(answer, vectors))
+        flagged, planted = {s.text for s in grounding.flagged}, answer.planted
         caught = planted in flagged
         true_pos += caught
         false_neg += not caught
@@ -207,11 +251,11 @@ def _unmarked(text: str) -> str:
     return MARK.sub("", text).replace(" .", ".")
 
 
-def _attribution(answers: list[PlantedAnswer], embed) -> dict:
+def _attribution(answers: list[PlantedAnswer], embed, vectors: Vectors | None) -> dict:
     """Marks removed: supported sentences attributed to their own section; other documents' marked."""
     right = total = caught = planted = 0
     for answer in answers:
-        grounding = citation_check.check(_unmarked(answer.text), answer.passages, embed)
+        grounding = citation_check.check(_unmarked(answer.text), answer.passages, embed, _by_number(answer, vectors))
         by_text = {s.text: s for s in grounding.sentences}
         for sentence, number in answer.supported:
             sentence, total = _unmarked(sentence), total + 1
@@ -224,12 +268,42 @@ def _attribution(answers: list[PlantedAnswer], embed) -> dict:
             "other_document_marked_unsupported": round(caught / planted, 3) if planted else 0.0}
 
 
-def _timings(answers: list[PlantedAnswer], embed) -> list[float]:
-    times = []
+class _CountingEmbedder:
+    """The real embedder, counting the texts it is given: the cost that does not depend on load."""
+
+    def __init__(self, inner):
+        self._inner, self.texts = inner, 0
+
+    def embed(self, texts: list[str]) -> list[list[float]]:
+        self.texts += len(texts)
+        return self._inner.embed(texts)
+
+
+class _AsBefore:
+    """The check as it was before it read the passages' vectors from the index: each compared
+    passage's closest sentence embedded with the answer's, and words settling a pair only from an
+    overlap of BEFORE_CEILING (citation_check.EMBED_BETWEEN's ceiling then)."""
+
+    def __init__(self, embedder):
+        self._checker = CitationChecker(embedder)
+
+    def __call__(self, answer: str, given):
+        kept = citation_check.EMBED_BETWEEN
+        citation_check.EMBED_BETWEEN = (kept[0], BEFORE_CEILING)
+        try:
+            return self._checker(answer, given)
+        finally:
+            citation_check.EMBED_BETWEEN = kept
+
+
+def _timings(answers: list[PlantedAnswer], checkers: dict) -> dict[str, list[float]]:
+    """Each checker's time per answer, taken in turn answer by answer: a busy machine slows both alike."""
+    times: dict[str, list[float]] = {name: [] for name in checkers}
     for answer in answers:
-        began = time.perf_counter()
-        citation_check.check(answer.text, answer.passages, embed)
-        times.append((time.perf_counter() - began) * 1000)
+        for name, checker in checkers.items():
+            began = time.perf_counter()
+            checker(answer.text, answer.given)
+            times[name].append((time.perf_counter() - began) * 1000)
     return times
 
 
@@ -238,45 +312,63 @@ def _percentiles(times: list[float]) -> dict:
     return {"p50_ms": round(p50, 2), "p95_ms": round(p95, 2)}
 
 
-def run_citation_bench(as_json: bool = False, *, embedder=None) -> dict:
-    """Prints (or, `as_json`, returns as one JSON line) the check's figures beside the baseline's."""
-    if embedder is None:
-        from docchat.documents.onnx_embeddings import OnnxMiniLMEmbedder
-
-        embedder = OnnxMiniLMEmbedder()
-    embedder.embed(["warm up"])
-    answers = planted_answers()
-    cost = _percentiles(_timings(answers, embedder.embed))  # uncached: the app's cost
+def citation_figures(answers: list[PlantedAnswer], embedder, vectors: Vectors | None) -> dict:
+    """The check's figures over `answers` at the fixed threshold, its sweep, words only and
+    attribution; `vectors` None: the passages are embedded, as without an index."""
     cached = _CachedEmbedder(embedder)
-    check = _score(answers, cached.embed)
-    words_only = _score(answers, None)
     sweep = {}
     kept = citation_check.SUPPORTED_AT
     try:
         for threshold in SWEEP:
             citation_check.SUPPORTED_AT = threshold
-            sweep[f"{threshold:.2f}"] = {k: v for k, v in _score(answers, cached.embed).items()
+            sweep[f"{threshold:.2f}"] = {k: v for k, v in _score(answers, cached.embed, vectors).items()
                                           if k in ("precision", "recall")}
     finally:
         citation_check.SUPPORTED_AT = kept
-    result = {
+    return {
         "answers": len(answers), "planted": len(answers), "supported": 2 * len(answers),
         "planted_by_kind": {kind: sum(a.kind == kind for a in answers) for kind in KINDS},
-        "check": check, "words_only": words_only,
+        "check": _score(answers, cached.embed, vectors), "words_only": _score(answers, None, None),
         "baseline_every_citation_accepted": {"precision": 0.0, "recall": 0.0, "false_marks": 0},
         "threshold": kept, "sweep": sweep,
-        "attribution": _attribution(answers, cached.embed),
-        "cost_per_answer": cost, "cost_without_embedding": _percentiles(_timings(answers, cached.embed)),
+        "attribution": _attribution(answers, cached.embed, vectors),
     }
+
+
+def citation_cost(answers: list[PlantedAnswer], embedder, vectors: Vectors | None) -> dict:
+    """p50/p95 per answer: the app's way (passages' vectors from the index), the way before
+    (passages embedded again, `_AsBefore`) as its baseline, and the check without any embedding."""
+    embedder.embed(["warm up"])
+    cached = CitationChecker(_CachedEmbedder(embedder), vectors)
+    for answer in answers:  # every text embedded once: what the cached checker then costs is the rest
+        cached(answer.text, answer.given)
+    index, embedded = _CountingEmbedder(embedder), _CountingEmbedder(embedder)
+    times = _timings(answers, {"index": CitationChecker(index, vectors), "embedded": _AsBefore(embedded),
+                               "cached": cached})
+    return {"cost_per_answer": {**_percentiles(times["index"]), "texts_embedded": round(index.texts / len(answers), 2)},
+            "cost_passages_embedded": {**_percentiles(times["embedded"]),
+                                       "texts_embedded": round(embedded.texts / len(answers), 2)},
+            "cost_without_embedding": _percentiles(times["cached"])}
+
+
+def run_citation_bench(as_json: bool = False, *, embedder=None) -> dict:
+    """The calibration set's figures without an index (every passage embedded), printed (or, `as_json`,
+    as one JSON line) beside the baseline's; `docchat bench grounding` runs it over the library."""
+    if embedder is None:
+        from docchat.documents.onnx_embeddings import OnnxMiniLMEmbedder
+
+        embedder = OnnxMiniLMEmbedder()
+    answers = planted_answers()
+    result = {**citation_figures(answers, embedder, None), **citation_cost(answers, embedder, None)}
     if as_json:
         print(json.dumps(result))
         return result
-    _print(result)
+    print_citations(result)
     return result
 
 
-def _print(result: dict) -> None:
-    print(f"Citation check: {result['answers']} answers over {len(DOCUMENTS)} documents, each with 2 supported "
+def print_citations(result: dict, *, documents: int = len(DOCUMENTS)) -> None:
+    print(f"Citation check: {result['answers']} answers over {documents} documents, each with 2 supported "
           f"sentences and 1 planted ({', '.join(f'{n} {k}' for k, n in result['planted_by_kind'].items())})")
     print(f"{'method':<34}{'precision':>10}{'recall':>8}{'false marks':>13}   recall by kind")
     for label, key in (("baseline: every citation accepted", "baseline_every_citation_accepted"),
@@ -290,6 +382,9 @@ def _print(result: dict) -> None:
     print(f"attribution (marks removed): supported sentences to their own section "
           f"{attribution['supported_attributed_to_their_section']:.3f}, other document's sentences marked unsupported "
           f"{attribution['other_document_marked_unsupported']:.3f}")
-    cost, bare = result["cost_per_answer"], result["cost_without_embedding"]
-    print(f"cost per answer: p50 {cost['p50_ms']} ms, p95 {cost['p95_ms']} ms with the embedding call; "
-          f"p50 {bare['p50_ms']} ms, p95 {bare['p95_ms']} ms without it")
+    if "cost_per_answer" in result:
+        cost, before, bare = result["cost_per_answer"], result["cost_passages_embedded"], result["cost_without_embedding"]
+        print(f"cost per answer: p50 {cost['p50_ms']} ms, p95 {cost['p95_ms']} ms with the passages' vectors from "
+              f"the index ({cost['texts_embedded']} texts embedded an answer); p50 {before['p50_ms']} ms, "
+              f"p95 {before['p95_ms']} ms as before, the passages embedded again ({before['texts_embedded']} texts; "
+              f"baseline); p50 {bare['p50_ms']} ms, p95 {bare['p95_ms']} ms without any embedding")

@@ -24,61 +24,61 @@ class Question:
     answerable: bool
 
 
-def _yes(text: str) -> Question:
+def answerable(text: str) -> Question:
     return Question(text, True)
 
 
-def _no(text: str) -> Question:
+def unanswerable(text: str) -> Question:
     return Question(text, False)
 
 
 # Questions of the followups bench, all answered by its documents.
 ANSWERABLE_DIALOGS: list[list[Question]] = [
-    [_yes(opening), *(_yes(follow_up.question) for follow_up in follow_ups)]
+    [answerable(opening), *(answerable(follow_up.question) for follow_up in follow_ups)]
     for opening, follow_ups in FOLLOW_UP_DIALOGS
 ]
 
 # Asked alone: near misses first, then questions about nothing in the library.
 UNANSWERABLE_ALONE: list[Question] = [
-    _no("What is the interest margin over the screen rate on the Notes?"),
-    _no("Who is the Calculation Agent appointed under the trust agreement?"),
-    _no("What rating must the Account Bank keep?"),
-    _no("How many parking spaces come with the riverside lease?"),
-    _no("Can the tenant sublet part of the premises?"),
-    _no("What insurance must the landlord take out for the building?"),
-    _no("What is the interest margin on the loan?"),
-    _no("What financial covenant ratios must the Borrower meet?"),
-    _no("Which bank is the agent under the loan facility?"),
-    _no("Is there a bonus scheme for employees?"),
-    _no("How much maternity pay do employees get?"),
-    _no("What is the dress code in the office?"),
-    _no("How long does a turkey roast for?"),
-    _no("How do I make a sourdough starter?"),
-    _no("What wine goes with roast lamb?"),
-    _no("Who won the football World Cup in 1998?"),
-    _no("What is the boiling point of ethanol?"),
-    _no("How do I reset my router's password?"),
-    _no("What is the capital of Australia?"),
-    _no("Which planets have rings?"),
+    unanswerable("What is the interest margin over the screen rate on the Notes?"),
+    unanswerable("Who is the Calculation Agent appointed under the trust agreement?"),
+    unanswerable("What rating must the Account Bank keep?"),
+    unanswerable("How many parking spaces come with the riverside lease?"),
+    unanswerable("Can the tenant sublet part of the premises?"),
+    unanswerable("What insurance must the landlord take out for the building?"),
+    unanswerable("What is the interest margin on the loan?"),
+    unanswerable("What financial covenant ratios must the Borrower meet?"),
+    unanswerable("Which bank is the agent under the loan facility?"),
+    unanswerable("Is there a bonus scheme for employees?"),
+    unanswerable("How much maternity pay do employees get?"),
+    unanswerable("What is the dress code in the office?"),
+    unanswerable("How long does a turkey roast for?"),
+    unanswerable("How do I make a sourdough starter?"),
+    unanswerable("What wine goes with roast lamb?"),
+    unanswerable("Who won the football World Cup in 1998?"),
+    unanswerable("What is the boiling point of ethanol?"),
+    unanswerable("How do I reset my router's password?"),
+    unanswerable("What is the capital of Australia?"),
+    unanswerable("Which planets have rings?"),
 ]
 
 # Dialogs whose follow-ups the documents do not answer, after an opening that they do.
 UNANSWERABLE_DIALOGS: list[list[Question]] = [
-    [_yes("What fees does the Trustee charge?"),
-     _no("And what does the Account Bank charge?"),
-     _no("Is that fee subject to VAT?")],
-    [_yes("When is the rent due under the lease?"),
-     _no("Who insures the building?"),
-     _no("And can I keep a dog in the premises?")],
-    [_yes("Can I repay the loan early?"),
-     _no("What is the interest rate on the loan?"),
-     _no("Who guarantees it?")],
-    [_yes("How many days of annual leave do I get?"),
-     _no("Can I buy extra days?"),
-     _no("What about paternity pay?")],
-    [_yes("How long does a chicken roast for?"),
-     _no("And a duck?"),
-     _no("What should I serve with it?")],
+    [answerable("What fees does the Trustee charge?"),
+     unanswerable("And what does the Account Bank charge?"),
+     unanswerable("Is that fee subject to VAT?")],
+    [answerable("When is the rent due under the lease?"),
+     unanswerable("Who insures the building?"),
+     unanswerable("And can I keep a dog in the premises?")],
+    [answerable("Can I repay the loan early?"),
+     unanswerable("What is the interest rate on the loan?"),
+     unanswerable("Who guarantees it?")],
+    [answerable("How many days of annual leave do I get?"),
+     unanswerable("Can I buy extra days?"),
+     unanswerable("What about paternity pay?")],
+    [answerable("How long does a chicken roast for?"),
+     unanswerable("And a duck?"),
+     unanswerable("What should I serve with it?")],
 ]
 
 

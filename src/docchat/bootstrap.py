@@ -24,6 +24,7 @@ from docchat.documents.opening import OpenedEarly, embedder_for, open_chunk_inde
 from docchat.documents.parsing import MAX_BYTES, InProcessParser
 from docchat.documents.render import page_with_passage
 from docchat.domain import utcnow
+from docchat.errors import DocchatError
 from docchat.llm.discovery import fetch_info, info_if_up
 from docchat.llm.gateway import Sampling, Timeouts, VllmGateway
 from docchat.llm.profiles import (CPU_MODEL_NAME, CPU_SAMPLING, CPU_VARIED_SAMPLING, GPU_SAMPLING, answer_tokens,
@@ -49,9 +50,12 @@ from docchat.services.stateless import StatelessChat
 from docchat.services.transfer import TransferService
 from docchat.store.backup import SqliteFiles, sqlite_path
 from docchat.store.engine import make_engine
-from docchat.store.migrate import current_revision, upgrade
+from docchat.store.migrate import Upgrading, current_revision, upgrade
 from docchat.store.presence import Presence
 from docchat.store.unit_of_work import SqlUnitOfWorkFactory
+from docchat.store.upgrade import open_for_this_version
+from docchat.text import one_line
+from docchat.upgrade_backups import FOLDER as UPGRADE_BACKUPS
 
 # Kept importable from here, where callers have found them.
 __all__ = ["STALE_STREAM", "Services", "build_backup", "build_services", "embedded_model_dir", "gateway_for"]
@@ -74,10 +78,12 @@ def build_services(settings: Settings | None = None, *, uow: UnitOfWorkFactory |
     library has documents and the server answers; the first search waits for them only if they
     are not ready. Without it they open when the first search needs them."""
     settings = settings or Settings()
-    presence, database, schema_version = None, "given", lambda: None
+    presence, database, schema_version, upgraded = None, "given", lambda: None, None
     if uow is None:
         engine = make_engine(settings.resolved_database_url, busy_timeout_s=settings.busy_timeout_s)
-        upgrade(engine)
+        done = open_for_this_version(engine, settings.resolved_data_dir / UPGRADE_BACKUPS,
+                                     busy_timeout_s=settings.busy_timeout_s)
+        upgraded = done.line() if done else None
         uow = SqlUnitOfWorkFactory(engine)
         database = engine.url.render_as_string(hide_password=True)
         schema_version = partial(current_revision, engine)
@@ -116,7 +122,7 @@ def build_services(settings: Settings | None = None, *, uow: UnitOfWorkFactory |
                               rewrite_gate=rewrite_gate)
     chat = ChatService(conversations, uow, gateway, counter, pipeline, programs=programs,
                        answer_reserve=answer_tokens(settings), documents_only=settings.documents_only,
-                       checker=CitationChecker(embedder))
+                       checker=CitationChecker(embedder, documents.passage_vectors))
     if info is not None:
         llm.calibration()  # once, at start-up, while the server is known to answer
     return Services(
@@ -135,6 +141,7 @@ def build_services(settings: Settings | None = None, *, uow: UnitOfWorkFactory |
         presence=presence,
         opened_early=index if isinstance(index, OpenedEarly) else None,
         parser=parser,
+        upgraded=upgraded,
     )
 
 
@@ -203,7 +210,11 @@ def _rebuild_index(settings: Settings, folder: Path, embedder: Embedder | None, 
                                 qdrant_url=settings.qdrant_url)
     engine = make_engine(restored.resolved_database_url, busy_timeout_s=restored.busy_timeout_s)
     try:
-        upgrade(engine)
+        try:
+            upgrade(engine)
+        except Upgrading as failed:
+            raise DocchatError(f"the backup's database could not be upgraded ({one_line(str(failed), limit=200)}); "
+                               "nothing was changed") from None
         embedder = embedder or embedder_for(restored)
         documents = DocumentService(SqlUnitOfWorkFactory(engine), partial(open_chunk_index, restored, embedder),
                                     embedder, counter_for(restored.tokenizer_model), parser=InProcessParser(),

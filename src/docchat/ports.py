@@ -279,6 +279,8 @@ class ChunkIndex(Protocol):
     def count(self) -> int: ...
     def chunk_ids(self) -> dict[str, str]:
         """Chunk id -> document id of every vector the index holds."""
+    def vectors_of(self, chunk_ids: Sequence[str]) -> dict[str, list[float]]:
+        """Chunk id -> its vector, of those of `chunk_ids` the index holds (the others left out)."""
     @property
     def exclusive(self) -> bool:
         """Whether no other process can use the index while this one holds it."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+from docchat.errors import LLMUnavailable
 from docchat.services.documents_only import NOT_FOUND_REPLY
 
 from tests.api.conftest import events
@@ -43,3 +44,20 @@ def test_a_documents_only_conversation_replies_itself_and_keeps_the_reply(client
     [_, answer] = client.get(f"/api/v1/conversations/{conversation['id']}").json()["messages"]
     assert answer["content"].startswith(NOT_FOUND_REPLY) and answer["evidence"]["judgement"] == "not found"
 
+
+
+def test_with_the_llm_server_gone_a_documents_only_retry_replies_itself_instead_of_failing(client, gateway, trust):
+    conversation = client.post("/api/v1/conversations", json={}).json()
+    gateway.enqueue(["France won it."])
+    client.post(f"/api/v1/conversations/{conversation['id']}/messages",
+                json={"content": "Who won the football World Cup in 1998?"})
+    client.patch(f"/api/v1/conversations/{conversation['id']}", json={"documents_only": True})
+    gateway.down = LLMUnavailable("the LLM server is not running")
+
+    response = client.post(f"/api/v1/conversations/{conversation['id']}/retry")
+
+    assert response.status_code == 200, response.text
+    assert response.json()["answer"].startswith(NOT_FOUND_REPLY)
+    assert len(gateway.requests) == 1  # the first answer's; none since
+    [_, answer] = client.get(f"/api/v1/conversations/{conversation['id']}").json()["messages"]
+    assert answer["content"].startswith(NOT_FOUND_REPLY)

@@ -33,3 +33,23 @@ def test_a_documents_only_conversation_says_what_its_documents_do_not_hold(seede
     page.get_by_text("Sources (").first.click()
     expect(page.get_by_text("kitchen-notebook.md").first).to_be_visible()
     page.screenshot(path=str(ARTIFACTS / "documents_only_reply.png"), full_page=True)
+
+
+def test_with_no_llm_server_regenerate_in_a_documents_only_conversation_gives_the_reply(seeded, app_url, page):
+    seeded.documents.ingest("kitchen-notebook.md", KITCHEN)
+    conversation = seeded.conversations.create("Football")
+    seeded.conversations.append_message(conversation.id, "user", "Who won the football World Cup in 1998?")
+    seeded.conversations.append_message(conversation.id, "assistant", "France won it, at home.")
+    seeded.conversations.set_documents_only(conversation.id, True)
+    seeded.documents.index().close()
+    open_app(page, app_url)
+    page.get_by_test_id("stSidebar").get_by_role("button", name="Football").click()
+    expect(page.get_by_text("France won it, at home.")).to_be_visible(timeout=30_000)
+    settled(page)
+
+    page.get_by_role("button", name="Regenerate").click()
+
+    expect(page.get_by_text("I could not find this in your documents.")).to_be_visible(timeout=60_000)
+    settled(page)
+    expect(page.get_by_text("France won it, at home.")).to_have_count(0)  # kept as an earlier version
+    page.screenshot(path=str(ARTIFACTS / "documents_only_regenerate_offline.png"), full_page=True)

@@ -326,7 +326,7 @@ def test_the_cli_backs_up_restores_and_doctor_says_when_the_last_backup_was_made
 
     assert out.startswith(f"backed up 1 conversation (4 messages) and 0 documents (0 files) to {archive}")
     backup = json.loads(succeeded(docchat("doctor", "--json")))["backup"]
-    assert backup == {"last_backup": manifest_of(archive)["made_at"], "file": str(archive)}
+    assert backup == {"last_backup": manifest_of(archive)["made_at"], "file": str(archive), "before_upgrade": None}
     assert "already holds docchat data" in one_error_line(docchat("restore", str(archive)))
     elsewhere = tmp_path / "new-laptop"
     assert "restored 1 conversation (4 messages)" in succeeded(docchat("restore", str(archive), data=elsewhere))

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from docchat.cli import main
-from docchat_bench import grounding, grounding_citations, grounding_data
+from docchat_bench import grounding, grounding_citations, grounding_data, grounding_heldout
 
 
 @pytest.fixture
@@ -17,9 +17,13 @@ def small(monkeypatch):
     chosen = (grounding_data.ANSWERABLE_DIALOGS[:2] + grounding_data.UNANSWERABLE_DIALOGS[:1]
               + [[question] for question in grounding_data.UNANSWERABLE_ALONE[-3:]])
     monkeypatch.setattr(grounding, "dialogs", lambda: chosen)
-    # The citation half, small too: a few planted answers, one threshold.
-    few = grounding_citations.planted_answers()[:6]
-    monkeypatch.setattr(grounding_citations, "planted_answers", lambda: few)
+    # The held-out set, small too: one answerable dialog, one unanswerable, two lone questions.
+    monkeypatch.setattr(grounding_heldout, "dialogs", lambda: (
+        grounding_heldout.ANSWERABLE_DIALOGS[:1] + grounding_heldout.UNANSWERABLE_DIALOGS[:1]
+        + [[question] for question in grounding_heldout.UNANSWERABLE_ALONE[-2:]]))
+    # The citation half, small too: a few planted answers of each set, one threshold.
+    every = grounding_citations.planted_answers
+    monkeypatch.setattr(grounding, "planted_answers", lambda *args, **kwargs: every(*args, **kwargs)[:6])
     monkeypatch.setattr(grounding_citations, "SWEEP", (0.55,))
     return chosen
 
@@ -54,5 +58,20 @@ def test_the_printed_report_names_the_judgement_and_the_baseline(capsys, small):
 
     out = capsys.readouterr().out
     assert "evidence judgement" in out and "baseline: top fused score" in out
-    # Both halves in one run: the citation check beside its own baseline.
+    # Both halves in one run: the citation check beside its own baseline, its cost beside the
+    # way before; then both again on the held-out set.
     assert "baseline: every citation accepted" in out and "check (at 0.55)" in out
+    assert "cost per answer" in out and "as before, the passages embedded again" in out
+    assert "Held-out set" in out and out.count("check (at 0.55)") == 2
+
+
+def test_the_held_out_set_is_measured_with_the_thresholds_fixed_on_the_calibration_set(capsys, small):
+    assert main(["bench", "grounding", "--json"]) == 0
+
+    report = json.loads(capsys.readouterr().out)
+    held_out = report["held_out"]
+    assert held_out["evidence"]["questions"] == {"answerable": 4, "unanswerable": 4, "follow_ups": 4}
+    assert held_out["evidence"]["thresholds"] == report["evidence"]["thresholds"]
+    assert held_out["evidence"]["baseline"]["threshold"] == report["evidence"]["baseline"]["threshold"]
+    assert held_out["citations"]["answers"] == 6 and held_out["citations"]["threshold"] == 0.55
+    assert held_out["citations"]["baseline_every_citation_accepted"]["recall"] == 0

@@ -375,3 +375,25 @@ def test_doctor_reports_a_document_index_held_by_another_process_instead_of_fail
 
     assert library["vectors"] is None and "open in another docchat process" in library["problem"]
     assert "stop it first, or use a Qdrant server" in refused
+
+
+def test_documents_only_is_switched_on_and_off_for_one_conversation(docchat, services):
+    lease = services.conversations.create("Lease questions")
+    other = services.conversations.create("Cookery")
+
+    assert succeeded(docchat("conversations", "documents-only", lease.id[:8], "on")) == \
+        "Lease questions: documents only on\n"
+    assert services.conversations.get(lease.id).settings.documents_only is True
+    assert services.conversations.get(other.id).settings.documents_only is None  # still follows the default
+    succeeded(docchat("conversations", "documents-only", lease.id, "off"))
+    assert services.conversations.get(lease.id).settings.documents_only is False
+
+
+def test_documents_only_for_an_unknown_conversation_says_so_in_one_line_and_changes_nothing(docchat, services):
+    lease = services.conversations.create("Lease questions")
+
+    process = docchat("conversations", "documents-only", UNKNOWN_ID, "on")
+
+    assert process.returncode == 1
+    assert UNKNOWN_ID in one_error_line(process)
+    assert services.conversations.get(lease.id).settings.documents_only is None

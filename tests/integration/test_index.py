@@ -165,3 +165,20 @@ def test_the_copy_of_the_vectors_is_read_across_pages(index, embedder, monkeypat
 
     assert len(set(hits)) == len(TRUST_IDS) + len(COOKERY_IDS)
     assert hits[0] == (DETERMINATION_DATE, TRUST)
+
+
+def test_the_vectors_of_given_chunks_are_those_stored_before_and_after_the_first_search(index, vectors, embedder):
+    wanted = [TRUST_IDS[2], COOKERY_IDS[0], "a-chunk-never-indexed"]
+
+    def read() -> dict[str, list[float]]:
+        return index.vectors_of(wanted)
+
+    before = read()
+    _nearest(index, embedder, QUESTION, limit=3)
+    _nearest(index, embedder, QUESTION, limit=3)  # the second search reads local mode's copy
+    after = read()
+
+    for found in (before, after):
+        assert sorted(found) == sorted(wanted[:2])
+        assert np.allclose(found[TRUST_IDS[2]], vectors[TRUST][2], atol=1e-6)
+        assert np.allclose(found[COOKERY_IDS[0]], vectors[COOKERY][0], atol=1e-6)

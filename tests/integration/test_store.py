@@ -61,7 +61,7 @@ def test_migrating_an_empty_database_records_the_head_revision(engine):
 
     upgrade(engine)
 
-    assert current_revision(engine) == head_revision() == "0012"
+    assert current_revision(engine) == head_revision() == "0013"
 
 
 def test_running_the_migrations_twice_keeps_the_revision_and_the_data(engine):

@@ -114,6 +114,10 @@ class FakeIndex:
     def count(self) -> int:
         return len(self.points)
 
+    def vectors_of(self, chunk_ids) -> dict[str, list[float]]:
+        held = {chunk_id: vector for (chunk_id, _), vector in self.points.items()}
+        return {chunk_id: held[chunk_id] for chunk_id in chunk_ids if chunk_id in held}
+
     def close(self) -> None:
         pass
 

@@ -3,10 +3,11 @@ cites nothing: scripted answers through the chat service with fakes of its ports
 
 from __future__ import annotations
 
-from docchat.context.citation_check import check
+from docchat.context.citation_check import check, split_sentences
+from docchat.domain import Citation
 from docchat.services.grounding import CitationChecker
 
-from tests.unit.fakes import FakeLibrary, WordsEmbedder, chunk
+from tests.unit.fakes import FakeIndex, FakeLibrary, WordsEmbedder, chunk
 from tests.unit.test_pipeline import Setup
 
 RENT = "The annual rent is GBP 62,000, exclusive of VAT, payable quarterly in advance."
@@ -100,12 +101,12 @@ def test_the_check_embeds_the_sentences_its_words_leave_open_in_one_call_per_ans
     _, given = answered("", embedder)
     embedder.calls.clear()
     rent = numbered(given, "Riverside Lease", "annual rent")
-    answered(f"Rent of GBP 62,000 is due every quarter [{rent}]. The tenant pays the annual rent in advance "
+    answered(f"Rent of GBP 62,000 falls due every quarter [{rent}]. The tenant pays the annual rent in advance "
              f"[{rent}]. The tenant may break the lease [{rent}].", embedder)
 
     [call] = embedder.calls
     assert sorted(text for text in call if text.startswith(("Rent of", "The tenant"))) == [
-        f"Rent of GBP 62,000 is due every quarter [{rent}].", f"The tenant pays the annual rent in advance [{rent}]."]
+        f"Rent of GBP 62,000 falls due every quarter [{rent}].", f"The tenant pays the annual rent in advance [{rent}]."]
 
 
 def test_the_check_is_kept_with_the_answer():
@@ -142,3 +143,75 @@ def test_an_ordinal_counts_as_its_number_so_a_wrong_day_is_marked():
     assert sentence.cited == (2,) and sentence.absent_numbers == ("1st", "18th")
     assert grounding.note(sentence) == "1st, 18th not found in the passages given"
     assert check("The Determination Date is the 15 of each month [2].", {2: passage}, None).flagged == ()
+
+
+def _indexed(embedder: WordsEmbedder, *passages: tuple[str, str]) -> FakeIndex:
+    index = FakeIndex()
+    index.add_points([(chunk_id, "riverside-lease", embedder.embed([text])[0]) for chunk_id, text in passages])
+    return index
+
+
+BREAK = "The tenant may break the lease on the fifth anniversary by giving six months' written notice."
+ANSWER = ("The annual rent of GBP 62,000 is payable quarterly in advance [1]. "
+          "The tenant can end the lease early with six months' notice to the landlord [2]. "
+          "The landlord repaints the building every winter [2].")
+
+
+def test_with_the_passages_vectors_read_from_the_index_only_the_answers_sentences_are_embedded():
+    embedder = WordsEmbedder()
+    index = _indexed(embedder, ("rent-chunk", RENT), ("break-chunk", BREAK))
+    given = [Citation(1, "Riverside Lease", "page 2", RENT, chunk_id="rent-chunk"),
+             Citation(2, "Riverside Lease", "page 5", BREAK, chunk_id="break-chunk")]
+    embedder.calls.clear()
+
+    grounding = CitationChecker(embedder, index.vectors_of)(ANSWER, given)
+
+    [call] = embedder.calls
+    assert call and set(call) <= set(split_sentences(ANSWER))
+    assert [s.supported for s in grounding.sentences] == [True, True, False]
+
+
+def test_a_passage_the_index_no_longer_holds_is_embedded_in_the_same_call():
+    embedder = WordsEmbedder()
+    index = _indexed(embedder, ("rent-chunk", RENT))
+    given = [Citation(1, "Riverside Lease", "page 2", RENT, chunk_id="rent-chunk"),
+             Citation(2, "Riverside Lease", "page 5", BREAK, chunk_id="removed-chunk")]
+    embedder.calls.clear()
+
+    grounding = CitationChecker(embedder, index.vectors_of)(ANSWER, given)
+
+    [call] = embedder.calls
+    assert any(text in BREAK for text in call)
+    assert [s.supported for s in grounding.sentences] == [True, True, False]
+
+
+PREPAY = "The Borrower may prepay the whole or part of the Loan on five Business Days' notice."
+
+
+def test_a_claim_its_passage_makes_the_opposite_of_in_its_own_words_is_marked():
+    grounding = check("The Borrower may not prepay any part of the Loan [1].", {1: PREPAY}, None)
+
+    [flagged] = grounding.flagged
+    assert grounding.note(flagged) == "not found in [1]"
+
+
+def test_a_not_where_the_passage_says_rather_than_is_not_marked():
+    passage = "Water in the early morning, soaking the soil deeply twice a week rather than a little every day."
+
+    assert check("Soak the soil deeply twice a week, not a little every day [1].", {1: passage}, None).flagged == ()
+
+
+def test_a_number_written_as_a_word_is_checked_against_the_passage_s():
+    passage = "The Tenant may end this Lease on the fifth anniversary by giving at least six months' written notice."
+
+    [flagged] = check("The Tenant may end the Lease with one month's notice [1].", {1: passage}, None).flagged
+    assert flagged.absent_numbers == ("one",)
+    assert check("The Tenant may end the Lease at the 5th anniversary with 6 months' notice [1].",
+                 {1: passage}, None).flagged == ()
+
+
+def test_the_one_before_and_a_third_are_not_numbers():
+    passage = "Payment moves to the preceding Business Day; prune each stem by about a third."
+
+    assert check("Payment moves to the one before [1]. Each stem loses about a third [1].", {1: passage},
+                 None).flagged == ()

@@ -104,3 +104,77 @@ def test_the_passages_a_reply_offers_do_not_count_as_cited():
     setup.ask("How long does a turkey roast for?", documents_only(setup))
 
     assert setup.uow.documents.citations == []
+
+
+def _answered_then_offline(question: str, *, cut: bool = False) -> tuple[Setup, str]:
+    """A conversation whose question the model answered (cut at the length limit: `cut`), then
+    made documents-only, with the LLM server gone."""
+    setup = Setup(FakeLibrary(RENT, ROAST))
+    conversation_id = setup.conversations.create("Cookery").id
+    setup.gateway.enqueue(["Roast it for a long time"], finish_reason="length" if cut else "stop")
+    setup.ask(question, conversation_id)
+    setup.conversations.set_documents_only(conversation_id, True)
+    setup.gateway.down = LLMUnavailable("the LLM server is not running")
+    return setup, conversation_id
+
+
+def test_with_no_llm_server_answering_again_says_what_it_did_not_find_and_keeps_the_model_s_answer():
+    setup, conversation_id = _answered_then_offline("How long does a turkey roast for?")
+
+    turn = setup.chat.retry(conversation_id)
+    turn.text()
+
+    assert len(setup.gateway.requests) == 1  # the first answer's; none since
+    assert turn.answer.content.startswith(NOT_FOUND_REPLY) and turn.answer.model == DOCUMENTS_ONLY
+    shown = [m.content for m in setup.conversations.history(conversation_id) if m.shown]
+    assert shown == ["How long does a turkey roast for?", turn.answer.content]
+    versions = [m for m in setup.conversations.history(conversation_id) if m.role is Role.ASSISTANT]
+    assert [m.content for m in versions] == ["Roast it for a long time", turn.answer.content]
+
+
+def test_with_no_llm_server_an_edited_question_the_documents_do_not_answer_gets_the_reply():
+    setup, conversation_id = _answered_then_offline("How much is the annual rent?")
+    [question] = [m for m in setup.conversations.history(conversation_id) if m.role is Role.USER]
+
+    turn = setup.chat.edit(conversation_id, question.id, "How long does a turkey roast for?")
+    turn.text()
+
+    assert len(setup.gateway.requests) == 1
+    shown = [m.content for m in setup.conversations.history(conversation_id) if m.shown]
+    assert shown == ["How long does a turkey roast for?", turn.answer.content]
+    assert turn.answer.content.startswith(NOT_FOUND_REPLY)
+
+
+def test_with_no_llm_server_an_edited_question_the_documents_answer_fails_as_before():
+    setup, conversation_id = _answered_then_offline("How long does a turkey roast for?")
+    [question] = [m for m in setup.conversations.history(conversation_id) if m.role is Role.USER]
+
+    turn = setup.chat.edit(conversation_id, question.id, "How much is the annual rent?")
+    with pytest.raises(LLMUnavailable):
+        turn.text()
+    shown = [m for m in setup.conversations.history(conversation_id) if m.shown]
+    assert shown[0].content == "How much is the annual rent?" and shown[1].status is Status.ERROR
+
+
+def test_with_no_llm_server_a_cut_answer_nothing_was_found_for_is_replaced_by_the_reply():
+    setup, conversation_id = _answered_then_offline("How long does a turkey roast for?", cut=True)
+
+    turn = setup.chat.continue_answer(conversation_id)
+    turn.text()
+
+    assert len(setup.gateway.requests) == 1
+    assert turn.answer.content.startswith(NOT_FOUND_REPLY)
+    answers = [m for m in setup.conversations.history(conversation_id) if m.role is Role.ASSISTANT]
+    assert [(m.content, m.shown) for m in answers] == [("Roast it for a long time", False),
+                                                      (turn.answer.content, True)]
+
+
+def test_with_no_llm_server_a_cut_answer_the_documents_hold_stays_as_it_was_and_continuing_fails():
+    setup, conversation_id = _answered_then_offline("How much is the annual rent?", cut=True)
+
+    turn = setup.chat.continue_answer(conversation_id)
+    with pytest.raises(LLMUnavailable):
+        turn.text()
+
+    [answer] = [m for m in setup.conversations.history(conversation_id) if m.role is Role.ASSISTANT]
+    assert (answer.content, answer.status, answer.shown) == ("Roast it for a long time", Status.TRUNCATED, True)

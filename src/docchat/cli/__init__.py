@@ -18,6 +18,7 @@ from docchat.cli.library import (
     rename_conversation,
     pin_conversation,
     unpin_conversation,
+    set_documents_only,
     delete_conversation,
     list_trash,
     restore_conversation,
@@ -105,7 +106,7 @@ def _parser() -> argparse.ArgumentParser:
         sub.set_defaults(handler=handler)
 
     conversations = commands.add_parser("conversations",
-                                        help="list, create, rename, pin, delete, search; the trash")
+                                        help="list, create, rename, pin, documents only, delete, search; the trash")
     verbs = conversations.add_subparsers(title="verbs", metavar="VERB", required=True)
     listing = verbs.add_parser("list", help="pinned first, then most recently updated")
     listing.add_argument("--json", action="store_true")
@@ -121,6 +122,11 @@ def _parser() -> argparse.ArgumentParser:
         sub = verbs.add_parser(verb, help=f"{verb} a conversation")
         sub.add_argument("id")
         sub.set_defaults(handler=handler)
+    only = verbs.add_parser("documents-only", help="answer from the conversation's documents only (on), or "
+                            "ask the model when they hold nothing (off)")
+    only.add_argument("id")
+    only.add_argument("state", choices=["on", "off"])
+    only.set_defaults(handler=set_documents_only)
     delete = verbs.add_parser("delete", help="delete a conversation (--purge: for good)")
     delete.add_argument("id")
     delete.add_argument("--purge", action="store_true", help="remove it and its messages from the database")

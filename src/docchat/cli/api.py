@@ -5,7 +5,7 @@ from __future__ import annotations
 import os
 import sys
 
-from docchat.cli.common import load_settings
+from docchat.cli.common import load_settings, say_upgraded
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8502
@@ -24,6 +24,7 @@ def serve_api(args) -> int:
     from docchat.bootstrap import build_services
 
     services = build_services(load_settings())
+    say_upgraded(services.upgraded)
     print(f"docchat API on http://{_shown(args.host)}:{args.port} (docs: /docs)"
           + ("; token required" if token else ""), file=sys.stderr, flush=True)
     if not is_loopback(args.host):

@@ -63,9 +63,16 @@ def add_bench_commands(commands) -> None:
     api.add_argument("--json", action="store_true")
     api.set_defaults(handler=bench_api)
     crash = suites.add_parser("crash", help="SIGKILL at random moments of real work (asking, compacting, "
-                              "importing, ingesting), each followed by a checked restart (needs the LLM server)")
+                              "importing, ingesting) and of schema upgrades, each followed by a checked restart "
+                              "(needs the LLM server, but for --migrate-only)")
     crash.add_argument("--kills", type=int, default=100, help="default: %(default)s")
     crash.add_argument("--seed", type=int, default=None, help="repeat a run's kill moments")
+    crash.add_argument("--migrate-kills", type=int, default=20, metavar="N",
+                       help="then SIGKILL N upgrades of a database at schema 0008 (default: %(default)s; 0: none)")
+    crash.add_argument("--migrate-chunks", type=int, default=100_000, metavar="N",
+                       help="chunks in that database (default: %(default)s)")
+    crash.add_argument("--migrate-only", action="store_true",
+                       help="only the upgrades' kills (no LLM server needed)")
     crash.add_argument("--json", action="store_true")
     crash.set_defaults(handler=bench_crash)
     scale = suites.add_parser("scale", help="list, read, export, import, search and clean up a store of "
@@ -181,11 +188,19 @@ def bench_api(args) -> None:
 def bench_crash(args) -> None:
     from docchat_bench.crash import run_crash_bench
 
-    if args.kills < 1:
-        raise DocchatError("--kills must be at least 1")
-    result = run_crash_bench(kills=args.kills, seed=args.seed, as_json=args.json)
-    if result["questions_lost"] or result["orphans"] or result["answers_altered"] or result["integrity_failures"]:
+    if args.kills < 1 or args.migrate_kills < 0 or args.migrate_chunks < 1:
+        raise DocchatError("--kills and --migrate-chunks must be at least 1, --migrate-kills at least 0")
+    if args.migrate_only and not args.migrate_kills:
+        raise DocchatError("--migrate-only needs --migrate-kills of at least 1")
+    result = run_crash_bench(kills=args.kills, seed=args.seed, as_json=args.json, migrate_kills=args.migrate_kills,
+                             migrate_chunks=args.migrate_chunks, migrate_only=args.migrate_only)
+    if not args.migrate_only and (result["questions_lost"] or result["orphans"] or result["answers_altered"]
+                                  or result["integrity_failures"]):
         raise DocchatError("the crash campaign found lost or half-written data (listed above)")
+    migrate = result.get("migrate")
+    if migrate and (migrate["found_in_between"] or migrate["next_start_failed"]):
+        raise DocchatError("the migrate stage found a database left between two schemas, or one the next start "
+                           "could not upgrade (listed above)")
 
 
 @_suite

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 from docchat.text import one_line
@@ -18,7 +19,16 @@ def open_services(*, llm: bool = False, documents_early: bool = False):
     slowed `docchat ask` by a few tenths of a second)."""
     from docchat.bootstrap import build_services
 
-    return build_services(contact_llm=llm, open_documents_early=documents_early)
+    services = build_services(contact_llm=llm, open_documents_early=documents_early)
+    say_upgraded(services.upgraded)
+    return services
+
+
+def say_upgraded(line: str | None) -> None:
+    """The start-up line of a start that upgraded the database (where its backup is); on stderr,
+    so a command's --json output stays one document."""
+    if line:
+        print(f"docchat: {line}", file=sys.stderr, flush=True)
 
 
 def shown(text: str) -> str:

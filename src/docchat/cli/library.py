@@ -44,6 +44,14 @@ def unpin_conversation(args) -> None:
     conversations.unpin(conversations.resolve_id(args.id))
 
 
+def set_documents_only(args) -> None:
+    conversations = open_services().conversations
+    conversation_id = conversations.resolve_id(args.id)
+    conversations.set_documents_only(conversation_id, args.state == "on")
+    title = conversations.get(conversation_id).title
+    print(f"{for_terminal(title)}: documents only {args.state}")
+
+
 def delete_conversation(args) -> None:
     conversations = open_services().conversations
     # Only a purge acts on a conversation already deleted.

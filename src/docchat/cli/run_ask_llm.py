@@ -10,7 +10,7 @@ from pathlib import Path
 
 from docchat import citation_wire
 from docchat.cli.api import serve_api_beside_page
-from docchat.cli.common import PROJECT_ROOT, embedded_server, load_settings, open_services, print_json
+from docchat.cli.common import PROJECT_ROOT, embedded_server, load_settings, open_services, print_json, say_upgraded
 from docchat.errors import DocchatError
 from docchat.llm.launcher import stop_group
 from docchat.llm.watchdog import Watchdog
@@ -25,6 +25,7 @@ def run_app(args) -> int:
     if not app.exists():
         raise DocchatError("app.py not found: run docchat from a checkout (make run)")
     settings = load_settings()
+    _upgrade_first(settings)
     server = api = watchdog = watcher = None
     try:
         # Inside the `try`: a Ctrl-C (or SIGTERM) while the server starts stops it too.
@@ -55,6 +56,17 @@ def run_app(args) -> int:
         if server is not None:
             print("stopping the LLM server")
             server.stop()
+
+
+def _upgrade_first(settings) -> None:
+    """The database brought to this version before the LLM server starts: a refused or failed
+    upgrade ends `run` with its one line and nothing started; the page's services then find it
+    up to date."""
+    from docchat.store.upgrade import upgrade_database
+
+    done = upgrade_database(settings.resolved_database_url, settings.resolved_data_dir,
+                            busy_timeout_s=settings.busy_timeout_s)
+    say_upgraded(done.line() if done else None)
 
 
 def _watch_followed_folders():

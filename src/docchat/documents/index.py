@@ -165,6 +165,16 @@ class ChunkIndex:
             if offset is None:
                 return found
 
+    def vectors_of(self, chunk_ids: Sequence[str]) -> dict[str, list[float]]:
+        """The vectors of these chunks, those the index holds: from local mode's copy once it is
+        read (a row lookup), else from Qdrant (`retrieve`, one call)."""
+        copy = self._vectors
+        if copy is not None:
+            return copy.rows(chunk_ids)
+        records = self._client.retrieve(self._collection, ids=[point_id(c) for c in dict.fromkeys(chunk_ids)],
+                                        with_payload=True, with_vectors=True)
+        return {record.payload["chunk_id"]: list(record.vector[DENSE]) for record in records}
+
     def vectors(self, *, batch: int = UPSERT_BATCH) -> Iterator[tuple[str, str, list[float]]]:
         """(chunk id, document id, vector) of every chunk, a batch at a time: to copy the
         vectors into another index without embedding the chunks again."""
@@ -298,6 +308,12 @@ class _LocalVectors:
                 best = rows[best]
             return [(self._chunk_ids[row], self._document_ids[self._documents[row]], similarity)
                     for row, similarity in zip(best, similarities)]
+
+    def rows(self, chunk_ids: Sequence[str]) -> dict[str, list[float]]:
+        """The (unit-normalised) vectors of those of `chunk_ids` held: cosines are unchanged."""
+        with self._lock:
+            return {chunk_id: self._matrix[self._row_of[chunk_id]].tolist()
+                    for chunk_id in chunk_ids if chunk_id in self._row_of}
 
     def _append_row(self, chunk_id: str) -> int:
         if self._size == len(self._matrix):

@@ -35,6 +35,7 @@ from docchat import __version__
 from docchat.atomic import write_atomically
 from docchat.domain import utcnow
 from docchat.errors import DocchatError, InvalidBackup, InvalidInput
+from docchat.upgrade_backups import FOLDER as UPGRADE_BACKUPS, automatic_backups
 from docchat.zip_entries import CountedReader, ZipRefused, checked_entries
 
 FORMAT = "docchat-backup"
@@ -104,6 +105,8 @@ class BackupStatus:
 
     last_backup: str | None  # when the last one was made (ISO 8601, UTC), or None
     file: str | None
+    # The newest copy of the database made before a schema upgrade, or None.
+    before_upgrade: str | None = None
 
     @property
     def made_at(self) -> datetime | None:
@@ -121,11 +124,13 @@ class BackupStatus:
 def backup_status(data_dir: Path) -> BackupStatus:
     """When the last backup of `data_dir` was made, and to which file: read from the record a
     backup (or a restore) leaves there. Needs nothing opened, so any front end can ask."""
+    automatic = automatic_backups(data_dir / UPGRADE_BACKUPS)
+    before_upgrade = str(automatic[-1]) if automatic else None
     try:
         record = json.loads((data_dir / LAST_BACKUP).read_text(encoding="utf-8"))
-        return BackupStatus(str(record["made_at"]), str(record["file"]))
+        return BackupStatus(str(record["made_at"]), str(record["file"]), before_upgrade)
     except (OSError, ValueError, KeyError, TypeError):
-        return BackupStatus(None, None)
+        return BackupStatus(None, None, before_upgrade)
 
 
 class BackupService:

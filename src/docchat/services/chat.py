@@ -99,6 +99,9 @@ class ChatService:
         try:
             info = self._gateway.info()
         except LLMError as error:
+            if self.documents_only(conversation_id):  # as `answer`: judged first, fails only if found
+                return self._turn(conversation_id, asked.content, NominalServer(), lambda sent, rewritten: asked,
+                                  progress, before_seq=asked.seq, version_of=version_of, unavailable=error)
             return self._failed(asked, error, version_of=version_of)
         return self._turn(conversation_id, asked.content, info, lambda sent, rewritten: asked, progress,
                           before_seq=asked.seq, version_of=version_of)
@@ -122,6 +125,9 @@ class ChatService:
         try:
             info = self._gateway.info()
         except LLMError as error:
+            if self.documents_only(conversation_id):  # as `answer`: judged first, fails only if found
+                return self._turn(conversation_id, text, NominalServer(), keep, progress, before_seq=asked.seq,
+                                  unavailable=error)
             return self._failed(keep(None, None), error)
         return self._turn(conversation_id, text, info, keep, progress, before_seq=asked.seq)
 
@@ -134,9 +140,10 @@ class ChatService:
         try:
             info = self._gateway.info()
         except LLMError as error:
-            # The answer as it was cut stays; this try fails where the stream is read, as its siblings do.
-            return Turn(conversation_id=conversation_id, question=asked, draft=cut, budget=None,
-                        saver=_Unchanged(cut), failure=error)
+            if self.documents_only(conversation_id):  # as `answer`: judged first, fails only if found
+                return self._turn(conversation_id, asked.content, NominalServer(), lambda sent, rewritten: asked,
+                                  progress, before_seq=asked.seq, continuing=cut, unavailable=error)
+            return self._unchanged(asked, cut, error)
         if not info.continues_answers:
             raise InvalidInput(f"{info.server} starts a new answer instead of going on with this one: "
                                "ask for the rest instead")
@@ -216,7 +223,8 @@ class ChatService:
               before_seq: int | None = None, continuing: Message | None = None,
               version_of: str | None = None, unavailable: LLMError | None = None) -> Turn:
         request, marks, documents_only = self._request(conversation_id, question, before_seq=before_seq)
-        documents_only = documents_only and continuing is None
+        # A cut answer goes on while the model answers; without one, it is judged as a new answer.
+        documents_only = documents_only and (continuing is None or unavailable is not None)
         if unavailable is not None:
             # Planned against a nominal window: nothing may be condensed or cut for good by it.
             request = replace(request, may_condense=False)
@@ -231,8 +239,12 @@ class ChatService:
                 _record_compaction(uow, conversation_id, prepared, marks)
 
         if documents_only and refuses(prepared):
-            return self._from_documents(prepared, version_of, compacted)
+            # A cut answer that cannot go on: the reply becomes its new version, the cut one kept.
+            return self._from_documents(prepared, continuing.group if continuing is not None else version_of,
+                                        compacted)
         if unavailable is not None:
+            if continuing is not None:
+                return self._unchanged(prepared.question, continuing, unavailable)
             return self._failed(prepared.question, unavailable, version_of=version_of)
         if continuing is None:
             started = self._conversations.start_answer(conversation_id, model=info.model, version_of=version_of,
@@ -267,6 +279,11 @@ class ChatService:
         return Turn(conversation_id=question.conversation_id, question=question, draft=draft, budget=None,
                     stats=prepared.stats, citations=offers, evidence=prepared.evidence, saver=self._saver,
                     start=lambda stop: Reply(reply_text(offers)))
+
+    def _unchanged(self, question: Message, cut: Message, error: LLMError) -> Turn:
+        """The answer as it was cut stays; this try fails where the stream is read, as its siblings do."""
+        return Turn(conversation_id=question.conversation_id, question=question, draft=cut, budget=None,
+                    saver=_Unchanged(cut), failure=error)
 
     def _failed(self, question: Message, error: LLMError, *, version_of: str | None = None) -> Turn:
         draft = self._conversations.start_answer(question.conversation_id, model=None, version_of=version_of)

@@ -336,6 +336,14 @@ class DocumentService:
                 self._whole.popitem(last=False)
         return list(found) if found is not None else None
 
+    def passage_vectors(self, chunk_ids: Sequence[str]) -> dict[str, builtins.list[float]]:
+        """The index's vectors of these chunks, for the citation check; {} while the index is not
+        open (an answer from the whole-documents block searched nothing): opening it for the
+        check would cost seconds, and the check embeds the passages instead."""
+        with self._index_lock:
+            index = self._index if self._index_checked else None
+        return index.vectors_of(chunk_ids) if index is not None and chunk_ids else {}
+
     def close(self) -> None:
         with self._index_lock:
             if self._index is not None:

@@ -1,23 +1,42 @@
 """Checks a finished answer's citations with the query embedder already loaded (one batched
-call per answer); the rules are docchat.context.citation_check's. Without an embedder, or when
-it fails, the check goes by words and numbers alone."""
+call per answer, of the answer's sentences) and the passages' own vectors, read from the
+document index rather than embedded again; the rules are docchat.context.citation_check's.
+Without an embedder, or when it fails, the check goes by words and numbers alone; a passage
+whose vector cannot be read (its document removed since, the index not open) is embedded in the
+same call instead."""
 
 from __future__ import annotations
 
-from typing import Sequence
+import logging
+from collections.abc import Callable, Mapping, Sequence
 
 from docchat.context.citation_check import check
 from docchat.domain import Citation, Grounding
 from docchat.ports import Embedder
 
+# Chunk ids -> the vectors the document index holds for them (those it has).
+PassageVectors = Callable[[Sequence[str]], Mapping[str, Sequence[float]]]
+log = logging.getLogger(__name__)
+
 
 class CitationChecker:
-    def __init__(self, embedder: Embedder | None):
+    def __init__(self, embedder: Embedder | None, vectors: PassageVectors | None = None):
         self._embedder = embedder
+        self._vectors = vectors
 
     def __call__(self, answer: str, given: Sequence[Citation]) -> Grounding | None:
         """None for an answer given no passage: there is nothing to check it against."""
         if not given:
             return None
         embed = self._embedder.embed if self._embedder is not None else None
-        return check(answer, {c.number: c.text for c in given}, embed)
+        return check(answer, {c.number: c.text for c in given}, embed, self._passage_vectors(given))
+
+    def _passage_vectors(self, given: Sequence[Citation]) -> dict[int, Sequence[float]]:
+        if self._vectors is None or self._embedder is None:
+            return {}
+        try:
+            found = self._vectors([c.chunk_id for c in given if c.chunk_id])
+        except Exception as error:  # the passages are embedded instead: slower, the same check
+            log.warning("passage vectors unreadable, embedding the passages: %s", error)
+            return {}
+        return {c.number: found[c.chunk_id] for c in given if c.chunk_id in found}

@@ -44,6 +44,9 @@ class Services:
     presence: Held | None = None
     opened_early: Held | None = None
     parser: Parser | None = None
+    # What opening the database did to its schema, as the start-up line says it (where the
+    # backup made before it is); None when there was nothing to upgrade.
+    upgraded: str | None = None
 
     def close(self) -> None:
         """Lets go of what one process may hold at a time (the local document index), of its

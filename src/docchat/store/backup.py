@@ -15,7 +15,7 @@ from sqlalchemy.engine import make_url
 
 from docchat.errors import DocchatError, InvalidBackup
 from docchat.store.engine import make_engine
-from docchat.store.migrate import MIGRATIONS, current_revision, upgrade
+from docchat.store.migrate import MIGRATIONS, Upgrading, current_revision, upgrade
 from docchat.store.unit_of_work import SqlUnitOfWorkFactory
 
 
@@ -63,8 +63,10 @@ class SqliteFiles:
         try:
             try:
                 upgrade(engine)
-            except CommandError as error:
-                raise DocchatError(f"the database's schema is newer than this docchat knows ({error}); "
+            except Upgrading as failed:
+                if not isinstance(failed.cause, CommandError):
+                    raise
+                raise DocchatError(f"the database's schema is newer than this docchat knows ({failed.cause}); "
                                    "back it up with the docchat that wrote it") from None
             uow = SqlUnitOfWorkFactory(engine)
             with uow() as work:

@@ -83,6 +83,8 @@ def _storage(health: StoreHealth, backup: BackupStatus) -> None:
     st.text(f"Database: {health.database}")
     st.text(f"Schema version: {health.schema_version}    Integrity: {health.integrity}")
     st.text(f"Last backup: {_last_backup(backup)}")
+    if backup.before_upgrade:
+        st.text(f"Before the last upgrade: {backup.before_upgrade}")
     columns = st.columns(4)
     columns[0].metric("Conversations", health.conversations)
     columns[1].metric("Deleted (not purged)", health.deleted_conversations)
