@@ -83,6 +83,10 @@ def test_a_restarted_app_finds_the_history_and_continues_the_conversation(live_s
                                                                          live_server):
     first = live_services.chat.answer(None, "My name is Ada. What is two plus two?")
     first.text()
+    # The first app has finished its work (the title) before the restart: llama-cpp-python's
+    # server answers nothing else, not even its model listing or a token count, while it writes,
+    # so a restart during that work counted the follow-up with the estimate.
+    live_services.chat.wait_for_background(60)
 
     restarted = build_services(live_settings)
     history = restarted.conversations.history(first.conversation_id)
