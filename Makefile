@@ -8,13 +8,15 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 LLM_VENV := .venv-llm
 LLM_STAMP := $(LLM_VENV)/.installed
+LLAMACPP_VENV := .venv-llamacpp
+LLAMACPP_STAMP := $(LLAMACPP_VENV)/.installed
 
 .PHONY: run test system-deps app-system-deps clean
 
 run: $(STAMP) $(LLM_STAMP) app-system-deps
 	$(BIN)/docchat run
 
-test: $(STAMP) $(LLM_STAMP) system-deps
+test: $(STAMP) $(LLM_STAMP) $(LLAMACPP_STAMP) system-deps
 	$(BIN)/python -m ruff check src benchmarks tests app.py pages
 	$(BIN)/python -m mypy
 	$(BIN)/python -m pytest tests -p no:cacheprovider
@@ -38,6 +40,19 @@ $(LLM_STAMP): requirements-llm.txt
 	$(LLM_VENV)/bin/python -m pip uninstall --quiet -y torchvision torchaudio torchcodec triton
 	touch $(LLM_STAMP)
 
+# The tests' second model server, llama.cpp (llama_cpp.server), on the same bundled GGUF file.
+# Only `make test` needs it. pip compiles llama.cpp from source, CPU only, on both cores, and
+# keeps the wheel in its cache: measured here, 5.6 to 13 min the first time (13 with four other
+# builds and test runs on the two cores), 12 to 31 s in a second clone.
+# Not -march=native: on this machine kind it turns on llama.cpp's AMX kernels, which crash
+# (SIGSEGV in ggml_backend_amx_mul_mat) at the first token. AVX2 runs on any x86-64-v3 CPU.
+LLAMACPP_CMAKE_ARGS := -DGGML_NATIVE=OFF -DGGML_AVX=ON -DGGML_AVX2=ON -DGGML_FMA=ON -DGGML_F16C=ON -DGGML_BMI2=ON -DGGML_BLAS=OFF
+$(LLAMACPP_STAMP): requirements-llamacpp.txt
+	$(PYTHON) -m venv $(LLAMACPP_VENV)
+	CMAKE_ARGS="$(LLAMACPP_CMAKE_ARGS)" CMAKE_BUILD_PARALLEL_LEVEL=2 \
+		$(LLAMACPP_VENV)/bin/python -m pip install --quiet -r requirements-llamacpp.txt
+	touch $(LLAMACPP_STAMP)
+
 # Debian packages. The app's: tesseract-ocr and its English model (images and scanned pages).
 # The tests' add Debian's Chromium for the browser tests (Playwright cannot download its own
 # here), PostgreSQL and the DejaVu fonts the OCR tests draw with.
@@ -48,4 +63,4 @@ system-deps:
 	@scripts/system-deps.sh
 
 clean:
-	rm -rf $(VENV) $(LLM_VENV) build *.egg-info src/*.egg-info
+	rm -rf $(VENV) $(LLM_VENV) $(LLAMACPP_VENV) build *.egg-info src/*.egg-info

@@ -95,6 +95,33 @@ def live_llm():
         server.stop()
 
 
+@pytest.fixture(scope="session")
+def live_llamacpp():
+    """The live tier's second real server: llama.cpp's (llama-cpp-python) on the same bundled GGUF
+    file, read as it is; started once, stopped by PID at the end."""
+    from docchat_bench.llamacpp import LlamaCppServer, bundled_gguf
+
+    from tests.network import free_port
+
+    root = Path(__file__).resolve().parents[1]
+    server = LlamaCppServer(
+        venv=root / ".venv-llamacpp",
+        gguf=bundled_gguf(root / ".venv-llm"),
+        port=free_port(),
+        log_path=root / "tests" / "live" / "artifacts" / "llamacpp.log",
+        # Its own default, smaller than vLLM's 8,192: on two shared cores its prefill ran at 60-140
+        # tokens/s with one thread, so a prompt filling 8,192 tokens took minutes.
+        window=2048,
+    )
+    if not server.python.exists():
+        pytest.fail("llama.cpp's server environment .venv-llamacpp is missing: `make test` creates it")
+    server.start(say=lambda line: print(f"[live] {line}", flush=True))
+    try:
+        yield server
+    finally:
+        server.stop()
+
+
 @pytest.fixture
 def fake_llm():
     """A small OpenAI-compatible server that answers as scripted (faults included)."""

@@ -44,6 +44,7 @@ def test_the_openai_client_gets_an_answer_with_citations_of_the_document(api):
     assert cited and {c["document_id"] for c in cited} == {document["id"]}
 
 
+@pytest.mark.both_servers
 def test_the_openai_client_streams_an_answer_ending_with_citations(api):
     server, document = api
     client = openai.OpenAI(base_url=f"{server.url}/v1", api_key="unused", max_retries=0, timeout=300)

@@ -1,6 +1,10 @@
 """The context engine on the real server: condensation, titles, follow-up rewriting."""
 
+import pytest
+
 from docchat.domain import FINISHED, TitleSource
+
+from tests.live.conftest import served_prompt_tokens
 
 QUESTION = ("What does clause {i} of the Harbour Street Trust Agreement say about the Determination Date? "
             + "Explain the reserve account rules, the servicer's duties and the notice requirements. " * 6)
@@ -106,13 +110,14 @@ def test_the_session_remembers_a_resolved_term_across_a_restart(live_services, l
     assert session.turns == 1
 
 
-def test_a_stateless_answer_uses_the_callers_history_and_stores_nothing(live_services):
+@pytest.mark.both_servers
+def test_a_stateless_answer_uses_the_callers_history_and_stores_nothing(live_services, live_server):
     history = [{"role": "user", "content": "My name is Ada."}, {"role": "assistant", "content": "Hello Ada!"}]
 
     turn = live_services.stateless.answer(history, "What is my name?")
     turn.text()
 
     assert turn.answer
-    assert turn.usage["prompt_tokens"] == turn.budget.prompt
+    assert served_prompt_tokens(turn, live_server) == turn.budget.prompt
     assert turn.budget.history_messages == 2
     assert live_services.conversations.list() == []

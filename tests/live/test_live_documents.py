@@ -6,13 +6,17 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from docchat.bootstrap import build_services
 from docchat.domain import FINISHED
 
 from tests.integration.test_documents import trust_pdf
+from tests.live.conftest import served_prompt_tokens
 
 
-def test_a_question_about_an_ingested_pdf_is_answered_from_passages_citing_the_right_page(live_settings):
+@pytest.mark.both_servers
+def test_a_question_about_an_ingested_pdf_is_answered_from_passages_citing_the_right_page(live_settings, live_server):
     # A passage budget too small for the whole PDF: the passages go into the question's turn.
     services = build_services(live_settings.model_copy(update={"cap_chunks": 0.005}))
     document = services.documents.ingest("Harbour Street Trust.pdf", trust_pdf())
@@ -31,7 +35,7 @@ def test_a_question_about_an_ingested_pdf_is_answered_from_passages_citing_the_r
     question = services.conversations.history(turn.conversation_id)[0]
     assert question.content == "When is the Determination Date?"
     assert question.sent_content.startswith("Context:\n[1] Harbour Street Trust.pdf, page 2:")
-    assert turn.usage["prompt_tokens"] == turn.budget.prompt
+    assert served_prompt_tokens(turn, live_server) == turn.budget.prompt
     # "Cited in" counts what the answer cited: the tiny model writes no [n], so the passages the
     # check attributed its sentences to, if any (what it says varies from run to run).
     uses = services.documents.usage(document.id)

