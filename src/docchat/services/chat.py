@@ -70,15 +70,23 @@ class ChatService:
                                                          rewritten_query=rewritten)
 
         try:
-            info = self._gateway.info()
+            info, unavailable = self._server(conversation_id)
         except LLMError as error:
-            if self.documents_only(conversation_id):
-                # Nothing found needs no model: the question is judged first, and fails for
-                # want of a server only if the documents hold its answer.
-                return self._turn(conversation_id, question, NominalServer(), keep, progress, unavailable=error)
             # The question is kept either way; the failure shows when the turn is read.
             return self._failed(self._conversations.post_user_message(conversation_id, question), error)
-        return self._turn(conversation_id, question, info, keep, progress)
+        return self._turn(conversation_id, question, info, keep, progress, unavailable=unavailable)
+
+    def _server(self, conversation_id: str | None) -> tuple[ServerInfo, LLMError | None]:
+        """The server to plan against. With none answering, a documents-only conversation plans
+        against a nominal one, with the failure kept: nothing found needs no model, so the
+        question is judged first and fails for want of a server only if its answer is found.
+        Any other conversation: the failure is raised."""
+        try:
+            return self._gateway.info(), None
+        except LLMError as error:
+            if self.documents_only(conversation_id):
+                return NominalServer(), error
+            raise
 
     def documents_only(self, conversation_id: str | None) -> bool:
         """Whether the conversation answers from its documents only (a new one: the default)."""
@@ -97,14 +105,11 @@ class ChatService:
             raise InvalidInput("there is no question to answer again in this conversation")
         version_of = answered.group if answered is not None else None
         try:
-            info = self._gateway.info()
+            info, unavailable = self._server(conversation_id)
         except LLMError as error:
-            if self.documents_only(conversation_id):  # as `answer`: judged first, fails only if found
-                return self._turn(conversation_id, asked.content, NominalServer(), lambda sent, rewritten: asked,
-                                  progress, before_seq=asked.seq, version_of=version_of, unavailable=error)
             return self._failed(asked, error, version_of=version_of)
         return self._turn(conversation_id, asked.content, info, lambda sent, rewritten: asked, progress,
-                          before_seq=asked.seq, version_of=version_of)
+                          before_seq=asked.seq, version_of=version_of, unavailable=unavailable)
 
     def edit(self, conversation_id: str, question_id: str, text: str, *,
              progress: Progress = lambda stage: None) -> Turn:
@@ -123,13 +128,10 @@ class ChatService:
                                                          rewritten_query=rewritten, version_of=asked.group)
 
         try:
-            info = self._gateway.info()
+            info, unavailable = self._server(conversation_id)
         except LLMError as error:
-            if self.documents_only(conversation_id):  # as `answer`: judged first, fails only if found
-                return self._turn(conversation_id, text, NominalServer(), keep, progress, before_seq=asked.seq,
-                                  unavailable=error)
             return self._failed(keep(None, None), error)
-        return self._turn(conversation_id, text, info, keep, progress, before_seq=asked.seq)
+        return self._turn(conversation_id, text, info, keep, progress, before_seq=asked.seq, unavailable=unavailable)
 
     def continue_answer(self, conversation_id: str, *, progress: Progress = lambda stage: None) -> Turn:
         """Goes on writing the last answer, cut at the token limit, into the same message: the
@@ -138,17 +140,14 @@ class ChatService:
         if asked is None or cut is None or not may_continue(cut):
             raise InvalidInput("only an answer cut at the length limit can be continued")
         try:
-            info = self._gateway.info()
+            info, unavailable = self._server(conversation_id)
         except LLMError as error:
-            if self.documents_only(conversation_id):  # as `answer`: judged first, fails only if found
-                return self._turn(conversation_id, asked.content, NominalServer(), lambda sent, rewritten: asked,
-                                  progress, before_seq=asked.seq, continuing=cut, unavailable=error)
             return self._unchanged(asked, cut, error)
-        if not info.continues_answers:
+        if unavailable is None and not info.continues_answers:
             raise InvalidInput(f"{info.server} starts a new answer instead of going on with this one: "
                                "ask for the rest instead")
         return self._turn(conversation_id, asked.content, info, lambda sent, rewritten: asked, progress,
-                          before_seq=asked.seq, continuing=cut)
+                          before_seq=asked.seq, continuing=cut, unavailable=unavailable)
 
     def wait_for_background(self, timeout_s: float) -> None:
         """Lets work started after an answer (its title) finish: a command about to exit calls it."""
