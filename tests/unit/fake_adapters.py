@@ -1,12 +1,13 @@
 """Fakes of the document library's adapter ports for unit tests: stored files, the page
-renderer, the parser, the embedders and the chunk index. They record what happened, so tests
-assert behaviour. (tests.unit.fakes re-exports them beside the other ports' fakes.)"""
+renderer, the parser, the embedders, the chunk index and a followed folder's files. They record
+what happened, so tests assert behaviour. (tests.unit.fakes re-exports them beside the other
+ports' fakes.)"""
 
 from __future__ import annotations
 
 import re
 
-from docchat.domain import ParsedDocument, Section, content_hash
+from docchat.domain import ParsedDocument, SeenFile, Section, content_hash
 from docchat.errors import InvalidInput
 
 
@@ -141,3 +142,37 @@ class WordsEmbedder:
                 vector[sum(map(ord, word)) % self.dimension] += 1.0
             vectors.append(vector)
         return vectors
+
+
+class FakeDisk:
+    """The FolderFiles port over a dict: folder -> {relative path: (bytes, mtime_ns)}. `opened`
+    records every file hashed or read, so a test can tell a file was not opened."""
+
+    def __init__(self):
+        self.folders: dict[str, dict[str, tuple[bytes, int]]] = {}
+        self.opened: list[str] = []
+
+    def write(self, folder: str, relative_path: str, data: bytes, mtime_ns: int) -> None:
+        self.folders.setdefault(folder, {})[relative_path] = (data, mtime_ns)
+
+    def absolute(self, path: str) -> str:
+        return path.rstrip("/") or "/"
+
+    def is_folder(self, path: str) -> bool:
+        return path in self.folders
+
+    def walk(self, root: str, reads):
+        for relative, (data, mtime_ns) in sorted(self.folders[root].items()):
+            if reads(relative.rpartition("/")[2]):
+                yield SeenFile(relative, f"{root}/{relative}", len(data), mtime_ns)
+
+    def _data(self, path: str) -> bytes:
+        self.opened.append(path)
+        root = next(r for r in self.folders if path.startswith(r + "/"))
+        return self.folders[root][path[len(root) + 1:]][0]
+
+    def content_hash(self, path: str) -> str:
+        return content_hash(self._data(path))
+
+    def read(self, path: str) -> bytes:
+        return self._data(path)
