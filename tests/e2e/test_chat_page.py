@@ -16,17 +16,33 @@ def test_a_posted_message_is_still_there_after_a_browser_reload(app_url, page):
     expect(page.get_by_test_id("stChatMessage").filter(has_text=QUESTION)).to_be_visible()
     expect(page.get_by_text("the LLM server is not running").first).to_be_visible()
     settled(page)
+    copies_seen = _most_copies_shown(page, "And the Payment Date?")
     # The chat box has the focus again: the next question is typed straight away.
     page.keyboard.type("And the Payment Date?")
     page.keyboard.press("Enter")
-    expect(page.get_by_test_id("stChatMessage").filter(has_text="And the Payment Date?")).to_be_visible()
+    expect(page.get_by_test_id("stChatMessage").filter(has_text="And the Payment Date?")).to_have_count(1)
     settled(page)
+    # Shown once all along: not once as typed and again as stored while the page is drawn anew.
+    assert copies_seen() == 1
 
     page.reload()
     expect(page.get_by_test_id("stChatMessage").filter(has_text=QUESTION)).to_be_visible()
     # The new thread took its title from the first message, in the sidebar too.
     expect(page.get_by_test_id("stSidebar").get_by_text("What is the Determination Date in the 2024…")).to_be_visible()
     page.screenshot(path=str(ARTIFACTS / "chat_after_reload.png"), full_page=True)
+
+
+def _most_copies_shown(page, text: str):
+    """Watches the page from now on; the returned call gives the most chat messages holding
+    `text` that were on the page at any one moment."""
+    page.evaluate("""text => {
+        window.mostCopies = 0;
+        const count = () => [...document.querySelectorAll("[data-testid='stChatMessage']")]
+            .filter(m => m.innerText.includes(text)).length;
+        new MutationObserver(() => { window.mostCopies = Math.max(window.mostCopies, count()); })
+            .observe(document.body, {childList: true, subtree: true, characterData: true});
+    }""", text)
+    return lambda: page.evaluate("window.mostCopies")
 
 
 def test_a_question_typed_in_the_page_gets_a_streamed_answer_from_the_real_server(live_app_url, page):

@@ -80,23 +80,31 @@ def render(conversation_id: str | None) -> None:
         _message(message, latest=bool(answers) and message is answers[-1], versions=versions[message.group],
                  last=message is history[-1])
     found.later(history, up_to_found)
+    # The turn being asked is drawn here, right after the history, although what starts it (the
+    # chat box, Retry) comes below: the rerun that follows draws the stored question and answer
+    # at this place, so they replace what was streamed instead of showing twice until it ends.
+    new_turn = st.container()
     if resend is not None and conversation_id:
-        _resend(conversation_id, resend)
+        with new_turn:
+            _resend(conversation_id, resend)
     _server_notice()
     # These buttons act on the last message, so their keys name it: a click in a tab that has
     # not seen a question asked since in another tab finds no button in the run it starts (that
     # run reads the conversation anew), instead of answering that other question.
     if conversation_id and history and needs_retry(history[-1]):
         if st.button("Retry the answer", key=f"{KEY}_retry_{history[-1].id}", icon=":material/refresh:"):
-            _stream(lambda progress: services().chat.retry(conversation_id, progress=progress))
+            with new_turn:
+                _stream(lambda progress: services().chat.retry(conversation_id, progress=progress))
     if conversation_id and history and may_continue(history[-1]):
         if st.button("Continue the answer", key=f"{KEY}_continue_{history[-1].id}", icon=":material/arrow_forward:"):
-            _stream(lambda progress: services().chat.continue_answer(conversation_id, progress=progress))
+            with new_turn:
+                _stream(lambda progress: services().chat.continue_answer(conversation_id, progress=progress))
     edited = _unsent(conversation_id, history)
     text = st.chat_input("Ask about your documents", key=f"{KEY}_input")
     for question in (edited, text):
         if question is not None:
-            _ask(conversation_id, question)
+            with new_turn:
+                _ask(conversation_id, question)
 
 
 def _earlier(conversation_id: str, drawn: int, shown: int) -> None:
