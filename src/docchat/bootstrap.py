@@ -26,7 +26,7 @@ from docchat.documents.render import page_with_passage
 from docchat.domain import utcnow
 from docchat.errors import DocchatError
 from docchat.llm.discovery import fetch_info, info_if_up
-from docchat.llm.gateway import Sampling, Timeouts, VllmGateway
+from docchat.llm.gateway import Sampling, Timeouts, ServerGateway
 from docchat.llm.profiles import (CPU_MODEL_NAME, CPU_SAMPLING, CPU_VARIED_SAMPLING, GPU_SAMPLING, answer_tokens,
                                   embedded_model_dir, guessed_tokenizer, start_advice)
 from docchat.llm.server_key import llm_key
@@ -145,13 +145,13 @@ def build_services(settings: Settings | None = None, *, uow: UnitOfWorkFactory |
     )
 
 
-def gateway_for(settings: Settings) -> VllmGateway:
+def gateway_for(settings: Settings) -> ServerGateway:
     """The client of the LLM server the settings name (benchmarks also talk to it directly)."""
     # The profile picks the sampling (the model card's for Qwen3, greedy for the tiny model).
     cpu = settings.llm_profile == "cpu"
     sampling = Sampling(**(CPU_SAMPLING if cpu else GPU_SAMPLING))
     varied = Sampling(**CPU_VARIED_SAMPLING) if cpu else sampling
-    return VllmGateway(
+    return ServerGateway(
         settings.resolved_llm_url,
         expected_model=_expected_model(settings),
         api_key=llm_key(settings),

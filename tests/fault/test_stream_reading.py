@@ -11,7 +11,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from docchat.errors import ModelMissing, StreamCut
-from docchat.llm.gateway import Timeouts, VllmGateway
+from docchat.llm.gateway import Timeouts, ServerGateway
 
 MODEL = "SmolLM2-135M-Instruct"
 QUESTION = [{"role": "user", "content": "When is the Determination Date?"}]
@@ -53,9 +53,9 @@ def server_sending():
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     threading.Thread(target=httpd.serve_forever, daemon=True).start()
 
-    def gateway(status: int, body: bytes) -> VllmGateway:
+    def gateway(status: int, body: bytes) -> ServerGateway:
         reply.update(status=status, body=body)
-        return VllmGateway(f"http://127.0.0.1:{httpd.server_address[1]}/v1",
+        return ServerGateway(f"http://127.0.0.1:{httpd.server_address[1]}/v1",
                            timeouts=Timeouts(first_token_s=5, between_tokens_s=5, connect_retries=0))
 
     yield gateway

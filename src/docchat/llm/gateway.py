@@ -77,7 +77,10 @@ class Generation:
         self._chunks.close()
 
 
-class VllmGateway:
+class ServerGateway:
+    """docchat's one client of an OpenAI-compatible LLM server: vLLM (the server docchat starts),
+    llama.cpp's, Ollama, LM Studio or a plain one, each asked only what its kind takes."""
+
     def __init__(self, base_url: str, *, expected_model: str | None = None, sampling: Sampling = Sampling(),
                  varied: Sampling | None = None, timeouts: Timeouts = Timeouts(),
                  api_key: Callable[[], str | None] = lambda: None, window: int | None = None):
