@@ -16,7 +16,7 @@ def test_a_posted_message_is_still_there_after_a_browser_reload(app_url, page):
     expect(page.get_by_test_id("stChatMessage").filter(has_text=QUESTION)).to_be_visible()
     expect(page.get_by_text("the LLM server is not running").first).to_be_visible()
     settled(page)
-    copies_seen = _most_copies_shown(page, "And the Payment Date?")
+    copies_seen = _most_messages_shown(page, holding="And the Payment Date?")
     # The chat box has the focus again: the next question is typed straight away.
     page.keyboard.type("And the Payment Date?")
     page.keyboard.press("Enter")
@@ -32,16 +32,16 @@ def test_a_posted_message_is_still_there_after_a_browser_reload(app_url, page):
     page.screenshot(path=str(ARTIFACTS / "chat_after_reload.png"), full_page=True)
 
 
-def _most_copies_shown(page, text: str):
-    """Watches the page from now on; the returned call gives the most chat messages holding
-    `text` that were on the page at any one moment."""
+def _most_messages_shown(page, *, holding: str = ""):
+    """Watches the page from now on; the returned call gives the most chat messages (holding
+    that text) that were on the page at any one moment."""
     page.evaluate("""text => {
         window.mostCopies = 0;
         const count = () => [...document.querySelectorAll("[data-testid='stChatMessage']")]
             .filter(m => m.innerText.includes(text)).length;
         new MutationObserver(() => { window.mostCopies = Math.max(window.mostCopies, count()); })
             .observe(document.body, {childList: true, subtree: true, characterData: true});
-    }""", text)
+    }""", holding)
     return lambda: page.evaluate("window.mostCopies")
 
 
@@ -183,11 +183,15 @@ def test_a_regenerated_answer_is_a_new_version_and_the_arrows_bring_back_the_fir
     messages = page.get_by_test_id("stChatMessage")
     expect(messages.nth(1).get_by_text("Token budget:")).to_be_visible(timeout=90_000)
     first = messages.nth(1).get_by_test_id("stMarkdown").first.inner_text()
+    settled(page)
+    most_shown = _most_messages_shown(page)
 
     page.get_by_role("button", name="Regenerate").click()
 
     expect(page.get_by_text("2 / 2")).to_be_visible(timeout=90_000)
-    expect(messages).to_have_count(2)  # the new version replaces the first in view
+    expect(messages).to_have_count(2)
+    # The new version was written where the first was, in its place: never a third message.
+    assert most_shown() == 2
     page.get_by_role("button", name="‹", exact=True).click()
     expect(page.get_by_text("1 / 2")).to_be_visible()
     expect(messages.nth(1).get_by_test_id("stMarkdown").first).to_have_text(first)

@@ -33,6 +33,8 @@ UNSENT = f"{KEY}_unsent"
 # The earlier question being edited ({"id", "text"}), and the edit to send on the next run.
 EDITING = f"{KEY}_editing"
 EDITED = f"{KEY}_edited"
+# The last answer whose Regenerate was clicked: the next run streams its new version in its place.
+REGENERATING = f"{KEY}_regenerating"
 SETTLE_WAIT_S = 5.0
 # st.feedback's thumbs: 0 is down, 1 is up.
 THUMBS = {Rating.DOWN: 0, Rating.UP: 1}
@@ -71,6 +73,9 @@ def render(conversation_id: str | None) -> None:
     if resend is not None and conversation_id:
         # The edit starts a branch where the question was asked: what followed it gives way.
         history = [m for m in history if m.seq < resend["seq"]]
+    regenerating = bool(conversation_id and history and history[-1].id == st.session_state.pop(REGENERATING, None))
+    if regenerating:
+        history = history[:-1]  # the new version is streamed where this one was, not below it
     answers = [m for m in history if m.role is Role.ASSISTANT]
     sources.open_linked(history)
     if recent and recent.shown > drawn:
@@ -87,24 +92,33 @@ def render(conversation_id: str | None) -> None:
     if resend is not None and conversation_id:
         with new_turn:
             _resend(conversation_id, resend)
+    if regenerating:
+        with new_turn:
+            _stream(lambda progress: services().chat.retry(conversation_id, progress=progress))
     _server_notice()
-    # These buttons act on the last message, so their keys name it: a click in a tab that has
-    # not seen a question asked since in another tab finds no button in the run it starts (that
-    # run reads the conversation anew), instead of answering that other question.
-    if conversation_id and history and needs_retry(history[-1]):
-        if st.button("Retry the answer", key=f"{KEY}_retry_{history[-1].id}", icon=":material/refresh:"):
-            with new_turn:
-                _stream(lambda progress: services().chat.retry(conversation_id, progress=progress))
-    if conversation_id and history and may_continue(history[-1]):
-        if st.button("Continue the answer", key=f"{KEY}_continue_{history[-1].id}", icon=":material/arrow_forward:"):
-            with new_turn:
-                _stream(lambda progress: services().chat.continue_answer(conversation_id, progress=progress))
+    if conversation_id and history:
+        _last_message_actions(conversation_id, history[-1], new_turn)
     edited = _unsent(conversation_id, history)
     text = st.chat_input("Ask about your documents", key=f"{KEY}_input")
     for question in (edited, text):
         if question is not None:
             with new_turn:
                 _ask(conversation_id, question)
+
+
+def _last_message_actions(conversation_id: str, last: Message, new_turn) -> None:
+    """Retry or Continue, below the history; the answer they start is streamed in `new_turn`.
+
+    Their keys name the message: a click in a tab that has not seen a question asked since in
+    another tab finds no button in the run it starts (that run reads the conversation anew),
+    instead of answering that other question."""
+    if needs_retry(last) and st.button("Retry the answer", key=f"{KEY}_retry_{last.id}", icon=":material/refresh:"):
+        with new_turn:
+            _stream(lambda progress: services().chat.retry(conversation_id, progress=progress))
+    if may_continue(last) and st.button("Continue the answer", key=f"{KEY}_continue_{last.id}",
+                                        icon=":material/arrow_forward:"):
+        with new_turn:
+            _stream(lambda progress: services().chat.continue_answer(conversation_id, progress=progress))
 
 
 def _earlier(conversation_id: str, drawn: int, shown: int) -> None:
@@ -225,9 +239,10 @@ def _answer_actions(answer: Message, versions: list[Message], *, regenerate: boo
             with st.popover("Copy", icon=":material/content_copy:", type="tertiary"):
                 # A code block has the browser's copy button; the answer's Markdown, as written.
                 st.code(answer.content, language="markdown", wrap_lines=True)
-        if regenerate and st.button("Regenerate", key=f"{KEY}_regenerate_{answer.id}", icon=":material/refresh:",
-                                    type="tertiary", help="Answer again; this answer is kept as an earlier version"):
-            _stream(lambda progress: services().chat.retry(answer.conversation_id, progress=progress))
+        if regenerate:
+            st.button("Regenerate", key=f"{KEY}_regenerate_{answer.id}", icon=":material/refresh:", type="tertiary",
+                      help="Answer again; this answer is kept as an earlier version",
+                      on_click=st.session_state.__setitem__, args=(REGENERATING, answer.id))
 
 
 def _question_actions(question: Message, versions: list[Message]) -> None:
