@@ -10,7 +10,9 @@ upgrade's transaction grows the WAL to 9,138,192 bytes (9.3 % more than the data
 rewritten, the keyword index built again) and, once committed, the checkpoint grows the database
 to 10,153,984. A limit of the database's size plus 5 % lets the backup through and stops the WAL
 before the commit is written: the transaction, not yet committed, is rolled back. Half the
-database's size stops the backup itself, before anything else happens.
+database's size stops the backup itself, before anything else happens. Between the WAL's size
+and the upgraded database's, the commit is written whole and the checkpoint after it stops at the
+limit: the WAL keeps the upgrade until a later open has room to finish it.
 """
 
 from __future__ import annotations
@@ -130,3 +132,22 @@ def test_a_disk_too_full_for_the_backup_stops_the_upgrade_before_it_begins(grown
 
     assert start(grown_0008).returncode == 0
     assert looked_at(database)["revision"] == HEAD
+
+
+def test_a_disk_that_fills_as_the_upgraded_database_is_checkpointed_loses_nothing(grown_0008):
+    database = grown_0008 / "docchat.db"
+    limit = database.stat().st_size * 115 // 100  # the WAL fits; the database grown by the checkpoint does not
+    before = looked_at(database)
+
+    upgraded = start(grown_0008, file_size_limit=limit)
+
+    # The commit was written whole to the WAL; the checkpoint that copies it into the database
+    # stopped at the limit, and the WAL, which SQLite reads first, keeps what it did not copy.
+    assert upgraded.returncode == 0
+    assert upgraded.stderr.startswith(f"docchat: upgraded the database from schema 0008 to {HEAD}; ")
+    assert database.stat().st_size == limit
+    assert database.with_name("docchat.db-wal").stat().st_size > 0
+    after = looked_at(database)  # the next open, with room, finishes the checkpoint
+    assert (after["revision"], after["integrity"], after["chunks"], after["messages"]) == (
+        HEAD, "ok", before["chunks"], before["messages"])
+    assert not database.with_name("docchat.db-wal").exists()
