@@ -34,7 +34,7 @@ from sqlalchemy import Engine
 from sqlalchemy.exc import DBAPIError
 
 from docchat import __version__
-from docchat.errors import DocchatError
+from docchat.errors import DatabaseNotOpened
 from docchat.store.backup import sqlite_path
 from docchat.store.engine import make_engine
 from docchat.store.migrate import Upgrading, known_revisions, newest_revision, upgrade, writer_version
@@ -42,11 +42,11 @@ from docchat.text import one_line
 from docchat.upgrade_backups import FOLDER, new_name, prune
 
 
-class NewerDatabase(DocchatError):
+class NewerDatabase(DatabaseNotOpened):
     """The database was migrated by a newer docchat; nothing was written to it."""
 
 
-class UpgradeFailed(DocchatError):
+class UpgradeFailed(DatabaseNotOpened):
     """A migration failed and its transaction was rolled back: the database is as it was."""
 
 
