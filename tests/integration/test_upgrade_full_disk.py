@@ -13,6 +13,10 @@ before the commit is written: the transaction, not yet committed, is rolled back
 database's size stops the backup itself, before anything else happens. Between the WAL's size
 and the upgraded database's, the commit is written whole and the checkpoint after it stops at the
 limit: the WAL keeps the upgrade until a later open has room to finish it.
+
+Where the tests may mount a file system (root), a tmpfs filled but for the backup and 2 MiB gives
+a full disk itself: ENOSPC, "database or disk is full", part-way through 0009 (SQLite spills the
+transaction's pages to the WAL as its cache fills, so the disk fills before the commit).
 """
 
 from __future__ import annotations
@@ -151,3 +155,46 @@ def test_a_disk_that_fills_as_the_upgraded_database_is_checkpointed_loses_nothin
     assert (after["revision"], after["integrity"], after["chunks"], after["messages"]) == (
         HEAD, "ok", before["chunks"], before["messages"])
     assert not database.with_name("docchat.db-wal").exists()
+
+
+@pytest.fixture
+def small_disk(tmp_path):
+    """A file system of its own (tmpfs, 48 MiB), where a write past its free space fails with
+    ENOSPC as on a full disk. Mounting needs root: skipped without it."""
+    mount_point = tmp_path / "disk"
+    mount_point.mkdir()
+    mounted = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=48m", "tmpfs", str(mount_point)],
+                             capture_output=True, text=True)
+    if mounted.returncode != 0:
+        pytest.skip(f"no tmpfs of our own here (mounting needs root): {mounted.stderr.strip()}")
+    try:
+        yield mount_point
+    finally:
+        subprocess.run(["umount", str(mount_point)], check=True)
+
+
+def test_a_full_disk_stops_the_upgrade_mid_migration_and_freeing_space_lets_the_next_start_finish_it(
+        grown_0008, small_disk):
+    data = small_disk / "data"
+    shutil.copytree(grown_0008, data)
+    database = data / "docchat.db"
+    before, files = looked_at(database), sorted(os.listdir(data))
+    # Fill the disk but for room for the backup and 2 MiB: the upgrade's WAL needs 9.1 MB.
+    filler = small_disk / "a film the user downloaded"
+    filler.write_bytes(b"\0" * (shutil.disk_usage(small_disk).free - database.stat().st_size - 2 * 2**20))
+
+    failed = start(data)
+
+    [backup] = automatic_backups(data / "backups")
+    assert failed.returncode == 1
+    assert failed.stderr == (f"docchat: the upgrade of the database from schema 0008 to {HEAD} failed at 0009 "
+                             f"(OperationalError: database or disk is full); nothing was changed; a backup made "
+                             f"before it is in {backup}; the next start tries again\n")
+    assert sorted(os.listdir(data)) == sorted([*files, "backups"])
+    assert looked_at(database) == before
+
+    filler.unlink()
+    upgraded = start(data)
+
+    assert upgraded.returncode == 0
+    assert looked_at(database)["revision"] == HEAD
