@@ -18,6 +18,7 @@ def chat_page() -> None:
 
 # A bundled image: an icon by name makes the browser fetch a font from the internet.
 st.set_page_config(page_title="docchat", page_icon=str(ICON), layout="wide")
+session.stop_unless_the_database_opens()
 # Until this script has run once in a session, Streamlit's page list is the pages/ folder's
 # ("app", "Documents", "Settings"); a click on it in that first moment opens the page outside
 # this navigation. The e2e tests wait for the chat input before navigating.

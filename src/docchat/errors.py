@@ -25,6 +25,11 @@ class StoreUnavailable(DocchatError):
     pass
 
 
+class DatabaseNotOpened(DocchatError):
+    """This docchat cannot use the database, and changed nothing in it: a newer docchat wrote it,
+    or its upgrade failed and was rolled back. The message is the one line to show."""
+
+
 class IndexInUse(DocchatError):
     """The local document index is open in another process (the app): Qdrant's local mode
     allows one at a time."""

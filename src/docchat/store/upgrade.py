@@ -34,7 +34,7 @@ from sqlalchemy import Engine
 from sqlalchemy.exc import DBAPIError
 
 from docchat import __version__
-from docchat.errors import DocchatError
+from docchat.errors import DatabaseNotOpened
 from docchat.store.backup import sqlite_path
 from docchat.store.engine import make_engine
 from docchat.store.migrate import Upgrading, known_revisions, newest_revision, upgrade, writer_version
@@ -42,11 +42,11 @@ from docchat.text import one_line
 from docchat.upgrade_backups import FOLDER, new_name, prune
 
 
-class NewerDatabase(DocchatError):
+class NewerDatabase(DatabaseNotOpened):
     """The database was migrated by a newer docchat; nothing was written to it."""
 
 
-class UpgradeFailed(DocchatError):
+class UpgradeFailed(DatabaseNotOpened):
     """A migration failed and its transaction was rolled back: the database is as it was."""
 
 
@@ -133,7 +133,7 @@ def _backup(path: Path, backups: Path, stored: str, newest: str | None, busy_tim
     partial = None
     try:
         backups.mkdir(parents=True, exist_ok=True)
-        for stale in backups.glob("before-*.db.partial"):  # a backup a killed start left unfinished
+        for stale in backups.glob("before-*.db.partial*"):  # a backup a killed start left unfinished
             stale.unlink(missing_ok=True)
         target = new_name(backups, newest, datetime.now(timezone.utc))
         partial = target.with_name(f"{target.name}.partial")
@@ -147,7 +147,9 @@ def _backup(path: Path, backups: Path, stored: str, newest: str | None, busy_tim
         os.replace(partial, target)
     except (sqlite3.Error, OSError) as error:
         if partial is not None:
-            partial.unlink(missing_ok=True)
+            # And its rollback journal, which a write that failed part-way (a full disk) leaves.
+            for written in (partial, partial.with_name(f"{partial.name}-journal")):
+                written.unlink(missing_ok=True)
         raise UpgradeFailed(f"the database could not be backed up before its upgrade from schema {stored} to "
                             f"{newest} ({one_line(str(error), limit=160)}); nothing was changed") from None
     return target
@@ -158,7 +160,9 @@ def _failure(stored: str | None, newest: str | None, known: tuple[str, ...], fai
     """One line: what failed, that nothing changed, where the backup is."""
     done = failed.after or stored
     pending = known[known.index(done) + 1:] if done in known else known
-    at = f" at {pending[0]}" if pending else ""
+    # Every revision ran and writing them out failed (a full disk fills as the commit writes the
+    # transaction's last pages to the WAL): the commit is where it stopped.
+    at = f" at {pending[0]}" if pending else " at the commit" if done in known else ""
     # A driver's error as the driver words it, not SQLAlchemy's wrapper with the statement.
     cause = getattr(failed.cause, "orig", None) or failed.cause
     why = one_line(f"{type(cause).__name__}: {str(cause).splitlines()[0] if str(cause) else ''}", limit=200)

@@ -6,7 +6,9 @@ from typing import Callable
 
 import streamlit as st
 
+from docchat.errors import DatabaseNotOpened
 from docchat.services.registry import Services
+from docchat.ui.text import literal
 
 CONVERSATION_PARAM = "c"
 OPEN = "open_conversation"
@@ -29,6 +31,30 @@ def services() -> Services:
     if _services is None:
         raise RuntimeError("no services: the page's entry point calls docchat.ui.session.provide first")
     return _services()
+
+
+def stop_unless_the_database_opens() -> None:
+    """Builds the process's services before anything of the page is drawn. A database this
+    docchat cannot use (a newer docchat wrote it, or its upgrade failed and was rolled back) is
+    shown as the one line the store words for it, the line `docchat run` prints before serving
+    the page, and the page stops there: no traceback, nothing else of the app (a page started
+    by `streamlit run app.py`, which upgrades nothing first). A reload tries again."""
+    try:
+        services()
+    except DatabaseNotOpened as error:
+        line = literal(str(error))
+    else:
+        return
+
+    def refused() -> None:
+        st.error(line)
+
+    # A navigation of its own, hidden, at the page list's addresses: with none, Streamlit would
+    # list the pages/ folder, whose pages run outside app.py and fail with this error's traceback.
+    st.navigation([st.Page(refused, title="docchat", default=True),
+                   *(st.Page(refused, title=name, url_path=name) for name in ("Documents", "Settings"))],
+                  position="hidden").run()
+    st.stop()
 
 
 def rebuild_services() -> None:
