@@ -242,7 +242,7 @@ def _answer_actions(answer: Message, versions: list[Message], *, regenerate: boo
         if regenerate:
             st.button("Regenerate", key=f"{KEY}_regenerate_{answer.id}", icon=":material/refresh:", type="tertiary",
                       help="Answer again; this answer is kept as an earlier version",
-                      on_click=st.session_state.__setitem__, args=(REGENERATING, answer.id))
+                      on_click=_start_regenerating, args=(answer,))
 
 
 def _question_actions(question: Message, versions: list[Message]) -> None:
@@ -252,6 +252,10 @@ def _question_actions(question: Message, versions: list[Message]) -> None:
         st.button("Edit", key=f"{KEY}_edit_{question.id}", icon=":material/edit:", type="tertiary",
                   help="Edit this question and ask it again; this version and what followed it are kept",
                   on_click=_start_editing, args=(question,))
+
+
+def _start_regenerating(answer: Message) -> None:
+    st.session_state[REGENERATING] = answer.id
 
 
 def _start_editing(question: Message) -> None:
