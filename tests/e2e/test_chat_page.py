@@ -32,6 +32,21 @@ def test_a_posted_message_is_still_there_after_a_browser_reload(app_url, page):
     page.screenshot(path=str(ARTIFACTS / "chat_after_reload.png"), full_page=True)
 
 
+def test_retry_answers_again_in_the_failed_answer_s_place_and_keeps_it_as_a_version(app_url, page):
+    open_app(page, app_url)
+    ask(page, QUESTION)
+    expect(page.get_by_text("the LLM server is not running").first).to_be_visible()
+    settled(page)
+    most_shown = _most_messages_shown(page)
+
+    page.get_by_role("button", name="Retry the answer").click()
+
+    expect(page.get_by_text("2 / 2")).to_be_visible()  # failed again: still no server
+    settled(page)
+    expect(page.get_by_test_id("stChatMessage")).to_have_count(2)
+    assert most_shown() == 2  # answered where the failed one was, never below it as a third
+
+
 def _most_messages_shown(page, *, holding: str = ""):
     """Watches the page from now on; the returned call gives the most chat messages (holding
     that text) that were on the page at any one moment."""
@@ -168,12 +183,17 @@ def test_an_answer_cut_at_the_length_limit_says_so_and_can_be_continued(live_app
     answer = page.get_by_test_id("stChatMessage").nth(1)
     expect(answer.get_by_text("Cut at the answer length limit")).to_be_visible(timeout=90_000)
     before = answer.get_by_test_id("stMarkdown").first.inner_text()
+    settled(page)
+    most_shown = _most_messages_shown(page)
     page.get_by_role("button", name="Continue the answer").click()
 
     # Once the continuation is stored, the same answer reads on from where it was cut.
     expect(answer.get_by_test_id("stMarkdown").first).to_have_text(
         re.compile("^" + re.escape(before) + r"\s*\S"), timeout=90_000)
     expect(page.get_by_test_id("stChatMessage")).to_have_count(2)
+    settled(page)
+    # It went on in the same message: the cut answer was never shown twice, nor the rest apart.
+    assert most_shown() == 2
     page.screenshot(path=str(ARTIFACTS / "continued_answer.png"), full_page=True)
 
 

