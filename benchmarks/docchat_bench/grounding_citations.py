@@ -351,6 +351,17 @@ def citation_cost(answers: list[PlantedAnswer], embedder, vectors: Vectors | Non
             "cost_without_embedding": _percentiles(times["cached"])}
 
 
+def fresh_figures(planted_set: PlantedSet, fresh: Mapping[str, str], chunk_ids: Mapping[tuple[str, str], str],
+                  embedder, vectors: Vectors | None) -> dict:
+    """Invented-claim recall on the fresh claims (grounding_fresh: written before the signals that
+    catch such claims, never used to design one), in the same answers as the set's own."""
+    fresh_set = PlantedSet(planted_set.documents, planted_set.paraphrases, dict(fresh))
+    answers = [a for a in planted_answers(fresh_set, chunk_ids) if a.kind == "invented claim"]
+    scored = _score(answers, embedder.embed, vectors)
+    return {"invented": len(answers), "recall": scored["recall"], "precision": scored["precision"],
+            "false_marks": scored["false_marks"]}
+
+
 def run_citation_bench(as_json: bool = False, *, embedder=None) -> dict:
     """The calibration set's figures without an index (every passage embedded), printed (or, `as_json`,
     as one JSON line) beside the baseline's; `docchat bench grounding` runs it over the library."""
@@ -378,6 +389,10 @@ def print_citations(result: dict, *, documents: int = len(DOCUMENTS)) -> None:
         print(f"{label:<34}{row['precision']:>10.3f}{row['recall']:>8.3f}{row['false_marks']:>13}   {kinds}")
     print("threshold sweep (precision / recall): " +
           "  ".join(f"{t}: {v['precision']:.2f}/{v['recall']:.2f}" for t, v in result["sweep"].items()))
+    if "fresh" in result:
+        fresh = result["fresh"]
+        print(f"fresh set, not used for design: {fresh['invented']} invented claims, recall {fresh['recall']:.3f}, "
+              f"precision {fresh['precision']:.3f} ({fresh['false_marks']} supported sentences marked)")
     attribution = result["attribution"]
     print(f"attribution (marks removed): supported sentences to their own section "
           f"{attribution['supported_attributed_to_their_section']:.3f}, other document's sentences marked unsupported "
