@@ -23,6 +23,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Mapping, Sequence
 
+from docchat.context.claim_categories import swapped
 from docchat.context.claim_signals import negated, negates_or_contrasts, number_words
 from docchat.domain.grounding import MARK, Grounding, SentenceCheck, marks_in
 
@@ -129,7 +130,9 @@ def _check_marks(sentences: list[_Sentence], given: dict[int, _Passage], embed: 
     for s in sentences:
         if s.marks:
             held = frozenset().union(*(given[n].numbers for n in s.marks if n in given))
-            supported = any(_supports(s, given[n], similarity.get((s.text, n))) for n in s.marks if n in given)
+            # A word of a closed category its passage says otherwise ("midsummer" for "February").
+            supported = any(_supports(s, given[n], similarity.get((s.text, n))) and swapped(s.bare, given[n].text) is None
+                            for n in s.marks if n in given)
             # A "not" its passages do not say: the words match, the claim is the opposite.
             supported = supported and not (negated(s.bare) and not any(
                 negates_or_contrasts(given[n].text) for n in s.marks if n in given))
