@@ -118,6 +118,6 @@ def swapped(sentence: str, passage: str) -> str | None:
         if category == "extent" and _has_number(passage):
             held.add("limit")  # a date or a count is a limit too
         checked = {value.name for value in values if value.checked}
-        if claimed & excluded - held or held and (claimed & checked) - held and not claimed & held:
+        if claimed & excluded - held or held and (claimed & checked) - held:
             return category
     return None
