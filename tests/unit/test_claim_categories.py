@@ -47,6 +47,9 @@ CASES = {
     "obligation": ("Two-factor authentication is required for email and the VPN.",
                    "Two-factor authentication is optional for email and the VPN [1].",
                    "Email and the VPN need two-factor authentication [1]."),
+    "count of a unit": ("Cool cooked food within two hours and eat it within three days.",
+                        "Cooked food keeps for two weeks if it is cooled [1].",
+                        "Cooked food is cooled within two hours and eaten within three days [1]."),
     "whole": ("The Borrower repays the Loan in full on the Final Repayment Date.",
               "The Borrower repays the Loan in monthly instalments [1].",
               "The Borrower repays the whole Loan on the Final Repayment Date [1]."),
@@ -74,6 +77,13 @@ def test_a_passage_silent_on_the_category_says_nothing_against_the_sentence():
 
     assert check("Roast a chicken in the evening at 200 degrees, twenty minutes per pound plus twenty minutes [1].",
                  {1: passage}, None).flagged == ()
+
+
+def test_on_the_day_is_marked_against_a_passage_that_asks_for_notice_ahead():
+    passage = "Annual leave is booked through the HR portal at least two weeks ahead."
+
+    assert swapped("Annual leave is booked through the HR portal on the day.", passage) == "order"
+    assert swapped("Annual leave is booked through the HR portal two weeks in advance.", passage) is None
 
 
 def test_no_more_than_is_a_bound_and_not_more_than():

@@ -51,7 +51,8 @@ CATEGORIES: dict[str, tuple[_Value, ...]] = {
                   _value("monthly", "monthly|every month|each month|per month"),
                   _value("quarterly", "quarterly|every quarter|each quarter"),
                   _value("yearly", "yearly|annually|annual|every year|each year|per year|a year")),
-    "order": (_value("before", "before|earlier than|preceding|previous|ahead of|in advance"),
+    "order": (_value("before", "before|earlier than|preceding|previous|ahead|ahead of|in advance"),
+              _value("at once", "on the day|the same day|on the spot|straight away|immediately|at once"),
               _value("after", "after|afterwards|later than|following|in arrears")),
     "bound": (_value("at least", "at least|no less than|not less than|no fewer than|a minimum of|or more"),
               _value("at most", "at most|no more than|not more than|a maximum of|up to|or less|capped at")),
@@ -101,10 +102,30 @@ def said(text: str, category: str) -> tuple[set[str], set[str]]:
 
 
 _NUMBER = re.compile(r"\d")
+# A count of a unit of time: "two weeks" against a passage's "two hours" or "three days".
+_COUNT = re.compile(r"(?i)(?<![\w.,-])(\d[\d,]*(?:\.\d+)?|[a-z]+(?:-[a-z]+)?)\s+(minute|hour|day|week|month|year)s?"
+                    r"(?![\w-])")
 
 
 def _has_number(text: str) -> bool:
     return bool(_NUMBER.search(text) or number_words(text))
+
+
+def counts(text: str) -> set[tuple[str, str]]:
+    """Each count of a unit of time in `text`, as (number, unit): "six months'" -> ("6", "month")."""
+    found = set()
+    for number, unit in _COUNT.findall(text):
+        value = number.replace(",", "") if number[0].isdigit() else next(iter(number_words(number)), None)
+        if value is not None:
+            found.add((value, unit.lower()))
+    return found
+
+
+def _recounted(sentence: str, passage: str) -> bool:
+    """A count of a unit the passage never gives, where it gives that number or that unit otherwise."""
+    held = counts(passage)
+    return any((number, unit) not in held and any(number == n or unit == u for n, u in held)
+               for number, unit in counts(sentence))
 
 
 def swapped(sentence: str, passage: str) -> str | None:
@@ -120,4 +141,4 @@ def swapped(sentence: str, passage: str) -> str | None:
         checked = {value.name for value in values if value.checked}
         if claimed & excluded - held or held and (claimed & checked) - held:
             return category
-    return None
+    return "count of a unit" if _recounted(sentence, passage) else None
