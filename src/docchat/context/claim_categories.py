@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
 from docchat.context.claim_signals import number_words
 
@@ -77,6 +78,8 @@ _NAMES = {category: {phrase: (value.name,) for value in values for phrase in val
           for category, values in CATEGORIES.items()}
 _NAMES["day of the week"].update({**dict.fromkeys(("weekend", "weekends"), ("saturday", "sunday")),
                                   **dict.fromkeys(("weekday", "weekdays"), _WEEKDAYS)})
+_CHECKED = {category: frozenset(value.name for value in values if value.checked)
+            for category, values in CATEGORIES.items()}
 # Longest first, so "no more than" is a bound and not "more than", "may not" forbids.
 _MATCHERS = {category: re.compile(r"(?i)(?<![\w'-])(?:" + "|".join(
     re.escape(phrase).replace(r"\ ", r"\s+") for phrase in sorted(names, key=len, reverse=True)) + r")(?![\w-])")
@@ -87,7 +90,8 @@ _EXCLUDING = re.compile(r"(?i)\b(?:other than|except|excluding|excludes?|exclude
 _LIST_BETWEEN = re.compile(r"(?i)^\s*(?:,|or|and|nor)?\s*(?:(?:a|an|the|on|in|at)\s+)*$")
 
 
-def said(text: str, category: str) -> tuple[set[str], set[str]]:
+@lru_cache(maxsize=4096)  # a passage is compared with each sentence citing it: read it once
+def said(text: str, category: str) -> tuple[frozenset[str], frozenset[str]]:
     """The values of `category` that `text` says, and those it excludes ("other than a Sunday")."""
     found: set[str] = set()
     excluded: set[str] = set()
@@ -98,7 +102,7 @@ def said(text: str, category: str) -> tuple[set[str], set[str]]:
         names = _NAMES[category][" ".join(match.group().lower().split())]
         (excluded if excluding else found).update(names)
         end = match.end()
-    return found, excluded
+    return frozenset(found), frozenset(excluded)
 
 
 _NUMBER = re.compile(r"\d")
@@ -131,14 +135,13 @@ def _recounted(sentence: str, passage: str) -> bool:
 def swapped(sentence: str, passage: str) -> str | None:
     """The first category whose value the sentence says where the passage says only others (or
     excludes it), or None."""
-    for category, values in CATEGORIES.items():
+    for category in CATEGORIES:
         claimed, _ = said(sentence, category)
         if not claimed:
             continue
         held, excluded = said(passage, category)
         if category == "extent" and _has_number(passage):
-            held.add("limit")  # a date or a count is a limit too
-        checked = {value.name for value in values if value.checked}
-        if claimed & excluded - held or held and (claimed & checked) - held:
+            held |= {"limit"}  # a date or a count is a limit too
+        if claimed & excluded - held or held and (claimed & _CHECKED[category]) - held:
             return category
     return "count of a unit" if _recounted(sentence, passage) else None
