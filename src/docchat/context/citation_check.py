@@ -37,7 +37,8 @@ Vector = Sequence[float]
 # SUPPORTED_AT sits in the gap (0.60 and up starts marking supported paraphrases, below 0.50
 # recall falls). A claim written in its passage's own words but saying something else (the
 # bench's "invented claim") passes words and MiniLM similarity, which do not see a contradiction;
-# claim_signals catches some of them (a "not" the passage lacks, a number written as a word).
+# claim_signals catches some of them (a "not" the passage lacks, a number written as a word),
+# claim_categories more (a month, a frequency, "before" or "at most" where the passage says another).
 # Against the passage's own vector in the index (the whole chunk, its heading included) instead of
 # its closest sentence, the same bench kept its gap: supported sentences blended 0.67 and up,
 # planted ones at most 0.52, so the threshold stayed.
