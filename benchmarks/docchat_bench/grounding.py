@@ -34,7 +34,7 @@ from docchat.domain.grounding import FOUND_AT, NOT_FOUND_BELOW, evidence_score
 from docchat_bench import grounding_fresh, grounding_heldout
 from docchat_bench.followups import TOP_K, bench_services
 from docchat_bench.grounding_citations import (
-    CALIBRATION, PlantedSet, citation_cost, citation_figures, fresh_figures, planted_answers, print_citations,
+    CALIBRATION, PlantedSet, citation_cost, citation_figures, planted_answers, print_citations,
 )
 from docchat_bench.grounding_data import Question, dialogs
 
@@ -141,7 +141,7 @@ def _run_set(prefix: str, planted_set: PlantedSet, questions: list[list[Question
         chunk_ids = {(r.document, r.chunk.label): r.chunk.id for r in whole}
         answers = planted_answers(planted_set, chunk_ids)
         citations = citation_figures(answers, embedder, library.passage_vectors)
-        citations["fresh"] = fresh_figures(planted_set, fresh, chunk_ids, embedder, library.passage_vectors)
+        citations["fresh"] = grounding_fresh.fresh_figures(planted_set, fresh, chunk_ids, embedder, library.passage_vectors)
         if cost:
             citations.update(citation_cost(answers, embedder, library.passage_vectors))
     return {"evidence": evidence, "citations": citations}

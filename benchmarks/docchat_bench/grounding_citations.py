@@ -228,7 +228,7 @@ def _by_number(answer: PlantedAnswer, vectors: Vectors | None) -> dict[int, Sequ
     return {c.number: found[c.chunk_id] for c in answer.given if c.chunk_id in found}
 
 
-def _score(answers: list[PlantedAnswer], embed, vectors: Vectors | None) -> dict:
+def score_answers(answers: list[PlantedAnswer], embed, vectors: Vectors | None) -> dict:
     """Precision and recall of the check's marks over the planted sentences."""
     true_pos = false_pos = false_neg = 0
     by_kind = {kind: [0, 0] for kind in KINDS}
@@ -323,14 +323,14 @@ def citation_figures(answers: list[PlantedAnswer], embedder, vectors: Vectors | 
     try:
         for threshold in SWEEP:
             citation_check.SUPPORTED_AT = threshold
-            sweep[f"{threshold:.2f}"] = {k: v for k, v in _score(answers, cached.embed, vectors).items()
+            sweep[f"{threshold:.2f}"] = {k: v for k, v in score_answers(answers, cached.embed, vectors).items()
                                           if k in ("precision", "recall")}
     finally:
         citation_check.SUPPORTED_AT = kept
     return {
         "answers": len(answers), "planted": len(answers), "supported": 2 * len(answers),
         "planted_by_kind": {kind: sum(a.kind == kind for a in answers) for kind in KINDS},
-        "check": _score(answers, cached.embed, vectors), "words_only": _score(answers, None, None),
+        "check": score_answers(answers, cached.embed, vectors), "words_only": score_answers(answers, None, None),
         "baseline_every_citation_accepted": {"precision": 0.0, "recall": 0.0, "false_marks": 0},
         "threshold": kept, "sweep": sweep,
         "attribution": _attribution(answers, cached.embed, vectors),
@@ -368,17 +368,6 @@ def citation_cost(answers: list[PlantedAnswer], embedder, vectors: Vectors | Non
             "cost_passages_embedded": {**_percentiles(times["embedded"]),
                                        "texts_embedded": round(embedded.texts / len(answers), 2)},
             "cost_without_embedding": _percentiles(times["cached"])}
-
-
-def fresh_figures(planted_set: PlantedSet, fresh: Mapping[str, str], chunk_ids: Mapping[tuple[str, str], str],
-                  embedder, vectors: Vectors | None) -> dict:
-    """Invented-claim recall on the fresh claims (grounding_fresh: written before the signals that
-    catch such claims, never used to design one), in the same answers as the set's own."""
-    fresh_set = PlantedSet(planted_set.documents, planted_set.paraphrases, dict(fresh))
-    answers = [a for a in planted_answers(fresh_set, chunk_ids) if a.kind == "invented claim"]
-    scored = _score(answers, embedder.embed, vectors)
-    return {"invented": len(answers), "recall": scored["recall"], "precision": scored["precision"],
-            "false_marks": scored["false_marks"]}
 
 
 def run_citation_bench(as_json: bool = False, *, embedder=None) -> dict:

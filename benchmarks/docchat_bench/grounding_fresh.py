@@ -11,6 +11,10 @@ before for after. Few state a number (a changed number is the check's easy case,
 
 from __future__ import annotations
 
+from typing import Mapping
+
+from docchat_bench.grounding_citations import PlantedSet, Vectors, planted_answers, score_answers
+
 CALIBRATION: dict[str, str] = {
     "Business Day": "A Business Day is a Saturday or a Sunday on which commercial banks are open in London "
     "and New York.",
@@ -91,3 +95,14 @@ HELD_OUT: dict[str, str] = {
     "Watering": "Water at midday, soaking the soil deeply twice a week.",
     "Potatoes": "Plant seed potatoes in October and earth them up when the shoots reach 20 centimetres.",
 }
+
+
+def fresh_figures(planted_set: PlantedSet, fresh: Mapping[str, str], chunk_ids: Mapping[tuple[str, str], str],
+                  embedder, vectors: Vectors | None) -> dict:
+    """Invented-claim recall on these claims (written before the signals that
+    catch such claims, never used to design one), in the same answers as the set's own."""
+    fresh_set = PlantedSet(planted_set.documents, planted_set.paraphrases, dict(fresh))
+    answers = [a for a in planted_answers(fresh_set, chunk_ids) if a.kind == "invented claim"]
+    scored = score_answers(answers, embedder.embed, vectors)
+    return {"invented": len(answers), "recall": scored["recall"], "precision": scored["precision"],
+            "false_marks": scored["false_marks"]}

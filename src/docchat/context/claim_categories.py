@@ -9,8 +9,11 @@ against a passage saying "quarterly", "at most" against "at least". A passage si
 category says nothing against the sentence. Some values are only ever the passage's side
 (a limit is no claim; "any time" against a limit is): they are in the category, never checked.
 
-Measured on `docchat bench grounding` (docs/perf/grounding.md); the cost is a few regular
-expressions per cited sentence and passage, microseconds.
+Measured on `docchat bench grounding` (docs/perf/grounding.md), with the negation and number-word
+signals of claim_signals: invented claims caught 0.50 -> 0.90 on the calibration set, 0.25 -> 0.83
+on the held-out one, and 0.625 / 0.667 of a fresh set written before these were designed;
+no supported sentence of either set marked. Cost: one regular expression a category over each
+cited sentence and passage, p50 0.3 ms an answer.
 """
 
 from __future__ import annotations
@@ -98,7 +101,8 @@ def said(text: str, category: str) -> tuple[frozenset[str], frozenset[str]]:
     end, excluding = 0, False
     for match in _MATCHERS[category].finditer(text):
         between = text[end:match.start()]
-        excluding = bool(_EXCLUDING.search(text[:match.start()])) or (excluding and bool(_LIST_BETWEEN.match(between)))
+        before = text[max(0, match.start() - 40):match.start()]
+        excluding = bool(_EXCLUDING.search(before)) or (excluding and bool(_LIST_BETWEEN.match(between)))
         names = _NAMES[category][" ".join(match.group().lower().split())]
         (excluded if excluding else found).update(names)
         end = match.end()
