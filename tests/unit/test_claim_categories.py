@@ -92,3 +92,25 @@ def test_no_more_than_is_a_bound_and_not_more_than():
 
     assert swapped("After the first year the price may rise by at least the retail price index.", passage) == "bound"
     assert swapped("After the first year the price may rise by no more than the index.", passage) is None
+
+
+@pytest.mark.parametrize("sentence, passage", [
+    ("The tenant must always pay the rent on the 1st.", "Rent is payable in advance on the 1st day of each month."),
+    ("The deposit is returned in full.", "The deposit, less any part used for repairs, is returned within 30 days."),
+    ("You can find the break clause in section 5.",
+     "The Tenant must not assign the lease. The break clause is in section 5."),
+    ("The lawn is mown weekly in summer.", "From April to September the lawn is cut weekly."),
+    ("Sow the seeds in February.", "Sow the seeds in winter, under glass."),
+])
+def test_a_word_of_a_category_said_in_passing_or_within_the_passage_s_range_is_not_marked(sentence, passage):
+    assert swapped(sentence, passage) is None
+
+
+@pytest.mark.parametrize("sentence", ["Prune the roses in midsummer.", "Prune the roses in January."])
+def test_a_season_or_a_month_the_passage_s_months_do_not_give_is_marked(sentence):
+    assert swapped(sentence, "Prune the roses in late February.") == "time of year"
+
+
+def test_a_month_outside_the_passage_s_range_is_marked():
+    assert swapped("The lawn is cut weekly in December.", "From April to September the lawn is cut weekly.") == \
+        "time of year"
