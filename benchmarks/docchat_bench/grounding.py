@@ -31,7 +31,7 @@ from docchat.context.followup import retrieve_follow_up
 from docchat.domain import Judgement, judge
 from docchat.domain.grounding import FOUND_AT, NOT_FOUND_BELOW, evidence_score
 
-from docchat_bench import grounding_heldout
+from docchat_bench import grounding_fresh, grounding_heldout
 from docchat_bench.followups import TOP_K, bench_services
 from docchat_bench.grounding_citations import (
     CALIBRATION, PlantedSet, citation_cost, citation_figures, planted_answers, print_citations,
@@ -130,16 +130,18 @@ def figures(judged: list[Judged], baseline_at: float | None = None) -> dict:
     }
 
 
-def _run_set(prefix: str, planted_set: PlantedSet, questions: list[list[Question]], embedder, *,
-             baseline_at: float | None = None, cost: bool = False) -> dict:
+def _run_set(prefix: str, planted_set: PlantedSet, questions: list[list[Question]], embedder, fresh: dict[str, str],
+             *, baseline_at: float | None = None, cost: bool = False) -> dict:
     """Both halves over one set's documents, in a library of their own: the evidence judgement of
     its questions and the citation check of its planted answers (passages' vectors from the index)."""
     with bench_services(prefix, planted_set.documents) as services:
         library = services.documents
         evidence = figures(_judge_all(lambda query: library.retrieve(query, top_k=TOP_K), questions), baseline_at)
         whole = library.whole(None, max_tokens=10**9) or []
-        answers = planted_answers(planted_set, {(r.document, r.chunk.label): r.chunk.id for r in whole})
+        chunk_ids = {(r.document, r.chunk.label): r.chunk.id for r in whole}
+        answers = planted_answers(planted_set, chunk_ids)
         citations = citation_figures(answers, embedder, library.passage_vectors)
+        citations["fresh"] = grounding_fresh.fresh_figures(planted_set, fresh, chunk_ids, embedder, library.passage_vectors)
         if cost:
             citations.update(citation_cost(answers, embedder, library.passage_vectors))
     return {"evidence": evidence, "citations": citations}
@@ -149,11 +151,12 @@ def run_grounding_bench(*, as_json: bool = False) -> dict:
     from docchat.documents.onnx_embeddings import OnnxMiniLMEmbedder
 
     embedder = OnnxMiniLMEmbedder()
-    result = _run_set("docchat-bench-grounding-", CALIBRATION, dialogs(), embedder, cost=True)
+    result = _run_set("docchat-bench-grounding-", CALIBRATION, dialogs(), embedder, grounding_fresh.CALIBRATION,
+                      cost=True)
     # Thresholds fixed on the calibration set, the baseline's included, then measured on documents
     # and questions none of them was chosen on.
     result["held_out"] = _run_set("docchat-bench-grounding-held-out-", HELD_OUT, grounding_heldout.dialogs(),
-                                  embedder, baseline_at=result["evidence"]["baseline"]["threshold"])
+                                  embedder, grounding_fresh.HELD_OUT, baseline_at=result["evidence"]["baseline"]["threshold"])
     if as_json:
         print(json.dumps(result))
         return result

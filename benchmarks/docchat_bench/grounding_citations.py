@@ -40,7 +40,8 @@ from collections.abc import Callable, Mapping, Sequence
 
 from docchat.context import citation_check
 from docchat.domain import Citation
-from docchat.domain.grounding import MARK
+from docchat.context.claim_categories import said, swapped
+from docchat.domain.grounding import MARK, marks_in
 from docchat.services.grounding import CitationChecker
 
 from docchat_bench.figures import p50_p95
@@ -227,7 +228,7 @@ def _by_number(answer: PlantedAnswer, vectors: Vectors | None) -> dict[int, Sequ
     return {c.number: found[c.chunk_id] for c in answer.given if c.chunk_id in found}
 
 
-def _score(answers: list[PlantedAnswer], embed, vectors: Vectors | None) -> dict:
+def score_answers(answers: list[PlantedAnswer], embed, vectors: Vectors | None) -> dict:
     """Precision and recall of the check's marks over the planted sentences."""
     true_pos = false_pos = false_neg = 0
     by_kind = {kind: [0, 0] for kind in KINDS}
@@ -301,6 +302,7 @@ def _timings(answers: list[PlantedAnswer], checkers: dict) -> dict[str, list[flo
     times: dict[str, list[float]] = {name: [] for name in checkers}
     for answer in answers:
         for name, checker in checkers.items():
+            said.cache_clear()  # each answer reads its passages afresh, as the app's next answer would
             began = time.perf_counter()
             checker(answer.text, answer.given)
             times[name].append((time.perf_counter() - began) * 1000)
@@ -321,18 +323,28 @@ def citation_figures(answers: list[PlantedAnswer], embedder, vectors: Vectors | 
     try:
         for threshold in SWEEP:
             citation_check.SUPPORTED_AT = threshold
-            sweep[f"{threshold:.2f}"] = {k: v for k, v in _score(answers, cached.embed, vectors).items()
+            sweep[f"{threshold:.2f}"] = {k: v for k, v in score_answers(answers, cached.embed, vectors).items()
                                           if k in ("precision", "recall")}
     finally:
         citation_check.SUPPORTED_AT = kept
     return {
         "answers": len(answers), "planted": len(answers), "supported": 2 * len(answers),
         "planted_by_kind": {kind: sum(a.kind == kind for a in answers) for kind in KINDS},
-        "check": _score(answers, cached.embed, vectors), "words_only": _score(answers, None, None),
+        "check": score_answers(answers, cached.embed, vectors), "words_only": score_answers(answers, None, None),
         "baseline_every_citation_accepted": {"precision": 0.0, "recall": 0.0, "false_marks": 0},
         "threshold": kept, "sweep": sweep,
         "attribution": _attribution(answers, cached.embed, vectors),
     }
+
+
+def _category_comparisons(answer: PlantedAnswer) -> None:
+    """What claim_categories adds to the check of one answer: each cited sentence against its passages."""
+    passages = answer.passages
+    for sentence in citation_check.split_sentences(answer.text):
+        bare = MARK.sub(" ", sentence)
+        for number in marks_in(sentence):
+            if number in passages:
+                swapped(bare, passages[number])
 
 
 def citation_cost(answers: list[PlantedAnswer], embedder, vectors: Vectors | None) -> dict:
@@ -345,7 +357,14 @@ def citation_cost(answers: list[PlantedAnswer], embedder, vectors: Vectors | Non
     index, embedded = _CountingEmbedder(embedder), _CountingEmbedder(embedder)
     times = _timings(answers, {"index": CitationChecker(index, vectors), "embedded": _AsBefore(embedded),
                                "cached": cached})
+    categories = []
+    for answer in answers:
+        said.cache_clear()
+        began = time.perf_counter()
+        _category_comparisons(answer)
+        categories.append((time.perf_counter() - began) * 1000)
     return {"cost_per_answer": {**_percentiles(times["index"]), "texts_embedded": round(index.texts / len(answers), 2)},
+            "cost_of_category_comparisons": _percentiles(categories),
             "cost_passages_embedded": {**_percentiles(times["embedded"]),
                                        "texts_embedded": round(embedded.texts / len(answers), 2)},
             "cost_without_embedding": _percentiles(times["cached"])}
@@ -378,6 +397,10 @@ def print_citations(result: dict, *, documents: int = len(DOCUMENTS)) -> None:
         print(f"{label:<34}{row['precision']:>10.3f}{row['recall']:>8.3f}{row['false_marks']:>13}   {kinds}")
     print("threshold sweep (precision / recall): " +
           "  ".join(f"{t}: {v['precision']:.2f}/{v['recall']:.2f}" for t, v in result["sweep"].items()))
+    if "fresh" in result:
+        fresh = result["fresh"]
+        print(f"fresh set, not used for design: {fresh['invented']} invented claims, recall {fresh['recall']:.3f}, "
+              f"precision {fresh['precision']:.3f} ({fresh['false_marks']} supported sentences marked)")
     attribution = result["attribution"]
     print(f"attribution (marks removed): supported sentences to their own section "
           f"{attribution['supported_attributed_to_their_section']:.3f}, other document's sentences marked unsupported "
@@ -388,3 +411,6 @@ def print_citations(result: dict, *, documents: int = len(DOCUMENTS)) -> None:
               f"the index ({cost['texts_embedded']} texts embedded an answer); p50 {before['p50_ms']} ms, "
               f"p95 {before['p95_ms']} ms as before, the passages embedded again ({before['texts_embedded']} texts; "
               f"baseline); p50 {bare['p50_ms']} ms, p95 {bare['p95_ms']} ms without any embedding")
+        categories = result["cost_of_category_comparisons"]
+        print(f"of which the closed-category comparisons (claim_categories): p50 {categories['p50_ms']} ms, "
+              f"p95 {categories['p95_ms']} ms")

@@ -63,6 +63,8 @@ def test_the_printed_report_names_the_judgement_and_the_baseline(capsys, small):
     assert "baseline: every citation accepted" in out and "check (at 0.55)" in out
     assert "cost per answer" in out and "as before, the passages embedded again" in out
     assert "Held-out set" in out and out.count("check (at 0.55)") == 2
+    # The fresh invented claims (written before the signals that catch them) apart, in both sets.
+    assert out.count("fresh set, not used for design") == 2 and "closed-category comparisons" in out
 
 
 def test_the_held_out_set_is_measured_with_the_thresholds_fixed_on_the_calibration_set(capsys, small):
@@ -75,3 +77,4 @@ def test_the_held_out_set_is_measured_with_the_thresholds_fixed_on_the_calibrati
     assert held_out["evidence"]["baseline"]["threshold"] == report["evidence"]["baseline"]["threshold"]
     assert held_out["citations"]["answers"] == 6 and held_out["citations"]["threshold"] == 0.55
     assert held_out["citations"]["baseline_every_citation_accepted"]["recall"] == 0
+    assert report["citations"]["fresh"]["invented"] == 40 and held_out["citations"]["fresh"]["invented"] == 24

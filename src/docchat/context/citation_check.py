@@ -23,6 +23,7 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Mapping, Sequence
 
+from docchat.context.claim_categories import swapped
 from docchat.context.claim_signals import negated, negates_or_contrasts, number_words
 from docchat.domain.grounding import MARK, Grounding, SentenceCheck, marks_in
 
@@ -36,7 +37,8 @@ Vector = Sequence[float]
 # SUPPORTED_AT sits in the gap (0.60 and up starts marking supported paraphrases, below 0.50
 # recall falls). A claim written in its passage's own words but saying something else (the
 # bench's "invented claim") passes words and MiniLM similarity, which do not see a contradiction;
-# claim_signals catches some of them (a "not" the passage lacks, a number written as a word).
+# claim_signals catches some of them (a "not" the passage lacks, a number written as a word),
+# claim_categories more (a month, a frequency, "before" or "at most" where the passage says another).
 # Against the passage's own vector in the index (the whole chunk, its heading included) instead of
 # its closest sentence, the same bench kept its gap: supported sentences blended 0.67 and up,
 # planted ones at most 0.52, so the threshold stayed.
@@ -129,7 +131,9 @@ def _check_marks(sentences: list[_Sentence], given: dict[int, _Passage], embed: 
     for s in sentences:
         if s.marks:
             held = frozenset().union(*(given[n].numbers for n in s.marks if n in given))
-            supported = any(_supports(s, given[n], similarity.get((s.text, n))) for n in s.marks if n in given)
+            # A word of a closed category its passage says otherwise ("midsummer" for "February").
+            supported = any(_supports(s, given[n], similarity.get((s.text, n))) and swapped(s.bare, given[n].text) is None
+                            for n in s.marks if n in given)
             # A "not" its passages do not say: the words match, the claim is the opposite.
             supported = supported and not (negated(s.bare) and not any(
                 negates_or_contrasts(given[n].text) for n in s.marks if n in given))
