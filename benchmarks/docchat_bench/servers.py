@@ -144,9 +144,9 @@ def _both_servers(say):
     settings = Settings()
     with tempfile.TemporaryDirectory(prefix="docchat-bench-servers-") as folder, ExitStack() as stack:
         work = Path(folder)
-        vllm = EmbeddedServer(venv=settings.llm_venv, model_dir=embedded_model_dir(settings), port=free_port(),
+        vllm = EmbeddedServer(venv=settings.resolved_llm_venv, model_dir=embedded_model_dir(settings), port=free_port(),
                               log_path=work / "vllm.log", key_path=work / "vllm.key")
-        vllm.start(say=say, timeout_s=300)
+        vllm.start(say=say)
         stack.callback(vllm.stop)
         llamacpp = LlamaCppServer(venv=settings.llm_venv.parent / ".venv-llamacpp",
                                   gguf=bundled_gguf(settings.llm_venv), port=free_port(),

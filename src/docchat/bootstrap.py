@@ -32,6 +32,7 @@ from docchat.llm.profiles import (CPU_MODEL_NAME, CPU_SAMPLING, CPU_VARIED_SAMPL
 from docchat.llm.server_key import llm_key
 from docchat.llm.server_tokens import server_counter
 from docchat.llm.skill_record import JsonSkillRecord
+from docchat.llm.start_progress import starting
 from docchat.memory.tokens import ServedCounter, counter_for
 from docchat.ports import (ChunkIndex, Embedder, FileStore, PageRenderer, Parser, Programs, Retriever, SkillRecord,
                            TokenCounter, UnitOfWorkFactory)
@@ -105,7 +106,7 @@ def build_services(settings: Settings | None = None, *, uow: UnitOfWorkFactory |
     # "Check this address" on the Settings page: the key that address would be sent.
     llm = LLMService(gateway, counter, probe=lambda url: fetch_info(
         url, timeout=3.0, api_key=llm_key(settings.model_copy(update={"llm_url": url}))(), window=settings.llm_window),
-        start_advice=start_advice(settings))
+        start_advice=start_advice(settings), starting=partial(starting, settings.resolved_llm_url))
     if programs is None and settings.context_programs:
         programs = programs_over(gateway, timeout_s=settings.program_timeout_s)
     caps = Caps(system=settings.cap_system, summary=settings.cap_summary, chunks=settings.cap_chunks,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from urllib.parse import urlsplit
 from typing import Annotated, Literal
@@ -12,6 +13,8 @@ from docchat.context.prompt import SYSTEM_PROMPT
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 
+# The checkout docchat runs from (an editable install: src/docchat/config.py is in it).
+CHECKOUT = Path(__file__).resolve().parents[2]
 LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
 
 
@@ -78,8 +81,12 @@ class Settings(BaseSettings):
     first_token_timeout_s: float = 120.0
     between_tokens_timeout_s: float = 60.0
     connect_retries: int = 2
-    # Where the embedded cpu profile's server lives (its own virtual environment).
+    # Where the embedded cpu profile's server lives (its own virtual environment); a relative
+    # path is the checkout's.
     llm_venv: Path = Field(default=Path(".venv-llm"))
+    # What docchat makes once per machine and every data dir shares (the bundled model's
+    # conversion). Default: $XDG_CACHE_HOME/docchat, else ~/.cache/docchat.
+    cache_dir: Path | None = None
 
     @field_validator("allowed_hosts", mode="before")
     @classmethod
@@ -91,8 +98,16 @@ class Settings(BaseSettings):
         return self.data_dir.expanduser().resolve()
 
     @property
-    def models_dir(self) -> Path:
-        return self.resolved_data_dir / "models"
+    def resolved_llm_venv(self) -> Path:
+        venv = self.llm_venv.expanduser()
+        return venv if venv.is_absolute() else CHECKOUT / venv
+
+    @property
+    def resolved_cache_dir(self) -> Path:
+        if self.cache_dir is not None:
+            return self.cache_dir.expanduser().resolve()
+        xdg = os.environ.get("XDG_CACHE_HOME")
+        return (Path(xdg) if xdg else Path.home() / ".cache") / "docchat"
 
     @property
     def llm_on_this_machine(self) -> bool:

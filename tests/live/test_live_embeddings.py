@@ -40,7 +40,7 @@ def embedding_server():
     server = EmbeddingServer(venv=root / ".venv-llm", model_dir=Path(get_model_path()), port=free_port(),
                              log_path=root / "tests" / "live" / "artifacts" / "vllm-embeddings.log",
                              key_path=None)  # as a user's own embeddings server: docchat sends it no key
-    server.start(say=lambda line: print(f"[live] {line}", flush=True), timeout_s=300)
+    server.start(say=lambda line: print(f"[live] {line}", flush=True))
     try:
         yield server
     finally:

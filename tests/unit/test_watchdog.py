@@ -6,6 +6,8 @@ from __future__ import annotations
 import threading
 import time
 
+from docchat.errors import DocchatError
+from docchat.llm import start_progress
 from docchat.llm.watchdog import Watchdog, notice
 from tests.network import free_port
 
@@ -83,3 +85,56 @@ def test_once_stopped_it_starts_nothing():
     server.process.code = 0  # docchat stopping it
     time.sleep(0.1)
     assert server.launches == 0
+
+
+class _StartingServer(_Server):
+    """A server started by the watchdog itself: it starts only when `ready` is set, and
+    `wait_healthy` fails with `fails_with` instead when given."""
+
+    def __init__(self, *, fails_with: str | None = None) -> None:
+        super().__init__()
+        self.prepared = 0
+        self.ready = threading.Event()
+        self.fails_with = fails_with
+
+    def ensure_model(self, say) -> None:
+        self.prepared += 1
+
+    def launch(self, say) -> None:
+        super().launch(say)
+        start_progress.register(self.url, _Loading())
+
+    def wait_healthy(self, say) -> None:
+        self.ready.wait(5)
+        start_progress.unregister(self.url)
+        if self.fails_with:
+            raise DocchatError(self.fails_with)
+        self.back.set()
+
+
+class _Loading:
+    def words(self) -> str:
+        return "loading the model, 2 min 10 s so far"
+
+
+def test_a_first_launch_happens_on_the_watchdogs_thread_and_questions_meanwhile_hear_what_it_does():
+    server = _StartingServer()
+    watchdog = Watchdog(server, say=lambda line: None, check_s=0.01).start(first_launch=True)
+    _until(lambda: server.launches == 1)
+
+    assert notice(server.url) == ("the model server is starting (loading the model, 2 min 10 s so far); "
+                                  "ask again once it is ready")
+    server.ready.set()
+    server.back.wait(5)
+    assert notice(server.url) is None and server.prepared == 1
+    watchdog.stop()
+
+
+def test_a_first_launch_that_fails_leaves_the_reason_for_the_next_question():
+    server, said = _StartingServer(fails_with="the LLM server exited during start-up (1)"), []
+    server.ready.set()
+    Watchdog(server, say=said.append, check_s=0.01).start(first_launch=True)
+
+    _until(lambda: notice(server.url) is not None and "did not start" in notice(server.url))
+    assert notice(server.url) == "the model server did not start: the LLM server exited during start-up (1)"
+    assert said == ["the LLM server did not start: the LLM server exited during start-up (1)"]

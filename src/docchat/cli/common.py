@@ -52,6 +52,5 @@ def embedded_server(settings):
     from docchat.llm.profiles import embedded_model_dir
     from docchat.llm.launcher import EmbeddedServer
 
-    venv = settings.llm_venv if settings.llm_venv.is_absolute() else PROJECT_ROOT / settings.llm_venv
-    return EmbeddedServer(venv=venv, model_dir=embedded_model_dir(settings), port=settings.served_port,
+    return EmbeddedServer(venv=settings.resolved_llm_venv, model_dir=embedded_model_dir(settings), port=settings.served_port,
                           log_path=settings.resolved_data_dir / "logs" / "vllm.log", key_path=settings.llm_key_path)

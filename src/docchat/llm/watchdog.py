@@ -1,4 +1,9 @@
-"""Keeps the LLM server that docchat started running.
+"""Starts the LLM server docchat runs, beside the page, and keeps it running.
+
+`docchat run` serves the page and the API at once and starts the server on the watchdog's
+thread (`start(first_launch=True)`): a start takes a minute to several on a busy machine, and
+everything but answers works meanwhile; a question asked then gets what the server is doing
+(`notice`), and the page shows it as it goes (docchat.llm.start_progress).
 
 The embedded server can die on its own (seen: `EngineDeadError` after a five-minute stall, then
 every later question failed until a manual restart). The watchdog notices it, within a couple of
@@ -18,6 +23,7 @@ from typing import Callable
 import httpx
 
 from docchat.errors import DocchatError
+from docchat.llm.start_progress import starting
 
 MAX_RESTARTS = 3
 WINDOW_S = 600.0
@@ -28,8 +34,15 @@ _notices: dict[str, str] = {}
 
 
 def notice(base_url: str) -> str | None:
-    """What happened to the server at `base_url`, while the watchdog has it down."""
-    return _notices.get(base_url.rstrip("/"))
+    """What happened to the server at `base_url` while it does not answer: that it is starting
+    (and what it is doing), that the watchdog restarts it, or that it gave up."""
+    url = base_url.rstrip("/")
+    now = starting(url)
+    if now is not None and url not in _notices:
+        return f"the model server is starting ({now}); ask again once it is ready"
+    if now is not None:
+        return f"{_notices[url]} (now {now})"
+    return _notices.get(url)
 
 
 class Watchdog:
@@ -40,12 +53,15 @@ class Watchdog:
         self._check_s = check_s
         self._max_restarts = max_restarts
         self._restarts: list[float] = []
+        self._first_launch = False
         self._stopping = threading.Event()
         # Held while a new server process is launched: once `stop` has it, none will be.
         self._launching = threading.Lock()
         self._thread = threading.Thread(target=self._run, name="llm-watchdog", daemon=True)
 
-    def start(self) -> "Watchdog":
+    def start(self, *, first_launch: bool = False) -> "Watchdog":
+        """Watches a running server; with `first_launch`, starts it first, on the watchdog's thread."""
+        self._first_launch = first_launch
         self._thread.start()
         return self
 
@@ -56,12 +72,31 @@ class Watchdog:
             pass
 
     def _run(self) -> None:
+        if self._first_launch and not self._launch_first():
+            return
         while not self._stopping.wait(self._check_s):
             reason = self._down()
             if reason is None:
                 continue
             if not self._restart(reason):
                 return
+
+    def _launch_first(self) -> bool:
+        """Prepares the model and starts the server; False (the reason in the notice) when it did not come up."""
+        url = self._server.url.rstrip("/")
+        try:
+            self._server.ensure_model(self._say)  # minutes, once per machine: `stop` ends it, without the lock
+            with self._launching:
+                if self._stopping.is_set():
+                    return False
+                self._server.launch(self._say)
+            self._server.wait_healthy(self._say)
+        except DocchatError as error:
+            if not self._stopping.is_set():
+                _notices[url] = f"the model server did not start: {error}"
+                self._tell(f"the LLM server did not start: {error}")
+            return False
+        return True
 
     def _down(self) -> str | None:
         code = self._server.process.poll()

@@ -28,10 +28,14 @@ def window_words(info: ServerInfo) -> str:
 
 class LLMService:
     def __init__(self, gateway: Gateway, counter: TokenCounter,
-                 probe: Callable[[str], ServerInfo] | None = None, start_advice: str = "start it with `make run`"):
+                 probe: Callable[[str], ServerInfo] | None = None, start_advice: str = "start it with `make run`",
+                 starting: Callable[[], str | None] = lambda: None):
         self._gateway = gateway
         self._counter = counter
         self._probe = probe
+        # What the server is doing while this process starts it ('loading the model, 1 min 05 s
+        # so far'), else None.
+        self.starting = starting
         # What starts the server the settings name, for the page to say when it is down.
         self.start_advice = start_advice
         self._calibration: dict[str, str] = {}  # by counter: it follows the model served
@@ -84,7 +88,8 @@ class LLMService:
             except LLMError as failure:
                 error = str(failure)
         else:
-            error = f"the LLM server is not running at {url}"
+            now = self.starting()
+            error = f"the LLM server is starting: {now}" if now else f"the LLM server is not running at {url}"
         counters = self._gateway.prefix_cache() if healthy else None
         calibration = self.calibration() if healthy else "not checked: server not running"
         return LLMStatus(

@@ -17,7 +17,7 @@ from docchat.domain import FINISHED, Conversation, Judgement, Message, Rating, R
 from docchat.domain.turns import may_continue, may_regenerate, needs_retry
 from docchat.errors import DocchatError, NotFound
 from docchat.safe_markdown import inert
-from docchat.ui import figures, found, header, sources
+from docchat.ui import figures, found, header, server_start, sources
 from docchat.ui.session import flash, open_conversation, services
 from docchat.ui.text import count, literal
 
@@ -311,6 +311,8 @@ def _rate(answer: Message, key: str) -> None:
 
 
 def _server_notice() -> None:
+    if server_start.shown():
+        return
     status = services().llm.reachable()
     if status is not None:
         st.warning(f"{status} Your messages are still saved: {services().llm.start_advice}, and retry.",

@@ -8,7 +8,7 @@ import streamlit as st
 from docchat.domain import Conversation, LibraryHealth, LLMStatus, StoreHealth, utcnow
 from docchat.errors import DocchatError
 from docchat.services.backup import BackupStatus
-from docchat.ui import preferences
+from docchat.ui import preferences, server_start
 from docchat.ui.session import flash, services, show_flash
 from docchat.ui.text import ago, count, literal
 
@@ -31,7 +31,7 @@ def _llm(status: LLMStatus) -> None:
     st.subheader("LLM", anchor=False)
     if status.healthy:
         st.success(f"Connected to {status.model} on {status.server} at {status.url}", icon=":material/check_circle:")
-    else:
+    elif not server_start.shown():
         st.warning(f"{status.error}: {services().llm.start_advice}.", icon=":material/cloud_off:")
     columns = st.columns(3)
     columns[0].metric("Window", f"{status.max_model_len:,}" if status.max_model_len else "—")

