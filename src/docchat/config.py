@@ -56,10 +56,11 @@ class Settings(BaseSettings):
     # Documents: Qdrant in local mode under the data dir unless a server URL is given.
     qdrant_url: str | None = None
     max_upload_mb: int = Field(default=50, ge=1)
-    # Each uploaded file is parsed in a worker process: one whose parsing takes longer than
-    # parse_timeout_s (without progress: each page read by OCR restarts the clock) or needs more
-    # than parse_memory_mb (a decompression bomb, a parser loop) is refused and its worker replaced. Keep the memory well above max_upload_mb: a PDF's parse
-    # takes several times its size.
+    # Each uploaded file is parsed in a worker process: one whose parsing needs more than
+    # parse_timeout_s of processor time (the worker's and its tesseract's, not the time it waits on
+    # a busy machine; without progress: each page read by OCR restarts the clock) or more than
+    # parse_memory_mb (a decompression bomb, a parser loop) is refused and its worker replaced.
+    # Keep the memory well above max_upload_mb: a PDF's parse takes several times its size.
     parse_timeout_s: float = Field(default=20.0, gt=0)
     parse_memory_mb: int = Field(default=1024, ge=256)
     # Names the page and the API answer to besides 127.0.0.1, localhost and [::1] (a reverse

@@ -52,10 +52,8 @@ def parses(parser: IsolatedParser) -> bool:
 def test_a_parser_stuck_in_a_loop_is_stopped_at_the_time_limit_and_the_next_file_is_parsed(parser):
     parses(parser)
     [first] = parser.workers
-    started = time.monotonic()
 
-    assert refused(parser, "loop.txt") == '"loop.txt" was refused: parsing it took more than 2 s'
-    assert time.monotonic() - started < 2 + 3
+    assert refused(parser, "loop.txt") == '"loop.txt" was refused: parsing it needed more than 2 s of processor time'
     assert not _alive(first)
     assert parses(parser)
 

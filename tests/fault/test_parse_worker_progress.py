@@ -1,7 +1,7 @@
 """The parsing worker's time limit is per step: a long scan whose pages are reported one by one
 (OCR, about a second a page) is read however long it takes, its pages passed on as progress,
 while a file that stops making progress is still stopped; and a program a worker runs (tesseract)
-dies with it, whether the app stops the worker or is killed itself
+counts against its limit and dies with it, whether the app stops the worker or is killed itself
 (tests/fault/misbehaving_parser.py stands in for each)."""
 
 from __future__ import annotations
@@ -35,7 +35,7 @@ def parser():
 
 
 def test_a_scan_longer_than_the_time_limit_is_read_when_it_reports_each_page(parser):
-    assert SCAN_PAGE_S * SCAN_PAGES > TIMEOUT_S  # the file as a whole takes longer than the limit
+    assert SCAN_PAGE_S * SCAN_PAGES > TIMEOUT_S  # the file as a whole needs more processor than the limit
     told: list[tuple[int, int]] = []
 
     document = parser.parse("slow-scan.txt", MEMO, progress=lambda *page: told.append(page))
@@ -50,19 +50,20 @@ def test_a_file_that_stops_making_progress_is_still_stopped(parser):
     with pytest.raises(InvalidInput) as refused:
         parser.parse("stuck-scan.txt", MEMO, progress=lambda *page: told.append(page))
 
-    assert str(refused.value) == ('"stuck-scan.txt" was refused: reading one of its pages took more than '
-                                  f"{TIMEOUT_S} s")
+    assert str(refused.value) == ('"stuck-scan.txt" was refused: reading one of its pages needed more than '
+                                  f"{TIMEOUT_S} s of processor time")
     assert told == [(1, 3)]
     assert parser.parse("memo.txt", MEMO).sections[0].text == MEMO.decode()  # the next file, a new worker
 
 
-def test_a_program_a_stopped_worker_was_waiting_on_dies_with_it(parser, tmp_path):
+def test_a_program_the_worker_waits_on_counts_against_its_time_limit_and_dies_with_it(parser, tmp_path):
     pid_file = tmp_path / "child.pid"
 
     with pytest.raises(InvalidInput) as refused:
         parser.parse("busy-child.txt", str(pid_file).encode())
 
-    assert str(refused.value) == f'"busy-child.txt" was refused: parsing it took more than {TIMEOUT_S} s'
+    assert str(refused.value) == ('"busy-child.txt" was refused: parsing it needed more than '
+                                  f"{TIMEOUT_S} s of processor time")
     child = int(pid_file.read_text())
     assert _wait_until(lambda: not _alive(child), timeout_s=5)
 

@@ -111,13 +111,12 @@ def test_a_pdf_whose_page_tree_lists_itself_as_a_kid_is_refused(parser):
 def test_a_pdf_whose_fifty_pages_inflate_one_70_mb_stream_each_is_stopped_at_the_time_limit():
     parser = IsolatedParser(timeout_s=2, memory_mb=MEMORY_MB)
     try:
-        reason, took = refusal(parser, "fifty-pages.pdf", pdf_of_pages_sharing_a_stream(50))
+        reason, _ = refusal(parser, "fifty-pages.pdf", pdf_of_pages_sharing_a_stream(50))
         after = parser.parse("memo.txt", b"Bring the signed deed on Friday.")
     finally:
         parser.close()
 
-    assert reason == '"fifty-pages.pdf" was refused: parsing it took more than 2 s'
-    assert took < 2 + 3
+    assert reason == '"fifty-pages.pdf" was refused: parsing it needed more than 2 s of processor time'
     assert parser.peak_memory_kb < CAP_KB
     assert after.sections[0].text == "Bring the signed deed on Friday."
 

@@ -1,17 +1,22 @@
 """Parsing untrusted files where a runaway cannot take the app down: in worker processes with a
-time limit and a memory cap (the `Parser` the services use; the app wires it in bootstrap).
+limit on processor time and a memory cap (the `Parser` the services use; the app wires it in
+bootstrap).
 
 Invariants:
-- A file whose parsing takes longer than `timeout_s` without a word of progress (a page-tree
-  loop, a stream that inflates a hundred times), needs more than `memory_mb` (a decompression
-  bomb, an entity expansion) or kills its parser (a segfault, the OOM killer) is refused with
-  one line naming it, as InvalidInput; the worker is stopped and the next file gets a new one.
-  The calling thread only waits on a pipe meanwhile, so the app's other requests are served as
-  before.
-- The time limit is per step: a page read by OCR (about two seconds, a minute for a 30-page
-  scan) is reported by the worker as it starts, which restarts the clock and is passed on to the
-  caller's `progress(page, pages)`. A file that makes no progress for `timeout_s` is stopped as
-  before. When `progress` raises (a cancel), the worker is stopped and the error goes on up.
+- A file whose parsing needs more than `timeout_s` of processor time without a word of progress
+  (a page-tree loop, a stream that inflates a hundred times), on which its parser does no work
+  for `stall_s` (a deadlock), that needs more than `memory_mb` (a decompression bomb, an entity
+  expansion) or kills its parser (a segfault, the OOM killer) is refused with one line naming
+  it, as InvalidInput; the worker is stopped and the next file gets a new one. The calling
+  thread only waits on a pipe meanwhile, so the app's other requests are served as before.
+- The limit counts the processor time of the worker and of what it runs (its process group),
+  never the time it waits for a processor: on a busy machine an honest page is read however
+  long it takes (docchat.documents.parse_clock; where that cannot be read, the time taken).
+- The limit is per step: a page read by OCR (about two seconds, a minute for a 30-page scan) is
+  reported by the worker as it starts, which restarts the clock and is passed on to the
+  caller's `progress(page, pages)`; a page that needs more than `timeout_s` is stopped however
+  many pages came before it. When `progress` raises (a cancel), the worker is stopped and the
+  error goes on up.
 - A worker leads a process group; stopping it kills the group, so the tesseract it runs dies
   with it (docchat.documents.parse_worker).
 - A worker is reused from file to file, and started only when a file first needs one.
@@ -43,6 +48,7 @@ import weakref
 from multiprocessing.connection import Connection
 
 from docchat.documents.images import PageProgress
+from docchat.documents.parse_clock import Over, StepClock
 from docchat.documents.parse_worker import resident_peak_kb
 from docchat.documents.parsing import MAX_BYTES, READABLE, ParsedDocument, reads, shown_name
 from docchat.errors import InvalidInput
@@ -51,6 +57,14 @@ log = logging.getLogger(__name__)
 
 PARSE = "docchat.documents.parsing:parse"
 TIMEOUT_S = 20.0
+# A worker that does no work at all for this long is stuck (a deadlock, a wait that never ends),
+# not slow: an honest one starved of processor by a busy machine still gets some every second.
+# Generous, because a machine short of memory may keep a worker waiting on its pages that long.
+STALL_S = 120.0
+# How often a worker's processor time is read while it parses: a look at every process in /proc
+# costs about 1.3 ms of processor per 100 processes (measured with 91), so a desktop running 400
+# pays 1% of a core for it while a file is parsed.
+CHECK_S = 0.5
 MEMORY_MB = 1024
 WORKERS = 2
 # A worker that has grown this large on one file is replaced rather than kept idle at that size.
@@ -63,8 +77,9 @@ class IsolatedParser:
     """`parse(name, data, max_bytes=...)` as docchat.documents.parsing has it, in worker processes."""
 
     def __init__(self, *, timeout_s: float = TIMEOUT_S, memory_mb: int = MEMORY_MB, workers: int = WORKERS,
-                 target: str = PARSE):
+                 target: str = PARSE, stall_s: float = STALL_S):
         self._timeout_s = timeout_s
+        self._stall_s = stall_s
         self._memory_mb = memory_mb
         self._target = target
         self._slots = threading.BoundedSemaphore(workers)
@@ -122,11 +137,12 @@ class IsolatedParser:
     def _verdict(self, worker: _Worker, request: tuple, progress: PageProgress | None) -> tuple[str, object]:
         """What one worker made of the file (kinds as `_ask`'s, and died); it is given back after."""
         kind = None
+        clock = StepClock(worker.pid, self._timeout_s, self._stall_s)
         try:
-            kind, value, _ = worker.ask(request, self._timeout_s, progress)
+            kind, value, _ = worker.ask(request, clock, progress)
         except _Stopped as stopped:
-            kind = "died" if not (stopped.timed_out or worker.closing) else "stopped"
-            value = stopped.reason(worker, self._timeout_s, self._memory_mb)
+            kind = "died" if not (stopped.over or worker.closing) else "stopped"
+            value = stopped.reason(worker, clock, self._memory_mb)
         finally:
             if kind in ("memory", "failed"):
                 worker.stop()  # its heap is no longer worth keeping; the next file gets a new one
@@ -158,19 +174,22 @@ class IsolatedParser:
 
 
 class _Stopped(Exception):
-    """The worker ended before it answered: it took too long, or died."""
+    """The worker ended before it answered: it went over a limit (`over`), or died."""
 
-    def __init__(self, *, timed_out: bool, after_progress: bool = False):
+    def __init__(self, *, over: Over | None, after_progress: bool = False):
         super().__init__()
-        self.timed_out = timed_out
+        self.over = over
         self.after_progress = after_progress
 
-    def reason(self, worker: _Worker, timeout_s: float, memory_mb: int) -> str:
+    def reason(self, worker: _Worker, clock: StepClock, memory_mb: int) -> str:
         status = worker.status
-        if self.timed_out and self.after_progress:
-            return f"reading one of its pages took more than {timeout_s:g} s"
-        if self.timed_out:
-            return f"parsing it took more than {timeout_s:g} s"
+        step = "reading one of its pages" if self.after_progress else "parsing it"
+        if self.over is Over.PROCESSOR_TIME:
+            return f"{step} needed more than {clock.limit_s:g} s of processor time"
+        if self.over is Over.STALL:
+            return f"its parser stalled on it (no work done for {clock.stall_s:g} s)"
+        if self.over is Over.TIME:
+            return f"{step} took more than {clock.limit_s:g} s"
         if worker.closing:
             return "docchat was closing while it was parsed"
         if status == -signal.SIGKILL:  # the kernel's OOM killer, when the machine runs short
@@ -211,21 +230,20 @@ class _Worker:
         """Its exit status once it has ended: negative, the signal that ended it."""
         return self._process.returncode
 
-    def ask(self, request: tuple, timeout_s: float, progress: PageProgress | None = None) -> tuple:
-        """The worker's reply to `request`, or _Stopped once it is over time (`timeout_s` without
-        a progress message) or dead. Its progress messages go to `progress`."""
+    def ask(self, request: tuple, clock: StepClock, progress: PageProgress | None = None) -> tuple:
+        """The worker's reply to `request`, or _Stopped once a step is over the `clock`'s limits
+        (each progress message begins a step) or it is dead. Its progress messages go to
+        `progress`."""
         self.asked += 1
         progressed = False
         try:
             self._connection.send(request)
             while True:
-                if not self._connection.poll(timeout_s):
-                    self.stop()
-                    raise _Stopped(timed_out=True, after_progress=progressed)
-                reply = self._connection.recv()
+                reply = self._next_message(clock, progressed)
                 if reply[0] != "progress":
                     break
                 progressed = True
+                clock.restart()
                 self.peak_kb = reply[-1]
                 if progress is not None:
                     self._tell(progress, *reply[1])
@@ -236,9 +254,18 @@ class _Worker:
             except subprocess.TimeoutExpired:
                 pass
             self.stop()
-            raise _Stopped(timed_out=False) from None
+            raise _Stopped(over=None) from None
         self.peak_kb = reply[-1]
         return reply
+
+    def _next_message(self, clock: StepClock, progressed: bool) -> tuple:
+        """The worker's next message; it is stopped (_Stopped) once the step is over a limit."""
+        while not self._connection.poll(CHECK_S):
+            over = clock.over()
+            if over is not None:
+                self.stop()
+                raise _Stopped(over=over, after_progress=progressed)
+        return self._connection.recv()
 
     def _tell(self, progress: PageProgress, page: int, pages: int) -> None:
         try:

@@ -17,7 +17,8 @@ Invariants:
   parent may be killed without a chance to stop it) and ends the worker within half a second.
 - It leads a process group of its own (the parent starts it in a new session): the programs it
   runs (tesseract) are in that group, and end with it, whether the parent kills the group or the
-  worker ends it on its way out. Its memory cap is theirs too (a resource limit is inherited).
+  worker ends it on its way out. Its memory cap is theirs too (a resource limit is inherited),
+  and so is its time limit: the parent counts the processor time of the whole group.
 """
 
 from __future__ import annotations
