@@ -1,0 +1,62 @@
+"""`make run` serves the page at once while its LLM server starts: the page says what the server is
+doing and for how long, everything but answers works meanwhile, and once the server answers the
+notice goes by itself and a question is answered. docchat's launcher, watchdog and page are the
+real ones; the server is a stand-in that starts when the test says (tests.fault.starting_server)."""
+
+from __future__ import annotations
+
+import os
+import re
+import signal
+import subprocess
+import sys
+
+from playwright.sync_api import expect
+
+from tests.e2e.conftest import ARTIFACTS, ROOT, _wait_healthy, ask, open_app, settled
+from tests.fault.starting_server import stand_in_venv
+from tests.network import free_port
+
+LEASE = b"# Lease\n\n## Break clause\n\nThe tenant may end the lease on the fifth anniversary.\n"
+
+
+def test_the_page_says_what_the_starting_server_does_works_meanwhile_and_answers_once_it_is_ready(tmp_path, page):
+    go = tmp_path / "go"
+    page_port = free_port()
+    env = {**os.environ, "DOCCHAT_DATA_DIR": str(tmp_path / "data"), "DOCCHAT_CACHE_DIR": str(tmp_path / "cache"),
+           "DOCCHAT_LLM_VENV": str(stand_in_venv(tmp_path / "venv", pace_s=0.5, go=go)),
+           "DOCCHAT_LLM_PORT": str(free_port()), "DOCCHAT_MAX_TOKENS": "64"}
+    env.pop("DOCCHAT_LLM_URL", None)
+    log = open(tmp_path / "run.log", "w+b")
+    process = subprocess.Popen(
+        [sys.executable, "-m", "docchat.cli", "run", "--no-api", "--port", str(page_port)],
+        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
+    try:
+        url = f"http://127.0.0.1:{page_port}"
+        _wait_healthy(url, process)
+        open_app(page, url)
+        starting = page.get_by_text(re.compile(r"The model server is starting: .+, \d+ (s|min \d\d s) so far"))
+        expect(starting).to_be_visible()
+        page.screenshot(path=str(ARTIFACTS / "server_starting.png"), full_page=True)
+
+        page.get_by_test_id("stSidebarNav").get_by_text("Documents").click()
+        (tmp_path / "lease.md").write_bytes(LEASE)
+        settled(page)
+        page.locator("input[type=file]").first.set_input_files(str(tmp_path / "lease.md"))
+        page.get_by_role("button", name="Ingest").click()
+        expect(page.get_by_text("Library (1)")).to_be_visible(timeout=120_000)
+        page.get_by_test_id("stSidebarNav").get_by_text("Chat").click()
+        expect(starting).to_be_visible()
+
+        go.touch()
+        expect(starting).to_have_count(0, timeout=60_000)
+        ask(page, "When may the tenant end the lease?")
+        expect(page.get_by_text("The Determination Date is the 15th.")).to_be_visible(timeout=60_000)
+    finally:
+        os.killpg(process.pid, signal.SIGINT)  # Ctrl-C in the terminal
+        process.wait(timeout=30)
+        log.seek(0)
+        printed = log.read().decode()
+        log.close()
+        print(printed)
+    assert "  starting the LLM server: loading the model" in printed and "LLM server ready in" in printed
