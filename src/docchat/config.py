@@ -15,6 +15,14 @@ from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
 
 # The checkout docchat runs from (an editable install: src/docchat/config.py is in it).
 CHECKOUT = Path(__file__).resolve().parents[2]
+
+
+def machine_cache_dir() -> Path:
+    """What docchat makes once per machine, by default: $XDG_CACHE_HOME/docchat, else ~/.cache/docchat."""
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return (Path(xdg) if xdg else Path.home() / ".cache") / "docchat"
+
+
 LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
 
 
@@ -107,8 +115,7 @@ class Settings(BaseSettings):
     def resolved_cache_dir(self) -> Path:
         if self.cache_dir is not None:
             return self.cache_dir.expanduser().resolve()
-        xdg = os.environ.get("XDG_CACHE_HOME")
-        return (Path(xdg) if xdg else Path.home() / ".cache") / "docchat"
+        return machine_cache_dir()
 
     @property
     def llm_on_this_machine(self) -> bool:

@@ -26,6 +26,7 @@ from collections.abc import Iterator
 from importlib import metadata
 from pathlib import Path
 
+from docchat.config import machine_cache_dir
 from docchat.documents.embeddings import MINILM_DIMENSION, BundledMiniLM
 
 MAX_WORD_PIECES = 256  # the model's max_seq_length (sentence_bert_config.json)
@@ -114,7 +115,7 @@ def _pooled(session, encodings, np):
 
 
 def default_cache_dir() -> Path:
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "docchat"
+    return machine_cache_dir()
 
 
 def graph_name() -> str:

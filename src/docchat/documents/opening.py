@@ -18,7 +18,7 @@ def embedder_for(settings: Settings):
         return OpenAIEmbedder(settings.embeddings_url, settings.embeddings_model)
     from docchat.documents.onnx_embeddings import OnnxMiniLMEmbedder
 
-    return OnnxMiniLMEmbedder()
+    return OnnxMiniLMEmbedder(settings.resolved_cache_dir)
 
 
 def open_chunk_index(settings: Settings, embedder):
