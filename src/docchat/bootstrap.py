@@ -6,16 +6,11 @@ from __future__ import annotations
 
 from functools import partial
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 import docchat.environment  # noqa: F401  (first: before any library under docchat loads)
 from docchat import preferences
 from docchat.config import Settings
-from docchat.context.engine import ContextEngine
-from docchat.context.pipeline import AnswerPipeline, PassageLimits
-from docchat.context.planner import Caps
-from docchat.context.programs import programs_over
-from docchat.context.rewrite import RewriteGate
 from docchat.documents.batching import QueryBatcher
 from docchat.documents.files import StoredFiles
 from docchat.documents.folder_files import DiskFolders
@@ -25,29 +20,20 @@ from docchat.documents.parsing import MAX_BYTES, InProcessParser
 from docchat.documents.render import page_with_passage
 from docchat.domain import utcnow
 from docchat.errors import DocchatError
-from docchat.llm.discovery import fetch_info, info_if_up
-from docchat.llm.gateway import Sampling, Timeouts, ServerGateway
 from docchat.llm.profiles import (CPU_MODEL_NAME, CPU_SAMPLING, CPU_VARIED_SAMPLING, GPU_SAMPLING, answer_tokens,
                                   embedded_model_dir, guessed_tokenizer, start_advice)
 from docchat.llm.server_key import llm_key
-from docchat.llm.server_tokens import server_counter
-from docchat.llm.skill_record import JsonSkillRecord
-from docchat.llm.start_progress import starting
 from docchat.memory.tokens import ServedCounter, counter_for
 from docchat.ports import (ChunkIndex, Embedder, FileStore, PageRenderer, Parser, Programs, Retriever, SkillRecord,
                            TokenCounter, UnitOfWorkFactory)
 from docchat.services.backup import DATABASE, BackupService
-from docchat.services.chat import ChatService
-from docchat.services.grounding import CitationChecker
 from docchat.services.conversations import ConversationService
 from docchat.services.trash import TrashService
 from docchat.services.documents import DocumentService
 from docchat.services.folders import FolderService
 from docchat.services.health import HealthService
-from docchat.services.llm import LLMService
 from docchat.services.recovery import STALE_STREAM, interrupt_abandoned_answers
-from docchat.services.registry import Services
-from docchat.services.stateless import StatelessChat
+from docchat.services.registry import Answering, Once, Services
 from docchat.services.transfer import TransferService
 from docchat.store.backup import SqliteFiles, sqlite_path
 from docchat.store.engine import make_engine
@@ -57,6 +43,9 @@ from docchat.store.unit_of_work import SqlUnitOfWorkFactory
 from docchat.store.upgrade import open_for_this_version
 from docchat.text import one_line
 from docchat.upgrade_backups import FOLDER as UPGRADE_BACKUPS
+
+if TYPE_CHECKING:
+    from docchat.llm.gateway import ServerGateway
 
 # Kept importable from here, where callers have found them.
 __all__ = ["STALE_STREAM", "Services", "build_backup", "build_services", "embedded_model_dir", "gateway_for"]
@@ -73,7 +62,11 @@ def build_services(settings: Settings | None = None, *, uow: UnitOfWorkFactory |
     (`retriever`: what the answer pipeline searches instead of the document library).
 
     `contact_llm=False` (commands that never ask the model) skips asking the server which
-    model it serves; tokens are then counted with the profile's tokenizer.
+    model it serves; tokens are then counted with the profile's tokenizer. The services that
+    talk to the server (`chat`, `stateless`, `llm`) are then built at their first use: the
+    server's client (httpx) and the answer pipeline are not imported by a command that lists
+    conversations or syncs folders (importing this module took 1.32 s of CPU with them, 1.05 s
+    without, on two shared cores: docs/perf/cli-start.md).
     `open_documents_early=True` (a process about to wait for its user's first question) starts
     opening the document index and loading the embedding model on a thread at once, when the
     library has documents and the server answers; the first search waits for them only if they
@@ -92,17 +85,69 @@ def build_services(settings: Settings | None = None, *, uow: UnitOfWorkFactory |
                             while_alone=partial(interrupt_abandoned_answers, uow, before=None))
         if not presence.alone:
             interrupt_abandoned_answers(uow, before=utcnow() - STALE_STREAM)
-    gateway = gateway or gateway_for(settings)
-    info = info_if_up(gateway.base_url, api_key=gateway.api_key(), window=settings.llm_window,
-                      expected_model=_expected_model(settings)) if contact_llm else None
+    client = Once(lambda: gateway or gateway_for(settings))
+    info = _server_info(settings, client()) if contact_llm else None
     embedder = embedder or QueryBatcher(embedder_for(settings))
     index = index or partial(open_chunk_index, settings, embedder)
     if open_documents_early and info is not None and _has_documents(uow):
         # Before the token counter: its tokenizer loads without holding the GIL, so it loads
         # while that thread imports Qdrant.
         index = OpenedEarly(index, embedder)
-    counter = counter or _following_counter(settings, gateway, info)
+    listeners: tuple[Callable, ...] = ()
+    if counter is None:  # one built here follows the model the server serves; one given stays as it is
+        counter = _following_counter(settings, client, info)
+        listeners = (counter.follow,)
     conversations = ConversationService(uow, counter)
+    parser = parser or IsolatedParser(timeout_s=settings.parse_timeout_s, memory_mb=settings.parse_memory_mb)
+    documents = DocumentService(uow, index, embedder, counter, parser=parser,
+                                files=files or StoredFiles(settings.resolved_data_dir),
+                                renderer=renderer or page_with_passage, max_bytes=settings.max_upload_mb * 1024 * 1024)
+    answering = Once(partial(_answering, settings, client, info, listeners, uow=uow, counter=counter,
+                             conversations=conversations, documents=documents, embedder=embedder, programs=programs,
+                             skills=skills, retriever=retriever))
+    if contact_llm:
+        answering()  # at once: the server is asked now, and its token counts calibrated
+    return Services(
+        settings=settings,
+        conversations=conversations,
+        trash=TrashService(uow),
+        transfer=TransferService(uow, counter),
+        documents=documents,
+        folders=FolderService(uow, documents, conversations, DiskFolders(skipped=(str(settings.resolved_data_dir),))),
+        health=HealthService(uow, counter, lambda: answering().llm.status(), documents, settings.resolved_data_dir,
+                             database=database, schema_version=schema_version),
+        preferences=preferences.SavedPreferences(settings),
+        answering=answering,
+        presence=presence,
+        opened_early=index if isinstance(index, OpenedEarly) else None,
+        parser=parser,
+        upgraded=upgraded,
+    )
+
+
+def _answering(settings: Settings, client: Callable, info, listeners, *, uow: UnitOfWorkFactory,
+               counter: TokenCounter, conversations: ConversationService, documents: DocumentService,
+               embedder: Embedder, programs: Programs | None, skills: SkillRecord | None,
+               retriever: Retriever | None) -> Answering:
+    """The services that talk to the LLM server, over its client; `listeners` follow what the
+    server says from now on."""
+    # Imported here, not at the top: a command that never asks the model does without them.
+    from docchat.context.engine import ContextEngine
+    from docchat.context.pipeline import AnswerPipeline, PassageLimits
+    from docchat.context.planner import Caps
+    from docchat.context.programs import programs_over
+    from docchat.context.rewrite import RewriteGate
+    from docchat.llm.discovery import fetch_info
+    from docchat.llm.skill_record import JsonSkillRecord
+    from docchat.llm.start_progress import starting
+    from docchat.services.chat import ChatService
+    from docchat.services.grounding import CitationChecker
+    from docchat.services.llm import LLMService
+    from docchat.services.stateless import StatelessChat
+
+    gateway = client()
+    for listener in listeners:
+        _follow(gateway, info, listener)
     # "Check this address" on the Settings page: the key that address would be sent.
     llm = LLMService(gateway, counter, probe=lambda url: fetch_info(
         url, timeout=3.0, api_key=llm_key(settings.model_copy(update={"llm_url": url}))(), window=settings.llm_window),
@@ -112,10 +157,6 @@ def build_services(settings: Settings | None = None, *, uow: UnitOfWorkFactory |
     caps = Caps(system=settings.cap_system, summary=settings.cap_summary, chunks=settings.cap_chunks,
                 question=settings.cap_question)
     context = ContextEngine(counter, programs, system_prompt=settings.system_prompt, caps=caps)
-    parser = parser or IsolatedParser(timeout_s=settings.parse_timeout_s, memory_mb=settings.parse_memory_mb)
-    documents = DocumentService(uow, index, embedder, counter, parser=parser,
-                                files=files or StoredFiles(settings.resolved_data_dir),
-                                renderer=renderer or page_with_passage, max_bytes=settings.max_upload_mb * 1024 * 1024)
     rewrite_gate = RewriteGate(skills or JsonSkillRecord(settings.resolved_data_dir))
     _follow(gateway, info, rewrite_gate.follow)
     pipeline = AnswerPipeline(context, counter, programs=programs, retriever=retriever or documents,
@@ -126,28 +167,13 @@ def build_services(settings: Settings | None = None, *, uow: UnitOfWorkFactory |
                        checker=CitationChecker(embedder, documents.passage_vectors))
     if info is not None:
         llm.calibration()  # once, at start-up, while the server is known to answer
-    return Services(
-        settings=settings,
-        conversations=conversations,
-        trash=TrashService(uow),
-        transfer=TransferService(uow, counter),
-        chat=chat,
-        stateless=StatelessChat(chat, pipeline, counter, gateway),
-        documents=documents,
-        folders=FolderService(uow, documents, conversations, DiskFolders(skipped=(str(settings.resolved_data_dir),))),
-        llm=llm,
-        health=HealthService(uow, counter, llm, documents, settings.resolved_data_dir, database=database,
-                             schema_version=schema_version),
-        preferences=preferences.SavedPreferences(settings),
-        presence=presence,
-        opened_early=index if isinstance(index, OpenedEarly) else None,
-        parser=parser,
-        upgraded=upgraded,
-    )
+    return Answering(chat=chat, stateless=StatelessChat(chat, pipeline, counter, gateway), llm=llm)
 
 
 def gateway_for(settings: Settings) -> ServerGateway:
     """The client of the LLM server the settings name (benchmarks also talk to it directly)."""
+    from docchat.llm.gateway import Sampling, ServerGateway, Timeouts
+
     # The profile picks the sampling (the model card's for Qwen3, greedy for the tiny model).
     cpu = settings.llm_profile == "cpu"
     sampling = Sampling(**(CPU_SAMPLING if cpu else GPU_SAMPLING))
@@ -173,12 +199,25 @@ def _expected_model(settings: Settings) -> str | None:
     return CPU_MODEL_NAME if settings.llm_profile == "cpu" and settings.llm_url is None else None
 
 
-def _following_counter(settings: Settings, gateway, info) -> ServedCounter:
-    """The served model's tokenizer, following the server; until it answers, the profile's."""
-    counter = ServedCounter(lambda: counter_for(*guessed_tokenizer(settings)), served=info,
-                            by_server=lambda served: server_counter(served, api_key=gateway.api_key()))
-    gateway.watch(counter.follow)
-    return counter
+def _server_info(settings: Settings, gateway):
+    """What the server says it serves, or None when it does not answer."""
+    from docchat.llm.discovery import info_if_up
+
+    return info_if_up(gateway.base_url, api_key=gateway.api_key(), window=settings.llm_window,
+                      expected_model=_expected_model(settings))
+
+
+def _following_counter(settings: Settings, client: Callable, info) -> ServedCounter:
+    """The served model's tokenizer (once it follows the server); until it answers, the profile's."""
+    return ServedCounter(lambda: counter_for(*guessed_tokenizer(settings)), served=info,
+                         by_server=partial(_counter_asking, client))
+
+
+def _counter_asking(client: Callable, served):
+    """A counter that asks the server, for a model docchat has no tokenizer of."""
+    from docchat.llm.server_tokens import server_counter
+
+    return server_counter(served, api_key=client().api_key())
 
 
 def _follow(gateway, info, listener) -> None:

@@ -53,6 +53,7 @@ from pathlib import PurePath
 
 from docchat.documents import code_files, ebooks, images, mail, scans, sheets, slides
 from docchat.documents.images import PageProgress
+from docchat.documents.readable import READABLE
 from docchat.domain import ParsedDocument, Section
 from docchat.errors import InvalidInput
 from docchat.text import NUL, one_line, require_storable, with_replacement_characters
@@ -77,10 +78,7 @@ KINDS = {
     **code_files.KINDS,
     **images.KINDS,
 }
-# The kinds above in words, for every sentence that names them (the page, the API, the CLI).
-READABLE = ("PDF, DOCX, Markdown, text, HTML, slides (PPTX), spreadsheets (XLSX, ODS, CSV, TSV), e-books (EPUB), "
-            "mail (EML, MSG), source code and notebooks (Python, JavaScript, TypeScript, Java, Go, Rust, C, C++ "
-            "and more; IPYNB), and images and scans by OCR (PNG, JPEG, TIFF, WebP)")
+# READABLE says these kinds in words (the page, the API, the CLI): a kind added here is added there.
 BEGINNING = "beginning"
 MAX_LABEL_CHARS = 120
 # A stray byte from another encoding, or a stray NUL, is forgiven; more of either than this

@@ -17,7 +17,8 @@ again.
 
 A pass that finds nothing changed reads each file's stat and the folder's rows, and opens
 neither the index nor the embedding model (`docchat folders sync` over a thousand unchanged
-files takes about 0.6 s, most of it the command's start-up: docs/perf/folders.md). One
+files takes about 1.0-1.4 s on two shared cores, nearly all of it the command's start-up: the
+pass itself takes 20-65 ms; docs/perf/folders.md, docs/perf/cli-start.md). One
 pass runs at a time in a process (the watcher's and a *Sync now* wait for each other).
 """
 

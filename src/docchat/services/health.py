@@ -11,7 +11,6 @@ from docchat.domain import LibraryHealth, LLMStatus, StoreHealth
 from docchat.ports import TokenCounter, UnitOfWorkFactory
 from docchat.services.backup import BackupStatus, backup_status
 from docchat.services.documents import DocumentService
-from docchat.services.llm import LLMService
 
 
 @dataclass(frozen=True)
@@ -26,21 +25,23 @@ class HealthReport:
 
 
 class HealthService:
-    """`database`: where the store is, as shown (its password hidden); `schema_version` reads the
+    """`llm_status`: the LLM server's state (the LLM service's, asked only for a whole report);
+    `database`: where the store is, as shown (its password hidden); `schema_version` reads the
     store's schema revision."""
 
-    def __init__(self, uow: UnitOfWorkFactory, counter: TokenCounter, llm: LLMService, documents: DocumentService,
-                 data_dir: Path, *, database: str, schema_version: Callable[[], str | None] = lambda: None):
+    def __init__(self, uow: UnitOfWorkFactory, counter: TokenCounter, llm_status: Callable[[], LLMStatus],
+                 documents: DocumentService, data_dir: Path, *, database: str,
+                 schema_version: Callable[[], str | None] = lambda: None):
         self._uow = uow
         self._counter = counter
-        self._llm = llm
+        self._llm_status = llm_status
         self._documents = documents
         self._data_dir = data_dir
         self._database = database
         self._schema_version = schema_version
 
     def report(self) -> HealthReport:
-        return HealthReport(store=self.store(), llm=self._llm.status(),
+        return HealthReport(store=self.store(), llm=self._llm_status(),
                             documents=self._documents.health(), backup=backup_status(self._data_dir))
 
     def store(self) -> StoreHealth:
