@@ -122,7 +122,7 @@ def test_a_first_launch_happens_on_the_watchdogs_thread_and_questions_meanwhile_
     watchdog = Watchdog(server, say=lambda line: None, check_s=0.01).start(first_launch=True)
     _until(lambda: server.launches == 1)
 
-    assert notice(server.url) == ("the model server is starting (loading the model, 2 min 10 s so far); "
+    assert notice(server.url) == ("the model server is starting: loading the model, 2 min 10 s so far; "
                                   "ask again once it is ready")
     server.ready.set()
     server.back.wait(5)

@@ -39,7 +39,7 @@ def notice(base_url: str) -> str | None:
     url = base_url.rstrip("/")
     now = starting(url)
     if now is not None and url not in _notices:
-        return f"the model server is starting ({now}); ask again once it is ready"
+        return f"the model server is starting: {now}; ask again once it is ready"
     if now is not None:
         return f"{_notices[url]} (now {now})"
     return _notices.get(url)
