@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -88,6 +89,33 @@ def _serve(tmp_path, *, llm_url: str | None, max_tokens: str | None = "64", llm_
         os.killpg(process.pid, signal.SIGTERM)
         process.wait(timeout=20)
         log.close()
+
+
+class DocchatRun:
+    """`docchat run` started by a test: its process, and once stopped, what it printed."""
+
+    def __init__(self, process: subprocess.Popen) -> None:
+        self.process = process
+        self.printed = ""
+
+
+@contextmanager
+def docchat_run(tmp_path, *args: str, env: dict[str, str]):
+    """`docchat run ARGS` as `make run` starts it, stopped at the end as Ctrl-C in its terminal
+    would; what it printed is printed again (shown when the test fails) and kept in `printed`."""
+    log = open(tmp_path / "run.log", "w+b")
+    process = subprocess.Popen([sys.executable, "-m", "docchat.cli", "run", *args], cwd=ROOT, env=env, stdout=log,
+                               stderr=subprocess.STDOUT, start_new_session=True)
+    run = DocchatRun(process)
+    try:
+        yield run
+    finally:
+        os.killpg(process.pid, signal.SIGINT)
+        process.wait(timeout=30)
+        log.seek(0)
+        run.printed = log.read().decode()
+        log.close()
+        print(run.printed)
 
 
 # The page's first run imports the app: about 3 s on two idle cores (LlamaIndex alone takes

@@ -4,14 +4,11 @@ document added through either is in the other's library, and Ctrl-C stops both."
 from __future__ import annotations
 
 import os
-import signal
-import subprocess
-import sys
 
 import httpx
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import ARTIFACTS, ROOT, _wait_healthy, open_app, settled
+from tests.e2e.conftest import ARTIFACTS, _wait_healthy, docchat_run, open_app, settled
 from tests.network import free_port
 
 LEASE = b"# Lease\n\n## Break clause\n\nThe tenant may end the lease on the fifth anniversary.\n"
@@ -21,14 +18,9 @@ TRUST = b"# Trust\n\n## Dates\n\nThe Determination Date is the 15th of each mont
 def test_the_page_and_the_api_started_by_docchat_run_share_one_library_and_stop_together(tmp_path, page):
     page_port, api_port = free_port(), free_port()
     env = {**os.environ, "DOCCHAT_DATA_DIR": str(tmp_path / "data"), "DOCCHAT_LLM_URL": "http://127.0.0.1:9/v1"}
-    log = open(tmp_path / "run.log", "w+b")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "docchat.cli", "run", "--no-llm", "--port", str(page_port), "--api-port",
-         str(api_port)],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    try:
+    with docchat_run(tmp_path, "--no-llm", "--port", str(page_port), "--api-port", str(api_port), env=env) as run:
         url = f"http://127.0.0.1:{page_port}"
-        _wait_healthy(url, process)
+        _wait_healthy(url, run.process)
         api = httpx.Client(base_url=f"http://127.0.0.1:{api_port}", timeout=120)
         assert api.post("/api/v1/documents", files={"file": ("lease.md", LEASE)}).status_code == 201
 
@@ -43,14 +35,7 @@ def test_the_page_and_the_api_started_by_docchat_run_share_one_library_and_stop_
         page.screenshot(path=str(ARTIFACTS / "run_page_and_api.png"), full_page=True)
 
         assert sorted(d["name"] for d in api.get("/api/v1/documents").json()) == ["lease.md", "trust.md"]
-    finally:
-        os.killpg(process.pid, signal.SIGINT)  # Ctrl-C in the terminal
-        process.wait(timeout=30)
-        log.seek(0)
-        printed = log.read().decode()
-        log.close()
-        print(printed)  # shown when the test fails: what the server said, if it said anything
-    assert f"the API: http://127.0.0.1:{api_port}" in printed and "stopping the API" in printed
+    assert f"the API: http://127.0.0.1:{api_port}" in run.printed and "stopping the API" in run.printed
 
 
 def test_docchat_run_uses_a_server_already_listening_at_the_address_whatever_it_is(tmp_path):
@@ -60,19 +45,10 @@ def test_docchat_run_uses_a_server_already_listening_at_the_address_whatever_it_
     other = FakeLLMServer().start()
     page_port = free_port()
     env = {**os.environ, "DOCCHAT_DATA_DIR": str(tmp_path / "data"), "DOCCHAT_LLM_URL": f"{other.url}/v1"}
-    log = open(tmp_path / "run.log", "w+b")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "docchat.cli", "run", "--no-api", "--port", str(page_port)],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
     try:
-        _wait_healthy(f"http://127.0.0.1:{page_port}", process)
+        with docchat_run(tmp_path, "--no-api", "--port", str(page_port), env=env) as run:
+            _wait_healthy(f"http://127.0.0.1:{page_port}", run.process)
     finally:
-        os.killpg(process.pid, signal.SIGINT)
-        process.wait(timeout=30)
         other.stop()
-        log.seek(0)
-        printed = log.read().decode()
-        log.close()
-        print(printed)
-    assert f"using the LLM server at {other.url}/v1" in printed
-    assert "starting vLLM" not in printed and "stopping the LLM server" not in printed
+    assert f"using the LLM server at {other.url}/v1" in run.printed
+    assert "starting vLLM" not in run.printed and "stopping the LLM server" not in run.printed

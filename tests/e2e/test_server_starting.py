@@ -7,13 +7,10 @@ from __future__ import annotations
 
 import os
 import re
-import signal
-import subprocess
-import sys
 
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import ARTIFACTS, ROOT, _wait_healthy, ask, open_app, settled
+from tests.e2e.conftest import ARTIFACTS, _wait_healthy, ask, docchat_run, open_app, settled
 from tests.fault.starting_server import stand_in_venv
 from tests.network import free_port
 
@@ -27,13 +24,9 @@ def test_the_page_says_what_the_starting_server_does_works_meanwhile_and_answers
            "DOCCHAT_LLM_VENV": str(stand_in_venv(tmp_path / "venv", pace_s=0.5, go=go)),
            "DOCCHAT_LLM_PORT": str(free_port()), "DOCCHAT_MAX_TOKENS": "64"}
     env.pop("DOCCHAT_LLM_URL", None)
-    log = open(tmp_path / "run.log", "w+b")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "docchat.cli", "run", "--no-api", "--port", str(page_port)],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT, start_new_session=True)
-    try:
+    with docchat_run(tmp_path, "--no-api", "--port", str(page_port), env=env) as run:
         url = f"http://127.0.0.1:{page_port}"
-        _wait_healthy(url, process)
+        _wait_healthy(url, run.process)
         open_app(page, url)
         starting = page.get_by_text(re.compile(r"The model server is starting: .+, \d+ (s|min \d\d s) so far"))
         expect(starting).to_be_visible()
@@ -52,11 +45,4 @@ def test_the_page_says_what_the_starting_server_does_works_meanwhile_and_answers
         expect(starting).to_have_count(0, timeout=60_000)
         ask(page, "When may the tenant end the lease?")
         expect(page.get_by_text("The Determination Date is the 15th.")).to_be_visible(timeout=60_000)
-    finally:
-        os.killpg(process.pid, signal.SIGINT)  # Ctrl-C in the terminal
-        process.wait(timeout=30)
-        log.seek(0)
-        printed = log.read().decode()
-        log.close()
-        print(printed)
-    assert "  starting the LLM server: loading the model" in printed and "LLM server ready in" in printed
+    assert "  starting the LLM server: loading the model" in run.printed and "LLM server ready in" in run.printed

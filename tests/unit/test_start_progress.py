@@ -36,7 +36,7 @@ def test_each_phase_of_a_vllm_start_is_named_in_the_order_it_comes():
         "loading the model", "setting up its cache", "setting up its cache", "opening its API", "opening its API"]
 
 
-def test_the_watch_says_what_the_last_marked_line_began_and_for_how_long_the_start_has_run(tmp_path):
+def test_the_watch_says_what_the_last_marked_line_began_for_how_long_and_every_phase_passed_on_the_way(tmp_path):
     log, clock = tmp_path / "vllm.log", Clock()
     log.write_text("")
     watch = StartWatch(log, clock=clock)
@@ -47,6 +47,7 @@ def test_the_watch_says_what_the_last_marked_line_began_and_for_how_long_the_sta
     watch.read()
 
     assert watch.words() == "loading the model, 1 min 35 s so far"
+    assert watch.phases == [BEFORE_FIRST_LINE, "reading its settings", "initialising its engine", "loading the model"]
     assert watch.last_line == "some line vLLM writes in between"
 
 

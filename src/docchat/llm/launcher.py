@@ -127,7 +127,7 @@ class EmbeddedServer:
     def wait_healthy(self, say: Callable[[str], None] = print) -> None:
         """Waits while the server makes progress, saying what it does; raises DocchatError when
         its process ends, its log says nothing new for `stall_s`, or `stop` is called."""
-        watch, reported = self.watch, ("", 0.0)
+        watch, said, said_at = self.watch, 0, 0.0
         try:
             while not self._stopped.wait(0.5):
                 if self.process.poll() is not None:
@@ -143,9 +143,11 @@ class EmbeddedServer:
                         f"the LLM server wrote nothing for {duration(watch.silent_s)} while {watch.phase}, so docchat "
                         f"stopped it as stuck; its log: {self.log_path}. Free some memory or processor and start "
                         "docchat again")
-                if watch.phase != reported[0] or watch.elapsed_s - reported[1] >= REPORT_S:
+                if len(watch.phases) > said or watch.elapsed_s - said_at >= REPORT_S:
+                    for phase in watch.phases[said:-1]:  # passed between two looks
+                        say(f"  starting the LLM server: {phase}")
                     say(f"  starting the LLM server: {watch.words()}")
-                    reported = (watch.phase, watch.elapsed_s)
+                    said, said_at = len(watch.phases), watch.elapsed_s
             raise DocchatError("docchat was stopping while the LLM server started")
         finally:
             start_progress.unregister(self.url)

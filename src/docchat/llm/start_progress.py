@@ -52,6 +52,8 @@ class StartWatch:
     offset: int = 0
     clock: Callable[[], float] = time.monotonic
     phase: str = BEFORE_FIRST_LINE
+    # Every phase so far, in order, none skipped however fast its lines came.
+    phases: list[str] = field(default_factory=lambda: [BEFORE_FIRST_LINE])
     last_line: str = ""
     started_at: float = field(init=False)
     moved_at: float = field(init=False)
@@ -85,8 +87,11 @@ class StartWatch:
             line = raw.decode("utf-8", "replace").strip()
             if line:
                 self.last_line = line
-                self.phase = phase_of(line) or self.phase
                 self.moved_at = self.clock()
+                phase = phase_of(line)
+                if phase is not None and phase != self.phase:
+                    self.phase = phase
+                    self.phases.append(phase)
 
     @property
     def elapsed_s(self) -> float:
