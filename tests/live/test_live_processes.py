@@ -66,8 +66,11 @@ def test_a_closed_terminal_stops_the_page_the_api_and_the_llm_server_of_docchat_
     process = docchat("run", "--port", str(page), "--api-port", str(api), llm_port=llm)
     _wait_for(f"http://127.0.0.1:{page}/_stcore/health", process)
     _wait_for(f"http://127.0.0.1:{api}/api/v1/health", process)
+    # The page and the API serve at once; the LLM server starts beside them, and its engine
+    # process is there once it answers.
+    _wait_for(f"http://127.0.0.1:{llm}/health", process)
     tree = descendants(process.pid)
-    assert len(tree) >= 2
+    assert len(tree) >= 2, "the LLM server and its engine"
 
     os.kill(process.pid, signal.SIGHUP)
 
@@ -80,17 +83,22 @@ def test_sigterm_while_the_llm_server_starts_stops_it_too(docchat):
     llm, elsewhere = free_port(), free_port()
     process = docchat("run", "--port", str(free_port()), "--api-port", str(free_port()), llm_port=elsewhere,
                       llm_url=f"http://localhost:{llm}/v1")
-    deadline = time.monotonic() + START_S
-    while not any("vllm" in _command_line(pid) and f"--port {llm}" in _command_line(pid)
-                  for pid in descendants(process.pid)):
-        assert process.poll() is None and time.monotonic() < deadline, "the LLM server never started"
-        time.sleep(0.2)
+    _wait_for_vllm(process, llm)
     time.sleep(3)  # into its start-up: the model loading
     tree = descendants(process.pid)
 
     os.kill(process.pid, signal.SIGTERM)
 
     _assert_all_gone([process.pid, *tree], [llm])
+
+
+def _wait_for_vllm(process: subprocess.Popen, port: int) -> None:
+    """Until docchat's process has started its vLLM server on `port`."""
+    deadline = time.monotonic() + START_S
+    while not any("vllm" in _command_line(pid) and f"--port {port}" in _command_line(pid)
+                  for pid in descendants(process.pid)):
+        assert process.poll() is None and time.monotonic() < deadline, "the LLM server never started"
+        time.sleep(0.2)
 
 
 def descendants(pid: int) -> list[int]:
