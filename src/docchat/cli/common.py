@@ -52,5 +52,6 @@ def embedded_server(settings):
     from docchat.llm.profiles import embedded_model_dir
     from docchat.llm.launcher import EmbeddedServer
 
-    return EmbeddedServer(venv=settings.resolved_llm_venv, model_dir=embedded_model_dir(settings), port=settings.served_port,
-                          log_path=settings.resolved_data_dir / "logs" / "vllm.log", key_path=settings.llm_key_path)
+    return EmbeddedServer(venv=settings.resolved_llm_venv, model_dir=embedded_model_dir(settings),
+                          port=settings.served_port, log_path=settings.resolved_data_dir / "logs" / "vllm.log",
+                          key_path=settings.llm_key_path)
