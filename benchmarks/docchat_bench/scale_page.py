@@ -11,7 +11,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from docchat import shared
-from docchat.cli.common import PROJECT_ROOT
+from docchat import CHECKOUT
 
 # The page's server-side work for one run; the browser's drawing comes on top.
 RUNS = 5
@@ -23,7 +23,7 @@ def page_figures(folder: Path, long_id: str) -> dict:
     from streamlit.testing.v1 import AppTest
 
     def run(conversation_id: str | None = None):
-        page = AppTest.from_file(str(PROJECT_ROOT / "app.py"), default_timeout=120)
+        page = AppTest.from_file(str(CHECKOUT / "app.py"), default_timeout=120)
         if conversation_id:
             page.query_params["c"] = conversation_id
         began = time.perf_counter()

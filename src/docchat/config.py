@@ -9,12 +9,9 @@ from typing import Annotated, Literal
 
 from pydantic import Field, field_validator
 
+from docchat import CHECKOUT
 from docchat.context.prompt import SYSTEM_PROMPT
 from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
-
-
-# The checkout docchat runs from (an editable install: src/docchat/config.py is in it).
-CHECKOUT = Path(__file__).resolve().parents[2]
 
 
 def machine_cache_dir() -> Path:

@@ -4,11 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
-from pathlib import Path
-
 from docchat.text import one_line
-
-PROJECT_ROOT = Path(__file__).resolve().parents[3]
 
 
 def open_services(*, llm: bool = False, documents_early: bool = False):

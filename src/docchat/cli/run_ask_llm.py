@@ -10,7 +10,8 @@ from pathlib import Path
 
 from docchat import citation_wire
 from docchat.cli.api import serve_api_beside_page
-from docchat.cli.common import PROJECT_ROOT, embedded_server, load_settings, open_services, print_json, say_upgraded
+from docchat import CHECKOUT
+from docchat.cli.common import embedded_server, load_settings, open_services, print_json, say_upgraded
 from docchat.errors import DocchatError
 from docchat.llm.launcher import stop_group
 from docchat.llm.watchdog import Watchdog
@@ -21,7 +22,7 @@ def run_app(args) -> int:
     """The page and the HTTP API in this one process, sharing one set of services, and the
     embedded LLM server starting beside them (unless DOCCHAT_LLM_URL names a server that is
     there, or one elsewhere); Ctrl-C stops them all."""
-    app = PROJECT_ROOT / "app.py"
+    app = CHECKOUT / "app.py"
     if not app.exists():
         raise DocchatError("app.py not found: run docchat from a checkout (make run)")
     settings = load_settings()
@@ -95,7 +96,7 @@ def _serve_page(app: Path, port: int, extra_hosts: list[str]) -> int:
     from docchat.cli.page import serve_page
 
     # Streamlit reads .streamlit/config.toml (the theme) from the working directory.
-    os.chdir(PROJECT_ROOT)
+    os.chdir(CHECKOUT)
     serve_page(app, port, extra_hosts)
     return 0
 
