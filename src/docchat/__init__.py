@@ -1,8 +1,15 @@
 """docchat: chat with your documents, locally."""
 
+import os
 from pathlib import Path
 
 __version__ = "0.1.0"
 # The checkout docchat runs from (an editable install: this file is in src/docchat of it), where
 # app.py and the LLM server's environment are.
 CHECKOUT = Path(__file__).resolve().parents[2]
+
+
+def machine_cache_dir() -> Path:
+    """What docchat makes once per machine, by default: $XDG_CACHE_HOME/docchat, else ~/.cache/docchat."""
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return (Path(xdg) if xdg else Path.home() / ".cache") / "docchat"

@@ -1,30 +1,41 @@
-"""Settings, read once from the environment (prefix DOCCHAT_)."""
+"""Settings, read once from the environment (prefix DOCCHAT_).
+
+A pydantic model that reads its own variables: pydantic-settings did the same for these plain
+fields, and cost every command 0.1 s of imports (its sources import a provider per cloud).
+"""
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
 from urllib.parse import urlsplit
-from typing import Annotated, Literal
+from typing import Literal
 
-from pydantic import Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from docchat import CHECKOUT
+from docchat import CHECKOUT, machine_cache_dir
 from docchat.context.prompt import SYSTEM_PROMPT
-from pydantic_settings import BaseSettings, NoDecode, SettingsConfigDict
-
-
-def machine_cache_dir() -> Path:
-    """What docchat makes once per machine, by default: $XDG_CACHE_HOME/docchat, else ~/.cache/docchat."""
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    return (Path(xdg) if xdg else Path.home() / ".cache") / "docchat"
 
 
 LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
 
 
-class Settings(BaseSettings):
-    model_config = SettingsConfigDict(env_prefix="DOCCHAT_", extra="ignore")
+ENV_PREFIX = "DOCCHAT_"
+
+
+def _from_environment(names) -> dict[str, str]:
+    """DOCCHAT_<NAME> for each setting, its name in any case (as a shell user may write it)."""
+    environment = {key.upper(): value for key, value in os.environ.items()}
+    return {name: environment[key] for name in names if (key := ENV_PREFIX + name.upper()) in environment}
+
+
+class Settings(BaseModel):
+    """What is given wins over the environment, which wins over the defaults."""
+
+    model_config = ConfigDict(extra="ignore")
+
+    def __init__(self, **given):
+        super().__init__(**{**_from_environment(type(self).model_fields), **given})
 
     data_dir: Path = Field(default=Path("data"))
     database_url: str | None = None
@@ -71,7 +82,7 @@ class Settings(BaseSettings):
     # Names the page and the API answer to besides 127.0.0.1, localhost and [::1] (a reverse
     # proxy's), comma-separated: DOCCHAT_ALLOWED_HOSTS=docs.example.com. Any other Host is
     # refused, so that a web page whose name is re-pointed at this machine cannot use them.
-    allowed_hosts: Annotated[list[str], NoDecode] = Field(default_factory=list)
+    allowed_hosts: list[str] = Field(default_factory=list)
     # Retrieved passages fill the planner's chunks cap, at least `passages_min` of them (taking
     # room from the history if need be) and at most `passages_max`.
     passages_min: int = Field(default=2, ge=0, le=50)

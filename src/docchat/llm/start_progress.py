@@ -8,12 +8,18 @@ only when the process ends or its log has said nothing new for `STALL_S`.
 
 from __future__ import annotations
 
+import json
+import os
 import re
 import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Protocol
+from urllib.parse import urlsplit
+
+from docchat import machine_cache_dir
+from docchat.atomic import write_atomically
 
 # The longest a starting server may write nothing before docchat calls it stuck. The longest
 # silences measured in a start (the engine's process importing torch and vLLM) were 15 s on a
@@ -33,6 +39,7 @@ PHASES = (
      "opening its API"),
 )
 BEFORE_FIRST_LINE = "starting its process (loading Python and vLLM)"
+PREPARING = "preparing the bundled model (once for this machine)"
 
 
 def phase_of(line: str) -> str | None:
@@ -105,6 +112,10 @@ class StartWatch:
         """'loading the model, 1 min 20 s so far'."""
         return f"{self.phase}, {duration(self.elapsed_s)} so far"
 
+    def told(self) -> dict:
+        """What another process needs to follow this start (`starting`)."""
+        return {"log": str(self.log_path), "offset": self.offset}
+
 
 def duration(seconds: float) -> str:
     """'45 s', '2 min 05 s'."""
@@ -115,6 +126,8 @@ def duration(seconds: float) -> str:
 class Start(Protocol):
     def words(self) -> str: ...
 
+    def told(self) -> dict: ...
+
 
 # The starts under way in this process, by the server's address: the page and the API that
 # `docchat run` serves read them while its server starts on a thread beside them.
@@ -123,17 +136,58 @@ _lock = threading.Lock()
 
 
 def register(base_url: str, start: Start) -> None:
+    url = base_url.rstrip("/")
     with _lock:
-        _starts[base_url.rstrip("/")] = start
+        _starts[url] = start
+    _tell_others(url, start)
 
 
 def unregister(base_url: str) -> None:
+    url = base_url.rstrip("/")
     with _lock:
-        _starts.pop(base_url.rstrip("/"), None)
+        had = _starts.pop(url, None)
+    if had is not None:
+        _told_path(url).unlink(missing_ok=True)
 
 
 def starting(base_url: str) -> str | None:
-    """What the server at `base_url` is doing while this process starts it, else None."""
+    """What the server at `base_url` is doing while this process, or another docchat process on
+    this machine, starts it; else None."""
+    url = base_url.rstrip("/")
     with _lock:
-        start = _starts.get(base_url.rstrip("/"))
-    return start.words() if start is not None else None
+        start = _starts.get(url)
+    return start.words() if start is not None else _told_by_another(url)
+
+
+# A start is also told to docchat's other processes (`docchat ask` in a terminal while the page's
+# `docchat run` starts the server), in a file per port: a server on 127.0.0.1 is the machine's,
+# whichever data dir asks for it.
+def _told_path(url: str) -> Path:
+    return machine_cache_dir() / "starting" / f"{urlsplit(url).port or 80}.json"
+
+
+def _tell_others(url: str, start: Start) -> None:
+    path = _told_path(url)
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        write_atomically(path, json.dumps({"pid": os.getpid(), "started": time.time(), **start.told()}).encode())
+    except OSError:
+        pass  # the other processes then say "not running", as before; this one still knows
+
+
+def _told_by_another(url: str) -> str | None:
+    if urlsplit(url).hostname not in ("127.0.0.1", "localhost", "::1"):
+        return None
+    try:
+        told = json.loads(_told_path(url).read_text(encoding="utf-8"))
+        if told["pid"] == os.getpid():
+            return None  # this process's own start has ended (its file outlived it)
+        os.kill(told["pid"], 0)  # a start whose process died (killed, a crash) left its file
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    if told.get("log") is None:
+        return f"{PREPARING}, {duration(time.time() - told['started'])} so far"
+    watch = StartWatch(Path(told["log"]), int(told.get("offset", 0)), clock=time.time)
+    watch.started_at = told["started"]
+    watch.read()
+    return watch.words()
