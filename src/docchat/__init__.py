@@ -7,6 +7,8 @@ __version__ = "0.1.0"
 # The checkout docchat runs from (an editable install: this file is in src/docchat of it), where
 # app.py and the LLM server's environment are.
 CHECKOUT = Path(__file__).resolve().parents[2]
+# The names of this machine's loopback address.
+LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
 
 
 def machine_cache_dir() -> Path:

@@ -13,12 +13,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from docchat import CHECKOUT, machine_cache_dir
+from docchat import CHECKOUT, LOOPBACK, machine_cache_dir
 from docchat.context.prompt import SYSTEM_PROMPT
-
-
-LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
-
 
 ENV_PREFIX = "DOCCHAT_"
 

