@@ -1,7 +1,7 @@
 """Settings, read once from the environment (prefix DOCCHAT_).
 
 A pydantic model that reads its own variables: pydantic-settings did the same for these plain
-fields, and cost every command 0.1 s of imports (its sources import a provider per cloud).
+fields, as one more dependency and 0.02-0.05 s of every command's start (measured on two cores).
 """
 
 from __future__ import annotations
