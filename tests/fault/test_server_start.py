@@ -3,6 +3,8 @@ gives up when the server dies or says nothing for too long, and says why."""
 
 from __future__ import annotations
 
+import os
+import subprocess
 import sys
 from pathlib import Path
 
@@ -89,9 +91,6 @@ def test_stop_ends_a_wait_at_once(tmp_path):
 def test_a_question_asked_from_another_process_hears_that_the_server_is_starting(tmp_path, monkeypatch):
     """`docchat ask` in a terminal while `docchat run` starts the server: it says what the start
     is doing, not that nothing runs (it would send the user to start a second server)."""
-    import os
-    import subprocess
-
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))  # where starts are told
     server = StandIn(tmp_path, "stalls", stall_s=600)
 

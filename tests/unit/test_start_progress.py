@@ -3,6 +3,9 @@ it has said nothing."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 from docchat.llm import start_progress
 from docchat.llm.start_progress import BEFORE_FIRST_LINE, StartWatch, duration, phase_of
 
@@ -96,17 +99,13 @@ def test_durations_read_as_a_person_says_them():
                                                               "60 min 01 s"]
 
 
-
 def test_another_process_start_is_told_while_it_lives_and_not_once_it_was_killed(tmp_path, monkeypatch):
     """A start in another docchat process is heard of here; one killed with its process (no
     chance to withdraw what it told) is not reported as still going on."""
-    import subprocess
-    import sys
-
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     url, log = "http://127.0.0.1:8431/v1", tmp_path / "vllm.log"
     starter = subprocess.Popen(
-        [sys.executable, "-c", "import sys, time; from pathlib import Path; from docchat.llm import start_progress as s; "
+        [sys.executable, "-c", "import time; from pathlib import Path; from docchat.llm import start_progress as s; "
          f"s.register({url!r}, s.StartWatch(Path({str(log)!r}))); print('told', flush=True); time.sleep(60)"],
         stdout=subprocess.PIPE, text=True)
     try:

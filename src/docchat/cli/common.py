@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import sys
+
 from docchat.text import one_line
 
 

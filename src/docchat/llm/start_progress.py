@@ -180,14 +180,15 @@ def _told_by_another(url: str) -> str | None:
         return None
     try:
         told = json.loads(_told_path(url).read_text(encoding="utf-8"))
-        if told["pid"] == os.getpid():
+        pid, started = told["pid"], float(told["started"])
+        if pid == os.getpid():
             return None  # this process's own start has ended (its file outlived it)
-        os.kill(told["pid"], 0)  # a start whose process died (killed, a crash) left its file
+        os.kill(pid, 0)  # a start whose process died (killed, a crash) left its file
     except (OSError, ValueError, KeyError, TypeError):
         return None
     if told.get("log") is None:
-        return f"{PREPARING}, {duration(time.time() - told['started'])} so far"
+        return f"{PREPARING}, {duration(time.time() - started)} so far"
     watch = StartWatch(Path(told["log"]), int(told.get("offset", 0)), clock=time.time)
-    watch.started_at = told["started"]
+    watch.started_at = started
     watch.read()
     return watch.words()
