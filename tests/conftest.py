@@ -15,6 +15,19 @@ from tests.databases import StoreDatabase, new_database
 
 NO_SERVER = "http://127.0.0.1:9/v1"
 DATABASES = ["sqlite", "postgresql"]
+# The session fixtures of the real model servers (and the one that picks either). pytest-xdist
+# starts a session fixture once per worker: the tests over them all run on one worker, so
+# vLLM-CPU and llama.cpp's server start once, and no two tests write the same server log or key.
+MODEL_SERVERS = {"live_llm", "live_llamacpp", "live_server"}
+
+
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own hook reads the groups
+def pytest_collection_modifyitems(items):
+    """Every test over a real model server goes to one xdist worker (`--dist loadgroup`); the
+    rest are shared out as they come."""
+    for item in items:
+        if MODEL_SERVERS & set(item.fixturenames):
+            item.add_marker(pytest.mark.xdist_group("model-servers"))
 
 
 def pytest_generate_tests(metafunc):

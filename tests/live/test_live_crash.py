@@ -12,6 +12,8 @@ import sys
 
 import pytest
 
+from tests.live.conftest import PLANNED_WINDOW
+
 KILLS = 12
 
 
@@ -20,9 +22,8 @@ def test_killed_twelve_times_at_random_moments_nothing_is_lost_or_half_written(l
     environment = {**os.environ, "DOCCHAT_LLM_URL": live_llm.url, "DOCCHAT_LLM_API_KEY": live_llm.api_key,
                    "DOCCHAT_DATA_DIR": str(tmp_path / "unused")}
     environment.pop("DOCCHAT_DATABASE_URL", None)
-    # Below vLLM's 8,192 (tests/live/test_live_context.py says why): the compaction work's prompts
-    # stay short, and its history still passes the window.
-    environment["DOCCHAT_LLM_WINDOW"] = "2048"
+    # The compaction work's prompts stay short, and its history still passes the window.
+    environment["DOCCHAT_LLM_WINDOW"] = str(PLANNED_WINDOW)
     run = subprocess.run([sys.executable, "-m", "docchat.cli", "bench", "crash", "--kills", str(KILLS), "--seed", "7",
                           "--migrate-kills", "4", "--migrate-chunks", "5000", "--json"],
                          capture_output=True, text=True, env=environment, timeout=1450)
