@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -189,6 +190,21 @@ def settled(page) -> None:
 
     expect(page.locator("[data-testid='stApp'][data-test-script-state='notRunning']")).to_have_count(1, timeout=30_000)
     expect(page.locator("[data-stale='true']")).to_have_count(0, timeout=30_000)
+
+
+def go_to(page, name: str) -> None:
+    """Opens a page from the sidebar's list, as a user does, and waits until its run is over: on
+    a busy machine a page's first run takes longer than Playwright's 5 s default, and a page read
+    before its run ends is missing its content. Its own first element says the run has begun."""
+    from playwright.sync_api import expect
+
+    page.get_by_test_id("stSidebarNav").get_by_role("link", name=name).click()
+    path = "" if name == "Chat" else name
+    expect(page).to_have_url(re.compile(rf"^http://[^/]+/{path}(\?.*)?$"), timeout=30_000)
+    begun = (page.get_by_placeholder("Ask about your documents") if name == "Chat"
+             else page.get_by_role("heading", name=name, level=1))
+    expect(begun).to_be_visible(timeout=30_000)
+    settled(page)
 
 
 def open_popover(page, button) -> object:

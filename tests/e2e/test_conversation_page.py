@@ -4,7 +4,7 @@ browser. No LLM server is needed."""
 
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import ARTIFACTS, open_app, open_popover, settled
+from tests.e2e.conftest import ARTIFACTS, go_to, open_app, open_popover, settled
 
 LEASE = b"# Lease\n\n## Break clause\n\nThe tenant may end the lease on the fifth anniversary with six months' notice.\n"
 
@@ -30,10 +30,9 @@ def test_the_open_conversation_stays_open_across_pages_and_its_documents_are_cho
     open_app(page, app_url)
     _open_thread(page, "Trust questions")
 
-    nav = page.get_by_test_id("stSidebarNav")
-    nav.get_by_text("Documents").click()
+    go_to(page, "Documents")
     expect(page.get_by_text("Documents used by “Trust questions”")).to_be_visible()
-    nav.get_by_text("Chat").click()
+    go_to(page, "Chat")
     expect(page.get_by_role("heading", name="Trust questions")).to_be_visible()
     expect(page.get_by_text("Harbour Street Bank.")).to_be_visible()
 

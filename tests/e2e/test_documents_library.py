@@ -6,7 +6,7 @@ from playwright.sync_api import expect
 
 from docchat.documents.parsing import READABLE
 
-from tests.e2e.conftest import ARTIFACTS, open_app, settled
+from tests.e2e.conftest import ARTIFACTS, go_to, open_app, settled
 
 NAME = "kitchen-notebook.md"
 NOTES = """# Bread
@@ -20,7 +20,7 @@ DELETE_QUESTION = (f"Delete “{NAME}”? It is removed from the library and fro
 
 def _open_documents(page, app_url) -> None:
     open_app(page, app_url)
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Documents").click()
+    go_to(page, "Documents")
 
 
 def _upload(page, *paths) -> None:

@@ -5,7 +5,7 @@ import re
 
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import ARTIFACTS, ask, open_app, settled
+from tests.e2e.conftest import ARTIFACTS, ask, go_to, open_app, settled
 from tests.integration.test_documents import trust_pdf
 
 NAME = "Harbour Street Trust.pdf"
@@ -15,7 +15,7 @@ def test_an_uploaded_pdf_is_ingested_and_cited_in_an_answer(live_app_url, page, 
     upload = tmp_path / NAME
     upload.write_bytes(trust_pdf())
     open_app(page, live_app_url)
-    page.get_by_test_id("stSidebarNav").get_by_text("Documents").click()
+    go_to(page, "Documents")
     expect(page.get_by_text("No documents yet.")).to_be_visible()
     settled(page)  # a file chosen during the page's run is lost when the uploader is drawn anew
 
@@ -28,7 +28,7 @@ def test_an_uploaded_pdf_is_ingested_and_cited_in_an_answer(live_app_url, page, 
     expect(page.get_by_text("PDF ·").filter(has_text="3 pages")).to_be_visible()
     page.screenshot(path=str(ARTIFACTS / "documents_ingested.png"), full_page=True)
 
-    page.get_by_test_id("stSidebarNav").get_by_text("Chat").click()
+    go_to(page, "Chat")
     ask(page, "When is the Determination Date?")
 
     answer = page.get_by_test_id("stChatMessage").nth(1)

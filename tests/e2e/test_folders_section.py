@@ -3,7 +3,7 @@
 
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import ARTIFACTS, open_app, settled
+from tests.e2e.conftest import ARTIFACTS, go_to, open_app, settled
 
 DAMAGED = '"minutes.pdf" is not a readable PDF (it may be damaged)'
 
@@ -15,7 +15,7 @@ def test_a_followed_folder_shows_its_files_status_and_syncs_now(app_url, page, t
     (notes / "minutes.pdf").write_bytes(b"%PDF-1.7 cut short")
     (notes / ".obsidian" / "workspace.md").write_text("# Workspace\n")
     open_app(page, app_url)
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Documents").click()
+    go_to(page, "Documents")
     expect(page.get_by_text("Folders (0)")).to_be_visible()
     settled(page)
 

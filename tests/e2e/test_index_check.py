@@ -3,7 +3,7 @@ Documents page, checks the index, and repairs it there."""
 
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import ARTIFACTS, open_app, settled
+from tests.e2e.conftest import ARTIFACTS, go_to, open_app, settled
 
 NOTES = b"""# Bread
 
@@ -23,7 +23,7 @@ def test_a_lost_vector_is_found_by_the_check_and_mended_by_repair(seeded, app_ur
     index.close()  # local mode: the page opens the index itself
 
     open_app(page, app_url)
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Documents").click()
+    go_to(page, "Documents")
     expect(page.get_by_text("The index holds 1 vector for 2 chunks")).to_be_visible()
     settled(page)
     page.get_by_role("button", name="Check the index").click()

@@ -3,7 +3,7 @@ documents of their own, named after the mail, and the damaged one is refused in 
 
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import ARTIFACTS, open_app, settled
+from tests.e2e.conftest import ARTIFACTS, go_to, open_app, settled
 from tests.integration.test_mail_attachments import quote
 
 
@@ -11,8 +11,7 @@ def test_a_mail_s_attachments_are_listed_under_it_and_in_the_library(app_url, pa
     path = tmp_path / "quote.eml"
     path.write_bytes(bytes(quote()))
     open_app(page, app_url)
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Documents").click()
-    settled(page)
+    go_to(page, "Documents")
     page.locator("input[type=file]").set_input_files([str(path)])
     expect(page.get_by_role("button", name="Remove quote.eml")).to_be_visible()
     page.get_by_role("button", name="Ingest").click()

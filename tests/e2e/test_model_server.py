@@ -7,7 +7,7 @@ import json
 import pytest
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import ARTIFACTS, _serve, open_app, settled
+from tests.e2e.conftest import ARTIFACTS, _serve, go_to, open_app, settled
 from tests.fault.recorded_server import RecordedServer
 
 
@@ -24,7 +24,7 @@ def app_over_ollama(tmp_path, ollama):
 
 def test_the_settings_page_says_what_ollama_gives_and_offers_its_models(app_over_ollama, ollama, page, tmp_path):
     open_app(page, app_over_ollama)
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Settings").click()
+    go_to(page, "Settings")
 
     expect(page.get_by_text(f"Connected to qwen3:4b on Ollama at {ollama.url}/v1")).to_be_visible(timeout=30_000)
     expect(page.get_by_text("Window: 4,096 tokens, assumed")).to_be_visible()

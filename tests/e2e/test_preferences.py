@@ -5,12 +5,12 @@ import json
 
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import ARTIFACTS, open_app
+from tests.e2e.conftest import ARTIFACTS, go_to, open_app
 
 
 def test_preferences_are_saved_applied_at_once_and_kept_after_a_reload(app_url_with_saved_settings, page, tmp_path):
     open_app(page, app_url_with_saved_settings)
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Settings").click()
+    go_to(page, "Settings")
 
     address = page.get_by_label("LLM server address")
     expect(address).to_have_value("http://127.0.0.1:9/v1")
@@ -31,5 +31,5 @@ def test_preferences_are_saved_applied_at_once_and_kept_after_a_reload(app_url_w
 
     page.reload()
     expect(page.get_by_label("Longest answer, in tokens")).to_have_value("200", timeout=30_000)
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Chat").click()
+    go_to(page, "Chat")
     expect(page.get_by_placeholder("Ask about your documents")).to_be_visible()

@@ -8,7 +8,7 @@ import os
 import httpx
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import ARTIFACTS, _wait_healthy, docchat_run, open_app, settled
+from tests.e2e.conftest import ARTIFACTS, _wait_healthy, docchat_run, go_to, open_app, settled
 from tests.network import free_port
 
 LEASE = b"# Lease\n\n## Break clause\n\nThe tenant may end the lease on the fifth anniversary.\n"
@@ -25,7 +25,7 @@ def test_the_page_and_the_api_started_by_docchat_run_share_one_library_and_stop_
         assert api.post("/api/v1/documents", files={"file": ("lease.md", LEASE)}).status_code == 201
 
         open_app(page, url)
-        page.get_by_test_id("stSidebarNav").get_by_text("Documents").click()
+        go_to(page, "Documents")
         expect(page.get_by_text("lease.md")).to_be_visible()
         (tmp_path / "trust.md").write_bytes(TRUST)
         settled(page)  # a file chosen during the page's run is lost when the uploader is drawn anew

@@ -6,7 +6,7 @@ from dataclasses import replace
 
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import ARTIFACTS, open_app, settled
+from tests.e2e.conftest import ARTIFACTS, go_to, open_app, settled
 from tests.integration.test_parsing_scans import DEED, MANIFEST, TONNAGE
 from tests.scanned_files import encoded, page_image, scanned_pdf
 
@@ -26,7 +26,7 @@ def test_a_scanned_pdf_is_read_page_by_page_in_view_and_a_photo_of_a_page_is_rea
     photo = tmp_path / "whiteboard.png"
     photo.write_bytes(encoded(page_image(MANIFEST), "PNG"))
     open_app(page, app_url)
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Documents").click()
+    go_to(page, "Documents")
     expect(page.get_by_text("No documents yet.")).to_be_visible()
 
     _upload(page, scan)

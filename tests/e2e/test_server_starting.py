@@ -10,7 +10,7 @@ import re
 
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import ARTIFACTS, _wait_healthy, ask, docchat_run, open_app, settled
+from tests.e2e.conftest import ARTIFACTS, _wait_healthy, ask, docchat_run, go_to, open_app, settled
 from tests.fault.starting_server import stand_in_venv
 from tests.network import free_port
 
@@ -32,13 +32,13 @@ def test_the_page_says_what_the_starting_server_does_works_meanwhile_and_answers
         expect(starting).to_be_visible()
         page.screenshot(path=str(ARTIFACTS / "server_starting.png"), full_page=True)
 
-        page.get_by_test_id("stSidebarNav").get_by_text("Documents").click()
+        go_to(page, "Documents")
         (tmp_path / "lease.md").write_bytes(LEASE)
         settled(page)
         page.locator("input[type=file]").first.set_input_files(str(tmp_path / "lease.md"))
         page.get_by_role("button", name="Ingest").click()
         expect(page.get_by_text("Library (1)")).to_be_visible(timeout=120_000)
-        page.get_by_test_id("stSidebarNav").get_by_text("Chat").click()
+        go_to(page, "Chat")
         expect(starting).to_be_visible()
 
         go.touch()

@@ -5,7 +5,7 @@ data dir the page serves."""
 
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import ARTIFACTS, open_app, settled
+from tests.e2e.conftest import ARTIFACTS, go_to, open_app, settled
 from tests.integration.sample_data import TRUST_TURNS, trust_conversation
 
 TRUST = "Hartley family trust agreement"
@@ -26,7 +26,7 @@ def _conversation(services, title: str, *questions: str) -> str:
 def _open_settings(page, app_url) -> None:
     page.set_viewport_size(TALL)
     open_app(page, app_url)
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Settings").click()
+    go_to(page, "Settings")
     _drawn(page)
 
 
@@ -54,7 +54,7 @@ def test_a_restored_conversation_is_back_in_the_sidebar_and_one_deleted_forever_
     sidebar = page.get_by_test_id("stSidebar")
     expect(sidebar.get_by_role("button", name=REPORT)).to_be_visible()
     expect(sidebar.get_by_role("button", name=TRUST)).to_have_count(0)
-    sidebar.get_by_test_id("stSidebarNav").get_by_role("link", name="Settings").click()
+    go_to(page, "Settings")
     # The page is drawn in full before it is read: on a busy machine its run takes seconds.
     _drawn(page)
 
@@ -91,7 +91,7 @@ def test_a_restored_conversation_is_back_in_the_sidebar_and_one_deleted_forever_
     assert seeded.trash.list() == []
     assert {c.title for c in seeded.conversations.list()} == {TRUST, REPORT}
 
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Chat").click()
+    go_to(page, "Chat")
     expect(sidebar.get_by_role("button", name=TRUST)).to_be_visible()
     expect(sidebar.get_by_role("button", name=LEASE)).to_have_count(0)
     settled(page)

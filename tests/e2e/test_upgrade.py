@@ -19,7 +19,7 @@ from docchat.store.upgrade import upgrade_database
 from docchat.upgrade_backups import automatic_backups
 from docchat_bench.crash_migrate import build_old_database
 
-from tests.e2e.conftest import ARTIFACTS, FIRST_LOAD_MS, _serve, open_app, settled
+from tests.e2e.conftest import ARTIFACTS, FIRST_LOAD_MS, _serve, go_to, open_app, settled
 
 NO_SERVER = "http://127.0.0.1:9/v1"
 
@@ -39,7 +39,7 @@ def test_the_start_line_and_the_settings_page_say_where_the_backup_made_before_t
 
     open_app(page, older_app_url)
     expect(page.get_by_text("Flat 19 lease questions")).to_be_visible()
-    page.get_by_test_id("stSidebarNav").get_by_role("link", name="Settings").click()
+    go_to(page, "Settings")
 
     expect(page.get_by_text(f"Before the last upgrade: {backup}")).to_be_visible(timeout=30_000)
     expect(page.get_by_text("Schema version: 0013", exact=False)).to_be_visible()
