@@ -112,11 +112,25 @@ def docchat_run(tmp_path, *args: str, env: dict[str, str]):
         yield run
     finally:
         os.killpg(process.pid, signal.SIGINT)
-        process.wait(timeout=30)
-        log.seek(0)
-        run.printed = log.read().decode()
-        log.close()
-        print(run.printed)
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            _stacks_then_kill(process)
+            raise
+        finally:
+            log.seek(0)
+            run.printed = log.read().decode()
+            log.close()
+            print(run.printed)
+
+
+def _stacks_then_kill(process: subprocess.Popen) -> None:
+    """A `docchat run` that did not stop: where each of its threads is goes to its log (its
+    SIGUSR1 handler), then it is killed."""
+    os.kill(process.pid, signal.SIGUSR1)
+    time.sleep(2)
+    os.killpg(process.pid, signal.SIGKILL)
+    process.wait(timeout=10)
 
 
 # The page's first run imports the app: about 3 s on two idle cores (LlamaIndex alone takes

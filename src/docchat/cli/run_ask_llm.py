@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import faulthandler
 import json
 import os
+import signal
 import subprocess
 import sys
 from pathlib import Path
@@ -24,6 +26,8 @@ def run_app(args) -> int:
     app = CHECKOUT / "app.py"
     if not app.exists():
         raise DocchatError("app.py not found: run docchat from a checkout (make run)")
+    # `kill -USR1 <pid>` prints where each thread of a `docchat run` that hangs is (to its terminal).
+    faulthandler.register(signal.SIGUSR1, all_threads=True)
     settings = load_settings()
     _upgrade_first(settings)
     server = api = watchdog = watcher = None
