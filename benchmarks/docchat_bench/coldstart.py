@@ -117,7 +117,7 @@ def _library(documents: int, model_dir: str | None, cache_dir: Path | None, say)
 
     from docchat.bootstrap import build_services
     from docchat.config import Settings
-    from docchat.documents.onnx_embeddings import default_cache_dir
+    from docchat.documents.index.onnx_embeddings import default_cache_dir
     from docchat.llm.profiles import CPU_MODEL_NAME
     from docchat.memory.tokens import counter_for
 

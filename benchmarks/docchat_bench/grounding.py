@@ -148,7 +148,7 @@ def _run_set(prefix: str, planted_set: PlantedSet, questions: list[list[Question
 
 
 def run_grounding_bench(*, as_json: bool = False) -> dict:
-    from docchat.documents.onnx_embeddings import OnnxMiniLMEmbedder
+    from docchat.documents.index.onnx_embeddings import OnnxMiniLMEmbedder
 
     embedder = OnnxMiniLMEmbedder()
     result = _run_set("docchat-bench-grounding-", CALIBRATION, dialogs(), embedder, grounding_fresh.CALIBRATION,

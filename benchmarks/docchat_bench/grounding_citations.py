@@ -374,7 +374,7 @@ def run_citation_bench(as_json: bool = False, *, embedder=None) -> dict:
     """The calibration set's figures without an index (every passage embedded), printed (or, `as_json`,
     as one JSON line) beside the baseline's; `docchat bench grounding` runs it over the library."""
     if embedder is None:
-        from docchat.documents.onnx_embeddings import OnnxMiniLMEmbedder
+        from docchat.documents.index.onnx_embeddings import OnnxMiniLMEmbedder
 
         embedder = OnnxMiniLMEmbedder()
     answers = planted_answers()

@@ -124,7 +124,7 @@ def _overlap(before, after, questions: list[str]) -> float:
 def run_ingest_bench(*, pages: int = PAGES, files: int = FILES, as_json: bool = False) -> dict:
     from docchat.bootstrap import build_services
     from docchat.config import Settings
-    from docchat.documents.onnx_embeddings import OnnxMiniLMEmbedder
+    from docchat.documents.index.onnx_embeddings import OnnxMiniLMEmbedder
 
     long, notes = corpora(pages, files)
     embedders = {"before": _RunsOf32(OnnxMiniLMEmbedder(tokens_per_run=10**9)), "after": OnnxMiniLMEmbedder()}

@@ -156,7 +156,7 @@ def run_retrieval_bench(*, chunks: int = CHUNKS, as_json: bool = False) -> dict:
 
     from docchat.bootstrap import build_services
     from docchat.config import Settings
-    from docchat.documents.onnx_embeddings import OnnxMiniLMEmbedder
+    from docchat.documents.index.onnx_embeddings import OnnxMiniLMEmbedder
 
     load_before = os.getloadavg()[0]
     embedder = _TimedEmbedder(OnnxMiniLMEmbedder())
@@ -256,7 +256,7 @@ class _QdrantHybrid:
         from qdrant_client import models
 
         from docchat_bench.sparse import document_vector
-        from docchat.documents.index import DENSE, UPSERT_BATCH, point_id
+        from docchat.documents.index.qdrant_index import DENSE, UPSERT_BATCH, point_id
 
         texts = {hit.chunk.id: hit.chunk.text for hit in library.whole(None, max_tokens=10**12)}
         self._client.create_collection(

@@ -11,11 +11,11 @@ from typing import TYPE_CHECKING, Callable
 import docchat.environment  # noqa: F401  (first: before any library under docchat loads)
 from docchat import preferences
 from docchat.config import Settings
-from docchat.documents.batching import QueryBatcher
+from docchat.documents.index.batching import QueryBatcher
 from docchat.documents.files import StoredFiles
 from docchat.documents.folder_files import DiskFolders
 from docchat.documents.isolated import IsolatedParser
-from docchat.documents.opening import OpenedEarly, embedder_for, open_chunk_index
+from docchat.documents.index.opening import OpenedEarly, embedder_for, open_chunk_index
 from docchat.documents.parsing import MAX_BYTES, InProcessParser
 from docchat.documents.render import page_with_passage
 from docchat.domain import utcnow

@@ -46,7 +46,7 @@ enough to pay interest on the Notes in full.
 @pytest.fixture(scope="session")
 def embedder():
     """One MiniLM for the tier: loading the model is the slow part."""
-    from docchat.documents.onnx_embeddings import OnnxMiniLMEmbedder
+    from docchat.documents.index.onnx_embeddings import OnnxMiniLMEmbedder
 
     return OnnxMiniLMEmbedder()
 

@@ -37,7 +37,7 @@ DIES_ON_SECOND_EMBEDDING = """
 import os, signal, sys
 from pathlib import Path
 from docchat.bootstrap import build_services
-from docchat.documents.onnx_embeddings import OnnxMiniLMEmbedder
+from docchat.documents.index.onnx_embeddings import OnnxMiniLMEmbedder
 
 class DiesOnSecondCall(OnnxMiniLMEmbedder):
     calls = 0

@@ -32,7 +32,7 @@ def other_services(other_data_dir, other_database) -> Services:
 @pytest.fixture(scope="session")
 def shared_embedder():
     """One MiniLM for every test that embeds: loading the model is the slow part."""
-    from docchat.documents.onnx_embeddings import OnnxMiniLMEmbedder
+    from docchat.documents.index.onnx_embeddings import OnnxMiniLMEmbedder
 
     return OnnxMiniLMEmbedder()
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from docchat.documents.onnx_embeddings import OnnxMiniLMEmbedder
+from docchat.documents.index.onnx_embeddings import OnnxMiniLMEmbedder
 
 TEXTS = [
     "When is the Determination Date?",

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from qdrant_client import QdrantClient
 
-from docchat.documents import index as index_module
-from docchat.documents.onnx_embeddings import OnnxMiniLMEmbedder
-from docchat.documents.index import ChunkIndex, Scope
+from docchat.documents.index import qdrant_index as index_module
+from docchat.documents.index.onnx_embeddings import OnnxMiniLMEmbedder
+from docchat.documents.index.qdrant_index import ChunkIndex, Scope
 from docchat.errors import DocchatError
 
 from tests.integration.sample_documents import (

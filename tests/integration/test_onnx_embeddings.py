@@ -9,7 +9,7 @@ import sys
 import numpy as np
 import pytest
 
-from docchat.documents.onnx_embeddings import OnnxMiniLMEmbedder, graph_name
+from docchat.documents.index.onnx_embeddings import OnnxMiniLMEmbedder, graph_name
 
 from tests.reference_embeddings import reference_vectors
 
@@ -40,7 +40,7 @@ def test_a_new_cache_folder_gets_the_graph_exported_and_used(tmp_path):
 def test_once_exported_a_process_embeds_without_importing_torch(shared_embedder):
     shared_embedder.embed(["warm"])  # the graph is in the default cache folder now
     code = (
-        "import sys; from docchat.documents.onnx_embeddings import OnnxMiniLMEmbedder;"
+        "import sys; from docchat.documents.index.onnx_embeddings import OnnxMiniLMEmbedder;"
         "OnnxMiniLMEmbedder().embed(['When is the Payment Date?']); print('torch' in sys.modules)"
     )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,

@@ -10,7 +10,7 @@ import pytest
 
 from docchat.bootstrap import build_services
 from docchat.config import Settings
-from docchat.documents.remote_embeddings import OpenAIEmbedder
+from docchat.documents.index.remote_embeddings import OpenAIEmbedder
 from docchat.llm.launcher import EmbeddedServer
 
 from tests.integration.test_documents import trust_pdf

@@ -10,7 +10,7 @@ import time
 import numpy as np
 import pytest
 
-from docchat.documents.onnx_embeddings import OnnxMiniLMEmbedder
+from docchat.documents.index.onnx_embeddings import OnnxMiniLMEmbedder
 
 
 class _CountingOnnxEmbedder(OnnxMiniLMEmbedder):
@@ -49,7 +49,7 @@ def test_onnx_vectors_are_unit_length_and_in_the_order_asked():
 @pytest.mark.parametrize("heavy", ["onnxruntime", "torch"])
 def test_building_an_embedder_imports_nothing_heavy(heavy):
     # A fresh interpreter: these take seconds to import, only on first use.
-    code = ("import sys; from docchat.documents.onnx_embeddings import OnnxMiniLMEmbedder; OnnxMiniLMEmbedder(); "
+    code = ("import sys; from docchat.documents.index.onnx_embeddings import OnnxMiniLMEmbedder; OnnxMiniLMEmbedder(); "
             f"print({heavy!r} in sys.modules)")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "False"

@@ -6,7 +6,7 @@ import threading
 
 import pytest
 
-from docchat.documents.batching import QueryBatcher
+from docchat.documents.index.batching import QueryBatcher
 
 
 class SlowEmbedder:

@@ -13,10 +13,10 @@ from docchat.errors import IndexInUse
 def embedder_for(settings: Settings):
     """A server's embeddings when the settings name one, else the bundled ONNX model's."""
     if settings.embeddings_url:
-        from docchat.documents.remote_embeddings import OpenAIEmbedder
+        from docchat.documents.index.remote_embeddings import OpenAIEmbedder
 
         return OpenAIEmbedder(settings.embeddings_url, settings.embeddings_model)
-    from docchat.documents.onnx_embeddings import OnnxMiniLMEmbedder
+    from docchat.documents.index.onnx_embeddings import OnnxMiniLMEmbedder
 
     return OnnxMiniLMEmbedder(settings.resolved_cache_dir)
 
@@ -24,7 +24,7 @@ def embedder_for(settings: Settings):
 def open_chunk_index(settings: Settings, embedder):
     from qdrant_client import QdrantClient
 
-    from docchat.documents.index import ChunkIndex
+    from docchat.documents.index.qdrant_index import ChunkIndex
 
     # Asked first: a remote embedder may fail here, and a local-mode client made before that
     # would keep the folder locked against the next try.

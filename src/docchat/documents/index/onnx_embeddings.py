@@ -27,7 +27,7 @@ from importlib import metadata
 from pathlib import Path
 
 from docchat.config import machine_cache_dir
-from docchat.documents.embeddings import MINILM_DIMENSION, BundledMiniLM
+from docchat.documents.index.embeddings import MINILM_DIMENSION, BundledMiniLM
 
 MAX_WORD_PIECES = 256  # the model's max_seq_length (sentence_bert_config.json)
 # Word pieces (padding included) per run of the model. Small runs keep the activations in the
