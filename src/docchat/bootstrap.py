@@ -13,7 +13,7 @@ from docchat import preferences
 from docchat.config import Settings
 from docchat.documents.index.batching import QueryBatcher
 from docchat.documents.files import StoredFiles
-from docchat.documents.folder_files import DiskFolders
+from docchat.documents.folders.disk_files import DiskFolders
 from docchat.documents.isolated import IsolatedParser
 from docchat.documents.index.opening import OpenedEarly, embedder_for, open_chunk_index
 from docchat.documents.parsing import MAX_BYTES, InProcessParser

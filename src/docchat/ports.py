@@ -316,7 +316,7 @@ class FileStore(Protocol):
 
 
 class FolderFiles(Protocol):
-    """The files of followed folders on disk (documents/folder_files.py). Reading and hashing
+    """The files of followed folders on disk (documents/folders/disk_files.py). Reading and hashing
     raise OSError for a file that cannot be read."""
 
     def absolute(self, path: str) -> str:

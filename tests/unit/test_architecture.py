@@ -51,7 +51,7 @@ ADAPTERS = (
     "docchat.documents.slides", "docchat.documents.zip_formats",
     "docchat.documents.ebooks", "docchat.documents.mail", "docchat.documents.code_files",
     "docchat.documents.images", "docchat.documents.ocr", "docchat.documents.scans",
-    "docchat.documents.folder_watcher", "docchat.documents.folder_files",
+    "docchat.documents.folders",  # followed folders on disk and their watcher
     "docchat.memory.llama_index_memory", "docchat.memory.tokens",
     "docchat.preferences", "docchat.environment",
 )

@@ -9,7 +9,7 @@ import pytest
 from watchdog.events import (DirCreatedEvent, DirModifiedEvent, FileClosedEvent, FileClosedNoWriteEvent,
                              FileCreatedEvent, FileDeletedEvent, FileModifiedEvent, FileMovedEvent, FileOpenedEvent)
 
-from docchat.documents.folder_watcher import Changes
+from docchat.documents.folders.watcher import Changes
 
 VAULT = "/home/ada/Vault"
 

@@ -32,7 +32,7 @@ def serve_api(args) -> int:
         print("it answers to the names 127.0.0.1, localhost, [::1], the address it is bound to and "
               "DOCCHAT_ALLOWED_HOSTS", file=sys.stderr, flush=True)
     # The followed folders are watched by the process that holds the document index: this one.
-    from docchat.documents.folder_watcher import FolderWatcher
+    from docchat.documents.folders.watcher import FolderWatcher
 
     watcher = FolderWatcher(lambda: services.folders).start()
     try:

@@ -78,7 +78,7 @@ def _watch_followed_folders():
     """The followed folders, watched in this process (it holds the document index), over the
     services the page and the API share (the page may rebuild them: each sync takes the current)."""
     from docchat import shared
-    from docchat.documents.folder_watcher import FolderWatcher
+    from docchat.documents.folders.watcher import FolderWatcher
 
     return FolderWatcher(lambda: shared.services().folders).start()
 
