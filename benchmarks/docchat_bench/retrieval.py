@@ -280,7 +280,7 @@ class _QdrantHybrid:
         from qdrant_client import models
 
         from docchat_bench.sparse import query_vector
-        from docchat.documents.fusion import RRF_K
+        from docchat.retrieval.fusion import RRF_K
 
         scope_filter = None if scope is None else models.Filter(
             must=[models.FieldCondition(key="document_id", match=models.MatchAny(any=scope))])

@@ -18,7 +18,7 @@ value keeps a stored vector valid however the library grows. A query term weighs
 product Qdrant computes is the BM25 sum; the IDF half comes from `Modifier.IDF` on the
 collection's sparse vector, which Qdrant keeps current as points come and go.
 
-Terms are those of `docchat.documents.words`, as on docchat's own keyword side.
+Terms are those of `docchat.retrieval.words`, as on docchat's own keyword side.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ import zlib
 from collections import Counter
 from dataclasses import dataclass
 
-from docchat.documents.words import tokenize
+from docchat.retrieval.words import tokenize
 
 K1 = 1.2
 B = 0.75

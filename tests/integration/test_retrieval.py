@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from docchat.documents.fusion import rrf
-from docchat.documents.words import query_terms
+from docchat.retrieval.fusion import rrf
+from docchat.retrieval.words import query_terms
 
 from tests.integration.sample_documents import COOKERY_PASSAGES, TRUST_PASSAGES, markdown
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from docchat.documents.chunking import chunk
+from docchat.retrieval.chunking import chunk
 from docchat.documents.parsing import Section
 
 CLAUSES = [

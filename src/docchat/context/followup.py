@@ -22,7 +22,7 @@ from collections.abc import Callable, Collection, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from docchat.documents.fusion import rrf
+from docchat.retrieval.fusion import rrf
 from docchat.domain import joint_reading
 
 if TYPE_CHECKING:

@@ -16,8 +16,8 @@ from collections.abc import Iterator, Sequence
 from collections.abc import Set as AbstractSet
 from typing import Callable, Protocol
 
-from docchat.documents.fusion import fuse
-from docchat.documents.words import query_terms, tokenize
+from docchat.retrieval.fusion import fuse
+from docchat.retrieval.words import query_terms, tokenize
 from docchat.domain import (
     ChunkRecord,
     Citation,

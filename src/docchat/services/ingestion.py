@@ -25,7 +25,7 @@ import uuid
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, replace
 
-from docchat.documents.chunking import chunk
+from docchat.retrieval.chunking import chunk
 from docchat.domain import (ChunkRecord, Document, DocumentStatus, IngestReport, ParsedDocument, chunk_heading,
                             content_hash, utcnow)
 from docchat.errors import DocchatError, InvalidInput
