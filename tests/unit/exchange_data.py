@@ -18,7 +18,7 @@ from docchat.domain import (
     TitleSource,
 )
 from docchat.exchange import ImportedConversation, checksum, to_document, to_json
-from docchat.foreign import parse_export
+from docchat.exchange.foreign import parse_export
 
 CONVERSATION_ID = "5b0e8f2c-1d4a-4c1e-9a7b-2f6d3e8c9a10"
 STARTED = datetime(2025, 3, 14, 9, 30, 0, 123456, tzinfo=timezone.utc)

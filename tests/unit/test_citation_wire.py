@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from docchat import citation_wire
+from docchat.exchange import citation_wire
 from docchat.domain import Citation
 
 DEED = Citation(number=2, document="Hartley trust deed.pdf", where="page 4",

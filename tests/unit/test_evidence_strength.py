@@ -9,7 +9,7 @@ import pytest
 from docchat.domain import EvidenceStrength, Judgement, Role, judge
 from docchat.domain.grounding import FOUND_AT, NOT_FOUND_BELOW
 from docchat.exchange import to_document, to_json
-from docchat.foreign import parse_export
+from docchat.exchange.foreign import parse_export
 
 from tests.unit.fakes import FakeLibrary, chunk
 from tests.unit.exchange_data import conversation, message, summaries

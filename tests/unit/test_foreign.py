@@ -11,7 +11,7 @@ import pytest
 from docchat.domain import Conversation, Message, Role, Status, TitleSource
 from docchat.errors import InvalidExport
 from docchat.exchange import to_document, to_json
-from docchat.foreign import parse_export
+from docchat.exchange.foreign import parse_export
 from docchat.services.conversations import title_from
 
 from tests.foreign_exports import (

@@ -20,7 +20,7 @@ from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
-from docchat import citation_wire
+from docchat.exchange import citation_wire
 from docchat.api import deps
 from docchat.api.errors import error_response, stream_failure
 from docchat.api.streaming import EventStream, TurnReader, finish, sse

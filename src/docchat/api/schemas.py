@@ -11,7 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from docchat import citation_wire
+from docchat.exchange import citation_wire
 
 # Long enough for a pasted page of text, short enough that a question never crowds the window.
 MAX_QUESTION = 32_000
@@ -93,7 +93,7 @@ ERRORS = {status: {"model": ErrorOut, "description": text} for status, text in (
 )}
 
 
-# A citation as docchat.citation_wire.to_api writes it (a docstring here would change the OpenAPI schema).
+# A citation as docchat.exchange.citation_wire.to_api writes it (a docstring here would change the OpenAPI schema).
 class CitationOut(BaseModel):
     n: int
     document_id: str
@@ -113,7 +113,7 @@ class EvidenceOut(BaseModel):
                          "question's words; found at 0.65 or more, not found below 0.55.")
 
 
-# A sentence the citation check looked at, as docchat.citation_wire.check_to_api writes it.
+# A sentence the citation check looked at, as docchat.exchange.citation_wire.check_to_api writes it.
 class CheckedSentenceOut(BaseModel):
     text: str
     cited: list[int]

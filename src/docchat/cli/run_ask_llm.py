@@ -10,7 +10,8 @@ import subprocess
 import sys
 from pathlib import Path
 
-from docchat import CHECKOUT, citation_wire
+from docchat import CHECKOUT
+from docchat.exchange import citation_wire
 from docchat.cli.api import serve_api_beside_page
 from docchat.cli.common import embedded_server, load_settings, open_services, print_json, say_upgraded
 from docchat.errors import DocchatError

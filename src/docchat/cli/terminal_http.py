@@ -12,7 +12,7 @@ from typing import Iterator
 
 import httpx
 
-from docchat import citation_wire
+from docchat.exchange import citation_wire
 from docchat.cli.terminal_backends import SHOWN_ON_OPEN, Answer, Listed, Outcome, Said, stateless_refusal
 from docchat.domain import EvidenceStrength, Status
 from docchat.errors import DocchatError

@@ -13,7 +13,7 @@ from docchat import __version__
 from docchat.domain import Conversation, ImportReport, Message, utcnow
 from docchat.errors import InvalidExport, NotFound
 from docchat.exchange import ImportedConversation, to_document, to_json, to_markdown
-from docchat.foreign import parse_export
+from docchat.exchange.foreign import parse_export
 from docchat.ports import TokenCounter, UnitOfWork, UnitOfWorkFactory
 from docchat.services.titles import MAX_TITLE
 from docchat.text import one_line

@@ -18,7 +18,7 @@ from datetime import datetime, timezone
 
 from sqlalchemy import Connection, bindparam, text
 
-from docchat import citation_wire
+from docchat.exchange import citation_wire
 from docchat.domain import Budget, EvidenceStrength, MemoryStats, Message, Rating, Role, Status
 from docchat.store.tables import sqlite_json, sqlite_moment
 

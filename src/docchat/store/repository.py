@@ -13,7 +13,7 @@ from functools import lru_cache
 
 from sqlalchemy import Connection, Text, bindparam, delete, func, insert, select, text, type_coerce, update
 
-from docchat import citation_wire
+from docchat.exchange import citation_wire
 from docchat.domain import (
     Conversation,
     ConversationSettings,

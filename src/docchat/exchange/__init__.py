@@ -23,7 +23,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, ValidationError
 
-from docchat import citation_wire
+from docchat.exchange import citation_wire
 from docchat.domain import (
     Citation,
     Conversation,
