@@ -9,7 +9,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from docchat.safe_markdown import inert, link_allowed
+from docchat.web.safe_markdown import inert, link_allowed
 from docchat.text import for_terminal
 
 from tests.fuzz.checks import examples

@@ -3,7 +3,7 @@ writes them as text, with their addresses, never as something to fetch or run.""
 
 from __future__ import annotations
 
-from docchat.safe_markdown import link_allowed
+from docchat.web.safe_markdown import link_allowed
 
 from tests.hostile_text import CONVERSATION_ID, SECRET, hostile_export, markdown_tokens, shown_text
 

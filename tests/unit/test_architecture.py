@@ -57,7 +57,7 @@ ADAPTERS = (
 )
 # What wires the services, and what calls them: the services import neither.
 WIRING = ("docchat.bootstrap", "docchat.shared")
-CALLERS = ("docchat.api", "docchat.cli", "docchat.ui", "docchat.web_guard")
+CALLERS = ("docchat.api", "docchat.cli", "docchat.ui", "docchat.web.guard")
 # Pure code (text and numbers in, text and numbers out), which the services use directly: the
 # retrieval package, and two modules beside the adapters of docchat.documents.
 PURE_DOCUMENTS = ("docchat.documents.code_blocks", "docchat.documents.readable")

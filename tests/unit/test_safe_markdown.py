@@ -8,7 +8,7 @@ from datetime import datetime, timezone
 import pytest
 
 from docchat.domain import Citation, Message, Role
-from docchat.safe_markdown import inert, link_allowed
+from docchat.web.safe_markdown import inert, link_allowed
 from docchat.ui.sources import linked
 
 from tests.hostile_text import markdown_tokens, shown_text

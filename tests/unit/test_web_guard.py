@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from docchat.web_guard import Door, allowed_hosts
+from docchat.web.guard import Door, allowed_hosts
 
 DOOR = Door(allowed_hosts("127.0.0.1", ["docs.example.com"]))
 

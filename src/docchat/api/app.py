@@ -10,7 +10,7 @@ from docchat.api import errors, openai_compat, routes_answers, routes_conversati
     routes_folders, routes_health, routes_transfer
 from docchat.api.guard import Guard
 from docchat.api.schemas import ERRORS
-from docchat.web_guard import Door, DoorGuard, allowed_hosts
+from docchat.web.guard import Door, DoorGuard, allowed_hosts
 
 DESCRIPTION = """Chat with your documents, over HTTP: the same services as the page and the `docchat` command.
 

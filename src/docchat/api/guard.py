@@ -15,7 +15,7 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from docchat.api.errors import error_response
 from docchat.errors import DocchatError
-from docchat.web_guard import is_loopback
+from docchat.web.guard import is_loopback
 from docchat.wording import size
 
 MB = 1024 * 1024

@@ -13,7 +13,7 @@ DEFAULT_PORT = 8502
 
 def serve_api(args) -> int:
     from docchat.api.guard import refuse_open_bind
-    from docchat.web_guard import is_loopback
+    from docchat.web.guard import is_loopback
 
     token = os.environ.get("DOCCHAT_API_TOKEN") or None
     # Before anything is opened: a refused bind must not cost a start-up.

@@ -3,7 +3,7 @@ in front of it and a Content-Security-Policy on every reply.
 
 Streamlit has no Host allow-list, and its websocket accepts an Origin of any port of localhost.
 Since 1.5x it runs on Starlette and takes middleware through `st.App(middleware=...)`, its public
-API for this: the door (`docchat.web_guard`) then sees every request, the websocket handshake
+API for this: the door (`docchat.web.guard`) then sees every request, the websocket handshake
 and the upload endpoint included, before Streamlit does. A proxy of our own in front of it would
 have had to relay websockets and uploads for nothing.
 
@@ -24,7 +24,7 @@ from pathlib import Path
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from docchat.web_guard import Door, DoorGuard, allowed_hosts
+from docchat.web.guard import Door, DoorGuard, allowed_hosts
 
 _INLINE_SCRIPT = re.compile(r"<script>(.*?)</script>", re.DOTALL)
 

@@ -16,7 +16,7 @@ from streamlit.runtime.scriptrunner import StopException
 from docchat.domain import FINISHED, Conversation, Judgement, Message, Rating, Role, Status, answer_note
 from docchat.domain.turns import may_continue, may_regenerate, needs_retry
 from docchat.errors import DocchatError, NotFound
-from docchat.safe_markdown import inert
+from docchat.web.safe_markdown import inert
 from docchat.ui import figures, found, header, server_start, sources
 from docchat.ui.session import flash, open_conversation, services
 from docchat.ui.text import count, literal

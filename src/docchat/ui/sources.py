@@ -10,7 +10,7 @@ import streamlit as st
 
 from docchat.domain import Citation, Message
 from docchat.domain.grounding import DOCUMENTS_ONLY
-from docchat.safe_markdown import inert
+from docchat.web.safe_markdown import inert
 from docchat.ui.session import CONVERSATION_PARAM, services
 from docchat.ui.text import literal
 

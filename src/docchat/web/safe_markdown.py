@@ -45,7 +45,7 @@ from functools import lru_cache
 
 from markdown_it.token import Token
 
-from docchat.markdown_reading import (Found, Lines, inline_tokens, normalised, parsed, plain_text, read,
+from docchat.web.markdown_reading import (Found, Lines, inline_tokens, normalised, parsed, plain_text, read,
                                       same_address, walk)
 
 __all__ = ["inert", "link_allowed"]
