@@ -5,7 +5,7 @@ The follow-ups bench's five documents are ingested through the real services (SQ
 Qdrant local mode, in a temporary folder; no LLM). Every question of
 `grounding_data.dialogs()` (answerable ones from the follow-ups bench, unanswerable ones alone
 and as follow-ups) is retrieved as the answer pipeline retrieves it (`retrieve_follow_up` with
-the questions before it) and judged by `docchat.domain.judge`.
+the questions before it) and judged by `docchat.grounding.evidence.judge`.
 
 Figures, in the same run:
 - the judgement's three-way confusion table (answerable / unanswerable x found / weak / not
@@ -28,8 +28,8 @@ import json
 from dataclasses import dataclass
 
 from docchat.context.followup import retrieve_follow_up
-from docchat.domain import Judgement, judge
-from docchat.domain.grounding import FOUND_AT, NOT_FOUND_BELOW, evidence_score
+from docchat.domain import Judgement
+from docchat.grounding.evidence import FOUND_AT, NOT_FOUND_BELOW, evidence_score, judge
 
 from docchat_bench import grounding_fresh, grounding_heldout
 from docchat_bench.followups import TOP_K, bench_services

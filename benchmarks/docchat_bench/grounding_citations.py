@@ -38,9 +38,9 @@ from dataclasses import dataclass
 
 from collections.abc import Callable, Mapping, Sequence
 
-from docchat.context import citation_check
+from docchat.grounding import citation_check
 from docchat.domain import Citation
-from docchat.context.claim_categories import said, swapped
+from docchat.grounding.claim_categories import said, swapped
 from docchat.domain.grounding import MARK, marks_in
 from docchat.services.grounding import CitationChecker
 

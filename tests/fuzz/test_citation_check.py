@@ -7,7 +7,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from docchat.context.citation_check import check
+from docchat.grounding.citation_check import check
 from docchat.domain import Grounding, marks_in
 
 from tests.fuzz.checks import examples

@@ -3,7 +3,7 @@ given apart, and the citation check's marks, all read back from the store after 
 
 from dataclasses import replace
 
-from docchat.context.citation_check import check
+from docchat.grounding.citation_check import check
 from docchat.domain import Citation
 
 PASSAGES = {

@@ -3,7 +3,7 @@ cites nothing: scripted answers through the chat service with fakes of its ports
 
 from __future__ import annotations
 
-from docchat.context.citation_check import check, split_sentences
+from docchat.grounding.citation_check import check, split_sentences
 from docchat.domain import Citation
 from docchat.services.grounding import CitationChecker
 

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from docchat.context.citation_check import check
-from docchat.context.claim_categories import swapped
+from docchat.grounding.citation_check import check
+from docchat.grounding.claim_categories import swapped
 
 CASES = {
     "time of year": ("Prune roses in late February, cutting each stem back to an outward-facing bud.",

@@ -6,8 +6,8 @@ from dataclasses import replace
 
 import pytest
 
-from docchat.domain import EvidenceStrength, Judgement, Role, judge
-from docchat.domain.grounding import FOUND_AT, NOT_FOUND_BELOW
+from docchat.domain import EvidenceStrength, Judgement, Role
+from docchat.grounding.evidence import FOUND_AT, NOT_FOUND_BELOW, judge
 from docchat.exchange import to_document, to_json
 from docchat.exchange.foreign import parse_export
 

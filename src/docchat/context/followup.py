@@ -5,7 +5,7 @@ question is searched alone and again with the previous question appended, the tw
 fused with Reciprocal Rank Fusion, and passages the previous answer cited are lifted a little (a
 bias, never a filter: a passage neither search found is not added). The list is as long as the
 question's own ranking. A passage both readings found keeps the closer similarity and word
-coverage of the two, which the evidence judgement reads (docchat.domain.grounding).
+coverage of the two, which the evidence judgement reads (docchat.grounding.evidence).
 
 Why: an elliptical follow-up ("what if it falls on a weekend?") finds its topic only in the
 joint search, while a self-contained one ("What is the Payment Date?") finds its own passage in

@@ -20,7 +20,8 @@ from docchat.context.evidence import Block, Part, block_text, fill, parts_of
 from docchat.context.followup import joint_query, retrieve_follow_up
 from docchat.context.prompt import user_turn
 from docchat.context.rewrite import RECENT_MESSAGES, RewriteGate, rewrite_due, standalone_query
-from docchat.domain import Budget, Citation, EvidenceStrength, MemoryStats, Message, Role, Summary, judge
+from docchat.domain import Budget, Citation, EvidenceStrength, MemoryStats, Message, Role, Summary
+from docchat.grounding.evidence import judge
 from docchat.ports import Retriever, TokenCounter
 
 # One passage is asked of retrieval per this many tokens of the budget (then merged and cut to fit).

@@ -1,6 +1,6 @@
 """Documents only: a conversation that answers from its documents or not at all.
 
-When the evidence judgement finds nothing in the documents in scope (docchat.domain.grounding),
+When the evidence judgement finds nothing in the documents in scope (docchat.grounding.evidence),
 such a conversation does not call the model: docchat replies "I could not find this in your
 documents", with the closest passages as its sources, and the reply is stored like any answer
 (it names DOCUMENTS_ONLY as its model). The judgement needs no LLM, so the reply comes even

@@ -1,6 +1,6 @@
 """Checks a finished answer's citations with the query embedder already loaded (one batched
 call per answer, of the answer's sentences) and the passages' own vectors, read from the
-document index rather than embedded again; the rules are docchat.context.citation_check's.
+document index rather than embedded again; the rules are docchat.grounding.citation_check's.
 Without an embedder, or when it fails, the check goes by words and numbers alone; a passage
 whose vector cannot be read (its document removed since, the index not open) is embedded in the
 same call instead."""
@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Mapping, Sequence
 
-from docchat.context.citation_check import check
+from docchat.grounding.citation_check import check
 from docchat.domain import Citation, Grounding
 from docchat.ports import Embedder
 

@@ -23,8 +23,8 @@ import re
 from dataclasses import dataclass
 from typing import Callable, Mapping, Sequence
 
-from docchat.context.claim_categories import swapped
-from docchat.context.claim_signals import negated, negates_or_contrasts, number_words
+from docchat.grounding.claim_categories import swapped
+from docchat.grounding.claim_signals import negated, negates_or_contrasts, number_words
 from docchat.domain.grounding import MARK, Grounding, SentenceCheck, marks_in
 
 Embed = Callable[[list[str]], Sequence[Sequence[float]]]

@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from docchat.context.claim_signals import number_words
+from docchat.grounding.claim_signals import number_words
 
 
 @dataclass(frozen=True)
