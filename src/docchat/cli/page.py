@@ -83,11 +83,35 @@ def page_app(script: Path, extra_hosts: list[str]):
                                         Middleware(ContentPolicy, policy=content_policy())])
 
 
+# How long a stopping page waits for its open connections and tasks before it closes them, as a
+# second Ctrl-C would. Streamlit runs uvicorn without uvicorn's `timeout_graceful_shutdown`, and
+# uvicorn then waits for them for good. In about one full test run in four, a `docchat run`
+# stopped by Ctrl-C was still in uvicorn's event loop 30 s later (its stack, after SIGINT).
+STOP_GRACE_S = 5.0
+
+
+def bound_the_stop() -> None:
+    """Gives the page's uvicorn a `timeout_graceful_shutdown`. Streamlit has no option for it; its
+    uvicorn settings come from one function of its server module, wrapped here (once)."""
+    from streamlit.web.server.starlette import starlette_server
+
+    settings = starlette_server._get_uvicorn_config_kwargs
+    if getattr(settings, "bounded_by_docchat", False):
+        return
+
+    def bounded() -> dict:
+        return {**settings(), "timeout_graceful_shutdown": STOP_GRACE_S}
+
+    bounded.bounded_by_docchat = True  # type: ignore[attr-defined]
+    starlette_server._get_uvicorn_config_kwargs = bounded
+
+
 def serve_page(script: Path, port: int, extra_hosts: list[str]) -> None:
     """Serves the page on 127.0.0.1:port until Ctrl-C (or SIGTERM)."""
     # App.run anchors Streamlit's script-level config and sys.path on sys.argv[0], as
     # `streamlit run app.py` does on the script: that is app.py here, not the `docchat` command.
     sys.argv = [str(script)]
+    bound_the_stop()
     page_app(script, extra_hosts).run(config={"server.address": "127.0.0.1", "server.port": port,
                                               "server.headless": True})
 
