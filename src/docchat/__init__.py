@@ -9,6 +9,9 @@ __version__ = "0.1.0"
 CHECKOUT = Path(__file__).resolve().parents[2]
 # The names of this machine's loopback address.
 LOOPBACK = frozenset({"127.0.0.1", "localhost", "::1"})
+# How long docchat's servers (the page, the API) wait for a connection or stream left open once
+# told to stop (uvicorn's `timeout_graceful_shutdown`; without it, uvicorn waits for good).
+STOP_GRACE_S = 5.0
 
 
 def machine_cache_dir() -> Path:

@@ -5,7 +5,8 @@ in the function docchat wraps, so that an upgrade says so."""
 import uvicorn
 from streamlit.web.server.starlette import starlette_server
 
-from docchat.cli.page import STOP_GRACE_S, bound_the_stop
+from docchat import STOP_GRACE_S
+from docchat.cli.page import bound_the_stop
 
 
 def test_the_pages_server_closes_open_connections_a_few_seconds_after_it_is_told_to_stop():

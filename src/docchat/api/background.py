@@ -7,6 +7,7 @@ import socket
 import threading
 import time
 
+from docchat import STOP_GRACE_S
 from docchat.errors import DocchatError
 
 START_S = 30.0
@@ -26,7 +27,7 @@ class BackgroundServer:
         self.url = f"http://127.0.0.1:{port}"
         # A stream left open must not hold the exit for long.
         self._server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning",
-                                                     access_log=False, timeout_graceful_shutdown=5))
+                                                     access_log=False, timeout_graceful_shutdown=STOP_GRACE_S))
         self._thread = threading.Thread(target=self._server.run, name="docchat-api", daemon=True)
 
     def start(self) -> "BackgroundServer":

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 import sys
 
+from docchat import STOP_GRACE_S
 from docchat.cli.common import load_settings, say_upgraded
 
 DEFAULT_HOST = "127.0.0.1"
@@ -38,7 +39,7 @@ def serve_api(args) -> int:
     try:
         uvicorn.run(create_app(services, token=token, host=args.host), host=args.host, port=args.port, log_level="warning",
                     # The page's Ctrl-C reaches us too; a stream left open must not hold the exit.
-                    timeout_graceful_shutdown=5)
+                    timeout_graceful_shutdown=STOP_GRACE_S)
     finally:
         watcher.stop()
         services.close()

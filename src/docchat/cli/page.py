@@ -24,6 +24,7 @@ from pathlib import Path
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from docchat import STOP_GRACE_S
 from docchat.web.guard import Door, DoorGuard, allowed_hosts
 
 _INLINE_SCRIPT = re.compile(r"<script>(.*?)</script>", re.DOTALL)
@@ -83,16 +84,11 @@ def page_app(script: Path, extra_hosts: list[str]):
                                         Middleware(ContentPolicy, policy=content_policy())])
 
 
-# How long a stopping page waits for its open connections and tasks before it closes them, as a
-# second Ctrl-C would. Streamlit runs uvicorn without uvicorn's `timeout_graceful_shutdown`, and
-# uvicorn then waits for them for good. In about one full test run in four, a `docchat run`
-# stopped by Ctrl-C was still in uvicorn's event loop 30 s later (its stack, after SIGINT).
-STOP_GRACE_S = 5.0
-
-
 def bound_the_stop() -> None:
-    """Gives the page's uvicorn a `timeout_graceful_shutdown`. Streamlit has no option for it; its
-    uvicorn settings come from one function of its server module, wrapped here (once)."""
+    """Gives the page's uvicorn the `timeout_graceful_shutdown` the API has (STOP_GRACE_S), as a
+    second Ctrl-C would: in about one full test run in four, a `docchat run` stopped by Ctrl-C was
+    still in uvicorn's event loop 30 s later. Streamlit has no option for it; its uvicorn settings
+    come from one function of its server module, wrapped here (once)."""
     from streamlit.web.server.starlette import starlette_server
 
     settings = starlette_server._get_uvicorn_config_kwargs
