@@ -6,7 +6,7 @@ Each page is an A4 page at 300 dpi (2480 x 3508 pixels) of 30 lines of generated
 in DejaVu Sans at 11 pt (46 px); a second set is the same pages as a scanner might give them back
 (tilted up to a degree, blurred, specked, saved as JPEG at quality 60); a third, pages as the tests
 draw them (150 dpi, 34 px).
-Each page goes through docchat's own path (docchat.documents.images: grey, PNG, tesseract by
+Each page goes through docchat's own path (docchat.documents.kinds.images: grey, PNG, tesseract by
 docchat.documents.ocr), once with tesseract's OpenMP threads left alone and once limited to one
 (OMP_THREAD_LIMIT=1, what docchat sets): pages per second of each, and the character and word
 error rates (edit distance over the reference's length, whitespace normalised) of the text read.
@@ -81,7 +81,8 @@ def distance(a: list, b: list) -> int:
 
 def measure(pages: list[tuple[object, str]], *, one_thread: bool) -> tuple[float, float, float]:
     """(pages per second, character error rate, word error rate) of docchat's OCR on the pages."""
-    from docchat.documents import images, ocr
+    from docchat.documents import ocr
+    from docchat.documents.kinds import images
 
     environ = dict(os.environ)
     environ.pop("OMP_THREAD_LIMIT", None)

@@ -12,7 +12,7 @@ from schemathesis.checks import not_a_server_error
 
 from docchat.api import create_app
 from docchat.config import Settings
-from docchat.documents.parsing import READABLE
+from docchat.documents.registry import READABLE
 
 from tests.api.conftest import stored
 

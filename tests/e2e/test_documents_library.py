@@ -4,7 +4,7 @@ with no LLM server behind the page."""
 
 from playwright.sync_api import expect
 
-from docchat.documents.parsing import READABLE
+from docchat.documents.registry import READABLE
 
 from tests.e2e.conftest import ARTIFACTS, go_to, open_app, settled
 

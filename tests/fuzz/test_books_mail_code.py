@@ -7,7 +7,7 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from docchat.documents import code_files, ebooks, mail
+from docchat.documents.kinds import code, ebooks, mail
 from docchat.documents.parsing import parse
 from docchat.errors import InvalidInput
 
@@ -26,7 +26,7 @@ VALID = {
     ".rs": RUST,
     ".ipynb": ANALYSIS,
 }
-EXTENSIONS = sorted({*ebooks.KINDS, *mail.KINDS, *code_files.KINDS})
+EXTENSIONS = sorted(suffix for module in (ebooks, mail, code) for kind in module.KINDS for suffix in kind.suffixes)
 
 
 def read(name: str, data: bytes) -> None:

@@ -23,7 +23,7 @@ from fpdf import FPDF
 from hypothesis import given
 from hypothesis import strategies as st
 
-from docchat.documents.parsing import KINDS
+from docchat.documents.registry import SUFFIXES
 from docchat.domain import DocumentStatus
 from docchat.text import lone_surrogate
 
@@ -33,7 +33,7 @@ from tests.hostile_files import MB, zip_bomb
 from tests.office_files import delimited, ods_of, pptx_of, titled, xlsx_of
 from tests.scanned_files import encoded, page_image
 
-EXTENSIONS = sorted(KINDS) + [".PDF", ".Docx", ".TXT", ".exe", ".json", ".zip", ".pdf.exe", ""]
+EXTENSIONS = sorted(SUFFIXES) + [".PDF", ".Docx", ".TXT", ".exe", ".json", ".zip", ".pdf.exe", ""]
 # Names that try to leave the documents folder, hide, or overflow a file name.
 HOSTILE_NAMES = [
     "../../../etc/passwd", "..\\..\\Windows\\System32\\evil", "/etc/cron.d/evil", "C:\\Users\\evil",

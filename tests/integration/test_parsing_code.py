@@ -9,7 +9,7 @@ import json
 import pytest
 
 from docchat.documents import code_blocks
-from docchat.documents.code_files import KINDS, read_python
+from docchat.documents.kinds.code import SUFFIXES, read_python
 from docchat.documents.parsing import parse
 from docchat.errors import InvalidInput
 
@@ -218,7 +218,7 @@ def test_a_file_with_no_definition_is_one_run_of_lines():
     assert labels("install.sh", b"#!/bin/sh\nset -e\npip install docchat\n") == ["top level (lines 1-3)"]
 
 
-@pytest.mark.parametrize("suffix", sorted(set(KINDS) - {".ipynb"}))
+@pytest.mark.parametrize("suffix", sorted(set(SUFFIXES) - {".ipynb"}))
 def test_every_code_suffix_is_read(suffix):
     assert lines_of(f"deed{suffix}", b"x = 1\n\nthe determination date is the 15th\n")[-1] == (
         "the determination date is the 15th")

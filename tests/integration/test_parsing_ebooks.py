@@ -9,7 +9,7 @@ import zipfile
 
 import pytest
 
-from docchat.documents.ebooks import read_epub
+from docchat.documents.kinds.ebooks import read_epub
 from docchat.documents.parsing import parse
 from docchat.errors import InvalidInput
 

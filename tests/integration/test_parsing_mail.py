@@ -8,7 +8,7 @@ from email.message import EmailMessage
 
 import pytest
 
-from docchat.documents.mail import read_eml
+from docchat.documents.kinds.mail import read_eml
 from docchat.documents.parsing import parse
 from docchat.errors import InvalidInput
 

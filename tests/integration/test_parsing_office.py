@@ -12,7 +12,7 @@ import pytest
 from docchat.bootstrap import build_services
 from docchat.config import Settings
 from docchat.documents.parsing import parse
-from docchat.documents.sheets import SECTION_ROWS
+from docchat.documents.kinds.sheets import SECTION_ROWS
 from docchat.errors import InvalidInput
 
 from tests.hostile_files import plain_docx

@@ -14,7 +14,7 @@ from PIL import Image
 
 from docchat.bootstrap import build_services
 from docchat.config import Settings
-from docchat.documents.images import MAX_OCR_PAGES
+from docchat.documents.kinds.images import MAX_OCR_PAGES
 from docchat.documents.parsing import parse
 from docchat.errors import InvalidInput
 

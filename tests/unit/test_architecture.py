@@ -47,10 +47,9 @@ ADAPTERS = (
     "docchat.documents.index",  # the vector index and the embedders, every module of it
     "docchat.documents.files", "docchat.documents.isolated",
     "docchat.documents.parse_worker", "docchat.documents.parse_clock", "docchat.documents.parsing",
-    "docchat.documents.render", "docchat.documents.sheets",
-    "docchat.documents.slides", "docchat.documents.zip_formats",
-    "docchat.documents.ebooks", "docchat.documents.mail", "docchat.documents.code_files",
-    "docchat.documents.images", "docchat.documents.ocr", "docchat.documents.scans",
+    "docchat.documents.kinds",  # one module per kind of file, each with its format's library
+    "docchat.documents.registry", "docchat.documents.render", "docchat.documents.zip_formats",
+    "docchat.documents.ocr", "docchat.documents.scans",
     "docchat.documents.folders",  # followed folders on disk and their watcher
     "docchat.memory.llama_index_memory", "docchat.memory.tokens",
     "docchat.preferences", "docchat.environment",
@@ -59,8 +58,8 @@ ADAPTERS = (
 WIRING = ("docchat.bootstrap", "docchat.shared")
 CALLERS = ("docchat.api", "docchat.cli", "docchat.ui", "docchat.web.guard")
 # Pure code (text and numbers in, text and numbers out), which the services use directly: the
-# retrieval and grounding packages, and two modules beside the adapters of docchat.documents.
-PURE_DOCUMENTS = ("docchat.documents.code_blocks", "docchat.documents.readable")
+# retrieval and grounding packages, and two modules the kinds of file share.
+PURE_DOCUMENTS = ("docchat.documents.code_blocks", "docchat.documents.text_reading")
 PURE_PACKAGES = ("docchat.retrieval", "docchat.grounding")
 PURE = (*PURE_PACKAGES, *PURE_DOCUMENTS)
 # Imports not yet through a port, each to be removed when its module stops (none now).

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from docchat.retrieval.chunking import chunk
-from docchat.documents.parsing import Section
+from docchat.domain import Section
 
 CLAUSES = [
     "The Determination Date is the 15th calendar day of each month.",

@@ -195,7 +195,7 @@ def _files(paths: list[str]) -> list[Path]:
     """The paths given, with each folder replaced by the supported files in it and below (in
     name order, hidden ones left out). A file named on its own is taken whatever its type, so
     that one of the wrong type is refused in its own line."""
-    from docchat.documents.parsing import KINDS
+    from docchat.documents.registry import reads
 
     found = []
     for name in paths:
@@ -203,7 +203,7 @@ def _files(paths: list[str]) -> list[Path]:
         if not path.is_dir():
             found.append(path)
             continue
-        found += sorted(p for p in path.rglob("*") if p.is_file() and p.suffix.lower() in KINDS
+        found += sorted(p for p in path.rglob("*") if p.is_file() and reads(p.name)
                         and not any(part.startswith(".") for part in p.relative_to(path).parts))
     return found
 

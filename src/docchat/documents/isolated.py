@@ -47,7 +47,7 @@ import threading
 import weakref
 from multiprocessing.connection import Connection
 
-from docchat.documents.images import PageProgress
+from docchat.documents.kinds import PageProgress
 from docchat.documents.parse_clock import Over, StepClock
 from docchat.documents.parse_worker import resident_peak_kb
 from docchat.documents.parsing import MAX_BYTES, READABLE, ParsedDocument, reads, shown_name

@@ -6,7 +6,7 @@ through pytesseract: that wrapper writes temporary files and guesses at errors, 
 needed here is small (one command line, one table) and wants what the wrapper hides: the
 process's environment (OMP_THREAD_LIMIT), its exit status and stderr, and a "not installed" told
 apart from "this picture failed". The picture given to tesseract is always a PNG that Pillow
-wrote (docchat.documents.images, docchat.documents.parsing's PDF pages): the untrusted file's
+wrote (docchat.documents.kinds.images, and kinds.pdf's scanned pages): the untrusted file's
 own bytes are decoded by Pillow or pdfium, never by Leptonica.
 
 Tesseract's OpenMP threads are limited to one (OMP_THREAD_LIMIT=1): on two cores shared with

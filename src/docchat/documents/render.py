@@ -63,7 +63,7 @@ def page_with_passage(original: bytes, page_number: int, passage: str, *, kind: 
 
 
 def _image_with_passage(original: bytes, frame_number: int, passage: str) -> tuple[bytes, int]:
-    from docchat.documents import images
+    from docchat.documents.kinds import images
 
     for number, _, frame in images.frames("the image", original):
         if number == frame_number:
@@ -83,7 +83,7 @@ def _image_with_passage(original: bytes, frame_number: int, passage: str) -> tup
 def _ocr_boxes(grey, passage: str, factor: float) -> list[tuple[float, float, float, float]]:
     """Boxes (left, top, right, bottom), in the shown picture's pixels (OCR's times `factor`),
     of the page's words that stand in the passage: one per line of marked words."""
-    from docchat.documents import images
+    from docchat.documents.kinds import images
 
     found = images.ocr_words("the page", grey, timeout_s=OCR_TIMEOUT_S)
     marked = marked_words([w.text for w in found], passage)

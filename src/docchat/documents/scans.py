@@ -8,13 +8,14 @@ its text pages as they are, its scanned ones by OCR.
 
 from __future__ import annotations
 
-from docchat.documents import images, ocr
+from docchat.documents import ocr
+from docchat.documents.kinds import PageProgress, images
 
 POINTS_PER_INCH = 72
 
 
 def scanned_texts(shown: str, pdf: bytes, pages: list[int], count: int,
-                  progress: images.PageProgress | None = None) -> dict[int, str]:
+                  progress: PageProgress | None = None) -> dict[int, str]:
     """The OCR text of each listed 1-based page of a PDF of `count` pages."""
     import pypdfium2 as pdfium
 

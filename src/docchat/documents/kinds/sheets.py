@@ -31,10 +31,13 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import PurePath
 
 from docchat.domain import Section
+from docchat.documents.kinds import Kind
+from docchat.documents.text_reading import decode
 from docchat.documents.zip_formats import open_checked, refuse_encrypted_odf
 from docchat.errors import InvalidInput
 from docchat.text import one_line
 
+WORDS = "spreadsheets (XLSX, ODS, CSV, TSV)"
 SECTION_ROWS = 40
 SECTION_CHARS = 800
 XLSX_UNREADABLE = "is not a readable Excel workbook (.xlsx)"
@@ -201,3 +204,11 @@ def _file_stem(shown: str) -> str:
     """The file's name without its folder or suffix, from its shown form ("name.csv")."""
     name = PurePath(shown.strip('"').replace("\\", "/")).name
     return name.rsplit(".", 1)[0] if "." in name.strip(".") else name
+
+
+KINDS = (
+    Kind("xlsx", (".xlsx",), xlsx_sections),
+    Kind("ods", (".ods",), ods_sections),
+    Kind("csv", (".csv",), lambda shown, data, max_bytes: delimited_sections(shown, decode(shown, data), None)),
+    Kind("tsv", (".tsv",), lambda shown, data, max_bytes: delimited_sections(shown, decode(shown, data), "\t")),
+)

@@ -16,9 +16,11 @@ from __future__ import annotations
 import io
 
 from docchat.domain import Section
+from docchat.documents.kinds import Kind
 from docchat.documents.zip_formats import open_checked
 from docchat.errors import InvalidInput
 
+WORDS = "slides (PPTX)"
 UNREADABLE = "is not a readable PowerPoint presentation (.pptx)"
 NOTES = "Notes:"
 
@@ -106,3 +108,6 @@ def _frame_text(frame) -> str:
 
 def _one_line(text: str) -> str:
     return " ".join(text.split())
+
+
+KINDS = (Kind("pptx", (".pptx",), pptx_sections),)

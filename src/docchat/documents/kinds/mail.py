@@ -24,17 +24,19 @@ Invariants (beside docchat.documents.parsing's, which hold here too):
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from pathlib import PurePath
 
+from docchat.documents.kinds import Kind
+from docchat.documents.kinds.html import read_html
+from docchat.documents.text_reading import refuse_binary
 from docchat.domain import Attachment, Section, content_hash
 from docchat.errors import InvalidInput
 from docchat.text import with_replacement_characters
 
-KINDS = {".eml": "email", ".msg": "outlook"}
+WORDS = "mail (EML, MSG)"
 HEADERS = ("From", "To", "Cc", "Date", "Subject")
 MESSAGE = "message"
-# As parsing's plain text: a long body goes into sections of about this many characters.
+# As plain text's (kinds.text): a long body goes into sections of about this many characters.
 SECTION_CHARS = 4000
 PROTECTED = {"multipart/encrypted", "application/pkcs7-mime", "application/x-pkcs7-mime"}
 # Beyond this many, attachments are named but not made documents (each costs an ingestion).
@@ -48,9 +50,7 @@ def read_eml(shown: str, data: bytes, max_bytes: int) -> Read:
     from email import policy
     from email.parser import BytesParser
 
-    from docchat.documents.parsing import _refuse_binary
-
-    _refuse_binary(shown, data)
+    refuse_binary(shown, data)
     try:
         return _sections(shown, BytesParser(policy=policy.default).parsebytes(data))
     except (InvalidInput, MemoryError):
@@ -113,12 +113,10 @@ def _body_text(shown: str, part) -> str:
         return ""
     if part.get_content_subtype() != "html":
         return text
-    from docchat.documents.parsing import _html
-
     # A byte order mark tells BeautifulSoup the text is UTF-8, whatever charset its <meta> claims:
     # the email package has already decoded it by the part's own charset.
     data = b"\xef\xbb\xbf" + with_replacement_characters(text).encode()
-    return "\n\n".join(section.text for section in _html(shown, data, 0))
+    return "\n\n".join(section.text for section in read_html(shown, data, 0))
 
 
 def _is_attachment(part, body_part) -> bool:
@@ -139,7 +137,8 @@ def _attachment_name(part) -> str:
 def _readable_attachments(message, body_part) -> tuple[Attachment, ...]:
     """The attachments of a kind docchat reads, whole, each content once; not those inside a
     forwarded mail (that mail is one of them)."""
-    from docchat.documents.parsing import reads
+    # The registry gathers this module: imported here, when a mail is read, not when it is gathered.
+    from docchat.documents.registry import reads
 
     found: dict[str, Attachment] = {}
     for part in _attached_parts(message):
@@ -197,4 +196,4 @@ def _parts(body: str) -> list[str]:
     return [piece for piece in pieces if piece.strip()]
 
 
-PARSERS: dict[str, Callable[[str, bytes, int], Read]] = {"email": read_eml, "outlook": read_msg}
+KINDS = (Kind("email", (".eml",), read_eml), Kind("outlook", (".msg",), read_msg))

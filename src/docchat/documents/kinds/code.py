@@ -22,15 +22,16 @@ Invariants (beside docchat.documents.parsing's, which hold here too):
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from functools import partial
 
 from docchat.documents import code_blocks
 from docchat.documents.code_blocks import Part
+from docchat.documents.kinds import Kind
+from docchat.documents.text_reading import decode
 from docchat.domain import Section
 from docchat.errors import InvalidInput
 
-# As parsing's plain text: a long run of lines outside definitions is cut at about this size.
+# As plain text's (kinds.text): a long run of lines outside definitions is cut at about this size.
 SECTION_CHARS = 4000
 OUTPUT_CHARS = 1000
 MODULE = "module"
@@ -41,7 +42,9 @@ LANGUAGES = {
     "php": code_blocks.PHP, "swift": code_blocks.C_LIKE, "kotlin": code_blocks.C_LIKE, "scala": code_blocks.C_LIKE,
     "shell": code_blocks.SHELL,
 }  # fmt: skip
-KINDS = {
+WORDS = ("source code and notebooks (Python, JavaScript, TypeScript, Java, Go, Rust, C, C++ and more; "
+         "IPYNB)")
+SUFFIXES = {
     ".py": "python", ".ipynb": "notebook", ".rb": "ruby",
     ".js": "js", ".mjs": "js", ".cjs": "js", ".jsx": "js", ".ts": "ts", ".tsx": "ts", ".java": "java", ".go": "go",
     ".rs": "rust", ".c": "c", ".h": "c", ".cpp": "cpp", ".cc": "cpp", ".cxx": "cpp", ".hpp": "cpp", ".hh": "cpp",
@@ -97,11 +100,9 @@ def read_ruby(shown: str, data: bytes, max_bytes: int) -> list[Section]:
 
 
 def _lines(shown: str, data: bytes) -> list[str]:
-    from docchat.documents.parsing import _decode
-
     # Lines as Python and editors count them: not str.splitlines, which also breaks at form feeds
     # and other separators, and would put every later line number out.
-    return _decode(shown, data).replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    return decode(shown, data).replace("\r\n", "\n").replace("\r", "\n").split("\n")
 
 
 def _sections(lines: list[str], parts: list[Part]) -> list[Section]:
@@ -139,9 +140,7 @@ def _without_blank_ends(lines: list[str], first: int, last: int) -> tuple[int, i
 def read_notebook(shown: str, data: bytes, max_bytes: int) -> list[Section]:
     import json
 
-    from docchat.documents.parsing import _decode
-
-    text = _decode(shown, data)
+    text = decode(shown, data)
     try:
         notebook = json.loads(text)
         return [_cell(number, cell) for number, cell in enumerate(_cells(notebook), start=1)]
@@ -188,9 +187,11 @@ def _joined(text) -> str:
     raise ValueError("text that is neither a string nor a list of strings")
 
 
-PARSERS: dict[str, Callable[[str, bytes, int], list[Section]]] = {
+_PARSERS = {
     "python": read_python,
     "notebook": read_notebook,
     "ruby": read_ruby,
     **{kind: partial(read_code, language) for kind, language in LANGUAGES.items()},
 }
+KINDS = tuple(Kind(name, tuple(suffix for suffix, of in SUFFIXES.items() if of == name), parse)
+              for name, parse in _PARSERS.items())

@@ -14,13 +14,14 @@ from __future__ import annotations
 
 import io
 import warnings
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 
 from docchat.documents import ocr
+from docchat.documents.kinds import Kind, PageProgress
 from docchat.domain import Section
 from docchat.errors import InvalidInput
 
-KINDS = {".png": "image", ".jpg": "image", ".jpeg": "image", ".tif": "image", ".tiff": "image", ".webp": "image"}
+WORDS = "images and scans by OCR (PNG, JPEG, TIFF, WebP)"
 # 60 megapixels: an A4 page scanned at 600 dpi is 35; a phone photo 12 to 50.
 MAX_PIXELS = 60_000_000
 # A multi-page TIFF (or a PDF) read by OCR has at most this many pages: at about a second a page,
@@ -28,9 +29,6 @@ MAX_PIXELS = 60_000_000
 MAX_OCR_PAGES = 500
 UNREADABLE = "is not a readable image (it may be damaged, or not an image)"
 FORMATS = {"PNG", "JPEG", "MPO", "TIFF", "WEBP"}
-
-# (page, of pages): called before each page is read by OCR.
-PageProgress = Callable[[int, int], None]
 
 
 def image_sections(shown: str, data: bytes, max_bytes: int, progress: PageProgress | None = None) -> list[Section]:
@@ -132,3 +130,6 @@ def _check_size(shown: str, size: tuple[int, int]) -> None:
     if width * height > MAX_PIXELS:
         raise InvalidInput(f"{shown} is {width:,} x {height:,} pixels; docchat reads images of up to "
                            f"{MAX_PIXELS // 1_000_000} megapixels")
+
+
+KINDS = (Kind("image", (".png", ".jpg", ".jpeg", ".tif", ".tiff", ".webp"), image_sections, by_pages=True),)

@@ -3,7 +3,7 @@
 An EPUB is a zip: META-INF/container.xml names the package document (OPF), whose manifest
 lists the files and whose spine gives the reading order; the navigation document (EPUB 3) or
 the NCX (EPUB 2) gives the chapters their titles. Chapters are XHTML, read by the HTML reading
-docchat already has (docchat.documents.parsing), so no e-book library is needed.
+docchat already has (docchat.documents.kinds.html), so no e-book library is needed.
 
 Invariants (beside docchat.documents.parsing's, which hold here too):
 - One section per XHTML document of the spine, in spine order, labelled by the title the
@@ -24,14 +24,16 @@ import io
 import posixpath
 import re
 import zipfile
-from collections.abc import Callable
 from urllib.parse import unquote, urlsplit
 
+from docchat.documents.kinds import Kind
+from docchat.documents.kinds.html import read_html
+from docchat.documents.text_reading import BEGINNING, size, stray_bytes_allowed
 from docchat.domain import Section
 from docchat.errors import InvalidInput
 
-KINDS = {".epub": "epub"}
-# A book unpacks to its size many times over only when it is a zip bomb (as parsing's DOCX limit).
+WORDS = "e-books (EPUB)"
+# A book unpacks to its size many times over only when it is a zip bomb (as a Word document's, kinds.docx).
 MAX_EXPANSION = 20
 CHAPTER_TYPES = {"application/xhtml+xml", "text/html"}
 # Fonts "encrypted" this way are only obfuscated (EPUB's and Adobe's font mangling): not DRM.
@@ -56,13 +58,11 @@ class _Book:
     """One EPUB's zip, read entry by entry within a budget of unpacked bytes."""
 
     def __init__(self, shown: str, archive: zipfile.ZipFile, budget: int):
-        from docchat.documents.parsing import _size
-
         self.shown, self.archive, self.budget, self.left = shown, archive, budget, budget
         self.entries = {info.filename: info for info in archive.infolist()}
         declared = sum(info.file_size for info in self.entries.values())
         if declared > budget:
-            raise InvalidInput(f"{shown} unpacks to {_size(declared)}, too much for an e-book")
+            raise InvalidInput(f"{shown} unpacks to {size(declared)}, too much for an e-book")
         if any(info.flag_bits & 0x1 for info in self.entries.values()):
             raise InvalidInput(f"{shown} is password-protected")
 
@@ -141,13 +141,11 @@ class _Book:
         return _first_titles(posixpath.dirname(ncx_path), entries)
 
     def _chapter(self, number: int, path: str, title: str | None) -> Section:
-        from docchat.documents.parsing import BEGINNING, _html, _stray_bytes_allowed
-
         data = self.read(path) or b""
-        if data.count(b"\x00") > _stray_bytes_allowed(data):
+        if data.count(b"\x00") > stray_bytes_allowed(data):
             raise InvalidInput(f"{self.shown} has a chapter that is not text (encrypted or damaged?)")
         # The head's <title> is most often the book's, repeated in every chapter: not its text.
-        parts = _html(self.shown, _without_head(data), self.budget)
+        parts = read_html(self.shown, _without_head(data), self.budget)
         heading = next((part.label for part in parts if part.label != BEGINNING and part.label.strip()), None)
         return Section(title or heading or f"chapter {number}", None, "\n\n".join(part.text for part in parts))
 
@@ -159,15 +157,13 @@ class _Book:
 
     def read(self, path: str) -> bytes | None:
         """The entry's bytes (None when the zip has no such entry), counted against the budget."""
-        from docchat.documents.parsing import _size
-
         info = self.entries.get(path)
         if info is None:
             return None
         with self.archive.open(info) as entry:
             data = entry.read(self.left + 1)
         if len(data) > self.left:
-            raise InvalidInput(f"{self.shown} unpacks to more than {_size(self.budget)}, too much for an e-book")
+            raise InvalidInput(f"{self.shown} unpacks to more than {size(self.budget)}, too much for an e-book")
         self.left -= len(data)
         return data
 
@@ -214,4 +210,4 @@ def _children(root, parent: str, name: str | None = None) -> list:
     return [child for element in parents for child in element if _local(child.tag) == name]
 
 
-PARSERS: dict[str, Callable[[str, bytes, int], list[Section]]] = {"epub": read_epub}
+KINDS = (Kind("epub", (".epub",), read_epub),)

@@ -1,0 +1,65 @@
+"""Word documents (.docx): one section per title or heading of level 1-3, labelled by it (text
+before the first one is `beginning`); a table's rows as `cell | cell` lines, each merged cell
+once. A document that unpacks to far more than an upload may weigh (a zip bomb) is refused before
+it is read. python-docx is imported when a document is parsed."""
+
+from __future__ import annotations
+
+import io
+import re
+import zipfile
+
+from docchat.documents.kinds import Kind
+from docchat.documents.text_reading import size, split_at_headings
+from docchat.domain import Section
+from docchat.errors import InvalidInput
+
+WORDS = "DOCX"
+# A DOCX is a zip: refuse one that unpacks to far more than an upload may weigh (a zip bomb).
+MAX_EXPANSION = 20
+
+
+def read_docx(shown: str, data: bytes, max_bytes: int) -> list[Section]:
+    import docx
+    from docx.table import Table
+
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            unpacked = sum(entry.file_size for entry in archive.infolist())
+        if unpacked > MAX_EXPANSION * max_bytes:
+            raise InvalidInput(f"{shown} unpacks to {size(unpacked)}, too much for a Word document")
+        blocks = []
+        for block in docx.Document(io.BytesIO(data)).iter_inner_content():
+            if isinstance(block, Table):
+                blocks.append((None, _table_text(block)))
+            else:
+                blocks.append((_heading(block), block.text))
+    except (InvalidInput, MemoryError):
+        raise
+    except Exception:
+        # zipfile, lxml and python-docx errors all mean the same thing to the user.
+        raise InvalidInput(f"{shown} is not a readable Word document (.docx)") from None
+    return split_at_headings(blocks)
+
+
+def _heading(paragraph) -> str | None:
+    """The heading text when the paragraph is a title or a level 1-3 heading."""
+    style = getattr(paragraph.style, "name", "") or ""
+    if style == "Title" or re.fullmatch(r"Heading [1-3]", style):
+        return paragraph.text
+    return None
+
+
+def _table_text(table) -> str:
+    rows = []
+    for row in table.rows:
+        cells = []
+        for cell in row.cells:
+            # Merged cells repeat in python-docx's grid; keep each once.
+            if not cells or cell.text != cells[-1]:
+                cells.append(cell.text)
+        rows.append(" | ".join(cells))
+    return "\n".join(rows)
+
+
+KINDS = (Kind("docx", (".docx",), read_docx),)

@@ -1,0 +1,52 @@
+"""PDF: one section per page (`page N`). A page without a text layer (scanned) is read by OCR,
+page by page, so a PDF mixing text and scanned pages is read per page (docchat.documents.scans).
+A PDF that opens only with its owner's password is refused in one line; one that merely restricts
+printing opens with the empty password, as readers do. pypdf is imported when a PDF is parsed."""
+
+from __future__ import annotations
+
+import io
+
+from docchat.documents import scans
+from docchat.documents.kinds import Kind, PageProgress
+from docchat.documents.kinds.images import MAX_OCR_PAGES
+from docchat.domain import Section
+from docchat.errors import InvalidInput
+
+WORDS = "PDF"
+
+
+def read_pdf(shown: str, data: bytes, max_bytes: int, progress: PageProgress | None = None) -> list[Section]:
+    from pypdf import PdfReader
+
+    try:
+        reader = PdfReader(io.BytesIO(data))
+        # Many "encrypted" PDFs only restrict printing and open with an empty password;
+        # any other failure here (including AES without the cryptography package) means
+        # we cannot read it without the user's password.
+        if reader.is_encrypted and not _opens_without_password(reader):
+            raise InvalidInput(f"{shown} is password-protected")
+        texts = {number: page.extract_text() or "" for number, page in enumerate(reader.pages, start=1)}
+        scanned = [number for number, text in texts.items() if not text.strip()]
+        if len(scanned) > MAX_OCR_PAGES:
+            raise InvalidInput(f"{shown} has {len(scanned)} pages without text; docchat reads at most "
+                               f"{MAX_OCR_PAGES} by OCR")
+        if scanned:
+            texts.update(scans.scanned_texts(shown, data, scanned, len(texts), progress))
+        return [Section(f"page {number}", number, text) for number, text in texts.items()]
+    except (InvalidInput, MemoryError):
+        raise  # out of memory is the isolation's to report (documents/isolated.py)
+    except Exception:
+        # Damaged PDFs fail in many ways (PdfReadError, KeyError, ValueError, zlib errors...);
+        # the user needs to know only that this file cannot be read.
+        raise InvalidInput(f"{shown} is not a readable PDF (it may be damaged)") from None
+
+
+def _opens_without_password(reader) -> bool:
+    try:
+        return bool(reader.decrypt(""))
+    except Exception:
+        return False
+
+
+KINDS = (Kind("pdf", (".pdf",), read_pdf, by_pages=True),)
