@@ -52,3 +52,16 @@ def new_database(request, kind: str, data_dir: Path) -> StoreDatabase:
     url = cluster.create_database()
     request.addfinalizer(lambda: cluster.drop_database(url))
     return StoreDatabase(url)
+
+
+def head_revision() -> str | None:
+    """The newest revision as Alembic itself finds it among docchat's migration files: what a
+    database `docchat` upgrades must end at (docchat reads the files without Alembic)."""
+    from alembic.config import Config
+    from alembic.script import ScriptDirectory
+
+    from docchat.store.migrate import MIGRATIONS
+
+    config = Config()
+    config.set_main_option("script_location", str(MIGRATIONS))
+    return ScriptDirectory.from_config(config).get_current_head()

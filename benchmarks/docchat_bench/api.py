@@ -113,7 +113,7 @@ def run_api_bench(*, questions: int = 50, clients: int = 8, as_json: bool = Fals
         services = _services(Path(folder))
         try:
             for name, text in LIBRARY.items():
-                services.documents.ingest(name, text.encode())
+                services.ingestion.ingest(name, text.encode())
             server = BackgroundServer(create_app(services), free_port()).start()
             try:
                 added = _added_latency(services, server.url, questions, httpx)

@@ -137,7 +137,7 @@ def _library(documents: int, model_dir: str | None, cache_dir: Path | None, say)
     chunks = 0
     try:
         for number, (name, text) in enumerate(_notes(documents), start=1):
-            chunks += services.documents.add(name, text.encode()).document.chunks
+            chunks += services.ingestion.add(name, text.encode()).document.chunks
             if number % 100 == 0 or number == documents:
                 say(f"  {number} of {documents} notes ingested")
     finally:

@@ -122,7 +122,7 @@ def work(scenario: str, number: int, paths: Paths, llm_url: str, journal: Journa
     elif scenario == "ingest":
         journal.note("ready")
         for part in range(DOCUMENTS_PER_INGEST):
-            document = services.documents.ingest(f"lease-{number}-{part}.txt", _document_text(number, part).encode())
+            document = services.ingestion.ingest(f"lease-{number}-{part}.txt", _document_text(number, part).encode())
             journal.note("ingested", document.id)
     else:
         conversation_id = _conversation(services, scenario, paths)
@@ -182,7 +182,7 @@ def check(paths: Paths, llm_url: str, notes: list[tuple[str, object]]) -> Check:
 
     services = build_services(settings_for(paths, llm_url), contact_llm=False)
     try:
-        index = services.documents.index()  # opening it clears half-ingested documents
+        index = services.index.open()  # opening it clears half-ingested documents
         vectors = {}
         for _, document_id, _ in index.vectors():
             vectors[document_id] = vectors.get(document_id, 0) + 1

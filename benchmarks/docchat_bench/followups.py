@@ -270,18 +270,18 @@ def bench_services(prefix: str, documents: dict[str, dict[str, str]] | None = No
         settings = Settings(data_dir=Path(tmp), llm_url="http://127.0.0.1:9/v1", context_programs=False)
         services = build_services(settings)
         for name, sections in (DOCUMENTS if documents is None else documents).items():
-            services.documents.ingest(name, markdown(sections))
+            services.ingestion.ingest(name, markdown(sections))
         try:
             yield services
         finally:
-            services.documents.close()
+            services.index.close()
 
 
 @contextmanager
 def bench_library(prefix: str) -> Iterator:
     """The five documents as `retrieve(query)` giving the top TOP_K passages (bench_services)."""
     with bench_services(prefix) as services:
-        yield lambda query: services.documents.retrieve(query, top_k=TOP_K)
+        yield lambda query: services.retrieval.retrieve(query, top_k=TOP_K)
 
 
 def run_followups_bench(*, as_json: bool = False) -> dict:

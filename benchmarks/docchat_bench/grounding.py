@@ -135,15 +135,15 @@ def _run_set(prefix: str, planted_set: PlantedSet, questions: list[list[Question
     """Both halves over one set's documents, in a library of their own: the evidence judgement of
     its questions and the citation check of its planted answers (passages' vectors from the index)."""
     with bench_services(prefix, planted_set.documents) as services:
-        library = services.documents
-        evidence = figures(_judge_all(lambda query: library.retrieve(query, top_k=TOP_K), questions), baseline_at)
-        whole = library.whole(None, max_tokens=10**9) or []
+        evidence = figures(_judge_all(lambda query: services.retrieval.retrieve(query, top_k=TOP_K), questions),
+                           baseline_at)
+        whole = services.retrieval.whole(None, max_tokens=10**9) or []
         chunk_ids = {(r.document, r.chunk.label): r.chunk.id for r in whole}
         answers = planted_answers(planted_set, chunk_ids)
-        citations = citation_figures(answers, embedder, library.passage_vectors)
-        citations["fresh"] = grounding_fresh.fresh_figures(planted_set, fresh, chunk_ids, embedder, library.passage_vectors)
+        citations = citation_figures(answers, embedder, services.index.passage_vectors)
+        citations["fresh"] = grounding_fresh.fresh_figures(planted_set, fresh, chunk_ids, embedder, services.index.passage_vectors)
         if cost:
-            citations.update(citation_cost(answers, embedder, library.passage_vectors))
+            citations.update(citation_cost(answers, embedder, services.index.passage_vectors))
     return {"evidence": evidence, "citations": citations}
 
 

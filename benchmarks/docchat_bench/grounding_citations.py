@@ -50,7 +50,7 @@ from docchat_bench.followups import DOCUMENTS
 KINDS = ("wrong passage", "changed number", "other document", "invented claim")
 # Claims a passage does not make, written in its own words and names (the hardest kind: a check
 # by words sees the passage's vocabulary; only what is said differs).
-# Chunk ids -> their vectors in the index (DocumentService.passage_vectors).
+# Chunk ids -> their vectors in the index (IndexService.passage_vectors).
 Vectors = Callable[[Sequence[str]], Mapping[str, Sequence[float]]]
 INVENTED = {
     "Business Day": "A Business Day also includes Saturdays whenever banks in London are open.",

@@ -4,7 +4,7 @@ Two generated corpora of deterministic prose (trusts, leases, recipes): one long
 (`--pages`, about three chunks a page) and a folder of small notes of one to three chunks
 (`--files`). Each goes through the real document service (SQLite, Qdrant local mode, the bundled
 MiniLM on ONNX Runtime) twice, into two temporary libraries:
-- before: file by file (`DocumentService.add`), the model fed runs of 32 texts, as `docchat
+- before: file by file (`IngestionService.add`), the model fed runs of 32 texts, as `docchat
   ingest` did;
 - after: in shared batches (`add_many`), runs of at most 256 word pieces, as it does now.
 Printed: chunks/s and files/s, wall and CPU seconds (on two shared cores the wall figures carry
@@ -100,14 +100,14 @@ class _RunsOf32:
         return vectors
 
 
-def _one_by_one(library, files) -> tuple[int, int]:
-    return sum(library.add(name, data).document.chunks for name, data in files), len(files)
+def _one_by_one(services, files) -> tuple[int, int]:
+    return sum(services.ingestion.add(name, data).document.chunks for name, data in files), len(files)
 
 
-def _batched(library, files) -> tuple[int, int]:
-    from docchat.services.documents import FileToAdd
+def _batched(services, files) -> tuple[int, int]:
+    from docchat.services.ingestion import FileToAdd
 
-    outcomes = list(library.add_many([FileToAdd(name, lambda data=data: data) for name, data in files]))
+    outcomes = list(services.ingestion.add_many([FileToAdd(name, lambda data=data: data) for name, data in files]))
     return sum(o.report.document.chunks for o in outcomes), len(outcomes)
 
 
@@ -115,8 +115,8 @@ def _overlap(before, after, questions: list[str]) -> float:
     """Mean share of `before`'s top 10 that `after` finds too (chunks named by document and place)."""
     shares = []
     for question in questions:
-        found = [{(hit.document, hit.chunk.position) for hit in library.retrieve(question, top_k=TOP_K)}
-                 for library in (before, after)]
+        found = [{(hit.document, hit.chunk.position) for hit in services.retrieval.retrieve(question, top_k=TOP_K)}
+                 for services in (before, after)]
         shares.append(len(found[0] & found[1]) / max(len(found[0]), 1))
     return sum(shares) / len(shares)
 
@@ -135,13 +135,13 @@ def run_ingest_bench(*, pages: int = PAGES, files: int = FILES, as_json: bool = 
         libraries = {}
         for way, ingest in (("before", _one_by_one), ("after", _batched)):
             services = build_services(Settings(data_dir=Path(tmp) / way), embedder=embedders[way], contact_llm=False)
-            libraries[way] = services.documents
-            libraries[way].index()
+            libraries[way] = services
+            services.index.open()
             result[way] = {"long": _timed(lambda: ingest(libraries[way], long)),
                            "small": _timed(lambda: ingest(libraries[way], notes))}
         result["top10_overlap"] = round(_overlap(libraries["before"], libraries["after"], _questions()), 3)
-        for library in libraries.values():
-            library.close()
+        for services in libraries.values():
+            services.close()
     for corpus in ("long", "small"):
         result[f"{corpus}_speedup"] = round(result["after"][corpus]["chunks_per_s"]
                                             / result["before"][corpus]["chunks_per_s"], 2)

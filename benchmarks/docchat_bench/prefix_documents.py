@@ -46,7 +46,7 @@ def _run(settings, case: str, turns: int) -> tuple[list[tuple[float, dict]], lis
     from docchat.bootstrap import build_services
 
     services = build_services(settings)
-    services.documents.ingest("Harbour Street Trust Agreement.md", agreement(case))
+    services.ingestion.ingest("Harbour Street Trust Agreement.md", agreement(case))
     results, budgets, conversation_id = [], [], None
     for question in questions(turns):
         turn = services.chat.answer(conversation_id, f"{question} ({case})")

@@ -167,22 +167,21 @@ def run_retrieval_bench(*, chunks: int = CHUNKS, as_json: bool = False) -> dict:
     embedded_files = math.ceil(min(chunks, EMBEDDED) / SECTIONS)
     with tempfile.TemporaryDirectory(prefix="docchat-bench-retrieval-") as tmp:
         # The search is timed, not the model: no LLM server is needed or asked.
-        library = build_services(Settings(data_dir=Path(tmp) / "docchat"), embedder=embedder,
-                                 contact_llm=False).documents
+        library = build_services(Settings(data_dir=Path(tmp) / "docchat"), embedder=embedder, contact_llm=False)
         began = time.perf_counter()
-        documents = [library.ingest(name, data) for name, data in files[:embedded_files]]
+        documents = [library.ingestion.ingest(name, data) for name, data in files[:embedded_files]]
         ingest_s = time.perf_counter() - began
         embed_s = embedder.seconds
         embedded = sum(d.chunks for d in documents)
         if len(files) > embedded_files:
             embedder.stand_ins = _stand_ins(library, documents)
-            documents += [library.ingest(name, data) for name, data in files[embedded_files:]]
+            documents += [library.ingestion.ingest(name, data) for name, data in files[embedded_files:]]
             embedder.stand_ins = None
         total = sum(d.chunks for d in documents)
 
         embed_ms = embedder.remember(questions)
         scopes = {"all": None, **{f"scoped_{n}": [d.id for d in documents[:n]] for n in SCOPES}}
-        docchat = {mode: _timed(lambda q=q, s=scope: library.retrieve(q, top_k=TOP_K, document_ids=s)
+        docchat = {mode: _timed(lambda q=q, s=scope: library.retrieval.retrieve(q, top_k=TOP_K, document_ids=s)
                                 for q in questions)
                    for mode, scope in scopes.items()}
         asked = questions[:max(20, QUERIES * CHUNKS // max(total, CHUNKS))]
@@ -193,7 +192,7 @@ def run_retrieval_bench(*, chunks: int = CHUNKS, as_json: bool = False) -> dict:
                                  for q in asked)
                     for mode, scope in scopes.items()}
         client.close()
-        library.index().close()
+        library.index.open().close()
 
     result = {
         "chunks": total, "documents": len(documents), "embedded_chunks": embedded,
@@ -216,7 +215,7 @@ def run_retrieval_bench(*, chunks: int = CHUNKS, as_json: bool = False) -> dict:
 def _stand_ins(library, documents) -> _StandIns:
     topic_of = {d.id: _topic(n) for n, d in enumerate(documents)}
     by_topic: dict[str, list[list[float]]] = {}
-    for _, document_id, vector in library.index().vectors():
+    for _, document_id, vector in library.index.open().vectors():
         by_topic.setdefault(topic_of[document_id], []).append(vector)
     return _StandIns(by_topic)
 
@@ -258,13 +257,13 @@ class _QdrantHybrid:
         from docchat_bench.sparse import document_vector
         from docchat.documents.index.qdrant_index import DENSE, UPSERT_BATCH, point_id
 
-        texts = {hit.chunk.id: hit.chunk.text for hit in library.whole(None, max_tokens=10**12)}
+        texts = {hit.chunk.id: hit.chunk.text for hit in library.retrieval.whole(None, max_tokens=10**12)}
         self._client.create_collection(
             self.COLLECTION,
             vectors_config={DENSE: models.VectorParams(size=384, distance=models.Distance.COSINE)},
             sparse_vectors_config={"bm25": models.SparseVectorParams(modifier=models.Modifier.IDF)},
         )
-        vectors = library.index().vectors()
+        vectors = library.index.open().vectors()
         while batch := list(islice(vectors, UPSERT_BATCH)):
             points = []
             for chunk_id, document_id, vector in batch:

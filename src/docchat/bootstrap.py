@@ -4,6 +4,7 @@ adapter can be given instead (tests give fakes)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
@@ -16,7 +17,6 @@ from docchat.documents.files import StoredFiles
 from docchat.documents.folders.disk_files import DiskFolders
 from docchat.documents.isolated import IsolatedParser
 from docchat.documents.index.opening import OpenedEarly, embedder_for, open_chunk_index
-from docchat.documents.parsing import MAX_BYTES, InProcessParser
 from docchat.documents.render import page_with_passage
 from docchat.domain import utcnow
 from docchat.errors import DocchatError
@@ -29,7 +29,8 @@ from docchat.ports import (ChunkIndex, Embedder, FileStore, PageRenderer, Parser
 from docchat.services.backup import DATABASE, BackupService
 from docchat.services.conversations import ConversationService
 from docchat.services.trash import TrashService
-from docchat.services.documents import DocumentService
+from docchat.services.library import build_library
+from docchat.services.library_index import IndexService
 from docchat.services.folders import FolderService
 from docchat.services.health import HealthService
 from docchat.services.recovery import STALE_STREAM, interrupt_abandoned_answers
@@ -99,12 +100,13 @@ def build_services(settings: Settings | None = None, *, uow: UnitOfWorkFactory |
         listeners = (counter.follow,)
     conversations = ConversationService(uow, counter)
     parser = parser or IsolatedParser(timeout_s=settings.parse_timeout_s, memory_mb=settings.parse_memory_mb)
-    documents = DocumentService(uow, index, embedder, counter, parser=parser,
-                                files=files or StoredFiles(settings.resolved_data_dir),
-                                renderer=renderer or page_with_passage, max_bytes=settings.max_upload_mb * 1024 * 1024)
+    library = build_library(uow, index, embedder, counter, parser=parser,
+                            files=files or StoredFiles(settings.resolved_data_dir),
+                            renderer=renderer or page_with_passage, max_bytes=settings.max_upload_mb * 1024 * 1024)
     answering = Once(partial(_answering, settings, client, info, listeners, uow=uow, counter=counter,
-                             conversations=conversations, documents=documents, embedder=embedder, programs=programs,
-                             skills=skills, retriever=retriever))
+                             conversations=conversations, retriever=retriever or library.retrieval,
+                             passage_vectors=library.index.passage_vectors, embedder=embedder, programs=programs,
+                             skills=skills))
     if contact_llm:
         answering()  # at once: the server is asked now, and its token counts calibrated
     return Services(
@@ -112,9 +114,12 @@ def build_services(settings: Settings | None = None, *, uow: UnitOfWorkFactory |
         conversations=conversations,
         trash=TrashService(uow),
         transfer=TransferService(uow, counter),
-        documents=documents,
-        folders=FolderService(uow, documents, conversations, DiskFolders(skipped=(str(settings.resolved_data_dir),))),
-        health=HealthService(uow, counter, lambda: answering().llm.status(), documents, settings.resolved_data_dir,
+        documents=library.documents,
+        ingestion=library.ingestion,
+        retrieval=library.retrieval,
+        index=library.index,
+        folders=FolderService(uow, library, conversations, DiskFolders(skipped=(str(settings.resolved_data_dir),))),
+        health=HealthService(uow, counter, lambda: answering().llm.status(), library.index, settings.resolved_data_dir,
                              database=database, schema_version=schema_version),
         preferences=preferences.SavedPreferences(settings),
         answering=answering,
@@ -126,9 +131,9 @@ def build_services(settings: Settings | None = None, *, uow: UnitOfWorkFactory |
 
 
 def _answering(settings: Settings, client: Callable, info, listeners, *, uow: UnitOfWorkFactory,
-               counter: TokenCounter, conversations: ConversationService, documents: DocumentService,
-               embedder: Embedder, programs: Programs | None, skills: SkillRecord | None,
-               retriever: Retriever | None) -> Answering:
+               counter: TokenCounter, conversations: ConversationService, retriever: Retriever,
+               passage_vectors: Callable[[Sequence[str]], dict[str, list[float]]], embedder: Embedder,
+               programs: Programs | None, skills: SkillRecord | None) -> Answering:
     """The services that talk to the LLM server, over its client; `listeners` follow what the
     server says from now on."""
     # Imported here, not at the top: a command that never asks the model does without them.
@@ -159,12 +164,12 @@ def _answering(settings: Settings, client: Callable, info, listeners, *, uow: Un
     context = ContextEngine(counter, programs, system_prompt=settings.system_prompt, caps=caps)
     rewrite_gate = RewriteGate(skills or JsonSkillRecord(settings.resolved_data_dir))
     _follow(gateway, info, rewrite_gate.follow)
-    pipeline = AnswerPipeline(context, counter, programs=programs, retriever=retriever or documents,
+    pipeline = AnswerPipeline(context, counter, programs=programs, retriever=retriever,
                               limits=PassageLimits(floor=settings.passages_min, ceiling=settings.passages_max),
                               rewrite_gate=rewrite_gate)
     chat = ChatService(conversations, uow, gateway, counter, pipeline, programs=programs,
                        answer_reserve=answer_tokens(settings), documents_only=settings.documents_only,
-                       checker=CitationChecker(embedder, documents.passage_vectors))
+                       checker=CitationChecker(embedder, passage_vectors))
     if info is not None:
         llm.calibration()  # once, at start-up, while the server is known to answer
     return Answering(chat=chat, stateless=StatelessChat(chat, pipeline, counter, gateway), llm=llm)
@@ -256,14 +261,12 @@ def _rebuild_index(settings: Settings, folder: Path, embedder: Embedder | None, 
             raise DocchatError(f"the backup's database could not be upgraded ({one_line(str(failed), limit=200)}); "
                                "nothing was changed") from None
         embedder = embedder or embedder_for(restored)
-        documents = DocumentService(SqlUnitOfWorkFactory(engine), partial(open_chunk_index, restored, embedder),
-                                    embedder, counter_for(restored.tokenizer_model), parser=InProcessParser(),
-                                    files=StoredFiles(restored.resolved_data_dir), renderer=page_with_passage,
-                                    max_bytes=MAX_BYTES)
+        index = IndexService(SqlUnitOfWorkFactory(engine), partial(open_chunk_index, restored, embedder), embedder,
+                             StoredFiles(restored.resolved_data_dir))
         try:
-            return documents.reindex(progress=progress)
+            return index.reindex(progress=progress)
         finally:
-            documents.close()
+            index.close()
     finally:
         # Every connection closed, so the database is one file again before it is moved.
         engine.dispose()

@@ -15,7 +15,7 @@ from tests.integration.test_documents import files_under
 def test_an_upload_and_a_deletion_while_the_page_holds_the_index_are_503s_and_change_nothing(
         settings, gateway, counter, embedder, data_dir):
     page = build_services(settings, gateway=gateway, counter=counter, embedder=embedder, contact_llm=False)
-    trust = page.documents.ingest("harbour-trust.md", TRUST.encode())  # the page now holds the index
+    trust = page.ingestion.ingest("harbour-trust.md", TRUST.encode())  # the page now holds the index
     beside = build_services(settings, gateway=gateway, counter=counter, embedder=embedder, contact_llm=False)
     files = files_under(data_dir)
 
@@ -28,6 +28,6 @@ def test_an_upload_and_a_deletion_while_the_page_holds_the_index_are_503s_and_ch
         assert response.status_code == 503
         assert "is open in another docchat process (the app?); stop it first" in response.json()["detail"]
     assert [d.id for d in page.documents.list()] == [trust.id] and files_under(data_dir) == files
-    assert page.documents.health().problem is None  # the page's index still matches its library
+    assert page.index.health().problem is None  # the page's index still matches its library
     beside.close()
     page.close()

@@ -19,7 +19,7 @@ from tests.api.conftest import stored
 # The schema does not depend on the data: it is read once, from an app over no services (but the
 # kinds of document the library reads, which the upload's documentation names).
 no_services = types.SimpleNamespace(settings=Settings(),
-                                    documents=types.SimpleNamespace(kinds_in_words=lambda: READABLE))
+                                    ingestion=types.SimpleNamespace(kinds_in_words=lambda: READABLE))
 # Following a folder is left out: a generated path such as "/" would be followed, and the whole
 # disk read into the library (tests/api/test_folders.py tries its refusals instead).
 schema = schemathesis.openapi.from_dict(create_app(no_services).openapi()).exclude(method="POST",

@@ -15,8 +15,8 @@ LEASE = (b"# Riverside Lease\n\n## Rent\n\nThe annual rent is GBP 62,000, exclus
 
 
 def _checked_answer(services) -> None:
-    services.documents.ingest("riverside-lease.md", LEASE)
-    hits = services.documents.retrieve("rent repairs break", top_k=3)
+    services.ingestion.ingest("riverside-lease.md", LEASE)
+    hits = services.retrieval.retrieve("rent repairs break", top_k=3)
     given = [hit.citation(n) for n, hit in enumerate(hits, start=1)]
     rent = next(c.number for c in given if "annual rent" in c.text)
     text = (f"The annual rent is GBP 64,000, payable quarterly in advance [{rent}]. "
@@ -28,7 +28,7 @@ def _checked_answer(services) -> None:
         uow.conversations.settle_message(replace(answer, citations=given,
                                                  grounding=services.chat.checker(text, given)))
         uow.commit()
-    services.documents.index().close()  # local mode: the page opens the index itself
+    services.index.open().close()  # local mode: the page opens the index itself
     return rent
 
 

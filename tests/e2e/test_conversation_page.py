@@ -25,8 +25,8 @@ def test_the_open_conversation_stays_open_across_pages_and_its_documents_are_cho
         seeded, app_url, page):
     _with_exchange(seeded, "Lease renewal", "When can the lease end?", "On the fifth anniversary.")
     _with_exchange(seeded, "Trust questions", "Who is the trustee?", "Harbour Street Bank.")
-    seeded.documents.ingest("lease.md", LEASE)
-    seeded.documents.index().close()  # local mode: the page opens the index itself
+    seeded.ingestion.ingest("lease.md", LEASE)
+    seeded.index.open().close()  # local mode: the page opens the index itself
     open_app(page, app_url)
     _open_thread(page, "Trust questions")
 

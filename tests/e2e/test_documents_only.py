@@ -12,9 +12,9 @@ KITCHEN = (b"# Kitchen notebook\n\n## Roast chicken\n\nRoast a chicken at 200 de
 
 
 def test_a_documents_only_conversation_says_what_its_documents_do_not_hold(seeded, app_url, page):
-    seeded.documents.ingest("kitchen-notebook.md", KITCHEN)
+    seeded.ingestion.ingest("kitchen-notebook.md", KITCHEN)
     seeded.conversations.create("Cookery")
-    seeded.documents.index().close()  # local mode: the page opens the index itself
+    seeded.index.open().close()  # local mode: the page opens the index itself
     open_app(page, app_url)
     page.get_by_test_id("stSidebar").get_by_role("button", name="Cookery").click()
     settled(page)
@@ -36,12 +36,12 @@ def test_a_documents_only_conversation_says_what_its_documents_do_not_hold(seede
 
 
 def test_with_no_llm_server_regenerate_in_a_documents_only_conversation_gives_the_reply(seeded, app_url, page):
-    seeded.documents.ingest("kitchen-notebook.md", KITCHEN)
+    seeded.ingestion.ingest("kitchen-notebook.md", KITCHEN)
     conversation = seeded.conversations.create("Football")
     seeded.conversations.append_message(conversation.id, "user", "Who won the football World Cup in 1998?")
     seeded.conversations.append_message(conversation.id, "assistant", "France won it, at home.")
     seeded.conversations.set_documents_only(conversation.id, True)
-    seeded.documents.index().close()
+    seeded.index.open().close()
     open_app(page, app_url)
     page.get_by_test_id("stSidebar").get_by_role("button", name="Football").click()
     expect(page.get_by_text("France won it, at home.")).to_be_visible(timeout=30_000)

@@ -16,9 +16,9 @@ Simmer the leeks and potatoes for twenty minutes, then blend until smooth.
 
 
 def test_a_lost_vector_is_found_by_the_check_and_mended_by_repair(seeded, app_url, page):
-    seeded.documents.ingest("kitchen.md", NOTES)
-    index = seeded.documents.index()
-    lost = seeded.documents.whole(None, max_tokens=10_000)[0].chunk
+    seeded.ingestion.ingest("kitchen.md", NOTES)
+    index = seeded.index.open()
+    lost = seeded.retrieval.whole(None, max_tokens=10_000)[0].chunk
     index.delete_chunks([lost.id])
     index.close()  # local mode: the page opens the index itself
 

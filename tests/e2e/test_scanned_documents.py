@@ -46,15 +46,15 @@ def test_a_scanned_pdf_is_read_page_by_page_in_view_and_a_photo_of_a_page_is_rea
 
 
 def test_a_cited_scanned_page_opens_as_the_scan_with_the_cited_words_marked(seeded, app_url, page):
-    seeded.documents.ingest("shipping-scan.pdf", scanned_pdf(TONNAGE, MANIFEST, DEED))
-    hit = seeded.documents.retrieve("Who supplied the anchor chain?", top_k=1)[0]
+    seeded.ingestion.ingest("shipping-scan.pdf", scanned_pdf(TONNAGE, MANIFEST, DEED))
+    hit = seeded.retrieval.retrieve("Who supplied the anchor chain?", top_k=1)[0]
     conversation = seeded.conversations.create("Shipping")
     seeded.conversations.append_message(conversation.id, "user", "Who supplied the anchor chain?")
     answer = seeded.conversations.append_message(conversation.id, "assistant", "Harbour Forge [1].")
     with seeded.conversations._uow(write=True) as uow:  # stored as the pipeline stores an answer
         uow.conversations.settle_message(replace(answer, citations=[hit.citation(1)]))
         uow.commit()
-    seeded.documents.index().close()  # local mode: the page opens the index itself
+    seeded.index.open().close()  # local mode: the page opens the index itself
     open_app(page, app_url)
     page.get_by_test_id("stSidebar").get_by_role("button", name="Shipping").click()
 

@@ -15,10 +15,10 @@ LEASE = (b"# Lease\n\n## Break clause\n\nThe tenant may end the lease on the fif
 
 
 def _cited_answer(services) -> None:
-    services.documents.ingest("Harbour Street Trust.pdf", trust_pdf())
-    services.documents.ingest("lease.md", LEASE)
-    trust = services.documents.retrieve("When is the Determination Date?", top_k=1)[0]
-    lease = services.documents.retrieve("When can the tenant end the lease?", top_k=1)[0]
+    services.ingestion.ingest("Harbour Street Trust.pdf", trust_pdf())
+    services.ingestion.ingest("lease.md", LEASE)
+    trust = services.retrieval.retrieve("When is the Determination Date?", top_k=1)[0]
+    lease = services.retrieval.retrieve("When can the tenant end the lease?", top_k=1)[0]
     conversation = services.conversations.create("Trust and lease")
     services.conversations.append_message(conversation.id, "user", "When is the Determination Date?")
     answer = services.conversations.append_message(
@@ -26,7 +26,7 @@ def _cited_answer(services) -> None:
     with services.conversations._uow(write=True) as uow:
         uow.conversations.settle_message(replace(answer, citations=[trust.citation(1), lease.citation(2)]))
         uow.commit()
-    services.documents.index().close()  # local mode: the page opens the index itself
+    services.index.open().close()  # local mode: the page opens the index itself
 
 
 def test_an_answer_s_marks_and_sources_open_the_cited_passage_in_its_document(seeded, app_url, page):

@@ -19,7 +19,7 @@ from docchat.services.documents import FileToAdd
 ingestion.GROUP_FILES = 2
 services = build_services(contact_llm=False, embedder=DiesOnSecondCall())
 files = [FileToAdd(Path(p).name, Path(p).read_bytes) for p in sys.argv[1:]]
-for outcome in services.documents.add_many(files):
+for outcome in services.ingestion.add_many(files):
     print(outcome.name, flush=True)
 """
 NOTES = {
@@ -42,7 +42,7 @@ def test_a_batch_cut_off_mid_group_keeps_the_files_reported_and_leaves_nothing_o
     assert len(list((data_dir / "documents").glob("*/*"))) == 4  # the crash did leave the second group's files
 
     services = build_services(contact_llm=False)
-    index = services.documents.index()
+    index = services.index.open()
 
     kept = services.documents.list()
     assert sorted(d.name for d in kept) == ["bread.md", "lease.md"]
@@ -50,4 +50,4 @@ def test_a_batch_cut_off_mid_group_keeps_the_files_reported_and_leaves_nothing_o
     assert {document_id for _, document_id, _ in index.vectors()} == {d.id for d in kept}
     assert sorted(p.name for p in (data_dir / "documents").glob("*/*")) == sorted(Path(d.path).name for d in kept)
     # A file cut off goes in as a first time.
-    assert not services.documents.add("whitby.txt", (tmp_path / "whitby.txt").read_bytes()).already_present
+    assert not services.ingestion.add("whitby.txt", (tmp_path / "whitby.txt").read_bytes()).already_present

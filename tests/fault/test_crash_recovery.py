@@ -50,9 +50,9 @@ class DiesOnSecondCall(OnnxMiniLMEmbedder):
 # Ingests a document of several embedding batches and dies during the second.
 INGESTING = DIES_ON_SECOND_EMBEDDING + """
 services = build_services(contact_llm=False, embedder=DiesOnSecondCall())
-services.documents.ingest("kept.txt", Path(sys.argv[1]).read_bytes())
+services.ingestion.ingest("kept.txt", Path(sys.argv[1]).read_bytes())
 print("kept", flush=True)
-services.documents.ingest("cut.txt", Path(sys.argv[2]).read_bytes())
+services.ingestion.ingest("cut.txt", Path(sys.argv[2]).read_bytes())
 """
 
 
@@ -109,7 +109,7 @@ def test_a_document_cut_off_mid_ingestion_goes_entirely_when_the_index_next_open
     assert any(name.endswith("cut.txt") for name in files)  # the crash did leave it behind
 
     services = build_services(contact_llm=False)
-    index = services.documents.index()
+    index = services.index.open()
 
     [document] = services.documents.list()
     assert document.name == "kept.txt"
@@ -117,5 +117,5 @@ def test_a_document_cut_off_mid_ingestion_goes_entirely_when_the_index_next_open
     assert {document_id for _, document_id, _ in index.vectors()} == {document.id}
     assert [p.name for p in (data_dir / "documents").glob("*/*")] == [Path(document.path).name]
     # Adding the file again now works as a first time.
-    again = services.documents.add("cut.txt", cut.read_bytes())
+    again = services.ingestion.add("cut.txt", cut.read_bytes())
     assert not again.already_present and index.count() == document.chunks + again.document.chunks

@@ -18,12 +18,12 @@ def test_ingesting_with_an_embeddings_server_that_is_not_running_keeps_nothing(d
     services = build_services(Settings(data_dir=data_dir, embeddings_url=NO_SERVER))
 
     with pytest.raises(DocchatError, match=r"embeddings server at http://127\.0\.0\.1:9/v1 is not reachable"):
-        services.documents.ingest("trust.pdf", trust_pdf())
+        services.ingestion.ingest("trust.pdf", trust_pdf())
 
     assert services.documents.list() == []
     assert sql(data_dir, "SELECT count(*) FROM chunks") == [(0,)]
     assert files_under(data_dir) == []
-    health = services.documents.health()
+    health = services.index.health()
     assert health.vectors is None and "is not reachable" in health.problem
 
 
@@ -32,17 +32,17 @@ def test_a_chat_server_without_embeddings_is_named_with_its_refusal(data_dir, fa
                                        embeddings_model="smollm2"))
 
     with pytest.raises(DocchatError, match="refused the request: HTTP 404"):
-        services.documents.ingest("trust.pdf", trust_pdf())
+        services.ingestion.ingest("trust.pdf", trust_pdf())
 
     assert services.documents.list() == []
 
 
 def test_when_the_embeddings_server_goes_away_passages_are_still_found_by_keywords(data_dir):
     bundled = build_services(Settings(data_dir=data_dir))
-    bundled.documents.ingest("trust.pdf", trust_pdf())
-    bundled.documents.index().close()  # local mode: one client per folder
+    bundled.ingestion.ingest("trust.pdf", trust_pdf())
+    bundled.index.open().close()  # local mode: one client per folder
 
     services = build_services(Settings(data_dir=data_dir, embeddings_url=NO_SERVER))
-    [best, *_] = services.documents.retrieve("When is the Determination Date?", top_k=3)
+    [best, *_] = services.retrieval.retrieve("When is the Determination Date?", top_k=3)
 
     assert (best.document, best.chunk.page) == ("trust.pdf", 2)

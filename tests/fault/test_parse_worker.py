@@ -134,7 +134,7 @@ def test_closing_the_services_leaves_no_parsing_worker(data_dir):
     others = set(_worker_children())
     services = build_services(Settings(data_dir=data_dir), contact_llm=False)
     with pytest.raises(InvalidInput):
-        services.documents.add("empty.txt", b"   ")
+        services.ingestion.add("empty.txt", b"   ")
     workers = services.parser.workers
     assert workers
 

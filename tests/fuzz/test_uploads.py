@@ -85,7 +85,7 @@ VALID = {
 
 @pytest.fixture(scope="module")
 def library(fuzz_services, fuzz_root):
-    return fuzz_services.documents, fuzz_root
+    return fuzz_services.ingestion, fuzz_root
 
 
 def _sql(data_dir: Path, statement: str, *params) -> list[tuple]:
@@ -96,11 +96,11 @@ def _sql(data_dir: Path, statement: str, *params) -> list[tuple]:
 def upload(library, name: str, data: bytes):
     """Adds the file; checks a refusal is one line that wrote nothing, and what every outcome must
     leave: files only in the documents folder, stored by content, and no document without chunks."""
-    documents, root = library
+    ingestion, root = library
     data_dir = root / "data"
     before, files_before = database_rows(data_dir), files_under(root)
     try:
-        report = documents.add(name, data)
+        report = ingestion.add(name, data)
     except Exception as error:  # anything but docchat's own error fails in one_line
         outcome(refusal(one_line(error)))
         assert database_rows(data_dir) == before, "a refused upload changed the database"

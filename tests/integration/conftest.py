@@ -24,9 +24,9 @@ def other_database(request, database, other_data_dir) -> StoreDatabase:
 
 
 @pytest.fixture
-def other_services(other_data_dir, other_database) -> Services:
+def other_services(other_data_dir, other_database, shared_embedder) -> Services:
     """A second, independent installation: its own data dir, its own database."""
-    return build_services(Settings(data_dir=other_data_dir, database_url=other_database.url))
+    return build_services(Settings(data_dir=other_data_dir, database_url=other_database.url), embedder=shared_embedder)
 
 
 @pytest.fixture(scope="session")
@@ -37,12 +37,13 @@ def shared_embedder():
     return OnnxMiniLMEmbedder()
 
 
-def library_of(services: Services, embedder):
-    """The services' document library, embedding with `embedder`."""
-    services.documents._embedder = embedder
-    return services.documents
+@pytest.fixture
+def services(data_dir, shared_embedder) -> Services:
+    """The services over the test's data dir, embedding with the one model the tests load."""
+    return build_services(Settings(data_dir=data_dir), embedder=shared_embedder)
 
 
 @pytest.fixture
-def library(services, shared_embedder):
-    return library_of(services, shared_embedder)
+def library(services) -> Services:
+    """The same services, named for tests of the document library (`library.ingestion.add`...)."""
+    return services

@@ -21,9 +21,9 @@ from docchat.config import Settings
 from docchat.errors import DocchatError, InvalidBackup, InvalidInput
 from docchat.services.backup import BackupStatus
 from docchat.store.engine import make_engine
-from docchat.store.migrate import current_revision, head_revision, upgrade
+from docchat.store.migrate import current_revision, upgrade
 
-from tests.integration.conftest import library_of
+from tests.databases import head_revision
 from tests.integration.sample_data import quarterly_conversation, trust_conversation
 from tests.integration.sample_documents import COOKERY_PASSAGES, TRUST_PASSAGES, markdown
 from tests.integration.test_cli import docchat, one_error_line, succeeded  # noqa: F401 (the fixture)
@@ -37,20 +37,18 @@ QUESTIONS = [
 
 
 @pytest.fixture
-def filled(services, shared_embedder):
+def filled(services):
     """The data dir as a user leaves it: two conversations, one deleted, two documents."""
-    library = library_of(services, shared_embedder)
+    library = services
     trust_conversation(services)
     services.conversations.delete(quarterly_conversation(services))
-    library.ingest("harbour-trust.md", markdown(TRUST_PASSAGES))
-    library.ingest("kitchen-notebook.md", markdown(COOKERY_PASSAGES))
+    library.ingestion.ingest("harbour-trust.md", markdown(TRUST_PASSAGES))
+    library.ingestion.ingest("kitchen-notebook.md", markdown(COOKERY_PASSAGES))
     return services
 
 
 def restored_services(data_dir: Path, embedder):
-    services = build_services(Settings(data_dir=data_dir))
-    library_of(services, embedder)
-    return services
+    return build_services(Settings(data_dir=data_dir), embedder=embedder)
 
 
 def exported(services) -> dict[str, dict]:
@@ -63,7 +61,7 @@ def exported(services) -> dict[str, dict]:
 
 
 def found(services) -> list[list[tuple[str, str, float]]]:
-    return [[(hit.chunk.id, hit.document, hit.score) for hit in services.documents.retrieve(question, top_k=5)]
+    return [[(hit.chunk.id, hit.document, hit.score) for hit in services.retrieval.retrieve(question, top_k=5)]
             for question in QUESTIONS]
 
 
@@ -104,8 +102,8 @@ def test_a_restored_backup_exports_the_same_conversations_and_finds_the_same_pas
     assert restored.trash.list()[0].title == "Q3 2025 quarterly report"
     assert [d.name for d in restored.documents.list()] == [d.name for d in filled.documents.list()]
     assert tree(elsewhere / "documents") == tree(data_dir / "documents")
-    assert report.chunks_indexed == len(TRUST_PASSAGES) + len(COOKERY_PASSAGES) == restored.documents.index().count()
-    assert restored.documents.health().problem is None
+    assert report.chunks_indexed == len(TRUST_PASSAGES) + len(COOKERY_PASSAGES) == restored.index.open().count()
+    assert restored.index.health().problem is None
 
 
 def test_the_manifest_says_what_the_backup_holds(filled, data_dir, tmp_path):

@@ -7,10 +7,11 @@ import threading
 
 import pytest
 
+from docchat.bootstrap import build_services
+from docchat.config import Settings
 from docchat.services import ingestion
-from docchat.services.documents import FileToAdd, IngestionCancelled
+from docchat.services.ingestion import FileToAdd, IngestionCancelled
 
-from tests.integration.conftest import library_of
 from tests.integration.sample_documents import COOKERY_PASSAGES, TRUST_PASSAGES
 from tests.integration.sqlite_files import sql
 
@@ -44,50 +45,50 @@ def test_a_batch_adds_the_good_files_and_refuses_each_bad_one_in_a_line_of_its_o
     files = [given("lease.md", LEASE), given("minutes.pdf", b"%PDF-1.7 not really a pdf"), given("bread.md", BREAD),
              given("blank.txt", b"   \n\n  "), unreadable("locked.txt"), given("whitby.txt", WHITBY)]
 
-    outcomes = list(library.add_many(files))
+    outcomes = list(library.ingestion.add_many(files))
 
     refused = {o.name: str(o.error) for o in outcomes if o.error}
     assert sorted(refused) == ["blank.txt", "locked.txt", "minutes.pdf"]
     assert all(name in line and "\n" not in line for name, line in refused.items())
     added = [o.report.document for o in outcomes if o.report]
     assert sorted(d.name for d in added) == ["bread.md", "lease.md", "whitby.txt"]
-    assert sorted(d.id for d in library.list()) == sorted(d.id for d in added)
+    assert sorted(d.id for d in library.documents.list()) == sorted(d.id for d in added)
     # Every added file has its chunks, its vectors and its stored file; the refused left none.
-    index = library.index()
+    index = library.index.open()
     assert {document_id for _, document_id, _ in index.vectors()} == {d.id for d in added}
     assert index.count() == sum(d.chunks for d in added) == sql(data_dir, "SELECT count(*) FROM chunks")[0][0]
     assert sql(data_dir, "SELECT name FROM documents ORDER BY name") == [("bread.md",), ("lease.md",), ("whitby.txt",)]
     assert len(stored_files(data_dir)) == 3
 
 
-def test_a_batch_finds_the_same_passages_as_the_files_added_one_by_one(library, other_services, shared_embedder):
+def test_a_batch_finds_the_same_passages_as_the_files_added_one_by_one(library, other_services):
     files = [("harbour-trust.md", markdown(TRUST_PASSAGES)), ("kitchen-notebook.md", markdown(COOKERY_PASSAGES)),
              ("lease.md", LEASE), ("bread.md", BREAD), ("whitby.txt", WHITBY)]
     for name, data in files:
-        library.add(name, data)
-    batched = library_of(other_services, shared_embedder)
+        library.ingestion.add(name, data)
+    batched = other_services
 
-    list(batched.add_many([given(name, data) for name, data in files]))
+    list(batched.ingestion.add_many([given(name, data) for name, data in files]))
 
     for question in QUESTIONS:
-        one_by_one = [(h.document, h.chunk.position, h.chunk.text) for h in library.retrieve(question, top_k=5)]
-        together = [(h.document, h.chunk.position, h.chunk.text) for h in batched.retrieve(question, top_k=5)]
+        one_by_one = [(h.document, h.chunk.position, h.chunk.text) for h in library.retrieval.retrieve(question, top_k=5)]
+        together = [(h.document, h.chunk.position, h.chunk.text) for h in batched.retrieval.retrieve(question, top_k=5)]
         assert set(together) == set(one_by_one) and together[0] == one_by_one[0], question
 
 
 def test_the_same_content_twice_in_a_batch_is_added_once_and_the_second_says_so(library):
-    outcomes = list(library.add_many([given("lease.md", LEASE), given("copy of the lease.md", LEASE)]))
+    outcomes = list(library.ingestion.add_many([given("lease.md", LEASE), given("copy of the lease.md", LEASE)]))
 
     first, second = (o.report for o in outcomes)
     assert (first.already_present, second.already_present) == (False, True)
     assert second.document.id == first.document.id
-    assert [d.name for d in library.list()] == ["lease.md"]
+    assert [d.name for d in library.documents.list()] == ["lease.md"]
 
 
 def test_a_batch_shows_one_progress_that_only_grows_to_the_end(library):
     shares = []
 
-    list(library.add_many([given("lease.md", LEASE), given("bread.md", BREAD), given("whitby.txt", WHITBY)],
+    list(library.ingestion.add_many([given("lease.md", LEASE), given("bread.md", BREAD), given("whitby.txt", WHITBY)],
                           progress=lambda stage, share: shares.append(share)))
 
     assert shares == sorted(shares) and shares[-1] == 1.0
@@ -105,13 +106,13 @@ def test_a_cancel_keeps_the_files_already_added_and_nothing_of_the_group_under_w
 
     reported = []
     with pytest.raises(IngestionCancelled, match="after 2 of 4 files"):
-        for outcome in library.add_many(files, progress=progress, cancel=cancel):
+        for outcome in library.ingestion.add_many(files, progress=progress, cancel=cancel):
             reported.append(outcome.name)
 
     assert reported == ["lease.md", "bread.md"]
-    kept = library.list()
+    kept = library.documents.list()
     assert sorted(d.name for d in kept) == ["bread.md", "lease.md"]
-    assert library.index().count() == sum(d.chunks for d in kept)
+    assert library.index.open().count() == sum(d.chunks for d in kept)
     assert sql(data_dir, "SELECT count(*) FROM documents")[0][0] == 2
     assert len(stored_files(data_dir)) == 2
 
@@ -130,19 +131,18 @@ class _FailsOnThirdCall:
         return self._embedder.embed(texts)
 
 
-def test_an_embedder_failing_mid_batch_removes_the_group_under_way_and_stops(services, shared_embedder,
-                                                                             data_dir, monkeypatch):
+def test_an_embedder_failing_mid_batch_removes_the_group_under_way_and_stops(shared_embedder, data_dir, monkeypatch):
     monkeypatch.setattr(ingestion, "GROUP_FILES", 1)
-    library = library_of(services, _FailsOnThirdCall(shared_embedder))
+    library = build_services(Settings(data_dir=data_dir), embedder=_FailsOnThirdCall(shared_embedder))
     files = [given("lease.md", LEASE), given("bread.md", BREAD), given("whitby.txt", WHITBY)]
 
     reported = []
     with pytest.raises(ingestion.InvalidInput, match="went away"):
-        for outcome in library.add_many(files):
+        for outcome in library.ingestion.add_many(files):
             reported.append(outcome.name)
 
     assert reported == ["lease.md", "bread.md"]
-    assert sorted(d.name for d in library.list()) == ["bread.md", "lease.md"]
-    assert library.index().count() == sum(d.chunks for d in library.list())
+    assert sorted(d.name for d in library.documents.list()) == ["bread.md", "lease.md"]
+    assert library.index.open().count() == sum(d.chunks for d in library.documents.list())
     assert sql(data_dir, "SELECT name FROM documents ORDER BY name") == [("bread.md",), ("lease.md",)]
     assert len(stored_files(data_dir)) == 2

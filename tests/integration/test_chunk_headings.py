@@ -18,14 +18,14 @@ TRUST = f"# Harbour trust\n\n## Reserve Account\n\n{FILLER}\n\n## Governing law\
 
 
 def _found_by_words(library, *words: str) -> list[str]:
-    with library._uow() as uow:
+    with library.documents._uow() as uow:
         found = uow.documents.keyword_search(list(words), limit=50)
         return [chunk.label for chunk in uow.documents.chunks([c for c, _ in found]).values()]
 
 
 def test_every_chunk_of_a_long_section_is_found_by_the_words_of_its_heading(library):
-    document = library.ingest("harbour-trust.md", TRUST)
-    reserve = [found.chunk for found in library.whole([document.id], max_tokens=100_000)
+    document = library.ingestion.ingest("harbour-trust.md", TRUST)
+    reserve = [found.chunk for found in library.retrieval.whole([document.id], max_tokens=100_000)
                if found.chunk.label == "Reserve Account"]
     assert len(reserve) >= 3
     assert not any("reserve" in chunk.text.lower() for chunk in reserve[1:])  # only the heading says it
@@ -35,8 +35,8 @@ def test_every_chunk_of_a_long_section_is_found_by_the_words_of_its_heading(libr
 
 
 def test_the_words_of_a_heading_are_not_quoted_in_the_passage_given(library):
-    library.ingest("harbour-trust.md", TRUST)
-    [found] = library.retrieve("governing law", top_k=1)
+    library.ingestion.ingest("harbour-trust.md", TRUST)
+    [found] = library.retrieval.retrieve("governing law", top_k=1)
     assert found.chunk.text == "## Governing law\n\nEnglish law governs."
     assert found.citation(1).text == found.chunk.text
 

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from docchat.domain import utcnow
-from docchat.store.migrate import head_revision
+from tests.databases import head_revision
 
 from tests.integration.sample_data import TRUST_TURNS, quarterly_conversation, set_updated_at, trust_conversation
 from tests.integration.sqlite_files import table_contents

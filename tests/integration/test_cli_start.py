@@ -17,7 +17,6 @@ import sys
 
 import pytest
 
-from tests.integration.conftest import library_of
 
 # Never on the way of a command that does not ask the model, search or embed.
 HEAVY = ("qdrant_client", "torch", "onnxruntime", "httpx", "openai", "dspy", "litellm", "llama_index", "streamlit",
@@ -86,7 +85,6 @@ def test_a_sync_with_nothing_changed_imports_nothing_of_the_model_index_or_page(
     notes.mkdir()
     (notes / "rent-review.md").write_text("# Rent review\n\nThe rent is reviewed every fifth year.\n")
     (notes / "bread.txt").write_text("Knead the dough for ten minutes, then leave it to rise.\n")
-    library_of(services, shared_embedder)
     services.folders.add(str(notes))
     services.close()  # lets go of the index, as `docchat folders add` ends
 

@@ -15,8 +15,9 @@ import pytest
 from docchat.bootstrap import build_services
 from docchat.config import Settings
 from docchat.store.engine import make_engine
-from docchat.store.migrate import current_revision, head_revision, newest_revision, upgrade
+from docchat.store.migrate import current_revision, newest_revision, upgrade
 
+from tests.databases import head_revision
 from tests.integration.sample_documents import COOKERY_PASSAGES, TRUST_PASSAGES, markdown
 
 QUESTION = "When is the Determination Date?"
@@ -55,8 +56,8 @@ def _answer(data_dir, fake_llm, *, early: bool):
 @pytest.fixture
 def two_books(services, library, data_dir):
     """The trust deed and the kitchen notebook, ingested; the index let go, as after `docchat ingest`."""
-    library.ingest("harbour-trust.md", markdown(TRUST_PASSAGES))
-    library.ingest("kitchen-notebook.md", markdown(COOKERY_PASSAGES))
+    library.ingestion.ingest("harbour-trust.md", markdown(TRUST_PASSAGES))
+    library.ingestion.ingest("kitchen-notebook.md", markdown(COOKERY_PASSAGES))
     services.close()
     return data_dir
 
@@ -73,7 +74,7 @@ def test_an_answer_whose_documents_opened_early_cites_what_a_late_opening_cites(
 def test_an_index_held_elsewhere_when_opened_early_leaves_the_answer_to_keywords_as_before(
         two_books, fake_llm, caplog):
     holder = build_services(Settings(data_dir=two_books))
-    holder.documents.index()  # another process holding the folder, as the running app does
+    holder.index.open()  # another process holding the folder, as the running app does
     try:
         citations, _ = _answer(two_books, fake_llm, early=True)
     finally:
@@ -115,6 +116,6 @@ def test_services_closed_before_their_first_question_let_go_of_the_index_opened_
 
     after = build_services(settings)
     try:
-        assert after.documents.index().count() == len(TRUST_PASSAGES) + len(COOKERY_PASSAGES)
+        assert after.index.open().count() == len(TRUST_PASSAGES) + len(COOKERY_PASSAGES)
     finally:
         after.close()

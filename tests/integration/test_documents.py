@@ -11,7 +11,6 @@ from fpdf import FPDF
 from docchat.errors import InvalidInput, NotFound
 from docchat.services.documents import IngestionCancelled
 
-from tests.integration.conftest import library_of
 
 PAGES = [
     "Harbour Street Trust Agreement, dated 12 March 2024. This page lists the parties and definitions.",
@@ -40,9 +39,9 @@ def files_under(data_dir):
 def test_an_ingested_pdf_is_listed_with_its_pages_and_chunks_and_its_file_is_kept(library, data_dir):
     stages = []
 
-    document = library.ingest("Harbour Street Trust.pdf", trust_pdf(), progress=lambda s, share: stages.append(share))
+    document = library.ingestion.ingest("Harbour Street Trust.pdf", trust_pdf(), progress=lambda s, share: stages.append(share))
 
-    [listed] = library.list()
+    [listed] = library.documents.list()
     assert (listed.id, listed.name, listed.kind, listed.pages) == (document.id, "Harbour Street Trust.pdf", "pdf", 3)
     assert listed.chunks >= 3
     assert stages[-1] == 1.0 and stages == sorted(stages)
@@ -50,30 +49,30 @@ def test_an_ingested_pdf_is_listed_with_its_pages_and_chunks_and_its_file_is_kep
 
 
 def test_the_same_content_is_ingested_once(library):
-    first = library.ingest("trust.pdf", trust_pdf())
+    first = library.ingestion.ingest("trust.pdf", trust_pdf())
 
-    again = library.ingest("a copy of the trust.pdf", trust_pdf())
+    again = library.ingestion.ingest("a copy of the trust.pdf", trust_pdf())
 
     assert again.id == first.id
-    assert len(library.list()) == 1
+    assert len(library.documents.list()) == 1
 
 
 def test_adding_content_already_in_the_library_says_so_and_changes_nothing(library, data_dir):
-    first = library.add("trust.pdf", trust_pdf())
+    first = library.ingestion.add("trust.pdf", trust_pdf())
     stored = files_under(data_dir)
 
-    again = library.add("a copy of the trust.pdf", trust_pdf())
+    again = library.ingestion.add("a copy of the trust.pdf", trust_pdf())
 
     assert (first.already_present, again.already_present) == (False, True)
-    assert again.document == library.list()[0]
+    assert again.document == library.documents.list()[0]
     assert (again.document.id, again.document.name) == (first.document.id, "trust.pdf")
     assert files_under(data_dir) == stored
 
 
 def test_a_question_finds_the_page_that_answers_it(library):
-    library.ingest("trust.pdf", trust_pdf())
+    library.ingestion.ingest("trust.pdf", trust_pdf())
 
-    [best, *_] = library.retrieve("When is the Determination Date?", top_k=3)
+    [best, *_] = library.retrieval.retrieve("When is the Determination Date?", top_k=3)
 
     assert best.chunk.page == 2
     assert best.citation(1).where == "page 2"
@@ -82,9 +81,9 @@ def test_a_question_finds_the_page_that_answers_it(library):
 
 def test_a_bad_file_is_refused_and_nothing_is_half_ingested(library, data_dir):
     with pytest.raises(InvalidInput, match="is not a readable PDF"):
-        library.ingest("notes.pdf", b"%PDF-1.7 this is not really a pdf")
+        library.ingestion.ingest("notes.pdf", b"%PDF-1.7 this is not really a pdf")
 
-    assert library.list() == []
+    assert library.documents.list() == []
     assert files_under(data_dir) == []
 
 
@@ -93,30 +92,30 @@ def test_a_cancelled_ingestion_leaves_no_document_chunks_vectors_or_file(library
     cancel.set()
 
     with pytest.raises(IngestionCancelled):
-        library.ingest("trust.pdf", trust_pdf(), cancel=cancel)
+        library.ingestion.ingest("trust.pdf", trust_pdf(), cancel=cancel)
 
-    assert library.list() == []
-    assert library.index().count() == 0
+    assert library.documents.list() == []
+    assert library.index.open().count() == 0
     assert files_under(data_dir) == []
 
 
 def test_deleting_a_document_removes_its_vectors_and_file(library, data_dir):
-    document = library.ingest("trust.pdf", trust_pdf())
+    document = library.ingestion.ingest("trust.pdf", trust_pdf())
 
-    library.delete(document.id)
+    library.documents.delete(document.id)
 
-    assert library.list() == []
-    assert library.index().count() == 0
+    assert library.documents.list() == []
+    assert library.index.open().count() == 0
     assert files_under(data_dir) == []
     with pytest.raises(NotFound):
-        library.delete(document.id)
+        library.documents.delete(document.id)
 
 
 def test_a_conversation_scope_keeps_other_documents_out(library):
-    trust = library.ingest("trust.pdf", trust_pdf())
-    recipes = library.ingest("recipes.md", "# Bread\n\nKnead the dough for ten minutes on the 15th try.".encode())
+    trust = library.ingestion.ingest("trust.pdf", trust_pdf())
+    recipes = library.ingestion.ingest("recipes.md", "# Bread\n\nKnead the dough for ten minutes on the 15th try.".encode())
 
-    hits = library.retrieve("Determination Date 15th", top_k=5, document_ids=[recipes.id])
+    hits = library.retrieval.retrieve("Determination Date 15th", top_k=5, document_ids=[recipes.id])
 
     assert hits and {h.chunk.document_id for h in hits} == {recipes.id}
     assert trust.id not in {h.chunk.document_id for h in hits}
@@ -128,52 +127,52 @@ def test_reindex_rebuilds_a_lost_index_from_the_text_in_the_database(data_dir, s
     from docchat.bootstrap import build_services
     from docchat.config import Settings
 
-    first = library_of(build_services(Settings(data_dir=data_dir)), shared_embedder)
-    document = first.ingest("trust.pdf", trust_pdf())
-    first.index().close()  # local mode: one client per folder
+    first = build_services(Settings(data_dir=data_dir), embedder=shared_embedder)
+    document = first.ingestion.ingest("trust.pdf", trust_pdf())
+    first.index.open().close()  # local mode: one client per folder
     shutil.rmtree(data_dir / "qdrant")
-    library = library_of(build_services(Settings(data_dir=data_dir)), shared_embedder)
+    library = build_services(Settings(data_dir=data_dir), embedder=shared_embedder)
     # The question shares no word with the page that answers it: only the vectors can find it.
     question = "Which monthly deadline applies?"
-    assert library.retrieve(question, top_k=3) == []
-    assert "`docchat documents repair`" in library.health().problem
+    assert library.retrieval.retrieve(question, top_k=3) == []
+    assert "`docchat documents repair`" in library.index.health().problem
     stages = []
 
-    count = library.reindex(progress=lambda stage, share: stages.append(share))
+    count = library.index.reindex(progress=lambda stage, share: stages.append(share))
 
-    assert count == document.chunks == library.index().count()
+    assert count == document.chunks == library.index.open().count()
     assert stages[-1] == 1.0 and stages == sorted(stages)
-    assert library.retrieve(question, top_k=3)[0].chunk.page == 2
-    assert library.health().problem is None
+    assert library.retrieval.retrieve(question, top_k=3)[0].chunk.page == 2
+    assert library.index.health().problem is None
 
 
 def test_the_whole_library_is_handed_out_in_order_only_when_its_tokens_fit(library):
-    document = library.ingest("trust.pdf", trust_pdf())
-    tokens = sum(c.chunk.token_count for c in library.whole(None, max_tokens=10**6))
+    document = library.ingestion.ingest("trust.pdf", trust_pdf())
+    tokens = sum(c.chunk.token_count for c in library.retrieval.whole(None, max_tokens=10**6))
 
-    chunks = library.whole([document.id], max_tokens=tokens)
+    chunks = library.retrieval.whole([document.id], max_tokens=tokens)
 
     assert [c.chunk.page for c in chunks] == sorted(c.chunk.page for c in chunks)
     assert chunks[0].document == "trust.pdf" and len(chunks) == document.chunks
-    assert library.whole([document.id], max_tokens=tokens - 1) is None
-    assert library.whole([], max_tokens=tokens) is None
+    assert library.retrieval.whole([document.id], max_tokens=tokens - 1) is None
+    assert library.retrieval.whole([], max_tokens=tokens) is None
 
 
 def test_the_whole_library_follows_documents_added_and_deleted_since_it_was_last_handed_out(library):
-    lease = library.ingest("lease.md", b"# Lease\n\nThe tenant may end the lease on the fifth anniversary.\n")
-    assert {c.document for c in library.whole(None, max_tokens=10**6)} == {"lease.md"}
+    lease = library.ingestion.ingest("lease.md", b"# Lease\n\nThe tenant may end the lease on the fifth anniversary.\n")
+    assert {c.document for c in library.retrieval.whole(None, max_tokens=10**6)} == {"lease.md"}
 
-    library.ingest("bread.md", b"# Bread\n\nKnead the dough for ten minutes.\n")
-    assert {c.document for c in library.whole(None, max_tokens=10**6)} == {"lease.md", "bread.md"}
+    library.ingestion.ingest("bread.md", b"# Bread\n\nKnead the dough for ten minutes.\n")
+    assert {c.document for c in library.retrieval.whole(None, max_tokens=10**6)} == {"lease.md", "bread.md"}
 
-    library.delete(lease.id)
-    assert {c.document for c in library.whole(None, max_tokens=10**6)} == {"bread.md"}
+    library.documents.delete(lease.id)
+    assert {c.document for c in library.retrieval.whole(None, max_tokens=10**6)} == {"bread.md"}
 
 
 def test_a_cited_pdf_page_is_drawn_with_the_passage_marked_and_a_deleted_document_leaves_the_quote(services):
-    document = services.documents.ingest("Harbour Street Trust.pdf", trust_pdf())
+    document = services.ingestion.ingest("Harbour Street Trust.pdf", trust_pdf())
     document = getattr(document, "document", document)
-    [hit] = services.documents.retrieve("When is the Determination Date?", top_k=1)
+    [hit] = services.retrieval.retrieve("When is the Determination Date?", top_k=1)
     cited = hit.citation(1)
 
     view = services.documents.source(cited)

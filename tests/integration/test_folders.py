@@ -8,14 +8,12 @@ import pytest
 
 from docchat.errors import LLMError
 
-from tests.integration.conftest import library_of
 
 pytestmark = pytest.mark.both_databases
 
 
 @pytest.fixture
-def folders(services, shared_embedder):
-    library_of(services, shared_embedder)
+def folders(services):
     yield services.folders
     services.close()
 
@@ -45,7 +43,7 @@ def test_a_folder_is_followed_synced_and_unfollowed(folders, services, ledger):
     assert second.counts.as_dict() == {"added": 1, "changed": 1, "removed": 1, "unchanged": 0, "refused": 0,
                                        "failed": 0}
     assert names(services) == ["insurance.md", "rent.md"]
-    [hit] = services.documents.retrieve("What is the shop's rent?", top_k=1)
+    [hit] = services.retrieval.retrieve("What is the shop's rent?", top_k=1)
     assert "1,600 pounds" in hit.chunk.text
     [state] = folders.list()
     assert state.files_by_status == {"ready": 2}
@@ -56,7 +54,7 @@ def test_a_folder_is_followed_synced_and_unfollowed(folders, services, ledger):
 
 
 def test_an_uploaded_document_stays_when_its_copy_in_a_followed_folder_goes(folders, services, ledger):
-    services.documents.add("rent-upload.md", (ledger / "rent.md").read_bytes())
+    services.ingestion.add("rent-upload.md", (ledger / "rent.md").read_bytes())
     folders.add(str(ledger))
 
     (ledger / "rent.md").unlink()
@@ -113,8 +111,8 @@ class _DownEmbedder:
 
 def test_a_file_that_failed_for_another_reason_than_its_content_is_tried_again(folders, services, ledger,
                                                                                 shared_embedder):
-    services.documents.index()  # opened with the working embedder, as a running app has it
-    services.documents._embedder = _DownEmbedder()
+    services.index.open()  # opened with the working embedder, as a running app has it
+    services.ingestion._embedder = _DownEmbedder()
     failed = folders.add(str(ledger))
 
     assert failed.counts.failed == 2
@@ -122,7 +120,7 @@ def test_a_file_that_failed_for_another_reason_than_its_content_is_tried_again(f
     assert folders.list()[0].files_by_status == {"failed": 2}
     assert names(services) == []
 
-    services.documents._embedder = shared_embedder
+    services.ingestion._embedder = shared_embedder
     again = folders.sync()
 
     assert again.counts.added == 2 and again.problems == ()

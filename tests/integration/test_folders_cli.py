@@ -12,7 +12,6 @@ import pytest
 from docchat.bootstrap import build_services
 from docchat.config import Settings
 
-from tests.integration.conftest import library_of
 from tests.integration.test_cli_ingest import docchat  # noqa: F401 (a fixture: the real command)
 from tests.integration.sqlite_files import sql
 
@@ -43,9 +42,9 @@ def documents(docchat) -> list[str]:
 
 def search(data_dir, embedder, question: str) -> list[tuple[str, str]]:
     """(document, passage) of the best hits, as a question in the app would find them."""
-    services = build_services(Settings(data_dir=data_dir), contact_llm=False)
+    services = build_services(Settings(data_dir=data_dir), contact_llm=False, embedder=embedder)
     try:
-        return [(hit.document, hit.chunk.text) for hit in library_of(services, embedder).retrieve(question, top_k=3)]
+        return [(hit.document, hit.chunk.text) for hit in services.retrieval.retrieve(question, top_k=3)]
     finally:
         services.close()
 
@@ -234,7 +233,7 @@ def test_a_folder_followed_already_is_refused_with_nothing_changed(docchat, vaul
 def test_while_the_app_holds_the_index_an_idle_sync_runs_and_a_change_waits(docchat, vault, data_dir):
     docchat("folders", "add", str(vault))
     app = build_services(Settings(data_dir=data_dir), contact_llm=False)
-    app.documents.index()  # held, as the running app holds it
+    app.index.open()  # held, as the running app holds it
     try:
         assert docchat("folders", "sync").stdout.startswith("0 added, 0 changed, 0 removed, 3 unchanged")
 

@@ -12,8 +12,8 @@ from docchat_bench.followups import DOCUMENTS, markdown
 @pytest.fixture
 def search(library):
     for name, sections in DOCUMENTS.items():
-        library.ingest(name, markdown(sections))
-    return lambda query: library.retrieve(query, top_k=4)
+        library.ingestion.ingest(name, markdown(sections))
+    return lambda query: library.retrieval.retrieve(query, top_k=4)
 
 
 def follow_up(search, previous: str, question: str) -> list[str]:

@@ -29,10 +29,10 @@ SURVEY = ("## Roof\n\nThe slate roof needs repointing on the north side within t
 @pytest.fixture
 def app_holding_the_index(services, library, data_dir):
     """A library with one document, its index held open as the running app holds it."""
-    library.ingest("lease.md", LEASE)
-    library.index()
+    library.ingestion.ingest("lease.md", LEASE)
+    library.index.open()
     yield services
-    services.documents.close()
+    services.index.close()
 
 
 def _library_state(services, data_dir: Path, database) -> dict:
@@ -42,7 +42,7 @@ def _library_state(services, data_dir: Path, database) -> dict:
         "documents": database.rows("SELECT * FROM documents ORDER BY id"),
         "chunks": database.rows("SELECT * FROM chunks ORDER BY id"),
         "files": {str(p.relative_to(documents)): p.read_bytes() for p in sorted(documents.rglob("*")) if p.is_file()},
-        "vectors": services.documents.index().count(),
+        "vectors": services.index.open().count(),
     }
 
 
@@ -75,7 +75,7 @@ def test_reindex_or_repair_while_the_app_holds_the_index_stops_in_one_line_and_l
     assert _library_state(app_holding_the_index, data_dir, database) == before
     assert before["vectors"] == len(before["chunks"])
     # The app still finds the document by meaning with the vectors it held.
-    [hit] = app_holding_the_index.documents.retrieve("when can the tenant leave early?", top_k=1)
+    [hit] = app_holding_the_index.retrieval.retrieve("when can the tenant leave early?", top_k=1)
     assert hit.document == "lease.md"
 
 
@@ -118,7 +118,7 @@ def test_a_second_process_adding_the_file_the_app_is_ingesting_is_refused_and_le
             embedding.set()
             go_on.wait(60)
 
-    app = threading.Thread(target=lambda: added.append(library.add("lease.md", LEASE, progress=paused_while_embedding)))
+    app = threading.Thread(target=lambda: added.append(library.ingestion.add("lease.md", LEASE, progress=paused_while_embedding)))
     app.start()
     try:
         assert embedding.wait(60)
@@ -127,7 +127,7 @@ def test_a_second_process_adding_the_file_the_app_is_ingesting_is_refused_and_le
         second = build_services(Settings(data_dir=data_dir))  # as `docchat api` beside the page
 
         with pytest.raises(DocchatError, match="open in another docchat process"):
-            second.documents.add("lease.md", LEASE)
+            second.ingestion.add("lease.md", LEASE)
 
         assert _library_state(services, data_dir, database) == during
     finally:
@@ -136,4 +136,4 @@ def test_a_second_process_adding_the_file_the_app_is_ingesting_is_refused_and_le
     [report] = added
     assert [d.id for d in services.documents.list()] == [report.document.id]
     assert report.document.status is DocumentStatus.READY
-    assert services.documents.health().problem is None  # every chunk has its vector
+    assert services.index.health().problem is None  # every chunk has its vector

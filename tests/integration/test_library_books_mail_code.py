@@ -10,19 +10,19 @@ from tests.integration.test_parsing_mail import mail, outlook
 
 
 def test_a_question_about_a_book_is_cited_by_the_chapter_that_answers_it(library):
-    library.ingest("harbour-street.epub", book())
+    library.ingestion.ingest("harbour-street.epub", book())
 
-    [best, *_] = library.retrieve("Where did the trustees meet?", top_k=3)
+    [best, *_] = library.retrieval.retrieve("Where did the trustees meet?", top_k=3)
 
     assert (best.document, best.citation(1).where) == ("harbour-street.epub", "Landfall at Madeira")
     assert "The trustees met at Funchal." in best.citation(1).text
 
 
 def test_a_question_about_a_mail_is_cited_by_its_subject_with_who_wrote_it(library):
-    library.ingest("drawings.eml", bytes(mail()))
-    library.ingest("drawings.msg", outlook(mail(subject="Engine drawings, again")))
+    library.ingestion.ingest("drawings.eml", bytes(mail()))
+    library.ingestion.ingest("drawings.msg", outlook(mail(subject="Engine drawings, again")))
 
-    found = library.retrieve("Who sent the drawings of the Analytical Engine?", top_k=4)
+    found = library.retrieval.retrieve("Who sent the drawings of the Analytical Engine?", top_k=4)
 
     cited = {(hit.document, hit.citation(1).where) for hit in found}
     assert {("drawings.eml", "Engine drawings"), ("drawings.msg", "Engine drawings, again")} <= cited
@@ -30,9 +30,9 @@ def test_a_question_about_a_mail_is_cited_by_its_subject_with_who_wrote_it(libra
 
 
 def test_a_question_about_code_is_cited_by_the_definition_and_its_lines(library):
-    library.ingest("deeds.py", PYTHON)
+    library.ingestion.ingest("deeds.py", PYTHON)
 
-    [best, *_] = library.retrieve("How is the determination date read from the deed's text?", top_k=3)
+    [best, *_] = library.retrieval.retrieve("How is the determination date read from the deed's text?", top_k=3)
 
     assert best.document == "deeds.py"
     assert best.citation(1).where.startswith("def determination_date (lines ")

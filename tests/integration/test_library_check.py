@@ -17,8 +17,8 @@ SURVEY = (b"# Survey\n\n## Roof\n\nThe slate roof needs repointing on the north 
 
 @pytest.fixture
 def two_documents(library):
-    lease = library.ingest("lease.md", LEASE)
-    survey = library.ingest("survey.md", SURVEY)
+    lease = library.ingestion.ingest("lease.md", LEASE)
+    survey = library.ingestion.ingest("survey.md", SURVEY)
     return lease, survey
 
 
@@ -27,16 +27,16 @@ def _chunk(library, document, words: str):
 
 
 def library_chunks(library, document):
-    return [found.chunk for found in library.whole([document.id], max_tokens=10_000)]
+    return [found.chunk for found in library.retrieval.whole([document.id], max_tokens=10_000)]
 
 
 def _found_by_meaning(library, question: str) -> set[str]:
-    vector = library._embedder.embed([question])[0]
-    return {chunk_id for chunk_id, _ in library.index().nearest(vector, limit=10)}
+    vector = library.index._embedder.embed([question])[0]
+    return {chunk_id for chunk_id, _ in library.index.open().nearest(vector, limit=10)}
 
 
 def _found_by_words(library, *words: str) -> set[str]:
-    with library._uow() as uow:
+    with library.documents._uow() as uow:
         return {chunk_id for chunk_id, _ in uow.documents.keyword_search(list(words), limit=10)}
 
 
@@ -47,7 +47,7 @@ def _drop_keyword_entry(database, chunk) -> None:
 
 
 def test_a_library_as_ingested_agrees(two_documents, library):
-    found = library.check_index()
+    found = library.index.check()
     assert found.agrees
     assert found.chunks == found.vectors == sum(d.chunks for d in two_documents)
     assert (found.missing_keywords, found.stray_keywords, found.keyword_text_matches) == (0, 0, True)
@@ -56,18 +56,18 @@ def test_a_library_as_ingested_agrees(two_documents, library):
 def test_a_lost_vector_and_a_stray_one_are_found_by_id_and_mended(two_documents, library):
     lease, _ = two_documents
     rent = _chunk(library, lease, "retail prices index")
-    library.index().delete_chunks([rent.id])
-    library.index().add_points([("chunk-of-a-deleted-document", "gone", [0.1] * 384)])
+    library.index.open().delete_chunks([rent.id])
+    library.index.open().add_points([("chunk-of-a-deleted-document", "gone", [0.1] * 384)])
     assert rent.id not in _found_by_meaning(library, "How often is the rent reviewed?")
 
-    found = library.check_index()
+    found = library.index.check()
     assert not found.agrees
     assert found.missing_vectors == (rent.id,)
     assert found.stray_vectors == ("chunk-of-a-deleted-document",)
 
-    done = library.repair()
+    done = library.index.repair()
     assert (done.embedded, done.dropped, done.keyword_index_rebuilt) == (1, 1, False)
-    assert library.check_index().agrees
+    assert library.index.check().agrees
     assert rent.id in _found_by_meaning(library, "How often is the rent reviewed?")
 
 
@@ -78,19 +78,19 @@ def test_a_chunk_missing_from_the_keyword_index_is_found_again_by_its_words_afte
     _drop_keyword_entry(database, roof)
     assert roof.id not in _found_by_words(library, "repointing")
 
-    found = library.check_index()
+    found = library.index.check()
     assert (found.missing_keywords, found.stray_keywords, found.keyword_text_matches) == (1, 0, False)
 
-    assert library.repair().keyword_index_rebuilt
-    assert library.check_index().agrees
+    assert library.index.repair().keyword_index_rebuilt
+    assert library.index.check().agrees
     assert roof.id in _found_by_words(library, "repointing")
 
 
 def test_doctor_reports_the_difference_and_exits_1_and_repair_mends_it(two_documents, library, database, docchat):
     lease, survey = two_documents
-    library.index().delete_chunks([_chunk(library, lease, "tenth anniversary").id])
+    library.index.open().delete_chunks([_chunk(library, lease, "tenth anniversary").id])
     _drop_keyword_entry(database, _chunk(library, survey, "Rising damp"))
-    library.close()  # the commands below open the local index themselves
+    library.index.close()  # the commands below open the local index themselves
 
     report = docchat("doctor")
     assert report.returncode == 1, report.stderr
@@ -113,18 +113,18 @@ def test_doctor_reports_the_difference_and_exits_1_and_repair_mends_it(two_docum
 def test_on_postgresql_the_vectors_are_checked_and_the_keyword_index_is_part_of_the_row(two_documents, library):
     lease, _ = two_documents
     rent = _chunk(library, lease, "retail prices index")
-    library.index().delete_chunks([rent.id])
-    found = library.check_index()
+    library.index.open().delete_chunks([rent.id])
+    found = library.index.check()
     assert found.missing_vectors == (rent.id,)
     assert found.keyword_text_matches is None
-    assert library.repair().embedded == 1
-    assert library.check_index().agrees
+    assert library.index.repair().embedded == 1
+    assert library.index.check().agrees
 
 
 def test_the_point_ids_removed_are_those_of_the_chunks(two_documents, library):
     lease, _ = two_documents
     records = library_chunks(library, lease)
-    library.index().delete_chunks([r.id for r in records])
-    remaining = library.index().chunk_ids()
+    library.index.open().delete_chunks([r.id for r in records])
+    remaining = library.index.open().chunk_ids()
     assert not {r.id for r in records} & set(remaining)
-    assert len(remaining) == library.check_index().chunks - len(records)
+    assert len(remaining) == library.index.check().chunks - len(records)

@@ -29,59 +29,59 @@ def quote(*, stock: bytes = STOCK, subject: str = "Quote for the chain") -> Emai
 
 
 def names(library) -> list[str]:
-    return sorted(d.name for d in library.list())
+    return sorted(d.name for d in library.documents.list())
 
 
 def test_attachments_become_documents_named_after_the_mail_and_are_cited_there(library):
-    report = library.add("quote.eml", bytes(quote()))
+    report = library.ingestion.add("quote.eml", bytes(quote()))
 
     assert [a.document.name for a in report.attached] == ["quote.eml › stock.xlsx", "quote.eml › delivery.md"]
-    assert library.attachments_leaving_with(report.document.id) == [a.document for a in report.attached]
+    assert library.documents.attachments_leaving_with(report.document.id) == [a.document for a in report.attached]
     [refused] = report.refused
     assert refused == 'attached to quote.eml: "terms.docx" is not a readable Word document (.docx)'
     assert names(library) == ["quote.eml", "quote.eml › delivery.md", "quote.eml › stock.xlsx"]  # no photos.zip
 
-    found = library.retrieve("How many anchor chains are in stock?", top_k=3)
+    found = library.retrieval.retrieve("How many anchor chains are in stock?", top_k=3)
     assert ("quote.eml › stock.xlsx", "Inventory, rows 2-4") in [(f.document, f.where) for f in found]
-    [best, *_] = library.retrieve("Who brings the chain to the berth?", top_k=3)
+    [best, *_] = library.retrieval.retrieve("Who brings the chain to the berth?", top_k=3)
     assert best.document == "quote.eml › delivery.md"
 
 
 def test_deleting_the_mail_takes_its_attachments_and_their_vectors(library):
-    report = library.add("quote.eml", bytes(quote()))
-    library.ingest("notes.md", b"# Other\n\nSomething else entirely about the pilot boat.\n")
+    report = library.ingestion.add("quote.eml", bytes(quote()))
+    library.ingestion.ingest("notes.md", b"# Other\n\nSomething else entirely about the pilot boat.\n")
 
-    library.delete(report.document.id)
+    library.documents.delete(report.document.id)
 
     assert names(library) == ["notes.md"]
-    assert library.index().count() == library.list()[0].chunks
-    assert library.check_index().agrees
+    assert library.index.open().count() == library.documents.list()[0].chunks
+    assert library.index.check().agrees
 
 
 def test_an_attachment_already_in_the_library_stays_when_the_mail_goes(library):
-    standalone = library.ingest("stock.xlsx", STOCK)
-    report = library.add("quote.eml", bytes(quote()))
+    standalone = library.ingestion.ingest("stock.xlsx", STOCK)
+    report = library.ingestion.add("quote.eml", bytes(quote()))
 
     [present] = [a for a in report.attached if a.already_present]
     assert present.document.id == standalone.id
 
-    library.delete(report.document.id)
+    library.documents.delete(report.document.id)
     assert names(library) == ["stock.xlsx"]
 
 
 def test_a_mail_saved_again_with_the_same_attachments_keeps_them_when_the_old_copy_goes(library):
     """As a followed folder sees an edited mail: the new copy is added, then the old one deleted."""
-    old = library.add("quote.eml", bytes(quote()))
-    new = library.add("quote (edited).eml", bytes(quote(subject="Quote for the chain, corrected")))
+    old = library.ingestion.add("quote.eml", bytes(quote()))
+    new = library.ingestion.add("quote (edited).eml", bytes(quote(subject="Quote for the chain, corrected")))
     assert [a.already_present for a in new.attached] == [True, True]
-    assert library.attachments_leaving_with(old.document.id) == []  # the new copy holds them too
+    assert library.documents.attachments_leaving_with(old.document.id) == []  # the new copy holds them too
 
-    library.delete(old.document.id)
+    library.documents.delete(old.document.id)
     assert names(library) == ["quote (edited).eml", "quote.eml › delivery.md", "quote.eml › stock.xlsx"]
 
-    library.delete(new.document.id)
+    library.documents.delete(new.document.id)
     assert names(library) == []
-    assert library.check_index().agrees
+    assert library.index.check().agrees
 
 
 def test_one_batch_with_the_same_attachment_twice_and_the_file_itself_keeps_each_content_once(library):
@@ -89,7 +89,7 @@ def test_one_batch_with_the_same_attachment_twice_and_the_file_itself_keeps_each
              FileToAdd("reminder.eml", lambda: bytes(quote(subject="Reminder: quote for the chain"))),
              FileToAdd("stock.xlsx", lambda: STOCK)]
 
-    outcomes = {o.name: o for o in library.add_many(files)}  # each as soon as it is known
+    outcomes = {o.name: o for o in library.ingestion.add_many(files)}  # each as soon as it is known
 
     assert [o.error for o in outcomes.values()] == [None, None, None]
     assert [(a.document.name, a.already_present) for a in outcomes["reminder.eml"].report.attached] == [
@@ -99,7 +99,7 @@ def test_one_batch_with_the_same_attachment_twice_and_the_file_itself_keeps_each
 
 
 def test_an_outlook_message_s_attachments_are_read_too(library):
-    report = library.add("quote.msg", outlook(quote()))
+    report = library.ingestion.add("quote.msg", outlook(quote()))
 
     assert "quote.msg › stock.xlsx" in [a.document.name for a in report.attached]
 
@@ -108,7 +108,7 @@ def test_a_forwarded_mail_becomes_one_document_and_its_own_attachments_stay_insi
     outer = mail("See the supplier's mail below.", subject="Fwd: quote")
     outer.add_attachment(quote())  # message/rfc822
 
-    report = library.add("forward.eml", bytes(outer))
+    report = library.ingestion.add("forward.eml", bytes(outer))
 
     assert [a.document.name for a in report.attached] == ["forward.eml › forwarded message.eml"]
     assert names(library) == ["forward.eml", "forward.eml › forwarded message.eml"]

@@ -75,19 +75,19 @@ def test_an_import_holding_nul_is_refused_in_one_line_and_nothing_is_written(ser
 def test_a_text_document_with_a_stray_nul_ingests_without_it(library, database):
     text = b"Harbour Street Trust\n\nThe Determination Date is the 15th\x00 of each month.\n"
 
-    report = library.add("harbour\x00 trust.txt", text)
+    report = library.ingestion.add("harbour\x00 trust.txt", text)
 
     assert report.document.name == "harbour\ufffd trust.txt"
     [(name,)] = database.rows("SELECT name FROM documents")
     assert name == "harbour\ufffd trust.txt"
     chunks = [text for (text,) in database.rows("SELECT text FROM chunks")]
     assert any("the 15th of each month" in chunk for chunk in chunks) and not any("\x00" in c for c in chunks)
-    [found] = library.retrieve("Determination Date", top_k=1)
+    [found] = library.retrieval.retrieve("Determination Date", top_k=1)
     assert (found.document, found.chunk.text.endswith("15th of each month.")) == ("harbour\ufffd trust.txt", True)
 
 
 def test_a_markdown_heading_with_a_stray_nul_becomes_a_section_label_without_it(library, database):
-    report = library.add("trust.md", b"# Payment\x00 Date\n\nInterest is paid on the 25th.\n")
+    report = library.ingestion.add("trust.md", b"# Payment\x00 Date\n\nInterest is paid on the 25th.\n")
 
     assert report.document.chunks >= 1
     assert [label for (label,) in database.rows("SELECT label FROM chunks")] == ["Payment Date"]

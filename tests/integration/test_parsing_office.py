@@ -16,7 +16,6 @@ from docchat.documents.kinds.sheets import SECTION_ROWS
 from docchat.errors import InvalidInput
 
 from tests.hostile_files import plain_docx
-from tests.integration.conftest import library_of
 from tests.integration.test_documents import files_under
 from tests.office_files import (
     blank,
@@ -269,9 +268,9 @@ def test_a_csv_with_a_field_too_long_for_the_csv_reader_is_refused_in_one_line()
 
 
 def test_a_question_about_a_slide_is_answered_from_that_slide_and_cited_by_number_and_title(library):
-    library.ingest("review.pptx", review_deck())
+    library.ingestion.ingest("review.pptx", review_deck())
 
-    [best, *_] = library.retrieve("How many tonnes did the North region sell?", top_k=3)
+    [best, *_] = library.retrieval.retrieve("How many tonnes did the North region sell?", top_k=3)
 
     assert best.citation(1).where == "slide 3: Regional sales"
     assert "North | 4,200 tonnes" in best.citation(1).text
@@ -291,9 +290,9 @@ def _harbour_inventory() -> list[list[object]]:
     ("Inventory.tsv", delimited(_harbour_inventory(), "\t")),
 ], ids=["xlsx", "ods", "csv", "tsv"])
 def test_a_question_about_a_value_in_a_sheet_is_cited_by_the_sheet_and_its_rows(library, name, data):
-    library.ingest(name, data)
+    library.ingestion.ingest(name, data)
 
-    [best, *_] = library.retrieve("How many units of galvanised anchor chain are in stock?", top_k=3)
+    [best, *_] = library.retrieval.retrieve("How many units of galvanised anchor chain are in stock?", top_k=3)
 
     cited = best.citation(1)
     first, last = map(int, re.fullmatch(r"Inventory, rows (\d+)-(\d+)", cited.where).groups())
@@ -304,8 +303,8 @@ def test_a_question_about_a_value_in_a_sheet_is_cited_by_the_sheet_and_its_rows(
 @pytest.fixture
 def small_library(data_dir, shared_embedder):
     """The document library of an installation whose uploads may weigh 1 MB."""
-    services = build_services(Settings(data_dir=data_dir, max_upload_mb=1))
-    yield library_of(services, shared_embedder)
+    services = build_services(Settings(data_dir=data_dir, max_upload_mb=1), embedder=shared_embedder)
+    yield services
     services.close()
 
 
@@ -316,12 +315,12 @@ def small_library(data_dir, shared_embedder):
     ("blank.pptx", pptx_of(blank), "has no text to index"),
 ], ids=["damaged", "zip bomb", "empty workbook", "presentation with no text"])
 def test_a_bad_file_is_refused_in_one_line_and_the_library_is_unchanged(small_library, data_dir, name, data, why):
-    kept = small_library.ingest("stock.csv", delimited(STOCK))
+    kept = small_library.ingestion.ingest("stock.csv", delimited(STOCK))
     stored = files_under(data_dir)
 
     with pytest.raises(InvalidInput) as refused:
-        small_library.add(name, data)
+        small_library.ingestion.add(name, data)
 
     assert reason(refused).startswith(f'"{name}" {why}')
-    assert small_library.list() == [kept] and files_under(data_dir) == stored
-    assert small_library.index().count() == kept.chunks
+    assert small_library.documents.list() == [kept] and files_under(data_dir) == stored
+    assert small_library.index.open().count() == kept.chunks

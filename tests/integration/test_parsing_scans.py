@@ -18,7 +18,6 @@ from docchat.documents.kinds.images import MAX_OCR_PAGES
 from docchat.documents.parsing import parse
 from docchat.errors import InvalidInput
 
-from tests.integration.conftest import library_of
 from tests.integration.test_documents import files_under
 from tests.integration.test_parsing import pdf_of, reason
 from tests.scanned_files import encoded, mixed_pdf, multipage_tiff, page_image, scanned_pdf
@@ -148,11 +147,11 @@ def test_without_tesseract_an_image_or_a_scan_is_refused_saying_what_is_needed(m
 
 def test_a_question_about_a_scanned_page_is_cited_at_that_page_and_its_words_marked_on_the_scan(library):
     stages: list[str] = []
-    library.ingest("shipping.pdf", scanned_pdf(TONNAGE, MANIFEST, DEED), progress=lambda stage, share: stages.append(stage))
+    library.ingestion.ingest("shipping.pdf", scanned_pdf(TONNAGE, MANIFEST, DEED), progress=lambda stage, share: stages.append(stage))
 
-    [best, *_] = library.retrieve("Who supplied the anchor chain?", top_k=3)
+    [best, *_] = library.retrieval.retrieve("Who supplied the anchor chain?", top_k=3)
     cited = best.citation(1)
-    view = library.source(cited)
+    view = library.documents.source(cited)
 
     assert ["reading page 1 of 3 (OCR)", "reading page 2 of 3 (OCR)", "reading page 3 of 3 (OCR)"] == \
         [stage for stage in stages if stage.startswith("reading")]
@@ -162,11 +161,11 @@ def test_a_question_about_a_scanned_page_is_cited_at_that_page_and_its_words_mar
 
 
 def test_a_question_about_a_photo_of_a_page_is_cited_by_the_image_and_marked_on_it(library):
-    library.ingest("whiteboard.jpg", encoded(page_image(TONNAGE).convert("RGB"), "JPEG", quality=85))
+    library.ingestion.ingest("whiteboard.jpg", encoded(page_image(TONNAGE).convert("RGB"), "JPEG", quality=85))
 
-    [best, *_] = library.retrieve("How many tonnes did the North region sell?", top_k=3)
+    [best, *_] = library.retrieval.retrieve("How many tonnes did the North region sell?", top_k=3)
     cited = best.citation(1)
-    view = library.source(cited)
+    view = library.documents.source(cited)
 
     assert (best.document, cited.where) == ("whiteboard.jpg", "page 1")
     assert "4,200 tonnes of salt" in cited.text
@@ -175,8 +174,8 @@ def test_a_question_about_a_photo_of_a_page_is_cited_by_the_image_and_marked_on_
 
 @pytest.fixture
 def small_library(data_dir, shared_embedder):
-    services = build_services(Settings(data_dir=data_dir, max_upload_mb=1))
-    yield library_of(services, shared_embedder)
+    services = build_services(Settings(data_dir=data_dir, max_upload_mb=1), embedder=shared_embedder)
+    yield services
     services.close()
 
 
@@ -186,12 +185,12 @@ def small_library(data_dir, shared_embedder):
     ("blank.png", encoded(page_image([]), "PNG"), "has no text to index (no text found by OCR)"),
 ], ids=["damaged", "decompression bomb", "no text"])
 def test_a_bad_image_is_refused_in_one_line_and_the_library_is_unchanged(small_library, data_dir, name, data, why):
-    kept = small_library.ingest("fax.tiff", multipage_tiff(MANIFEST))
+    kept = small_library.ingestion.ingest("fax.tiff", multipage_tiff(MANIFEST))
     stored = files_under(data_dir)
 
     with pytest.raises(InvalidInput) as refused:
-        small_library.add(name, data)
+        small_library.ingestion.add(name, data)
 
     assert reason(refused).startswith(f'"{name}" {why}')
-    assert small_library.list() == [kept] and files_under(data_dir) == stored
-    assert small_library.index().count() == kept.chunks
+    assert small_library.documents.list() == [kept] and files_under(data_dir) == stored
+    assert small_library.index.open().count() == kept.chunks

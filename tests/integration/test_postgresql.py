@@ -11,7 +11,9 @@ import pytest
 from sqlalchemy import text
 
 from docchat.store.engine import make_engine
-from docchat.store.migrate import current_revision, head_revision, upgrade
+from docchat.store.migrate import current_revision, upgrade
+
+from tests.databases import head_revision
 
 pytestmark = pytest.mark.parametrize("database", ["postgresql"], indirect=True)
 

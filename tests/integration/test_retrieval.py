@@ -17,8 +17,8 @@ pytestmark = pytest.mark.both_databases
 @pytest.fixture
 def books(library):
     """The two sample documents, ingested; their ids by short name."""
-    trust = library.ingest("harbour-trust.md", markdown(TRUST_PASSAGES))
-    cookery = library.ingest("kitchen-notebook.md", markdown(COOKERY_PASSAGES))
+    trust = library.ingestion.ingest("harbour-trust.md", markdown(TRUST_PASSAGES))
+    cookery = library.ingestion.ingest("kitchen-notebook.md", markdown(COOKERY_PASSAGES))
     return {"trust": trust.id, "cookery": cookery.id}
 
 
@@ -32,57 +32,57 @@ def keyword_side(services, question: str, limit: int = 40, document_ids=None) ->
 
 
 def test_a_question_about_the_determination_date_finds_its_definition_first(library, books):
-    [best, *_] = library.retrieve("When is the Determination Date?", top_k=5)
+    [best, *_] = library.retrieval.retrieve("When is the Determination Date?", top_k=5)
     assert (best.chunk.label, best.document) == ("1.2 Determination Date", "harbour-trust.md")
 
 
 def test_a_code_is_matched_exactly_and_not_by_a_look_alike(library, books, shared_embedder):
     question = "ZX-4471"
     # The premise: by meaning alone, ZX-4741 (item 1) looks more like ZX-4471 than item 2 does.
-    [(closest, _)] = library.index().nearest(shared_embedder.embed([question])[0], limit=1)
-    with library._uow() as uow:
+    [(closest, _)] = library.index.open().nearest(shared_embedder.embed([question])[0], limit=1)
+    with library.documents._uow() as uow:
         assert uow.documents.chunks([closest])[closest].label != "Schedule, item 2", "premise: dense alone misses"
 
-    assert labels(library.retrieve(question, top_k=3))[0] == "Schedule, item 2"
+    assert labels(library.retrieval.retrieve(question, top_k=3))[0] == "Schedule, item 2"
 
 
 def test_on_the_keyword_side_a_rare_word_outweighs_a_common_one(services, library, books):
     # "trustee" is in most clauses, twice in one; "gilts" in a single chunk. Only IDF tells them apart.
     [(best, _), *_] = keyword_side(services, "Trustee gilts")
-    with library._uow() as uow:
+    with library.documents._uow() as uow:
         assert uow.documents.chunks([best])[best].label == "Schedule, item 2"
 
 
 def test_the_answer_is_the_rrf_fusion_of_the_dense_and_keyword_sides(services, library, books, shared_embedder):
     question = "How long should the chicken rest before carving?"
-    dense = library.index().nearest(shared_embedder.embed([question])[0], limit=40)
+    dense = library.index.open().nearest(shared_embedder.embed([question])[0], limit=40)
     keyword = keyword_side(services, question)
     expected = rrf([[chunk for chunk, _ in dense], [chunk for chunk, _ in keyword]])[:10]
 
-    found = library.retrieve(question, top_k=10)
+    found = library.retrieval.retrieve(question, top_k=10)
 
     assert [(r.chunk.id, r.score) for r in found] == [(chunk, pytest.approx(score)) for chunk, score in expected]
     assert found[0].chunk.label == "Roast chicken"
 
 
 def test_a_search_scoped_to_the_cookery_book_never_returns_the_trust_agreement(library, books):
-    found = library.retrieve("When is the Determination Date?", top_k=10, document_ids=[books["cookery"]])
+    found = library.retrieval.retrieve("When is the Determination Date?", top_k=10, document_ids=[books["cookery"]])
     assert len(found) == 10
     assert {r.chunk.document_id for r in found} == {books["cookery"]}
 
 
 def test_an_empty_scope_finds_nothing(library, books):
-    assert library.retrieve("When is the Determination Date?", top_k=5, document_ids=[]) == []
+    assert library.retrieval.retrieve("When is the Determination Date?", top_k=5, document_ids=[]) == []
 
 
 def test_the_active_document_moves_up_on_a_close_call_and_nothing_is_dropped(library, books):
     question = "Which copy was bound in a green cover?"
-    plain = library.retrieve(question, top_k=10)
+    plain = library.retrieval.retrieve(question, top_k=10)
     # Both documents have an "About this copy" chunk; they come out on top, neck and neck.
     first, second = plain[0].chunk, plain[1].chunk
     assert {first.label, second.label} == {"About this copy"} and first.document_id != second.document_id
 
-    biased = library.retrieve(question, top_k=10, active={second.document_id})
+    biased = library.retrieval.retrieve(question, top_k=10, active={second.document_id})
 
     assert biased[0].chunk == second
     assert first in [r.chunk for r in biased]
@@ -90,19 +90,19 @@ def test_the_active_document_moves_up_on_a_close_call_and_nothing_is_dropped(lib
 
 
 def test_a_deleted_document_is_found_by_neither_side(services, library, books):
-    library.delete(books["trust"])
+    library.documents.delete(books["trust"])
 
-    assert library.index().count() == len(COOKERY_PASSAGES)
+    assert library.index.open().count() == len(COOKERY_PASSAGES)
     assert keyword_side(services, "Determination Date Trustee") == []
-    found = library.retrieve("When is the Determination Date?", top_k=10)
+    found = library.retrieval.retrieve("When is the Determination Date?", top_k=10)
     assert {r.chunk.document_id for r in found} == {books["cookery"]}
 
 
 def test_each_passage_keeps_how_close_it_is_and_how_many_of_the_question_s_words_it_holds(library, books):
     question = "When is the Determination Date?"
-    [best, *_] = library.retrieve(question, top_k=5)
+    [best, *_] = library.retrieval.retrieve(question, top_k=5)
 
     assert best.similarity is not None and 0.4 < best.similarity <= 1.0
     assert best.coverage == 1.0  # "determination" and "date" are both in the definition
     # The local vectors' fast path gives the same similarity as Qdrant's own search did.
-    assert library.retrieve(question, top_k=5)[0].similarity == pytest.approx(best.similarity, abs=1e-5)
+    assert library.retrieval.retrieve(question, top_k=5)[0].similarity == pytest.approx(best.similarity, abs=1e-5)

@@ -10,9 +10,10 @@ from sqlalchemy import inspect, text
 from sqlalchemy.exc import IntegrityError
 
 from docchat.store.engine import make_engine
-from docchat.store.migrate import current_revision, head_revision, upgrade
+from docchat.store.migrate import current_revision, upgrade
 from docchat.store.unit_of_work import SqlUnitOfWorkFactory
 
+from tests.databases import head_revision
 from tests.integration.sample_data import TRUST_TURNS, add_summary, trust_conversation
 
 pytestmark = pytest.mark.both_databases

@@ -23,7 +23,6 @@ from docchat.store.migrate import newest_revision
 
 from tests.conftest import DATABASES, NO_SERVER
 from tests.databases import StoreDatabase
-from tests.integration.conftest import library_of
 from tests.upgrade import expected
 from tests.upgrade.make_fixtures import CONVERSATION_SEARCHES, DOCUMENT_QUERIES, cited_sources, passage, plain
 from tests.upgrade.rows import rebuild_on_postgresql
@@ -49,10 +48,10 @@ def upgraded(request, tmp_path_factory, shared_embedder):
         copied = rebuild_on_postgresql(saved / "docchat.db", database.url, revision)
         assert copied["messages"] > 0
     assert database.rows("SELECT version_num FROM alembic_version") == [(revision,)]
-    services = build_services(Settings(data_dir=data_dir, database_url=database.url, llm_url=NO_SERVER))
-    library_of(services, shared_embedder)
+    services = build_services(Settings(data_dir=data_dir, database_url=database.url, llm_url=NO_SERVER),
+                              embedder=shared_embedder)
     yield revision, services, database
-    services.documents.close()
+    services.index.close()
 
 
 def test_the_database_reaches_the_newest_schema(upgraded):
@@ -99,12 +98,12 @@ def test_the_document_library_and_its_search_show_what_they_did(upgraded):
     was = expected.shown(revision)
     if "library" not in was:
         pytest.skip(f"revision {revision} had no document library")
-    library = services.documents
-    now = [plain(d) for d in library.list()]
+    library = services
+    now = [plain(d) for d in library.documents.list()]
     assert [{k: d.get(k) for k in old} for old, d in zip(was["library"], now)] == was["library"]
     assert len(now) == len(was["library"])
     for query in DOCUMENT_QUERIES:
-        assert [passage(found) for found in library.retrieve(query, top_k=3)] == was["retrieval"][query], query
+        assert [passage(found) for found in services.retrieval.retrieve(query, top_k=3)] == was["retrieval"][query], query
 
 
 def test_each_document_is_cited_in_the_conversations_it_was(upgraded):
@@ -134,6 +133,6 @@ def test_the_library_check_finds_every_chunk_in_both_indexes(upgraded):
     revision, services, _ = upgraded
     if "library" not in expected.shown(revision):
         pytest.skip(f"revision {revision} had no document library")
-    check = services.documents.check_index()
+    check = services.index.check()
     chunks = sum(document["chunks"] for document in expected.shown(revision)["library"])
     assert (check.chunks, check.vectors, check.agrees) == (chunks, chunks, True)

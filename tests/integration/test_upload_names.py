@@ -36,10 +36,10 @@ def _content(name: str) -> bytes:
 
 @pytest.mark.parametrize("name", HOSTILE_NAMES, ids=repr)
 def test_a_hostile_upload_name_is_stored_under_the_documents_folder_only(library, data_dir, name):
-    library.index()  # the index's own files are made before we look
+    library.index.open()  # the index's own files are made before we look
     before = _files(data_dir.parent)
 
-    report = library.add(name, _content(name))
+    report = library.ingestion.add(name, _content(name))
 
     [added] = _files(data_dir.parent) - before
     assert added.parent.parent == data_dir / "documents"
@@ -49,10 +49,10 @@ def test_a_hostile_upload_name_is_stored_under_the_documents_folder_only(library
 
 
 def test_a_name_like_a_system_file_without_a_supported_type_is_refused_and_creates_nothing(library, data_dir):
-    library.index()
+    library.index.open()
     before = _files(data_dir.parent)
 
     with pytest.raises(InvalidInput, match="is not a supported type"):
-        library.add("../../etc/passwd", b"root:x:0:0:root:/root:/bin/sh\n")
+        library.ingestion.add("../../etc/passwd", b"root:x:0:0:root:/root:/bin/sh\n")
 
     assert _files(data_dir.parent) == before

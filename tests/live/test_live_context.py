@@ -81,7 +81,7 @@ def test_a_title_the_user_set_is_never_overwritten(live_services):
 def test_a_follow_up_is_searched_with_its_context_and_the_query_is_stored_on_the_question(live_services):
     from tests.integration.test_documents import trust_pdf
 
-    live_services.documents.ingest("Harbour Street Trust.pdf", trust_pdf())
+    live_services.ingestion.ingest("Harbour Street Trust.pdf", trust_pdf())
     first = live_services.chat.answer(None, "What is the Determination Date in the Harbour Street Trust Agreement?")
     first.text()
 

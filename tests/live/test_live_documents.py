@@ -19,7 +19,7 @@ from tests.live.conftest import served_prompt_tokens
 def test_a_question_about_an_ingested_pdf_is_answered_from_passages_citing_the_right_page(live_settings, live_server):
     # A passage budget too small for the whole PDF: the passages go into the question's turn.
     services = build_services(live_settings.model_copy(update={"cap_chunks": 0.005}))
-    document = services.documents.ingest("Harbour Street Trust.pdf", trust_pdf())
+    document = services.ingestion.ingest("Harbour Street Trust.pdf", trust_pdf())
 
     turn = services.chat.answer(None, "When is the Determination Date?")
     turn.text()
@@ -44,7 +44,7 @@ def test_a_question_about_an_ingested_pdf_is_answered_from_passages_citing_the_r
 
 
 def test_a_pdf_that_fits_goes_in_whole_and_the_next_turn_reads_it_from_the_prefix_cache(live_services):
-    live_services.documents.ingest("Harbour Street Trust.pdf", trust_pdf())
+    live_services.ingestion.ingest("Harbour Street Trust.pdf", trust_pdf())
 
     first = live_services.chat.answer(None, "When is the Determination Date?")
     first.text()

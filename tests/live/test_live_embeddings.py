@@ -59,9 +59,9 @@ def test_the_server_gives_the_same_vectors_as_the_bundled_model(embedding_server
 
 def test_a_pdf_ingested_with_server_embeddings_is_searched_by_meaning(embedding_server, data_dir):
     services = build_services(Settings(data_dir=data_dir, embeddings_url=embedding_server.url))
-    services.documents.ingest("Harbour Street Trust.pdf", trust_pdf())
+    services.ingestion.ingest("Harbour Street Trust.pdf", trust_pdf())
 
     # No word of the question is in the answer's page: only the dense side can find it.
-    [best, *_] = services.documents.retrieve("Which monthly deadline applies?", top_k=3)
+    [best, *_] = services.retrieval.retrieve("Which monthly deadline applies?", top_k=3)
 
     assert best.chunk.page == 2

@@ -121,9 +121,9 @@ def test_a_first_open_with_no_documents_points_to_the_documents_page(chat_page):
 def test_a_rewritten_query_and_the_session_memory_are_shown(chat_page, services):
     conversation = services.conversations.create("Trust questions")
     services.conversations.append_message(conversation.id, "user", "What is the Determination Date?")
-    follow_up = services.conversations.append_message(conversation.id, "user", "And if it falls on a weekend?")
+    services.conversations.post_user_message(conversation.id, "And if it falls on a weekend?",
+                                             rewritten_query="Determination Date falls on a weekend")
     with services.conversations._uow(write=True) as uow:
-        uow.conversations.set_rewritten_query(follow_up.id, "Determination Date falls on a weekend")
         uow.conversations.update_settings(conversation.id, session=SessionMemory(
             resolved_terms={"Determination Date": "The 15th of each month."}, turns=1))
         uow.commit()
@@ -213,11 +213,9 @@ def test_a_follow_up_searched_with_the_earlier_question_says_so_on_a_line_of_its
     conversation = services.conversations.create("Trust questions")
     services.conversations.append_message(conversation.id, "user", "When were the greenhouse tomatoes planted?")
     services.conversations.append_message(conversation.id, "assistant", "In March.")
-    follow_up = services.conversations.append_message(conversation.id, "user", "Write a summary of the lease.")
-    with services.conversations._uow(write=True) as uow:
-        uow.conversations.set_rewritten_query(
-            follow_up.id, "Write a summary of the lease. When were the greenhouse tomatoes planted?")
-        uow.commit()
+    services.conversations.post_user_message(
+        conversation.id, "Write a summary of the lease.",
+        rewritten_query="Write a summary of the lease. When were the greenhouse tomatoes planted?")
 
     page = chat_page(conversation.id)
 

@@ -21,8 +21,8 @@ def test_the_header_s_switch_makes_a_conversation_answer_from_its_documents_only
 
 
 def test_a_question_the_documents_do_not_answer_is_replied_to_without_any_llm_server(chat_page, services):
-    services.documents.ingest("kitchen-notebook.md", KITCHEN)
-    services.documents.close()  # the page's own services open the index (one client per folder)
+    services.ingestion.ingest("kitchen-notebook.md", KITCHEN)
+    services.index.close()  # the page's own services open the index (one client per folder)
     conversation = services.conversations.create("Cookery")
     services.conversations.set_documents_only(conversation.id, True)
     page = chat_page(conversation.id)

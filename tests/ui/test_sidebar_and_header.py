@@ -145,7 +145,7 @@ def test_searching_shows_matching_threads_with_a_snippet(chat_page, services):
 def test_the_document_scope_can_be_chosen_from_the_chat_page(chat_page, services):
     from tests.integration.test_documents import trust_pdf
 
-    document = services.documents.ingest("Harbour Street Trust.pdf", trust_pdf())
+    document = services.ingestion.ingest("Harbour Street Trust.pdf", trust_pdf())
     conversation = services.conversations.create("Trust questions")
     page = chat_page(conversation.id)
     _open(page, "header_documents")
@@ -314,8 +314,8 @@ def test_the_settings_page_shows_the_store_health(services):
 def test_the_documents_page_lists_the_library_and_who_cited_it(services):
     from tests.integration.test_documents import trust_pdf
 
-    services.documents.ingest("Harbour Street Trust.pdf", trust_pdf())
-    services.documents.index().close()  # the page opens its own client on the same folder
+    services.ingestion.ingest("Harbour Street Trust.pdf", trust_pdf())
+    services.index.open().close()  # the page opens its own client on the same folder
 
     page = AppTest.from_file(str(ROOT / "pages" / "1_Documents.py"), default_timeout=60).run()
 

@@ -6,8 +6,8 @@ import pytest
 
 from docchat.errors import InvalidInput, NotFound
 from docchat.services.conversations import ConversationService
-from docchat.services.documents import DocumentService
 from docchat.services.folders import FolderService
+from docchat.services.library import build_library
 
 from tests.unit.fakes import (FakeDisk, FakeEmbedder, FakeFiles, FakeIndex, FakeParser, FakeRenderer, FakeUnitOfWork,
                               WordCounter)
@@ -20,22 +20,22 @@ class Followed:
     def __init__(self, *refused: str):
         self.uow, self.disk, self.parser = FakeUnitOfWork(), FakeDisk(), FakeParser(*refused)
         self.index_asked = 0
-        self.documents = DocumentService(self.uow, FakeIndex, FakeEmbedder(), WordCounter(), parser=self.parser,
-                                         files=FakeFiles(), renderer=FakeRenderer(), max_bytes=1024 * 1024)
-        index = self.documents.index
+        self.library = build_library(self.uow, FakeIndex, FakeEmbedder(), WordCounter(), parser=self.parser,
+                                     files=FakeFiles(), renderer=FakeRenderer(), max_bytes=1024 * 1024)
+        open_index = self.library.index.open
 
         def counted():
             self.index_asked += 1
-            return index()
+            return open_index()
 
-        self.documents.index = counted  # what FolderService asks for before it writes
-        self.service = FolderService(self.uow, self.documents, ConversationService(self.uow, WordCounter()),
+        self.library.index.open = counted  # what FolderService asks for before it writes
+        self.service = FolderService(self.uow, self.library, ConversationService(self.uow, WordCounter()),
                                      self.disk)
         self.disk.write(NOTES, "kiln.md", b"The kiln fires at 1,280 degrees.", 1)
         self.disk.write(NOTES, "glazes.txt", b"Celadon needs a reduction firing.", 1)
 
     def names(self) -> list[str]:
-        return sorted(d.name for d in self.documents.list())
+        return sorted(d.name for d in self.library.documents.list())
 
 
 def test_a_sync_with_nothing_changed_opens_no_file_and_not_the_index():
@@ -65,13 +65,13 @@ def test_a_touched_file_is_hashed_but_not_parsed_again():
 def test_a_changed_file_replaces_its_document():
     followed = Followed()
     followed.service.add(NOTES)
-    [before] = [d.id for d in followed.documents.list() if d.name == "kiln.md"]
+    [before] = [d.id for d in followed.library.documents.list() if d.name == "kiln.md"]
     followed.disk.write(NOTES, "kiln.md", b"The kiln fires at 1,300 degrees now.", LATER)
 
     report = followed.service.sync()
 
     assert report.counts.changed == 1
-    [after] = [d for d in followed.documents.list() if d.name == "kiln.md"]
+    [after] = [d for d in followed.library.documents.list() if d.name == "kiln.md"]
     assert after.id != before and followed.uow.documents.get(before) is None
 
 

@@ -95,8 +95,9 @@ def populate(services) -> None:
     """Documents, then three conversations with what this revision can do with them."""
     documents = getattr(services, "documents", None)
     if documents is not None:
+        ingestion = getattr(services, "ingestion", documents)  # its own service since issue 36
         for name, text in DOCUMENTS.items():
-            documents.ingest(name, text.encode())
+            ingestion.ingest(name, text.encode())
 
     leave = _ask(services, None, "How many days of annual leave do I get?",
                  "You get 25 days of annual leave |a year [1].")
@@ -206,7 +207,8 @@ def record(services, out: Path) -> None:
     documents = getattr(services, "documents", None)
     if documents is not None:
         shown["library"] = [plain(d) for d in documents.list()]
-        shown["retrieval"] = {q: [passage(r) for r in documents.retrieve(q, top_k=3)] for q in DOCUMENT_QUERIES}
+        retrieval = getattr(services, "retrieval", documents)  # its own service since issue 36
+        shown["retrieval"] = {q: [passage(r) for r in retrieval.retrieve(q, top_k=3)] for q in DOCUMENT_QUERIES}
         shown["usage"] = {d.id: [plain(use) for use in documents.usage(d.id)] for d in documents.list()}
         if _has(documents, "source"):  # 0004
             shown["sources"] = cited_sources(services, conversations)

@@ -43,7 +43,7 @@ def create_app(services, *, token: str | None = None, host: str | None = None) -
     for module in (routes_answers, routes_conversations, routes_transfer, routes_documents, routes_folders,
                    routes_health, openai_compat):
         app.include_router(module.router, dependencies=secured, responses=ERRORS)
-    routes_documents.name_the_kinds(app, services.documents.kinds_in_words())
+    routes_documents.name_the_kinds(app, services.ingestion.kinds_in_words())
     app.add_middleware(Guard, token=token or None, upload_bytes=services.settings.max_upload_mb * 1024 * 1024,
                        upload_paths=frozenset({routes_documents.UPLOAD_PATH, routes_transfer.IMPORT_PATH}))
     # Added last, so it runs first: a request from a web page or under a rebound name is

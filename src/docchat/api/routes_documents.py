@@ -27,7 +27,7 @@ def add_document(file: UploadFile = File(description="A document of a kind docch
     name = file.filename or "upload"
     data = file.file.read()
     try:
-        report = services.documents.add(name, data)
+        report = services.ingestion.add(name, data)
     except InvalidInput as error:
         return error_response(UPLOAD_PATH, _refusal(name, data, services), one_line(error))
     added = DocumentAdded(
@@ -73,7 +73,7 @@ def name_the_kinds(app: FastAPI, kinds: str) -> None:
 
 
 def _refusal(name: str, data: bytes, services) -> int:
-    if not services.documents.reads(name):
+    if not services.ingestion.reads(name):
         return 415
     if len(data) > services.settings.max_upload_mb * 1024 * 1024:
         return 413

@@ -148,17 +148,17 @@ def ingest(args) -> int:
     # Before any file is read: a mistyped id should not cost an ingestion.
     conversation_id = services.conversations.resolve_id(args.conversation) if args.conversation else None
     # Nor an index the app holds: refused in one line, not once per file.
-    services.documents.index()
+    services.index.open()
     paths = _files(args.paths)
     if not paths:
-        raise DocchatError(f"no file of a kind docchat reads ({services.documents.kinds_in_words()}) in "
+        raise DocchatError(f"no file of a kind docchat reads ({services.ingestion.kinds_in_words()}) in "
                            f"{', '.join(args.paths)}")
     files = [FileToAdd(path.name, partial(_read, path)) for path in paths]
     bar = _progress_bar(count(len(files), "file"))
     refused = 0
     added = []
     try:
-        for outcome in services.documents.add_many(files, progress=bar):
+        for outcome in services.ingestion.add_many(files, progress=bar):
             _clear_bar()
             if outcome.error is not None:
                 refused += 1
@@ -259,7 +259,7 @@ def delete_document(args) -> None:
 
 
 def reindex_documents(args) -> None:
-    done = open_services().documents.reindex(progress=_progress_bar("re-indexing"))
+    done = open_services().index.reindex(progress=_progress_bar("re-indexing"))
     print(f"\rre-indexed {count(done, 'chunk')}" + " " * 90)
 
 
@@ -286,18 +286,18 @@ def cleanup(args) -> None:
 def repair_documents(args) -> int:
     from docchat.services.library_check import problems
 
-    documents = open_services().documents
-    found = documents.check_index()
+    index = open_services().index
+    found = index.check()
     if found.agrees:
         print(f"Nothing to repair: {_agreement(found)}.")
         return 0
     for problem in problems(found):
         print(f"found: {problem}")
-    done = documents.repair(progress=_progress_bar("repairing"))
+    done = index.repair(progress=_progress_bar("repairing"))
     _clear_bar()
     print(f"repaired: {count(done.embedded, 'vector')} embedded again, {count(done.dropped, 'stray vector')} dropped"
           + (", the keyword index rebuilt" if done.keyword_index_rebuilt else ""))
-    after = documents.check_index()
+    after = index.check()
     if not after.agrees:  # another process changed the library meanwhile
         print("still found: " + "; ".join(problems(after)), file=sys.stderr)
         return 1
@@ -309,7 +309,7 @@ def doctor(args) -> int:
     services = open_services(llm=True)
     parts = services.health.report().as_dict()
     try:
-        found = services.documents.check_index()
+        found = services.index.check()
     except DocchatError as error:  # held by the running app, or its embeddings server is down
         parts["index"] = {"checked": False, "problem": str(error)}
         found = None

@@ -129,11 +129,6 @@ class ConversationMemory:
         with self._synced() as window:
             return list(window.messages)
 
-    def after(self, seq: int) -> tuple[list[Message], int]:
-        """The messages after `seq` (those a summary does not cover) and their tokens."""
-        with self._synced() as window:
-            return window.view().after(seq)
-
     def get_recent(self, n: int) -> list[Message]:
         with self._synced() as window:
             return window.view().recent(n)
@@ -162,12 +157,6 @@ class ConversationMemory:
                 pruned_before = window.messages[start].seq if start < len(window.messages) else window.last_seq + 1
                 self._set_marks(memory_start_seq=window.marks[0], pruned_before_seq=pruned_before)
             return dropped
-
-    def forget_before(self, seq: int) -> None:
-        """Prunes the non-system messages before `seq` (a truncation's cut); nothing is deleted."""
-        with self._synced() as window:
-            if seq > window.marks[1]:
-                self._set_marks(memory_start_seq=window.marks[0], pruned_before_seq=seq)
 
     def unsaved_counts(self) -> tuple[dict[str, int], str]:
         """The counts made again for another tokenizer since they were last written back, and

@@ -37,7 +37,8 @@ from docchat.domain import (FileProblem, FileStatus, Folder, FolderFile, FolderS
 from docchat.errors import DocchatError, IndexInUse, InvalidInput, NotFound
 from docchat.ports import FolderFiles, UnitOfWorkFactory
 from docchat.services.conversations import ConversationService
-from docchat.services.documents import DocumentService, FileToAdd
+from docchat.services.ingestion import FileToAdd
+from docchat.services.library import Library
 
 __all__ = ["FolderService"]
 
@@ -62,11 +63,11 @@ class _Pass:
 
 
 class FolderService:
-    def __init__(self, uow: UnitOfWorkFactory, documents: DocumentService, conversations: ConversationService,
+    def __init__(self, uow: UnitOfWorkFactory, library: Library, conversations: ConversationService,
                  disk: FolderFiles):
         self._uow = uow
         self._disk = disk
-        self._documents = documents
+        self._library = library
         self._conversations = conversations
         self._one_pass = threading.Lock()
 
@@ -84,7 +85,7 @@ class FolderService:
                 if uow.folders.by_path(where) is not None:
                     raise InvalidInput(f"{where} is followed already")
             # Refused here, with nothing followed, when the app holds the index.
-            self._documents.index()
+            self._library.index.open()
             folder = Folder(id=str(uuid.uuid4()), path=where, conversation_id=conversation_id, added_at=utcnow())
             with self._uow(write=True) as uow:
                 uow.folders.add(folder)
@@ -132,7 +133,7 @@ class FolderService:
                 if file.document_id:
                     documents[file.document_id] = documents.get(file.document_id, False) or file.adopted
             if documents:
-                self._documents.index()  # refused with nothing changed when the app holds it
+                self._library.index.open()  # refused with nothing changed when the app holds it
             with self._uow(write=True) as uow:
                 uow.folders.remove(folder.id)
                 uow.commit()
@@ -140,7 +141,7 @@ class FolderService:
 
     def reads(self, name: str) -> bool:
         """Whether a file of this name is one a followed folder's sync looks at (its kind is read)."""
-        return self._documents.reads(name)
+        return self._library.ingestion.reads(name)
 
     def paths(self) -> builtins.list[str]:
         """The followed folders' paths (what a watcher watches)."""
@@ -159,7 +160,7 @@ class FolderService:
             return SyncReport(SyncCounts(), (problem,))
         seen = set()
         closed: list[str] = []
-        for found in self._disk.walk(folder.path, self._documents.reads):
+        for found in self._disk.walk(folder.path, self._library.ingestion.reads):
             seen.add(found.relative_path)
             if isinstance(found, Unreadable):
                 self._refuse_unreadable(work, found)
@@ -174,7 +175,7 @@ class FolderService:
             _let_go(work, known[path])
         if work.to_read or work.gone_documents:
             # Before anything is written: the app holding the index refuses the whole pass.
-            self._documents.index()
+            self._library.index.open()
         if gone or work.rows or work.to_read:
             with self._uow(write=True) as uow:
                 uow.folders.forget_files(folder.id, gone)
@@ -241,7 +242,7 @@ class FolderService:
         added: list[str] = []
         created: set[str] = set()  # documents this pass brought into the library
         try:
-            for outcome in self._documents.add_many(files, progress=progress):
+            for outcome in self._library.ingestion.add_many(files, progress=progress):
                 seen, old = by_name.pop(outcome.name)
                 # Never in the library before (new, or only pending or failed until now): added.
                 new = old is None or old.status in (FileStatus.PENDING, FileStatus.FAILED) and old.document_id is None
@@ -306,7 +307,7 @@ class FolderService:
             if held or adopted:
                 continue
             try:
-                self._documents.delete(document_id)
+                self._library.documents.delete(document_id)
             except NotFound:
                 continue  # deleted by hand meanwhile
             dropped.add(document_id)

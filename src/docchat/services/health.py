@@ -10,7 +10,7 @@ from typing import Any, Callable
 from docchat.domain import LibraryHealth, LLMStatus, StoreHealth
 from docchat.ports import TokenCounter, UnitOfWorkFactory
 from docchat.services.backup import BackupStatus, backup_status
-from docchat.services.documents import DocumentService
+from docchat.services.library_index import IndexService
 
 
 @dataclass(frozen=True)
@@ -30,19 +30,19 @@ class HealthService:
     store's schema revision."""
 
     def __init__(self, uow: UnitOfWorkFactory, counter: TokenCounter, llm_status: Callable[[], LLMStatus],
-                 documents: DocumentService, data_dir: Path, *, database: str,
+                 index: IndexService, data_dir: Path, *, database: str,
                  schema_version: Callable[[], str | None] = lambda: None):
         self._uow = uow
         self._counter = counter
         self._llm_status = llm_status
-        self._documents = documents
+        self._index = index
         self._data_dir = data_dir
         self._database = database
         self._schema_version = schema_version
 
     def report(self) -> HealthReport:
         return HealthReport(store=self.store(), llm=self._llm_status(),
-                            documents=self._documents.health(), backup=backup_status(self._data_dir))
+                            documents=self._index.health(), backup=backup_status(self._data_dir))
 
     def store(self) -> StoreHealth:
         with self._uow() as uow:

@@ -85,11 +85,12 @@ class _Pending:
         return {self.document.content_hash, *(p.document.content_hash for p in self.attached)}
 
 
-class Ingestion:
-    def __init__(self, uow: UnitOfWorkFactory, counter: TokenCounter, *, parser: Parser, files: FileStore,
-                 open_index: Callable[[], ChunkIndex], remove: Callable[[Document], None],
-                 max_bytes: int, chunk_tokens: int, overlap: int):
+class IngestionService:
+    def __init__(self, uow: UnitOfWorkFactory, counter: TokenCounter, embedder: Embedder, *, parser: Parser,
+                 files: FileStore, open_index: Callable[[], ChunkIndex], remove: Callable[[Document], None],
+                 max_bytes: int, chunk_tokens: int = 256, overlap: int = 48):
         self._uow = uow
+        self._embedder = embedder
         self._parser = parser
         self._files = files
         self._counter = counter
@@ -99,8 +100,25 @@ class Ingestion:
         self._chunk_tokens = chunk_tokens
         self._overlap = overlap
 
-    def add(self, embedder: Embedder, name: str, data: bytes, *, progress: Progress,
-            cancel: threading.Event) -> IngestReport:
+    def reads(self, name: str) -> bool:
+        """Whether a file of this name is of a kind the library reads (by its suffix)."""
+        return self._parser.reads(name)
+
+    def kinds_in_words(self) -> str:
+        """The kinds the library reads, named for a sentence: "docchat reads {this}"."""
+        return self._parser.kinds_in_words()
+
+    def ingest(self, name: str, data: bytes, *, progress: Progress = lambda stage, share: None,
+               cancel: threading.Event | None = None) -> Document:
+        """The document made of this file: added now, or the one already in the library."""
+        return self.add(name, data, progress=progress, cancel=cancel).document
+
+    def add(self, name: str, data: bytes, *, progress: Progress = lambda stage, share: None,
+            cancel: threading.Event | None = None) -> IngestReport:
+        """Ingests the file, saying whether the same content was in the library already (then
+        it changes nothing and returns the document that holds it)."""
+        cancel = cancel or threading.Event()
+
         def read(page: int, pages: int) -> None:
             # A scan is read by OCR at about a second a page: the user sees it go, and may stop it.
             if cancel.is_set():
@@ -125,15 +143,16 @@ class Ingestion:
         def cancelled() -> None:
             raise IngestionCancelled(f"ingestion of {pending.document.name} was cancelled; nothing was kept")
 
-        [report] = self._ingest(index, embedder, [pending], embedded, cancel, cancelled)
+        [report] = self._ingest(index, [pending], embedded, cancel, cancelled)
         progress("ready", 1.0)
         return report
 
-    def add_many(self, embedder: Embedder, files: Sequence[FileToAdd], *, progress: Progress,
-                 cancel: threading.Event) -> Iterator[Ingested]:
+    def add_many(self, files: Sequence[FileToAdd], *, progress: Progress = lambda stage, share: None,
+                 cancel: threading.Event | None = None) -> Iterator[Ingested]:
         """Each file's outcome as soon as it is known: refused and already-present files at
         once, added ones when their group is ready. A cancel, or a failure of the embedder or
         the index, removes the group under way and raises; the files reported before stay."""
+        cancel = cancel or threading.Event()
         index = self._open_index()
         total, finished = len(files), 0
         group: list[_Pending] = []
@@ -152,7 +171,7 @@ class Ingestion:
                 raise IngestionCancelled(f"ingestion was cancelled after {finished} of {count(total, 'file')}; "
                                          f"nothing of the {count(len(taken), 'file')} under way was kept")
 
-            for pending, report in zip(taken, self._ingest(index, embedder, taken, embedded, cancel, cancelled)):
+            for pending, report in zip(taken, self._ingest(index, taken, embedded, cancel, cancelled)):
                 finished += 1
                 yield Ingested(pending.name, report=report)
 
@@ -189,21 +208,6 @@ class Ingestion:
             yield outcome
         yield from ingest_group()
         progress(f"{total} of {total} files", 1.0)
-
-    def index_chunks(self, index: ChunkIndex, embedder: Embedder, records: list[ChunkRecord], embedded: Embedded,
-                     cancel: threading.Event, cancelled: Callable[[], None]) -> None:
-        """Embeds chunks of any documents into the index, shortest first: each call to the
-        model gets texts of about one length, so its batches pad little. The index is written
-        between two calls: the model already keeps both cores busy (writing while the next
-        batch embeds gained nothing)."""
-        ordered = sorted(records, key=lambda r: len(r.text))
-        for start in range(0, len(ordered), EMBED_BATCH):
-            if cancel.is_set():
-                cancelled()
-            batch = ordered[start:start + EMBED_BATCH]
-            vectors = embedder.embed([r.text for r in batch])
-            index.add_points([(r.id, r.document_id, vector) for r, vector in zip(batch, vectors, strict=True)])
-            embedded(start + len(batch), len(ordered))
 
     def _read(self, file: FileToAdd, read: Callable[[int, int], None]) -> tuple[bytes, ParsedDocument]:
         try:
@@ -270,12 +274,12 @@ class Ingestion:
         return replace(mail, attached=tuple(attached), present=tuple(present), refused=tuple(refused),
                        holds=tuple(p.document.id for p in attached) + tuple(shared))
 
-    def _ingest(self, index: ChunkIndex, embedder: Embedder, group: list[_Pending], embedded: Embedded,
+    def _ingest(self, index: ChunkIndex, group: list[_Pending], embedded: Embedded,
                 cancel: threading.Event, cancelled: Callable[[], None]) -> list[IngestReport]:
         """Ingests the group's files with their attachments, together: each file's report
         carries its attachments'."""
         flat = [p for pending in group for p in (pending, *pending.attached)]
-        reports = iter(self._ingest_files(index, embedder, flat, embedded, cancel, cancelled))
+        reports = iter(self._ingest_files(index, flat, embedded, cancel, cancelled))
         found = []
         for pending in group:
             report = next(reports)
@@ -283,7 +287,7 @@ class Ingestion:
             found.append(replace(report, attached=attached, refused=pending.refused))
         return found
 
-    def _ingest_files(self, index: ChunkIndex, embedder: Embedder, group: list[_Pending], embedded: Embedded,
+    def _ingest_files(self, index: ChunkIndex, group: list[_Pending], embedded: Embedded,
                       cancel: threading.Event, cancelled: Callable[[], None]) -> list[IngestReport]:
         """Stores the group's files, writes their rows (`ingesting`), embeds and indexes their
         chunks, and marks them ready together; on any failure removes all of them again."""
@@ -302,7 +306,7 @@ class Ingestion:
             self._drop_files(documents)
             raise
         try:
-            self.index_chunks(index, embedder, [r for p in group for r in p.records], embedded, cancel, cancelled)
+            embed_chunks(index, self._embedder, [r for p in group for r in p.records], embedded, cancel, cancelled)
         except BaseException:
             for document in documents:
                 self._remove(document)
@@ -320,3 +324,19 @@ class Ingestion:
             unused = [d for d in documents if uow.documents.by_hash(d.content_hash) is None]
         for document in unused:
             self._files.remove(document.path)
+
+
+def embed_chunks(index: ChunkIndex, embedder: Embedder, records: list[ChunkRecord], embedded: Embedded,
+                 cancel: threading.Event, cancelled: Callable[[], None]) -> None:
+    """Embeds chunks of any documents into the index, shortest first: each call to the
+    model gets texts of about one length, so its batches pad little. The index is written
+    between two calls: the model already keeps both cores busy (writing while the next
+    batch embeds gained nothing)."""
+    ordered = sorted(records, key=lambda r: len(r.text))
+    for start in range(0, len(ordered), EMBED_BATCH):
+        if cancel.is_set():
+            cancelled()
+        batch = ordered[start:start + EMBED_BATCH]
+        vectors = embedder.embed([r.text for r in batch])
+        index.add_points([(r.id, r.document_id, vector) for r, vector in zip(batch, vectors, strict=True)])
+        embedded(start + len(batch), len(ordered))

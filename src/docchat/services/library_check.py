@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 from docchat.domain import ChunkRecord, IndexCheck, IndexRepair
 from docchat.ports import ChunkIndex, Embedder, UnitOfWorkFactory
-from docchat.services.ingestion import Ingestion, IngestionCancelled
+from docchat.services.ingestion import IngestionCancelled, embed_chunks
 from docchat.wording import count
 
 Progress = Callable[[str, float], None]
@@ -40,12 +40,10 @@ def problems(check: IndexCheck) -> list[str]:
 
 
 class LibraryCheck:
-    def __init__(self, uow: UnitOfWorkFactory, open_index: Callable[[], ChunkIndex], embedder: Embedder,
-                 ingestion: Ingestion):
+    def __init__(self, uow: UnitOfWorkFactory, open_index: Callable[[], ChunkIndex], embedder: Embedder):
         self._uow = uow
         self._open_index = open_index
         self._embedder = embedder
-        self._ingestion = ingestion
 
     def check(self) -> IndexCheck:
         """Compares the ids of the ready documents' chunks with the vector index's, and the
@@ -95,6 +93,6 @@ class LibraryCheck:
                 raise IngestionCancelled(f"the repair was cancelled after {embedded} of "
                                          f"{count(len(records), 'chunk')}; run it again to finish")
 
-            self._ingestion.index_chunks(index, self._embedder, records, done, cancel, cancelled)
+            embed_chunks(index, self._embedder, records, done, cancel, cancelled)
         progress("done", 1.0)
         return IndexRepair(embedded=embedded, dropped=len(found.stray_vectors), keyword_index_rebuilt=rebuilt)

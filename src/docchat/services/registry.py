@@ -16,7 +16,10 @@ if TYPE_CHECKING:  # the types only: each module is imported by what builds its 
     from docchat.services.documents import DocumentService
     from docchat.services.folders import FolderService
     from docchat.services.health import HealthService
+    from docchat.services.ingestion import IngestionService
+    from docchat.services.library_index import IndexService
     from docchat.services.llm import LLMService
+    from docchat.services.retrieval import RetrievalService
     from docchat.services.stateless import StatelessChat
     from docchat.services.transfer import TransferService
     from docchat.services.trash import TrashService
@@ -62,7 +65,11 @@ class Services:
     conversations: ConversationService
     trash: TrashService
     transfer: TransferService
+    # The document library: what is in it, adding files, searching it, the vector index's care.
     documents: DocumentService
+    ingestion: IngestionService
+    retrieval: RetrievalService
+    index: IndexService
     folders: FolderService
     health: HealthService
     # The settings the Settings page changes (saved for the next build of the services).
@@ -95,7 +102,7 @@ class Services:
     def close(self) -> None:
         """Lets go of what one process may hold at a time (the local document index), of its
         claim on the database, and of the parsing workers."""
-        self.documents.close()
+        self.index.close()
         if self.parser is not None:
             self.parser.close()
         if self.opened_early is not None:

@@ -106,12 +106,6 @@ def current_revision(engine: Engine) -> str | None:
         return MigrationContext.configure(connection).get_current_revision()
 
 
-def head_revision() -> str | None:
-    from alembic.script import ScriptDirectory
-
-    return ScriptDirectory.from_config(_config()).get_current_head()
-
-
 def newest_revision() -> str | None:
     """The newest migration's revision, read from the files as Alembic would find it; None
     when the files do not name exactly one (then Alembic decides)."""

@@ -293,9 +293,6 @@ class ConversationRepository:
         self._db.execute(update(messages).where(messages.c.id == message_id)
                          .values(rating=rating.value if rating else None))
 
-    def set_rewritten_query(self, message_id: str, query: str) -> None:
-        self._db.execute(update(messages).where(messages.c.id == message_id).values(rewritten_query=query))
-
     def update_settings(self, conversation_id: str, **changes) -> ConversationSettings:
         """Changes some of the conversation's settings, keeping the rest; returns them all."""
         stored = self._db.execute(

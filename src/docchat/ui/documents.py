@@ -26,7 +26,7 @@ def _upload() -> None:
     # Any kind may be chosen: one docchat cannot read is refused in the results below, in words,
     # rather than by the uploader's red mark whose reason shows only on hover, as a MIME type.
     files = st.file_uploader("Add documents", accept_multiple_files=True, key=f"{KEY}_upload")
-    st.caption(f"docchat reads {services().documents.kinds_in_words()}; another kind is refused with a line "
+    st.caption(f"docchat reads {services().ingestion.kinds_in_words()}; another kind is refused with a line "
                "saying so.")
     if not files or not st.button("Ingest", key=f"{KEY}_ingest", type="primary"):
         return
@@ -50,7 +50,7 @@ def _ingest(upload) -> None:
         bar.progress(min(share, 1.0), text=f"{literal(upload.name)}: {stage}")
 
     try:
-        added = services().documents.add(upload.name, upload.getvalue(), progress=show)
+        added = services().ingestion.add(upload.name, upload.getvalue(), progress=show)
     except DocchatError as error:
         slot.error(literal(str(error)), icon=":material/error:")
         return
@@ -59,7 +59,7 @@ def _ingest(upload) -> None:
 
 
 def _ingest_many(uploads) -> None:
-    """Several files in shared batches (see DocumentService.add_many): one progress bar for
+    """Several files in shared batches (see IngestionService.add_many): one progress bar for
     all of them, and a line for each file as soon as it is in, or refused."""
     lines = st.container()
     slot = st.empty()
@@ -70,7 +70,7 @@ def _ingest_many(uploads) -> None:
 
     files = [FileToAdd(upload.name, upload.getvalue) for upload in uploads]
     try:
-        for outcome in services().documents.add_many(files, progress=show):
+        for outcome in services().ingestion.add_many(files, progress=show):
             if outcome.error is not None:
                 lines.error(literal(str(outcome.error)), icon=":material/error:")
             else:
@@ -110,7 +110,7 @@ def _library() -> None:
     documents = services().documents.list()
     st.subheader(f"Library ({len(documents)})", anchor=False)
     if not documents:
-        st.caption(f"No documents yet. Add some above: {services().documents.kinds_in_words()}.")
+        st.caption(f"No documents yet. Add some above: {services().ingestion.kinds_in_words()}.")
         return
     conversation_id = current_conversation_id()
     for document in documents:

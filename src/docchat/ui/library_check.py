@@ -15,13 +15,13 @@ KEY = "library_check"
 
 def render() -> None:
     st.subheader("Index check", anchor=False)
-    documents = services().documents
+    index = services().index
     done = st.session_state.pop(f"{KEY}_done", None)
     if done:
         st.success(done, icon=":material/check_circle:")
     checked = st.session_state.get(KEY)
     if checked is None:
-        problem = documents.health().problem  # counts only: cheap enough for every run of the page
+        problem = index.health().problem  # counts only: cheap enough for every run of the page
         if problem:
             st.warning(literal(problem[0].upper() + problem[1:] + "."), icon=":material/warning:")
         st.caption("Checks that every chunk has its vector (found by meaning) and its keyword entry "
@@ -39,7 +39,7 @@ def render() -> None:
         st.warning("Some passages cannot be found: " + "; ".join(problems(checked)) + ".",
                    icon=":material/warning:")
         if st.button("Repair", key=f"{KEY}_repair", type="primary", icon=":material/build:"):
-            _repair(documents)
+            _repair(index)
             st.rerun()
     if st.button("Check again", key=f"{KEY}_again"):
         st.session_state[KEY] = _check()
@@ -48,16 +48,16 @@ def render() -> None:
 
 def _check():
     try:
-        return services().documents.check_index()
+        return services().index.check()
     except DocchatError as error:
         return str(error)
 
 
-def _repair(documents) -> None:
+def _repair(index) -> None:
     """Repairs, then keeps what it did and a new check (or the error) for the rerun to show."""
     bar = st.progress(0.0, text="repairing")
     try:
-        done = documents.repair(progress=lambda stage, share: bar.progress(min(share, 1.0), text=literal(stage)))
+        done = index.repair(progress=lambda stage, share: bar.progress(min(share, 1.0), text=literal(stage)))
     except DocchatError as error:
         st.session_state[KEY] = str(error)
         return

@@ -1,0 +1,33 @@
+"""The document library's four services, wired together over one index client: the library
+itself (docchat.services.documents), adding files (ingestion), searching (retrieval) and the
+index's care (library_index). The composition root builds them here, and so may a test, with
+fakes for the ports."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from docchat.ports import Embedder, FileStore, PageRenderer, Parser, TokenCounter, UnitOfWorkFactory
+from docchat.services.documents import DocumentService
+from docchat.services.ingestion import IngestionService
+from docchat.services.library_index import ClosableIndex, IndexService
+from docchat.services.retrieval import RetrievalService
+
+
+@dataclass(frozen=True)
+class Library:
+    documents: DocumentService
+    ingestion: IngestionService
+    retrieval: RetrievalService
+    index: IndexService
+
+
+def build_library(uow: UnitOfWorkFactory, index_factory: Callable[[], ClosableIndex], embedder: Embedder,
+                  counter: TokenCounter, *, parser: Parser, files: FileStore, renderer: PageRenderer,
+                  max_bytes: int) -> Library:
+    index = IndexService(uow, index_factory, embedder, files)
+    documents = DocumentService(uow, index.open, files=files, renderer=renderer)
+    ingestion = IngestionService(uow, counter, embedder, parser=parser, files=files, open_index=index.open,
+                                 remove=documents.remove, max_bytes=max_bytes)
+    return Library(documents, ingestion, RetrievalService(uow, index.open, embedder), index)

@@ -1,0 +1,115 @@
+"""Finding the passages for a question in the library: by meaning (the vector index) and by
+words (the keyword index), fused; or every passage of the documents in scope, when they fit the
+prompt whole."""
+
+from __future__ import annotations
+
+import builtins
+import logging
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Sequence
+from collections.abc import Set as AbstractSet
+
+from docchat.domain import ChunkRecord, DocumentStatus, Retrieved, Scope
+from docchat.errors import DocchatError
+from docchat.ports import ChunkIndex, Embedder, UnitOfWorkFactory
+from docchat.retrieval.fusion import fuse
+from docchat.retrieval.words import query_terms, tokenize
+
+log = logging.getLogger(__name__)
+
+# Chunks of the documents already cited in a conversation rank a little higher (never filtered).
+ACTIVE_BOOST = 1.15
+# Each side of a hybrid search offers this many candidates per passage asked for, so fusion
+# has overlap to work with.
+CANDIDATES_PER_HIT = 4
+# Libraries (sets of ready documents) whose whole-document answer is kept: a ready document's
+# chunks never change, so the same set gives the same answer until a document comes or goes.
+WHOLE_KEPT = 8
+# The best passages whose share of the question's words is counted (for the evidence judgement,
+# which reads the first few of a ranking): 80 µs a 256-token chunk, 20 ms for the 256 passages
+# a large budget asks for, against under 1 ms for these.
+WORDS_COUNTED = 12
+
+# The ready documents kept in whole (id, name), oldest first, and the token limit they were read under.
+WholeKey = tuple[tuple[tuple[str, str], ...], int]
+
+
+def term_coverage(terms: Sequence[str], chunk: ChunkRecord) -> float:
+    """The share of a question's content words that a chunk (its text or heading) holds."""
+    if not terms:
+        return 0.0
+    words = set(tokenize(f"{chunk.heading} {chunk.text}"))
+    return sum(term in words for term in terms) / len(terms)
+
+
+class RetrievalService:
+    def __init__(self, uow: UnitOfWorkFactory, open_index: Callable[[], ChunkIndex], embedder: Embedder):
+        self._uow = uow
+        self._open_index = open_index
+        self._embedder = embedder
+        self._whole: OrderedDict[WholeKey, list[Retrieved] | None] = OrderedDict()
+        self._whole_lock = threading.Lock()
+
+    def retrieve(self, query: str, *, top_k: int, document_ids: builtins.list[str] | None = None,
+                 active: AbstractSet[str] = frozenset()) -> builtins.list[Retrieved]:
+        """The `top_k` passages for a question: the closest in meaning (Qdrant) and the best by
+        BM25 (SQLite FTS5), fused with RRF, chunks of `active` documents lifted a little.
+        `document_ids=None` searches every document; an empty list searches none."""
+        candidates = CANDIDATES_PER_HIT * top_k
+        terms = query_terms(query)
+        with self._uow() as uow:
+            names = {d.id: d.name for d in uow.documents.list() if d.status is DocumentStatus.READY}
+            scope = None
+            if document_ids is not None:
+                in_scope = [d for d in document_ids if d in names]
+                scope = Scope(tuple(in_scope))
+            keyword = uow.documents.keyword_search(terms, limit=candidates,
+                                                   document_ids=scope.document_ids if scope else None)
+        if not names or (scope is not None and not scope.document_ids):
+            return []
+        try:
+            closest = self._open_index().closest(self._embedder.embed([query])[0], limit=candidates, scope=scope)
+        except DocchatError as error:
+            # An embeddings server that is down costs the answer its search by meaning, not the answer.
+            log.warning("searching by keywords only: %s", error)
+            closest = []
+        # A document being ingested has vectors before it is ready; it is not searched yet.
+        closest = [hit for hit in closest if hit[1] in names]
+        similarity = {chunk_id: value for chunk_id, _, value in closest}
+        dense = [(chunk_id, document_id) for chunk_id, document_id, _ in closest]
+        ranked = fuse(dense, keyword, top_k=top_k, boost_documents=set(active), boost=ACTIVE_BOOST)
+        with self._uow() as uow:
+            records = uow.documents.chunks([r.chunk_id for r in ranked])
+        return [Retrieved(records[r.chunk_id], names[r.document_id], r.score, similarity=similarity.get(r.chunk_id),
+                          coverage=term_coverage(terms, records[r.chunk_id]) if rank < WORDS_COUNTED else 0.0)
+                for rank, r in enumerate(r for r in ranked if r.chunk_id in records)]
+
+    def whole(self, document_ids: builtins.list[str] | None, *, max_tokens: int) -> builtins.list[Retrieved] | None:
+        """Every chunk of the documents in scope, in document order (oldest document first), when
+        their tokens add up to at most `max_tokens`; None when they do not, or there are none."""
+        with self._uow() as uow:
+            ready = [d for d in uow.documents.list() if d.status is DocumentStatus.READY]
+            if document_ids is not None:
+                wanted = set(document_ids)
+                ready = [d for d in ready if d.id in wanted]
+            ready.sort(key=lambda d: (d.added_at, d.id))
+            key = (tuple((d.id, d.name) for d in ready), max_tokens)
+            with self._whole_lock:
+                if key in self._whole:
+                    self._whole.move_to_end(key)
+                    kept = self._whole[key]
+                    return list(kept) if kept is not None else None
+            # Summed in the database: a library too large to go in whole is never read here.
+            if not ready or uow.documents.token_total([d.id for d in ready]) > max_tokens:
+                found = None
+            else:
+                found = [Retrieved(record, document.name, 0.0)
+                         for document in ready
+                         for record in uow.documents.chunks_of(document.id)]
+        with self._whole_lock:
+            self._whole[key] = found
+            if len(self._whole) > WHOLE_KEPT:
+                self._whole.popitem(last=False)
+        return list(found) if found is not None else None
