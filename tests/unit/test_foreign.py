@@ -12,7 +12,7 @@ from docchat.domain import Conversation, Message, Role, Status, TitleSource
 from docchat.errors import InvalidExport
 from docchat.exchange import to_document, to_json
 from docchat.exchange.foreign import parse_export
-from docchat.services.conversations import title_from
+from docchat.domain.titles import title_from
 
 from tests.foreign_exports import (
     as_file,

@@ -7,7 +7,7 @@ import sqlite3
 import pytest
 
 from docchat.errors import InvalidInput
-from docchat.services.titles import DEFAULT_TITLE, MAX_TITLE, clean_title, title_from, uncut_title
+from docchat.domain.titles import DEFAULT_TITLE, MAX_TITLE, clean_title, title_from, uncut_title
 from docchat.store.search import fts_query, ts_query, unspaced
 
 # fts_query

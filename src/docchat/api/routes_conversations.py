@@ -18,7 +18,7 @@ from docchat.api.schemas import (
     from_conversation,
     from_message,
 )
-from docchat.services.conversations import DEFAULT_TITLE, clean_title
+from docchat.domain.titles import DEFAULT_TITLE, clean_title
 
 router = APIRouter(prefix="/api/v1", tags=["conversations"])
 

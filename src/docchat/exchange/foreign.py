@@ -17,7 +17,7 @@ from datetime import datetime, timezone
 from docchat.domain import Conversation, ConversationSettings, Message, Role, TitleSource
 from docchat.errors import InvalidExport
 from docchat.exchange import ImportedConversation, document_from, read_json
-from docchat.services.conversations import MAX_TITLE, clean_title, title_from
+from docchat.domain.titles import MAX_TITLE, clean_title, title_from
 from docchat.text import one_line
 
 # Fixed for good, as are the kinds ids are derived from ("chatgpt:<id>", "open-webui:<id>"):

@@ -25,7 +25,7 @@ from docchat.errors import InvalidInput, LLMError, NotFound
 from docchat.ports import Gateway, Programs, ServerInfo, TokenCounter, UnitOfWork, UnitOfWorkFactory
 from docchat.services.conversations import ConversationService, require_message, required
 from docchat.services.documents_only import NominalServer, Reply, offered, refuses, reply_text
-from docchat.services.titles import clean_title, title_from
+from docchat.domain.titles import clean_title, title_from
 from docchat.services.turn import Checker, Turn, streamed
 
 log = logging.getLogger(__name__)

@@ -25,7 +25,7 @@ from docchat.memory.conversation_memory import ConversationMemory, counted
 from docchat.ports import TokenCounter, UnitOfWork, UnitOfWorkFactory
 from docchat.services.id_prefixes import resolve
 # Also looked up here by the callers of these use cases (the import, the transfer, the API).
-from docchat.services.titles import DEFAULT_TITLE, MAX_TITLE, clean_title, title_from, uncut_title  # noqa: F401
+from docchat.domain.titles import DEFAULT_TITLE, clean_title, title_from, uncut_title
 from docchat.text import lone_surrogate, one_line, require_storable, unstorable
 
 MAX_INSTRUCTIONS = 4_000

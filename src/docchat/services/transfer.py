@@ -15,7 +15,7 @@ from docchat.errors import InvalidExport, NotFound
 from docchat.exchange import ImportedConversation, to_document, to_json, to_markdown
 from docchat.exchange.foreign import parse_export
 from docchat.ports import TokenCounter, UnitOfWork, UnitOfWorkFactory
-from docchat.services.titles import MAX_TITLE
+from docchat.domain.titles import MAX_TITLE
 from docchat.text import one_line
 from docchat.zip_entries import CountedReader, ZipRefused, checked_entries
 
