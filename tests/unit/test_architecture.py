@@ -194,12 +194,22 @@ def test_the_page_never_imports_the_composition_root(path):
     assert {m for m in _imported_modules(path) if m.startswith("docchat.bootstrap")} == set()
 
 
-def test_the_composition_root_only_wires():
-    """No class, thread or policy of its own: those live with their adapters and services."""
-    tree = ast.parse((PACKAGE / "bootstrap.py").read_text())
-    assert [node.name for node in tree.body if isinstance(node, ast.ClassDef)] == []
-    assert "threading" not in _imported_roots(PACKAGE / "bootstrap.py")
-    assert "os" not in _imported_roots(PACKAGE / "bootstrap.py")  # the environment is docchat.environment's
+@pytest.mark.parametrize("name", ["wiring.py", "startup.py"])
+def test_the_composition_roots_wiring_and_start_order_hold_no_class_thread_or_policy(name):
+    """Those live with their adapters and services: the wiring makes objects and hands them to
+    each other, the start-up puts steps in order."""
+    path = PACKAGE / "bootstrap" / name
+    assert [node.name for node in ast.parse(path.read_text()).body if isinstance(node, ast.ClassDef)] == []
+    assert "threading" not in _imported_roots(path)
+    assert "os" not in _imported_roots(path)  # the environment is docchat.environment's
+
+
+def test_the_wiring_opens_nothing():
+    """No store, no server client, no index, no worker: only what was built is handed on."""
+    reached = {m for m in _imported_modules(PACKAGE / "bootstrap" / "wiring.py")
+               if _under(m, ("docchat.store", "docchat.llm.gateway",
+                             "docchat.documents.isolated", "qdrant_client"))}
+    assert reached == set()
 
 
 def test_the_ports_import_no_adapter():

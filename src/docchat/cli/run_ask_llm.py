@@ -68,11 +68,9 @@ def _upgrade_first(settings) -> None:
     """The database brought to this version before the LLM server starts: a refused or failed
     upgrade ends `run` with its one line and nothing started; the page's services then find it
     up to date."""
-    from docchat.store.upgrade import upgrade_database
+    from docchat.bootstrap.database import upgraded_database
 
-    done = upgrade_database(settings.resolved_database_url, settings.resolved_data_dir,
-                            busy_timeout_s=settings.busy_timeout_s)
-    say_upgraded(done.line() if done else None)
+    say_upgraded(upgraded_database(settings))
 
 
 def _watch_followed_folders():

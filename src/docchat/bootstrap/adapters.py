@@ -1,0 +1,124 @@
+"""The real adapters a process's services run over, built from the settings: the LLM server's
+client and a token counter that follows the model it serves, the embedder and the vector index,
+the parsing workers, the stored files, the page renderer, followed folders on disk and the saved
+preferences. Each one given is used instead (tests give fakes). Building them opens nothing: the
+index opens at its first use, the model loads at its first text, the parsing workers start with
+the first file."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import partial
+from typing import TYPE_CHECKING
+
+from docchat import preferences
+from docchat.config import Settings
+from docchat.documents.files import StoredFiles
+from docchat.documents.folders.disk_files import DiskFolders
+from docchat.documents.index.batching import QueryBatcher
+from docchat.documents.index.opening import OpenedEarly, embedder_for, open_chunk_index
+from docchat.documents.isolated import IsolatedParser
+from docchat.documents.render import page_with_passage
+from docchat.llm.profiles import CPU_MODEL_NAME, CPU_SAMPLING, CPU_VARIED_SAMPLING, GPU_SAMPLING, guessed_tokenizer
+from docchat.llm.server_key import llm_key
+from docchat.memory.tokens import ServedCounter, counter_for
+from docchat.ports import (ChunkIndex, Embedder, FileStore, FolderFiles, PageRenderer, Parser, Preferences, Programs,
+                           Retriever, SkillRecord, TokenCounter)
+
+if TYPE_CHECKING:
+    from docchat.llm.gateway import ServerGateway
+
+
+@dataclass(frozen=True)
+class Adapters:
+    """What the services are wired over, beside the database's unit of work."""
+
+    counter: TokenCounter
+    # The LLM server's client, made at its first use (the same one after it).
+    client: Callable[[], ServerGateway]
+    embedder: Embedder
+    index: Callable[[], ChunkIndex]
+    parser: Parser
+    files: FileStore
+    renderer: PageRenderer
+    folders: FolderFiles
+    preferences: Preferences
+    skills: SkillRecord | None = None
+    programs: Programs | None = None
+    # What the answer pipeline searches instead of the document library (tests).
+    retriever: Retriever | None = None
+    # What hears which model the server serves, each time it is asked afresh.
+    listeners: tuple[Callable, ...] = ()
+
+
+def adapters_for(settings: Settings, client: Callable[[], ServerGateway], info, *, index_early: bool = False,
+                 counter: TokenCounter | None = None, embedder: Embedder | None = None,
+                 index: Callable[[], ChunkIndex] | None = None, parser: Parser | None = None,
+                 files: FileStore | None = None, renderer: PageRenderer | None = None,
+                 skills: SkillRecord | None = None, programs: Programs | None = None,
+                 retriever: Retriever | None = None) -> Adapters:
+    """The settings' adapters, but those given. `info`: what the server said it serves (None
+    when it was not asked or did not answer). `index_early`: the index opens, and the embedding
+    model loads, on a thread at once (see OpenedEarly)."""
+    embedder = embedder or QueryBatcher(embedder_for(settings))
+    index = index or partial(open_chunk_index, settings, embedder)
+    if index_early:
+        # Before the token counter: its tokenizer loads without holding the GIL, so it loads
+        # while that thread imports Qdrant.
+        index = OpenedEarly(index, embedder)
+    listeners: tuple[Callable, ...] = ()
+    if counter is None:  # one built here follows the model the server serves; one given stays as it is
+        counter = _following_counter(settings, client, info)
+        listeners = (counter.follow,)
+    return Adapters(
+        counter=counter, client=client, embedder=embedder, index=index,
+        parser=parser or IsolatedParser(timeout_s=settings.parse_timeout_s, memory_mb=settings.parse_memory_mb),
+        files=files or StoredFiles(settings.resolved_data_dir),
+        renderer=renderer or page_with_passage,
+        folders=DiskFolders(skipped=(str(settings.resolved_data_dir),)),
+        preferences=preferences.SavedPreferences(settings),
+        skills=skills, programs=programs, retriever=retriever, listeners=listeners,
+    )
+
+
+def gateway_for(settings: Settings) -> ServerGateway:
+    """The client of the LLM server the settings name (benchmarks also talk to it directly)."""
+    from docchat.llm.gateway import Sampling, ServerGateway, Timeouts
+
+    # The profile picks the sampling (the model card's for Qwen3, greedy for the tiny model).
+    cpu = settings.llm_profile == "cpu"
+    sampling = Sampling(**(CPU_SAMPLING if cpu else GPU_SAMPLING))
+    varied = Sampling(**CPU_VARIED_SAMPLING) if cpu else sampling
+    return ServerGateway(
+        settings.resolved_llm_url,
+        expected_model=expected_model(settings),
+        api_key=llm_key(settings),
+        window=settings.llm_window,
+        sampling=sampling,
+        varied=varied,
+        timeouts=Timeouts(first_token_s=settings.first_token_timeout_s,
+                          between_tokens_s=settings.between_tokens_timeout_s,
+                          connect_retries=settings.connect_retries),
+    )
+
+
+def expected_model(settings: Settings) -> str | None:
+    """The model the user chose; else docchat's own server's; a server given by URL may serve
+    any model, so then none is expected by name (the first it lists answers)."""
+    if settings.llm_model:
+        return settings.llm_model
+    return CPU_MODEL_NAME if settings.llm_profile == "cpu" and settings.llm_url is None else None
+
+
+def _following_counter(settings: Settings, client: Callable, info) -> ServedCounter:
+    """The served model's tokenizer (once it follows the server); until it answers, the profile's."""
+    return ServedCounter(lambda: counter_for(*guessed_tokenizer(settings)), served=info,
+                         by_server=partial(_counter_asking, client))
+
+
+def _counter_asking(client: Callable, served):
+    """A counter that asks the server, for a model docchat has no tokenizer of."""
+    from docchat.llm.server_tokens import server_counter
+
+    return server_counter(served, api_key=client().api_key())
