@@ -12,6 +12,13 @@ DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8502
 
 
+def add_commands(commands) -> None:
+    api = commands.add_parser("api", help="serve the HTTP API (and its OpenAI-compatible /v1) on 127.0.0.1")
+    api.add_argument("--host", default=DEFAULT_HOST, help="another address than 127.0.0.1 needs DOCCHAT_API_TOKEN")
+    api.add_argument("--port", type=int, default=DEFAULT_PORT)
+    api.set_defaults(handler=serve_api)
+
+
 def serve_api(args) -> int:
     from docchat.api.guard import refuse_open_bind
     from docchat.web.guard import is_loopback

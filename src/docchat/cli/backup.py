@@ -4,9 +4,21 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from docchat.cli.common import load_settings
-from docchat.cli.library import _progress_bar
+from docchat.cli.common import load_settings, progress_bar
 from docchat.wording import count, size
+
+
+def add_commands(commands) -> None:
+    backing = commands.add_parser("backup", help="the database, the documents and the settings in one archive "
+                                  "(the app may be running)")
+    backing.add_argument("file", metavar="FILE")
+    backing.set_defaults(handler=backup_data)
+
+    restoring = commands.add_parser("restore", help="a backup into an empty data dir; the document index is rebuilt")
+    restoring.add_argument("file", metavar="FILE")
+    restoring.add_argument("--force", action="store_true",
+                           help="restore over the data there, moving it aside into before-restore-<time>")
+    restoring.set_defaults(handler=restore_backup)
 
 
 def open_backup():
@@ -27,7 +39,7 @@ def backup_data(args) -> None:
 
 
 def restore_backup(args) -> None:
-    report = open_backup().restore(Path(args.file), force=args.force, progress=_progress_bar("re-indexing"))
+    report = open_backup().restore(Path(args.file), force=args.force, progress=progress_bar("re-indexing"))
     figures = report.counts
     print(f"\rrestored {count(figures.get('conversations', 0), 'conversation')} "
           f"({count(figures.get('messages', 0), 'message')}) and {count(figures.get('documents', 0), 'document')} "

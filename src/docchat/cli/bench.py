@@ -19,7 +19,7 @@ from docchat.errors import DocchatError
 NEEDS = ("docchat_bench", "matplotlib", "llama_index.storage.chat_store.sqlite")
 
 
-def add_bench_commands(commands) -> None:
+def add_commands(commands) -> None:
     """The `bench` command and its suites, under the `docchat` command's subparsers."""
     benching = commands.add_parser("bench", help="benchmarks, each against its baseline in the same run")
     suites = benching.add_subparsers(title="suites", metavar="SUITE", required=True)

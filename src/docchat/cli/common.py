@@ -52,3 +52,23 @@ def embedded_server(settings):
     return EmbeddedServer(venv=settings.resolved_llm_venv, model_dir=embedded_model_dir(settings),
                           port=settings.served_port, log_path=settings.resolved_data_dir / "logs" / "vllm.log",
                           key_path=settings.llm_key_path)
+
+
+BAR_WIDTH = 24
+
+
+def progress_bar(name: str):
+    """A progress bar on stderr, named, for `progress(stage, share)`."""
+    def show(stage: str, share: float) -> None:
+        filled = int(share * BAR_WIDTH)
+        sys.stderr.write(f"\r{name[:30]:<30} [{'#' * filled}{'.' * (BAR_WIDTH - filled)}] {share:4.0%} "
+                         f"{stage[:40]:<40}")
+        sys.stderr.flush()
+    return show
+
+
+def clear_bar() -> None:
+    """Wipes the bar's line, so that what is printed next starts on a clean one (a terminal
+    shows both streams on one screen; into a file or pipe the bar's updates stay one line)."""
+    sys.stderr.write("\r\033[K" if sys.stderr.isatty() else "\r")
+    sys.stderr.flush()

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from docchat.cli.common import open_services, print_json, shown
-from docchat.cli.library import _clear_bar, _progress_bar
+from docchat.cli.common import clear_bar, open_services, print_json, progress_bar, shown
 from docchat.errors import IndexInUse
 from docchat.text import for_terminal
 from docchat.wording import count
@@ -15,7 +14,7 @@ REMOVE_HELP = ("stop following a folder; its files' documents leave the library 
                "keep their quotes), the files on disk are not touched")
 
 
-def add_folder_commands(commands) -> None:
+def add_commands(commands) -> None:
     folders = commands.add_parser("folders", help="follow folders: their files stay in the library, in step "
                                   "with the disk (add, list, sync, remove)")
     verbs = folders.add_subparsers(title="verbs", metavar="VERB", required=True)
@@ -87,7 +86,7 @@ class _Bar:
     nothing to read, or a refusal, prints nothing but its lines."""
 
     def __init__(self, name: str):
-        self._show = _progress_bar(name)
+        self._show = progress_bar(name)
         self._drawn = False
 
     def show(self, stage: str, share: float) -> None:
@@ -96,7 +95,7 @@ class _Bar:
 
     def clear(self) -> None:
         if self._drawn:
-            _clear_bar()
+            clear_bar()
 
 
 def _print_report(report) -> int:
@@ -123,4 +122,4 @@ def _state_json(state) -> dict:
     }
 
 
-__all__ = ["add_folder_commands"]
+__all__ = ["add_commands"]

@@ -41,7 +41,8 @@ def stray_bytes_allowed(data: bytes) -> float:
 def split_at_headings(blocks: Iterable[tuple[str | None, str]], separator: str = "\n\n") -> list[Section]:
     """Sections from (heading or None, text) blocks; a heading starts a section and leads its text."""
     sections = []
-    label, texts = BEGINNING, []
+    label = BEGINNING
+    texts: list[str] = []
     for heading, text in blocks:
         if heading is not None:
             sections.append(Section(label, None, separator.join(texts)))

@@ -81,7 +81,7 @@ CATEGORIES: dict[str, tuple[_Value, ...]] = {
     "whole": (_value("whole", "in full|the whole"), _value("part", "in part|half|instalments")),
     "obligation": (_value("optional"), _value("required", "required|must|mandatory|need|needs", checked=False)),
 }
-_NAMES = {category: {phrase: (value.name,) for value in values for phrase in value.phrases}
+_NAMES: dict[str, dict[str, tuple[str, ...]]] = {category: {phrase: (value.name,) for value in values for phrase in value.phrases}
           for category, values in CATEGORIES.items()}
 _NAMES["day of the week"].update({**dict.fromkeys(("weekend", "weekends"), ("saturday", "sunday")),
                                   **dict.fromkeys(("weekday", "weekdays"), _WEEKDAYS)})

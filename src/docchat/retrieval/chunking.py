@@ -68,19 +68,21 @@ class _SectionCutter:
         self.word_starts = [match.start() for match in _WORD.finditer(text)]
 
     def chunks(self) -> Iterator[tuple[Span, int]]:
-        start = end = tokens = None
+        growing: tuple[int, int, int] | None = None  # the chunk being grown: start, end, tokens
         for piece_start, piece_end in self._pieces():
-            if start is None:
-                start, end, tokens = piece_start, piece_end, self._tokens(piece_start, piece_end)
+            if growing is None:
+                growing = (piece_start, piece_end, self._tokens(piece_start, piece_end))
                 continue
+            start, end, tokens = growing
             grown = self._tokens(start, piece_end)
             if grown <= self.max_tokens:
-                end, tokens = piece_end, grown
+                growing = (start, piece_end, grown)
                 continue
             yield (start, end), tokens
             start = self._overlap_start(start, end, piece_start, piece_end)
-            end, tokens = piece_end, self._tokens(start, piece_end)
-        if start is not None:
+            growing = (start, piece_end, self._tokens(start, piece_end))
+        if growing is not None:
+            start, end, tokens = growing
             yield (start, end), tokens
 
     def _pieces(self) -> Iterator[Span]:
