@@ -10,8 +10,14 @@ from docchat.domain import Citation, Conversation, Summary, utcnow
 
 
 def set_updated_at(services: Services, conversation_id: str, moment: datetime) -> None:
+    """As if the conversation was last changed at `moment` (the product moves it only forward)."""
+    from sqlalchemy import update
+
+    from docchat.store.tables import conversations
+
     with services.conversations._uow(write=True) as uow:
-        uow.conversations.update_conversation(conversation_id, updated_at=moment)
+        uow.conversations._db.execute(update(conversations).where(conversations.c.id == conversation_id)
+                                      .values(updated_at=moment))
         uow.commit()
 
 

@@ -312,7 +312,7 @@ def test_cleanup_dry_run_also_lists_conversations_long_in_the_trash(docchat, ser
     old_trash = services.conversations.create("Board minutes, March")
     services.conversations.delete(old_trash.id)
     with services.conversations._uow(write=True) as uow:
-        uow.conversations.update_conversation(old_trash.id, deleted_at=utcnow() - timedelta(days=40))
+        uow.conversations.set_deleted(old_trash.id, utcnow() - timedelta(days=40))
         uow.commit()
 
     out = succeeded(docchat("cleanup", "--older-than", "30", "--dry-run"))

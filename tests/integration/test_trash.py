@@ -25,7 +25,7 @@ def deleted(services, conversation_id: str, moment: datetime) -> str:
     """Deletes the conversation as if it had been deleted at `moment`."""
     services.conversations.delete(conversation_id)
     with services.conversations._uow(write=True) as uow:
-        uow.conversations.update_conversation(conversation_id, deleted_at=moment)
+        uow.conversations.set_deleted(conversation_id, moment)
         uow.commit()
     return conversation_id
 

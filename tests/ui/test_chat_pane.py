@@ -124,8 +124,8 @@ def test_a_rewritten_query_and_the_session_memory_are_shown(chat_page, services)
     services.conversations.post_user_message(conversation.id, "And if it falls on a weekend?",
                                              rewritten_query="Determination Date falls on a weekend")
     with services.conversations._uow(write=True) as uow:
-        uow.conversations.update_settings(conversation.id, session=SessionMemory(
-            resolved_terms={"Determination Date": "The 15th of each month."}, turns=1))
+        uow.conversations.save_settings(conversation.id, replace(conversation.settings, session=SessionMemory(
+            resolved_terms={"Determination Date": "The 15th of each month."}, turns=1)))
         uow.commit()
 
     page = chat_page(conversation.id)

@@ -33,15 +33,19 @@ class FakeConversations:
         return sorted((c for c in self.conversations.values() if include_deleted or c.deleted_at is None),
                       key=lambda c: (not c.pinned, -c.updated_at.timestamp()))
 
-    def update_conversation(self, conversation_id: str, **values) -> None:
-        if "memory_start_seq" in values:
-            self.marks[conversation_id] = (values.pop("memory_start_seq"), values.pop("pruned_before_seq"))
-        self.conversations[conversation_id] = replace(self.conversations[conversation_id], **values)
+    def set_title(self, conversation_id: str, title: str, source, *, updated_at=None) -> None:
+        found = self.conversations[conversation_id]
+        self.conversations[conversation_id] = replace(found, title=title, updated_at=updated_at or found.updated_at,
+                                                      settings=replace(found.settings, title_source=source))
 
-    def update_settings(self, conversation_id: str, **changes):
-        settings = replace(self.conversations[conversation_id].settings, **changes)
-        self.update_conversation(conversation_id, settings=settings)
-        return settings
+    def set_pinned(self, conversation_id: str, pinned: bool) -> None:
+        self.conversations[conversation_id] = replace(self.conversations[conversation_id], pinned=pinned)
+
+    def set_deleted(self, conversation_id: str, deleted_at) -> None:
+        self.conversations[conversation_id] = replace(self.conversations[conversation_id], deleted_at=deleted_at)
+
+    def save_settings(self, conversation_id: str, settings) -> None:
+        self.conversations[conversation_id] = replace(self.conversations[conversation_id], settings=settings)
 
     def memory_state(self, conversation_id: str, *, after_seq: int):
         if conversation_id not in self.conversations:

@@ -14,7 +14,7 @@ import logging
 import threading
 import time
 from dataclasses import replace
-from typing import Any, Callable
+from typing import Callable
 
 from docchat.context.pipeline import AnswerPipeline, Prepared, Request
 from docchat.context.rewrite import RECENT_MESSAGES
@@ -304,19 +304,18 @@ def _record_compaction(uow: UnitOfWork, conversation_id: str, prepared: Prepared
     assembly, repo = prepared.assembly, uow.conversations
     if assembly.cut_seq is not None and assembly.cut_seq > marks[1]:
         repo.set_memory_marks(conversation_id, memory_start_seq=marks[0], pruned_before_seq=assembly.cut_seq)
-    changes: dict[str, Any] = {}
-    current = required(uow, conversation_id).settings
+    current = settings = required(uow, conversation_id).settings
     if assembly.new_summary is not None:
         repo.add_summary(assembly.new_summary)
     if assembly.new_summary is not None or assembly.truncated:
-        changes["compactions"] = current.compactions + 1
+        settings = replace(settings, compactions=current.compactions + 1)
     if assembly.truncated:
-        changes["truncations"] = current.truncations + 1
+        settings = replace(settings, truncations=current.truncations + 1)
     if assembly.condense_error:
-        changes["condense_after_seq"] = prepared.question.seq + CONDENSE_RETRY_AFTER
-        changes["last_condense_error"] = assembly.condense_error
-    if changes:
-        repo.update_settings(conversation_id, **changes)
+        settings = replace(settings, condense_after_seq=prepared.question.seq + CONDENSE_RETRY_AFTER,
+                           last_condense_error=assembly.condense_error)
+    if settings != current:
+        repo.save_settings(conversation_id, settings)
 
 
 class _Unchanged:
@@ -391,11 +390,11 @@ def _remember(uow: UnitOfWork, turn: Turn, answer: Message) -> SessionMemory:
     documents-only reply cited nothing: the passages it offers are only the closest there were."""
     given, cited = answer.citations, [] if answer.model == Reply.model else answer.cited
     conversation_id = answer.conversation_id
-    current = required(uow, conversation_id).settings.session
-    session = updated(current, question=turn.question.content, answer=answer.content,
+    settings = required(uow, conversation_id).settings
+    session = updated(settings.session, question=turn.question.content, answer=answer.content,
                       documents=[c.document_id for c in given], sections=[f"{c.document}: {c.where}" for c in given])
     uow.documents.add_citations([
         {"message_id": answer.id, "conversation_id": conversation_id, "document_id": c.document_id,
          "chunk_id": c.chunk_id, "number": c.number, "score": c.score} for c in cited])
-    uow.conversations.update_settings(conversation_id, session=session)
+    uow.conversations.save_settings(conversation_id, replace(settings, session=session))
     return session

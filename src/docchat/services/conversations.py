@@ -6,8 +6,8 @@ import builtins
 import threading
 import uuid
 from collections import OrderedDict
-from dataclasses import dataclass
-from typing import Any, Callable
+from dataclasses import dataclass, replace
+from typing import Callable
 
 from docchat.domain import (
     Conversation,
@@ -119,8 +119,7 @@ class ConversationService:
             current = required(uow, conversation_id)
             if source is not TitleSource.USER and current.settings.title_source is TitleSource.USER:
                 return current
-            uow.conversations.update_conversation(conversation_id, title=title, updated_at=utcnow())
-            uow.conversations.update_settings(conversation_id, title_source=source)
+            uow.conversations.set_title(conversation_id, title, source, updated_at=utcnow())
             changed = required(uow, conversation_id)
             uow.commit()
             return changed
@@ -144,10 +143,10 @@ class ConversationService:
         return title[:-1] if source is TitleSource.FIRST_WORDS else title
 
     def pin(self, conversation_id: str) -> Conversation:
-        return self._change(conversation_id, pinned=True)
+        return self._set_pinned(conversation_id, True)
 
     def unpin(self, conversation_id: str) -> Conversation:
-        return self._change(conversation_id, pinned=False)
+        return self._set_pinned(conversation_id, False)
 
     def delete(self, conversation_id: str, *, purge: bool = False) -> None:
         """Soft delete hides the conversation; purge removes it and its messages for good."""
@@ -158,7 +157,7 @@ class ConversationService:
             if purge:
                 uow.conversations.purge_conversation(conversation_id)
             else:
-                uow.conversations.update_conversation(conversation_id, deleted_at=utcnow())
+                uow.conversations.set_deleted(conversation_id, utcnow())
             uow.commit()
 
     def search(self, text: str, *, limit: int = 20) -> builtins.list[SearchHit]:
@@ -213,8 +212,7 @@ class ConversationService:
                 return
             current = required(uow, conversation_id)
             if current.title == DEFAULT_TITLE and uow.conversations.last_seq(conversation_id) == 0:
-                uow.conversations.update_conversation(conversation_id, title=title)
-                uow.conversations.update_settings(conversation_id, title_source=TitleSource.FIRST_WORDS)
+                uow.conversations.set_title(conversation_id, title, TitleSource.FIRST_WORDS)
             if version_of is not None:
                 uow.conversations.show_version(conversation_id, version_of, None)
 
@@ -229,31 +227,23 @@ class ConversationService:
         text = text.strip()
         if len(text) > MAX_INSTRUCTIONS:
             raise InvalidInput(f"instructions can be at most {MAX_INSTRUCTIONS:,} characters ({len(text):,} given)")
-        with self._uow(write=True) as uow:
-            self._require(uow, conversation_id)
-            uow.conversations.update_settings(conversation_id, instructions=text)
-            uow.commit()
+        self._change_settings(conversation_id, lambda settings: replace(settings, instructions=text))
 
     def set_documents_only(self, conversation_id: str, documents_only: bool | None) -> None:
         """Whether the conversation answers from its documents only (when nothing is found there,
         docchat says so without asking the model); None follows the default in Settings."""
         if documents_only is not None and not isinstance(documents_only, bool):
             raise InvalidInput("documents only is on or off")
-        with self._uow(write=True) as uow:
-            self._require(uow, conversation_id)
-            uow.conversations.update_settings(conversation_id, documents_only=documents_only)
-            uow.commit()
+        self._change_settings(conversation_id, lambda settings: replace(settings, documents_only=documents_only))
 
     def fresh_start(self, conversation_id: str) -> Conversation:
         """A new, empty conversation that searches the same documents with the same instructions
         (and answers from them only, if the old one did)."""
         settings = self.get(conversation_id).settings
         conversation = self.create()
-        with self._uow(write=True) as uow:
-            uow.conversations.update_settings(conversation.id, document_scope=settings.document_scope,
-                                              instructions=settings.instructions,
-                                              documents_only=settings.documents_only)
-            uow.commit()
+        self._change_settings(conversation.id, lambda new: replace(
+            new, document_scope=settings.document_scope, instructions=settings.instructions,
+            documents_only=settings.documents_only))
         return self.get(conversation.id)
 
     def show_version(self, conversation_id: str, message_id: str | None, *, group: str | None = None) -> None:
@@ -322,11 +312,8 @@ class ConversationService:
 
     def set_document_scope(self, conversation_id: str, document_ids: builtins.list[str] | None) -> None:
         """Which documents this conversation searches; None means all of them."""
-        with self._uow(write=True) as uow:
-            self._require(uow, conversation_id)
-            uow.conversations.update_settings(
-                conversation_id, document_scope=tuple(document_ids) if document_ids is not None else None)
-            uow.commit()
+        scope = tuple(document_ids) if document_ids is not None else None
+        self._change_settings(conversation_id, lambda settings: replace(settings, document_scope=scope))
 
     def history(self, conversation_id: str) -> builtins.list[Message]:
         """Every stored message, in order, including those outside the memory."""
@@ -374,13 +361,21 @@ class ConversationService:
         if not uow.conversations.is_active(conversation_id):
             raise NotFound(f"no conversation with id {conversation_id}")
 
-    def _change(self, conversation_id: str, **values: Any) -> Conversation:
+    def _set_pinned(self, conversation_id: str, pinned: bool) -> Conversation:
         with self._uow(write=True) as uow:
             self._require(uow, conversation_id)
-            uow.conversations.update_conversation(conversation_id, **values)
+            uow.conversations.set_pinned(conversation_id, pinned)
             changed = required(uow, conversation_id)
             uow.commit()
             return changed
+
+    def _change_settings(self, conversation_id: str,
+                         change: Callable[[ConversationSettings], ConversationSettings]) -> None:
+        """The conversation's settings as `change` makes them of the stored ones, in one unit of work."""
+        with self._uow(write=True) as uow:
+            current = required(uow, conversation_id).settings
+            uow.conversations.save_settings(conversation_id, change(current))
+            uow.commit()
 
     def _append(self, message: Message, *, before: Callable[[UnitOfWork], object] = lambda uow: None) -> Message:
         """The one way a message is stored: in one writing unit of work, after what `before`

@@ -31,7 +31,7 @@ class TrashService:
                 raise NotFound(f"no conversation with id {conversation_id} in the trash")
             if found.deleted_at is None:
                 raise NotFound(f"“{found.title}” ({conversation_id}) is not in the trash")
-            uow.conversations.update_conversation(conversation_id, deleted_at=None)
+            uow.conversations.set_deleted(conversation_id, None)
             restored = required(uow, conversation_id)
             uow.commit()
             return restored

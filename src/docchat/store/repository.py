@@ -22,6 +22,7 @@ from docchat.domain import (
     SearchHit,
     Status,
     Summary,
+    TitleSource,
     utcnow,
 )
 from docchat.ports import MemoryState
@@ -162,7 +163,19 @@ class ConversationRepository:
             query = query.where(conversations.c.deleted_at.is_(None))
         return [_conversation(row, row.message_count) for row in self._db.execute(query)]
 
-    def update_conversation(self, conversation_id: str, **values) -> None:
+    def set_title(self, conversation_id: str, title: str, source: TitleSource, *,
+                  updated_at: datetime | None = None) -> None:
+        settings = replace(self._settings(conversation_id), title_source=source)
+        self._update(conversation_id, title=title, metadata=settings.as_dict(),
+                     **({"updated_at": updated_at} if updated_at is not None else {}))
+
+    def set_pinned(self, conversation_id: str, pinned: bool) -> None:
+        self._update(conversation_id, pinned=pinned)
+
+    def set_deleted(self, conversation_id: str, deleted_at: datetime | None) -> None:
+        self._update(conversation_id, deleted_at=deleted_at)
+
+    def _update(self, conversation_id: str, **values) -> None:
         self._db.execute(update(conversations).where(conversations.c.id == conversation_id).values(**values))
 
     def purge_conversation(self, conversation_id: str) -> None:
@@ -203,8 +216,7 @@ class ConversationRepository:
                            row.pruned_before_seq, row.path_revision)
 
     def set_memory_marks(self, conversation_id: str, *, memory_start_seq: int, pruned_before_seq: int) -> None:
-        self.update_conversation(conversation_id, memory_start_seq=memory_start_seq,
-                                 pruned_before_seq=pruned_before_seq)
+        self._update(conversation_id, memory_start_seq=memory_start_seq, pruned_before_seq=pruned_before_seq)
 
     def store_token_counts(self, counts: dict[str, int], tokenizer: str) -> None:
         """Token counts are metadata of a message, recomputed once when the tokenizer changes."""
@@ -293,14 +305,14 @@ class ConversationRepository:
         self._db.execute(update(messages).where(messages.c.id == message_id)
                          .values(rating=rating.value if rating else None))
 
-    def update_settings(self, conversation_id: str, **changes) -> ConversationSettings:
-        """Changes some of the conversation's settings, keeping the rest; returns them all."""
+    def save_settings(self, conversation_id: str, settings: ConversationSettings) -> None:
+        self._update(conversation_id, metadata=settings.as_dict())
+
+    def _settings(self, conversation_id: str) -> ConversationSettings:
         stored = self._db.execute(
             select(conversations.c.metadata).where(conversations.c.id == conversation_id)
         ).scalar_one_or_none()
-        settings = replace(ConversationSettings.from_dict(stored), **changes)
-        self.update_conversation(conversation_id, metadata=settings.as_dict())
-        return settings
+        return ConversationSettings.from_dict(stored)
 
     def interrupt_stale_streaming(self, before: datetime | None) -> int:
         """Answers left `streaming` by a crash become `interrupted`, keeping their text: those
