@@ -57,7 +57,8 @@ def adapters_for(settings: Settings, client: Callable[[], ServerGateway], info, 
                  index: Callable[[], ChunkIndex] | None = None, parser: Parser | None = None,
                  files: FileStore | None = None, renderer: PageRenderer | None = None,
                  skills: SkillRecord | None = None, programs: Programs | None = None,
-                 retriever: Retriever | None = None) -> Adapters:
+                 retriever: Retriever | None = None, folders: FolderFiles | None = None,
+                 saved: Preferences | None = None) -> Adapters:
     """The settings' adapters, but those given. `info`: what the server said it serves (None
     when it was not asked or did not answer). `index_early`: the index opens, and the embedding
     model loads, on a thread at once (see OpenedEarly)."""
@@ -76,8 +77,8 @@ def adapters_for(settings: Settings, client: Callable[[], ServerGateway], info, 
         parser=parser or IsolatedParser(timeout_s=settings.parse_timeout_s, memory_mb=settings.parse_memory_mb),
         files=files or StoredFiles(settings.resolved_data_dir),
         renderer=renderer or page_with_passage,
-        folders=DiskFolders(skipped=(str(settings.resolved_data_dir),)),
-        preferences=preferences.SavedPreferences(settings),
+        folders=folders or DiskFolders(skipped=(str(settings.resolved_data_dir),)),
+        preferences=saved or preferences.SavedPreferences(settings),
         skills=skills, programs=programs, retriever=retriever, listeners=listeners,
     )
 

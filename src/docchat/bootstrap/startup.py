@@ -19,8 +19,8 @@ from docchat.bootstrap.adapters import adapters_for, expected_model, gateway_for
 from docchat.bootstrap.database import Database, open_database
 from docchat.bootstrap.wiring import wire
 from docchat.config import Settings
-from docchat.ports import (ChunkIndex, Embedder, FileStore, PageRenderer, Parser, Programs, Retriever, SkillRecord,
-                           TokenCounter, UnitOfWorkFactory)
+from docchat.ports import (ChunkIndex, Embedder, FileStore, FolderFiles, PageRenderer, Parser, Preferences, Programs,
+                           Retriever, SkillRecord, TokenCounter, UnitOfWorkFactory)
 from docchat.services.registry import Once, Services
 
 
@@ -28,11 +28,13 @@ def build_services(settings: Settings | None = None, *, uow: UnitOfWorkFactory |
                    counter: TokenCounter | None = None, gateway=None, programs: Programs | None = None,
                    embedder: Embedder | None = None, index: Callable[[], ChunkIndex] | None = None,
                    parser: Parser | None = None, files: FileStore | None = None, renderer: PageRenderer | None = None,
-                   skills: SkillRecord | None = None, retriever: Retriever | None = None, contact_llm: bool = True,
-                   open_documents_early: bool = False) -> Services:
+                   skills: SkillRecord | None = None, retriever: Retriever | None = None,
+                   folders: FolderFiles | None = None, preferences: Preferences | None = None,
+                   contact_llm: bool = True, open_documents_early: bool = False) -> Services:
     """The services over the settings' database, or over `uow` when given (then step 1 is
     skipped); any other adapter given is used instead of the real one (`retriever`: what the
-    answer pipeline searches instead of the document library).
+    answer pipeline searches instead of the document library; `folders`: followed folders' files
+    on disk; `preferences`: where the Settings page saves).
 
     `contact_llm=False` (commands that never ask the model) skips steps 2 and 5; tokens are then
     counted with the profile's tokenizer, and the services that talk to the server (`chat`,
@@ -49,7 +51,8 @@ def build_services(settings: Settings | None = None, *, uow: UnitOfWorkFactory |
     adapters = adapters_for(settings, client, info,
                             index_early=open_documents_early and info is not None and _has_documents(database),
                             counter=counter, embedder=embedder, index=index, parser=parser, files=files,
-                            renderer=renderer, skills=skills, programs=programs, retriever=retriever)
+                            renderer=renderer, skills=skills, programs=programs, retriever=retriever,
+                            folders=folders, saved=preferences)
     services = wire(settings, database, adapters, info)
     if contact_llm:
         services.answering()  # at once: the server is asked now, and its token counts calibrated
