@@ -14,7 +14,7 @@ from tests.fault.test_crash_recovery import DIES_ON_SECOND_EMBEDDING, ROOT
 # Two files a group: the first group goes in whole, the second dies on its first embedding.
 INGESTING = DIES_ON_SECOND_EMBEDDING + """
 from docchat.services import ingestion
-from docchat.services.documents import FileToAdd
+from docchat.services.ingestion import FileToAdd
 
 ingestion.GROUP_FILES = 2
 services = build_services(contact_llm=False, embedder=DiesOnSecondCall())

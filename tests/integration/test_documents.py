@@ -9,7 +9,7 @@ import pytest
 from fpdf import FPDF
 
 from docchat.errors import InvalidInput, NotFound
-from docchat.services.documents import IngestionCancelled
+from docchat.services.ingestion import IngestionCancelled
 
 
 PAGES = [

@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from email.message import EmailMessage
 
-from docchat.services.documents import FileToAdd
+from docchat.services.ingestion import FileToAdd
 from tests.integration.test_cli import docchat, succeeded  # noqa: F401 (docchat: a fixture)
 from tests.integration.test_parsing_mail import mail, outlook
 from tests.office_files import xlsx_of

@@ -41,7 +41,7 @@ def add_commands(commands) -> None:
 
 
 def ingest(args) -> int:
-    from docchat.services.documents import FileToAdd
+    from docchat.services.ingestion import FileToAdd
 
     # Chunks are cut by the served model's tokens.
     services = open_services(llm=True)

@@ -14,9 +14,6 @@ from docchat.domain import ChunkRecord, Citation, Document, DocumentStatus, Docu
 from docchat.errors import DocchatError, IndexInUse, NotFound
 from docchat.ports import ChunkIndex, FileStore, PageRenderer, UnitOfWorkFactory
 from docchat.services.id_prefixes import resolve
-from docchat.services.ingestion import FileToAdd, Ingested, IngestionCancelled
-
-__all__ = ["DocumentService", "FileToAdd", "Ingested", "IngestionCancelled"]
 
 log = logging.getLogger(__name__)
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import streamlit as st
 
 from docchat.errors import DocchatError
-from docchat.services.documents import FileToAdd
+from docchat.services.ingestion import FileToAdd
 from docchat.ui import folders
 from docchat.ui.header import scope_picker
 from docchat.ui.session import current_conversation_id, flash, services, show_flash
