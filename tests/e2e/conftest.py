@@ -206,6 +206,28 @@ def settled(page) -> None:
     expect(page.locator("[data-stale='true']")).to_have_count(0, timeout=30_000)
 
 
+# Counts the runs of the page's script that begin from now on (Streamlit marks the app
+# `data-test-script-state="running"` while one goes).
+_COUNT_RUNS = """() => {
+    const app = document.querySelector("[data-testid='stApp']");
+    window.__docchatRuns = 0;
+    new MutationObserver(() => {
+        if (app.getAttribute("data-test-script-state") === "running") window.__docchatRuns += 1;
+    }).observe(app, {attributes: true, attributeFilter: ["data-test-script-state"]});
+}"""
+
+
+def run_by_click(page, target) -> None:
+    """Clicks `target`, a widget whose click reruns the page, and waits for the end of the run it
+    starts. `settled` alone, straight after a click, can pass before that run has begun: the
+    last run's elements are still there, and a check then reads them, or waits out its own
+    time-out while a run of many elements draws on a busy machine."""
+    page.evaluate(_COUNT_RUNS)
+    target.click()
+    page.wait_for_function("() => window.__docchatRuns > 0", timeout=30_000)
+    settled(page)
+
+
 def go_to(page, name: str) -> None:
     """Opens a page from the sidebar's list, as a user does, and waits until its run is over: on
     a busy machine a page's first run takes longer than Playwright's 5 s default, and a page read

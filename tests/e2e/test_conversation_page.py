@@ -4,7 +4,7 @@ browser. No LLM server is needed."""
 
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import ARTIFACTS, go_to, open_app, open_popover, settled
+from tests.e2e.conftest import ARTIFACTS, go_to, open_app, open_popover, run_by_click, settled
 
 LEASE = b"# Lease\n\n## Break clause\n\nThe tenant may end the lease on the fifth anniversary with six months' notice.\n"
 
@@ -171,20 +171,17 @@ def test_a_long_conversation_opens_on_its_latest_messages_and_shows_earlier_ones
     sidebar = page.get_by_test_id("stSidebar")
     # 55 newer threads: the long one is beyond the first 50 listed.
     expect(sidebar.get_by_role("button", name="Long negotiation")).to_have_count(0)
-    sidebar.get_by_role("button", name="Show 6 more conversations (6 not shown)").click()
-    settled(page)
+    run_by_click(page, sidebar.get_by_role("button", name="Show 6 more conversations (6 not shown)"))
     _open_thread(page, "Long negotiation")
 
     messages = page.get_by_test_id("stChatMessage")
     expect(messages).to_have_count(50)
     expect(messages.first).to_contain_text("Point 71 of the deal.")
-    page.get_by_role("button", name="Show 50 earlier messages (70 in all)").click()
-    settled(page)
+    run_by_click(page, page.get_by_role("button", name="Show 50 earlier messages (70 in all)"))
     expect(messages).to_have_count(100)
     expect(messages.first).to_contain_text("Point 21 of the deal.")
     page.screenshot(path=str(ARTIFACTS / "conversation_earlier_messages.png"))
-    page.get_by_role("button", name="Show 20 earlier messages").click()
-    settled(page)
+    run_by_click(page, page.get_by_role("button", name="Show 20 earlier messages"))
     expect(messages).to_have_count(120)
     expect(messages.first).to_contain_text("Point 1 of the deal.")
 
