@@ -17,7 +17,11 @@ def _with_exchange(services, title: str, question: str, answer: str) -> str:
 
 
 def _open_thread(page, title: str) -> None:
-    page.get_by_test_id("stSidebar").get_by_role("button", name=title).click()
+    """Opens a conversation from the sidebar once the run drawing the list is over (a click on a
+    button that run draws anew is lost), and waits for the run the click starts: on a busy
+    machine a run takes longer than a check's 5 s."""
+    settled(page)
+    run_by_click(page, page.get_by_test_id("stSidebar").get_by_role("button", name=title))
     expect(page.get_by_role("heading", name=title)).to_be_visible()
 
 
