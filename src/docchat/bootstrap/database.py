@@ -9,6 +9,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import partial
 
+from sqlalchemy import Engine
+
 from docchat.config import Settings
 from docchat.domain import utcnow
 from docchat.ports import UnitOfWorkFactory
@@ -19,7 +21,8 @@ from docchat.store.engine import make_engine
 from docchat.store.migrate import current_revision
 from docchat.store.presence import Presence
 from docchat.store.unit_of_work import SqlUnitOfWorkFactory
-from docchat.store.upgrade import upgrade_database
+from docchat.store.upgrade import open_for_this_version
+from docchat.upgrade_backups import FOLDER as UPGRADE_BACKUPS
 
 
 @dataclass(frozen=True)
@@ -37,15 +40,17 @@ class Database:
 def upgraded_database(settings: Settings) -> str | None:
     """The settings' database brought to this docchat's schema, and closed again: the start-up
     line of an upgrade (where its backup is), or None. `docchat run` takes this step alone, before
-    it starts the LLM server; `open_database` takes it first."""
-    done = upgrade_database(settings.resolved_database_url, settings.resolved_data_dir,
-                            busy_timeout_s=settings.busy_timeout_s)
-    return done.line() if done else None
+    it starts the LLM server; `open_database` takes it first, on the engine it keeps."""
+    engine = make_engine(settings.resolved_database_url, busy_timeout_s=settings.busy_timeout_s)
+    try:
+        return _upgraded(settings, engine)
+    finally:
+        engine.dispose()
 
 
 def open_database(settings: Settings) -> Database:
-    upgraded = upgraded_database(settings)
     engine = make_engine(settings.resolved_database_url, busy_timeout_s=settings.busy_timeout_s)
+    upgraded = _upgraded(settings, engine)
     uow = SqlUnitOfWorkFactory(engine)
     presence = Presence(sqlite_path(settings.resolved_database_url),
                         while_alone=partial(interrupt_abandoned_answers, uow, before=None))
@@ -53,3 +58,9 @@ def open_database(settings: Settings) -> Database:
         interrupt_abandoned_answers(uow, before=utcnow() - STALE_STREAM)
     return Database(uow, engine.url.render_as_string(hide_password=True), partial(current_revision, engine),
                     presence, upgraded)
+
+
+def _upgraded(settings: Settings, engine: Engine) -> str | None:
+    done = open_for_this_version(engine, settings.resolved_data_dir / UPGRADE_BACKUPS,
+                                 busy_timeout_s=settings.busy_timeout_s)
+    return done.line() if done else None
