@@ -9,6 +9,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+import weakref
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -180,9 +181,16 @@ def dark_page(browser):
 
 
 def _browser_page(browser, color_scheme: str):
-    context = browser.new_context(viewport={"width": 1280, "height": 860}, color_scheme=color_scheme)
+    context = new_context(browser, color_scheme=color_scheme)
     yield context.new_page()
     context.close()
+
+
+def new_context(browser, **options):
+    """A browser context whose pages' runs `settled` can follow (see `_watch_runs`)."""
+    context = browser.new_context(viewport={"width": 1280, "height": 860}, **options)
+    context.on("page", _watch_runs)
+    return context
 
 
 @pytest.fixture
@@ -196,14 +204,61 @@ def seeded(tmp_path):
                           contact_llm=False)
 
 
+# How each page's last run ended, as its own connection to the server told it (ScriptFinishedStatus).
+_LAST_RUN_ENDED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_WATCHED: weakref.WeakSet = weakref.WeakSet()
+_STOPPED_FOR_RERUN = 2  # FINISHED_EARLY_FOR_RERUN
+SETTLE_S = 30
+
+
+def _watch_runs(page) -> None:
+    """Follows the page's runs on its websocket. A run that ends in st.rerun() is followed by a
+    moment in which the page says it is not running and marks nothing stale, while the elements
+    of the run before it are still drawn, to be replaced or dropped by the run that follows: a
+    check made then reads a page about to change (a failed answer and its retried one on screen
+    at once, three messages where there are two). Only the server's word tells that moment apart."""
+    from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
+
+    _WATCHED.add(page)
+
+    def on_socket(socket) -> None:
+        _LAST_RUN_ENDED.pop(page, None)  # a new connection (a reload): its first run is to come
+
+        def on_frame(payload) -> None:
+            if isinstance(payload, str):
+                return
+            message = ForwardMsg()
+            message.ParseFromString(payload)
+            kind = message.WhichOneof("type")
+            if kind == "script_finished":
+                _LAST_RUN_ENDED[page] = message.script_finished
+            elif kind == "new_session":
+                _LAST_RUN_ENDED.pop(page, None)
+
+        socket.on("framereceived", on_frame)
+
+    page.on("websocket", on_socket)
+
+
 def settled(page) -> None:
     """Waits until the page's script has finished its run. During a run Streamlit keeps the last
     run's elements on screen, marked stale, and a widget used then can be drawn anew when the run
-    ends: an open drop-down list closes and loses what was typed in its search."""
+    ends: an open drop-down list closes and loses what was typed in its search. A run that ended
+    in st.rerun() is not the end: the run it asked for is about to begin (see `_watch_runs`)."""
     from playwright.sync_api import expect
 
-    expect(page.locator("[data-testid='stApp'][data-test-script-state='notRunning']")).to_have_count(1, timeout=30_000)
-    expect(page.locator("[data-stale='true']")).to_have_count(0, timeout=30_000)
+    if page not in _WATCHED:
+        raise AssertionError("settled() needs a page from new_context(), which follows its runs")
+    deadline = time.monotonic() + SETTLE_S
+    while True:
+        expect(page.locator("[data-testid='stApp'][data-test-script-state='notRunning']")).to_have_count(1, timeout=SETTLE_S * 1000)
+        expect(page.locator("[data-stale='true']")).to_have_count(0, timeout=SETTLE_S * 1000)
+        ended = _LAST_RUN_ENDED.get(page)
+        if ended is not None and ended != _STOPPED_FOR_RERUN:
+            return
+        if time.monotonic() > deadline:
+            raise AssertionError(f"the page's runs did not settle in {SETTLE_S} s (last run ended: {ended})")
+        page.wait_for_timeout(50)  # lets Playwright deliver the frames that say the next run ended
 
 
 # Counts the runs of the page's script that begin from now on (Streamlit marks the app

@@ -5,7 +5,7 @@ a question is stored before the model is asked, and shown with the error when it
 from playwright.sync_api import expect
 
 from docchat.domain import Role
-from tests.e2e.conftest import ARTIFACTS, ask, open_app, settled
+from tests.e2e.conftest import ARTIFACTS, ask, new_context, open_app, settled
 
 TITLE = "Lease renewal"
 SIGNED = "Who signed the lease?"
@@ -19,7 +19,7 @@ def _two_tabs_on_one_thread(seeded, app_url, browser):
     conversation = seeded.conversations.create(TITLE)
     seeded.conversations.append_message(conversation.id, "user", SIGNED)
     seeded.conversations.append_message(conversation.id, "assistant", "Harbour Street Lettings and Ms Okafor.")
-    context = browser.new_context(viewport={"width": 1280, "height": 860})
+    context = new_context(browser)
     tabs = context.new_page(), context.new_page()
     for tab in tabs:
         open_app(tab, app_url)
