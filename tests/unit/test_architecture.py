@@ -257,3 +257,37 @@ def test_the_memorys_llamaindex_shell_is_one_way():
     for name in ("conversation_memory.py", "window.py"):
         assert {m for m in _imported_modules(PACKAGE / "memory" / name)
                 if m.startswith("docchat.memory.llama_index_memory")} == set()
+
+
+# The repository's verbs that change conversation tables (and the citations an answer made).
+CONVERSATION_WRITES = {
+    "add_conversation", "set_title", "set_pinned", "set_deleted", "purge_conversation", "append_message",
+    "settle_message", "set_rating", "show_version", "save_settings", "interrupt_stale_streaming",
+    "insert_messages", "set_memory_marks", "store_token_counts", "add_summary", "add_citations",
+}
+CONVERSATION_LOG = PACKAGE / "services" / "conversation_log.py"
+
+
+def test_every_write_to_a_conversation_goes_through_its_log():
+    """One module writes conversation tables: services/conversation_log.py. Any other that calls
+    a repository's writing verb (on `uow.conversations`, `repo`...) is a second owner."""
+    from docchat.ports import ConversationRepository, DocumentRepository
+
+    assert CONVERSATION_WRITES <= set(dir(ConversationRepository)) | set(dir(DocumentRepository))
+    writers = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        if path == CONVERSATION_LOG or (PACKAGE / "store") in path.parents:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(), str(path))):
+            if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+                    and node.func.attr in CONVERSATION_WRITES and _names_a_repository(node.func.value)):
+                writers.setdefault(str(path.relative_to(PACKAGE)), set()).add(node.func.attr)
+    assert writers == {}
+
+
+def _names_a_repository(node: ast.expr) -> bool:
+    """`uow.conversations`, `work.documents`, `repo`: a repository, not a service of the same verb's name."""
+    if isinstance(node, ast.Attribute):
+        return node.attr in ("conversations", "documents") and not (
+            isinstance(node.value, ast.Call) or (isinstance(node.value, ast.Name) and node.value.id == "self"))
+    return isinstance(node, ast.Name) and node.id in ("repo", "repository")

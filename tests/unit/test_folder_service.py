@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from docchat.errors import InvalidInput, NotFound
+from docchat.services.conversation_log import ConversationLog
 from docchat.services.conversations import ConversationService
 from docchat.services.folders import FolderService
 from docchat.services.library import build_library
@@ -29,7 +30,7 @@ class Followed:
             return open_index()
 
         self.library.index.open = counted  # what FolderService asks for before it writes
-        self.service = FolderService(self.uow, self.library, ConversationService(self.uow, WordCounter()),
+        self.service = FolderService(self.uow, self.library, ConversationService(self.uow, WordCounter(), ConversationLog(self.uow, WordCounter())),
                                      self.disk)
         self.disk.write(NOTES, "kiln.md", b"The kiln fires at 1,280 degrees.", 1)
         self.disk.write(NOTES, "glazes.txt", b"Celadon needs a reduction firing.", 1)

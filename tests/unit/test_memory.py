@@ -11,6 +11,7 @@ from llama_index.core.memory.types import BaseMemory
 from docchat.domain import Message, Role, utcnow
 from docchat.errors import InvalidInput
 from docchat.memory.conversation_memory import ConversationMemory
+from docchat.services.conversation_log import ConversationLog
 from docchat.memory.llama_index_memory import LlamaIndexMemory
 from docchat.memory.tokens import render_chatml
 
@@ -60,7 +61,7 @@ def counter() -> CountingCounter:
 
 @pytest.fixture
 def memory(log, counter) -> ConversationMemory:
-    return ConversationMemory.open(conversation_id=CONVERSATION, uow=log, counter=counter)
+    return ConversationLog(log, counter).memory(CONVERSATION)
 
 
 def add_all(memory: ConversationMemory, script) -> None:
@@ -90,9 +91,8 @@ def test_get_without_a_budget_returns_every_message_in_order(memory):
 
 
 def test_the_memory_token_limit_is_the_budget_when_get_is_given_none(log, counter):
-    memory = ConversationMemory.open(
-        conversation_id=CONVERSATION, uow=log, counter=counter, token_limit=tokens(TURNS[-1]) + tokens(TURNS[-2])
-    )
+    memory = ConversationLog(log, counter).memory(CONVERSATION)
+    memory.token_limit = tokens(TURNS[-1]) + tokens(TURNS[-2])
     add_all(memory, TURNS)
 
     assert pairs(memory.get()) == TURNS[-2:]
@@ -168,7 +168,7 @@ def test_opening_a_memory_over_counted_history_tokenises_nothing(log, counter):
         for role, content in TURNS
     ))
 
-    memory = ConversationMemory.open(conversation_id=CONVERSATION, uow=log, counter=counter)
+    memory = ConversationLog(log, counter).memory(CONVERSATION)
 
     assert memory.count() == len(TURNS)
     assert counter.calls == 0
@@ -183,7 +183,7 @@ def test_token_total_is_the_sum_of_the_stored_counts(memory, log):
 
 
 def test_with_the_qwen_counter_a_message_is_stored_with_its_exact_chatml_count(log, qwen_counter):
-    memory = ConversationMemory.open(conversation_id=CONVERSATION, uow=log, counter=qwen_counter)
+    memory = ConversationLog(log, qwen_counter).memory(CONVERSATION)
 
     message = memory.add(*TURNS[0])
 
@@ -207,7 +207,7 @@ def log_counted_by_an_old_tokenizer(log) -> FakeMemoryStore:
 def test_counts_from_another_tokenizer_are_recomputed_once_and_written_back(log_counted_by_an_old_tokenizer, counter):
     log = log_counted_by_an_old_tokenizer
 
-    ConversationMemory.open(conversation_id=CONVERSATION, uow=log, counter=counter).count()
+    ConversationLog(log, counter).memory(CONVERSATION).count()
 
     assert counter.calls == len(TURNS) + 1
     assert len(log.stored_counts) == 1
@@ -220,11 +220,11 @@ def test_counts_from_another_tokenizer_are_recomputed_once_and_written_back(log_
 def test_recomputed_counts_are_not_recomputed_again_by_later_reads_or_reopening(
         log_counted_by_an_old_tokenizer, counter):
     log = log_counted_by_an_old_tokenizer
-    memory = ConversationMemory.open(conversation_id=CONVERSATION, uow=log, counter=counter)
+    memory = ConversationLog(log, counter).memory(CONVERSATION)
 
     memory.get(token_limit=40)
     memory.prune(10_000)
-    ConversationMemory.open(conversation_id=CONVERSATION, uow=log, counter=counter).get()
+    ConversationLog(log, counter).memory(CONVERSATION).get()
     memory.clear()
 
     assert counter.calls == len(TURNS) + 1
@@ -232,7 +232,7 @@ def test_recomputed_counts_are_not_recomputed_again_by_later_reads_or_reopening(
 
 
 def test_the_budget_uses_the_recomputed_counts_not_the_stale_ones(log_counted_by_an_old_tokenizer, counter):
-    memory = ConversationMemory.open(conversation_id=CONVERSATION, uow=log_counted_by_an_old_tokenizer, counter=counter)
+    memory = ConversationLog(log_counted_by_an_old_tokenizer, counter).memory(CONVERSATION)
     budget = tokens(SYSTEM) + tokens(TURNS[-1])
 
     assert pairs(memory.get(token_limit=budget)) == [SYSTEM, TURNS[-1]]
@@ -242,14 +242,14 @@ def test_the_budget_uses_the_recomputed_counts_not_the_stale_ones(log_counted_by
 def test_messages_stored_without_a_count_are_counted_once_and_written_back(log, counter):
     log.register(CONVERSATION, *(stored(role, content, token_count=None, tokenizer=None) for role, content in TURNS))
 
-    memory = ConversationMemory.open(conversation_id=CONVERSATION, uow=log, counter=counter)
+    memory = ConversationLog(log, counter).memory(CONVERSATION)
 
     assert memory.token_total() == sum(tokens(t) for t in TURNS)
     assert [m.token_count for m in log.messages(CONVERSATION)] == [tokens(t) for t in TURNS]
 
 
 def test_messages_read_from_the_memory_carry_the_recomputed_count(log_counted_by_an_old_tokenizer, counter):
-    memory = ConversationMemory.open(conversation_id=CONVERSATION, uow=log_counted_by_an_old_tokenizer, counter=counter)
+    memory = ConversationLog(log_counted_by_an_old_tokenizer, counter).memory(CONVERSATION)
 
     recent = memory.get_recent(2)
 
@@ -305,7 +305,7 @@ def test_a_pruned_memory_reopened_from_the_log_stays_pruned(memory, log, counter
     add_all(memory, [SYSTEM, *TURNS])
     memory.prune(tokens(SYSTEM) + tokens(TURNS[-1]))
 
-    reopened = ConversationMemory.open(conversation_id=CONVERSATION, uow=log, counter=counter)
+    reopened = ConversationLog(log, counter).memory(CONVERSATION)
 
     assert pairs(reopened.get_all()) == [SYSTEM, TURNS[-1]]
 
@@ -347,7 +347,7 @@ def test_a_cleared_memory_reopened_from_the_log_stays_empty(memory, log, counter
     add_all(memory, TURNS)
     memory.clear()
 
-    assert ConversationMemory.open(conversation_id=CONVERSATION, uow=log, counter=counter).get_all() == []
+    assert ConversationLog(log, counter).memory(CONVERSATION).get_all() == []
 
 
 def test_messages_added_after_clear_are_the_only_ones_remembered(memory, log):
@@ -363,7 +363,7 @@ def test_messages_added_after_clear_are_the_only_ones_remembered(memory, log):
 # LlamaIndex's BaseMemory interface
 
 def test_the_memory_is_a_llamaindex_base_memory_built_by_from_defaults(log, counter):
-    memory = LlamaIndexMemory.from_defaults(conversation_id=CONVERSATION, uow=log, counter=counter)
+    memory = LlamaIndexMemory.from_defaults(log=ConversationLog(log, counter), conversation_id=CONVERSATION)
 
     assert isinstance(memory, BaseMemory)
     assert memory.get_all() == []

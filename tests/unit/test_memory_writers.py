@@ -10,7 +10,7 @@ from dataclasses import replace
 import pytest
 
 from docchat.errors import InvalidInput, NotFound
-from docchat.memory.conversation_memory import ConversationMemory
+from docchat.services.conversation_log import ConversationLog
 
 from .fakes import WordCounter
 from .test_memory import CONVERSATION, SYSTEM, TURNS, add_all, counter, log, memory, pairs, stored, tokens  # noqa: F401
@@ -52,7 +52,7 @@ def test_a_message_another_writer_stored_without_a_count_is_counted_once(memory,
 
 def test_a_clear_made_through_another_memory_is_seen_by_this_one(memory, log, counter):
     add_all(memory, TURNS)
-    other_tab = ConversationMemory.open(conversation_id=CONVERSATION, uow=log, counter=counter)
+    other_tab = ConversationLog(log, counter).memory(CONVERSATION)
 
     other_tab.clear()
 
@@ -60,7 +60,7 @@ def test_a_clear_made_through_another_memory_is_seen_by_this_one(memory, log, co
 
 
 def test_a_memory_of_an_unknown_conversation_raises_not_found_when_read_or_added_to(log, counter):
-    memory = ConversationMemory.open(conversation_id="no-such-conversation", uow=log, counter=counter)
+    memory = ConversationLog(log, counter).memory("no-such-conversation")
 
     with pytest.raises(NotFound):
         memory.get()
@@ -148,7 +148,7 @@ def test_each_thread_sees_its_own_messages_in_the_order_it_added_them(memory, lo
 
 def test_two_memories_writing_one_log_at_once_both_end_with_the_whole_history(
         memory, log, counter, frequent_thread_switches):
-    other_tab = ConversationMemory.open(conversation_id=CONVERSATION, uow=log, counter=counter)
+    other_tab = ConversationLog(log, counter).memory(CONVERSATION)
 
     errors = _hammer([memory, other_tab], threads=8, per_thread=50)
 

@@ -12,6 +12,7 @@ from docchat.context.planner import Caps
 from docchat.domain import Citation, Conversation, Message, Role, Status, utcnow
 from docchat.errors import InvalidInput, LLMUnavailable
 from docchat.services.chat import ChatService
+from docchat.services.conversation_log import ConversationLog
 from docchat.services.conversations import ConversationService
 from docchat.services.stateless import StatelessChat
 
@@ -40,11 +41,12 @@ class Setup:
         self.counter = WordCounter()
         self.uow = FakeUnitOfWork()
         self.gateway = FakeGateway(max_model_len=window, counter=self.counter)
-        self.conversations = ConversationService(self.uow, self.counter)
+        self.log = ConversationLog(self.uow, self.counter)
+        self.conversations = ConversationService(self.uow, self.counter, self.log)
         engine = ContextEngine(self.counter, None, system_prompt=SYSTEM, caps=caps)
         self.pipeline = AnswerPipeline(engine, self.counter, retriever=library, limits=limits, programs=rewriter,
                                        rewrite_gate=rewrite_gate)
-        self.chat = ChatService(self.conversations, self.uow, self.gateway, self.counter, self.pipeline,
+        self.chat = ChatService(self.conversations, self.log, self.uow, self.gateway, self.counter, self.pipeline,
                                 answer_reserve=RESERVE, programs=titler)
         self.stateless = StatelessChat(self.chat, self.pipeline, self.counter, self.gateway)
 

@@ -16,7 +16,7 @@ from docchat.bootstrap.adapters import gateway_for
 from docchat.bootstrap.backup import build_backup
 from docchat.bootstrap.startup import build_services
 from docchat.llm.profiles import embedded_model_dir
-from docchat.services.recovery import STALE_STREAM
+from docchat.services.conversation_log import STALE_STREAM
 from docchat.services.registry import Services
 
 # Kept importable from here, where callers have found them.

@@ -1,7 +1,7 @@
 """A process's first step: the settings' database opened for this docchat. Refused when a newer
 docchat wrote it, backed up and upgraded when an older one did (docchat.store.upgrade), claimed
 by this process, and the answers an earlier process left streaming settled (a crash's, or a
-stale one's: docchat.services.recovery)."""
+stale one's: docchat.services.conversation_log)."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from sqlalchemy import Engine
 from docchat.config import Settings
 from docchat.domain import utcnow
 from docchat.ports import UnitOfWorkFactory
-from docchat.services.recovery import STALE_STREAM, interrupt_abandoned_answers
+from docchat.services.conversation_log import STALE_STREAM, interrupt_abandoned_answers
 from docchat.services.registry import Held
 from docchat.store.backup import sqlite_path
 from docchat.store.engine import make_engine

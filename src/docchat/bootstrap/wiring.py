@@ -14,6 +14,7 @@ from docchat.documents.index.opening import OpenedEarly
 from docchat.llm.profiles import answer_tokens, start_advice
 from docchat.llm.server_key import llm_key
 from docchat.ports import Embedder, Programs, Retriever, SkillRecord, TokenCounter, UnitOfWorkFactory
+from docchat.services.conversation_log import ConversationLog
 from docchat.services.conversations import ConversationService
 from docchat.services.folders import FolderService
 from docchat.services.health import HealthService
@@ -27,20 +28,21 @@ def wire(settings: Settings, database: Database, adapters: Adapters, info) -> Se
     """The services; `chat`, `stateless` and `llm` are built at their first use (`answering`).
     `info`: what the LLM server said it serves, or None."""
     uow, counter = database.uow, adapters.counter
-    conversations = ConversationService(uow, counter)
+    log = ConversationLog(uow, counter)
+    conversations = ConversationService(uow, counter, log)
     library = build_library(uow, adapters.index, adapters.embedder, counter, parser=adapters.parser,
                             files=adapters.files, renderer=adapters.renderer,
                             max_bytes=settings.max_upload_mb * 1024 * 1024)
     answering = Once(partial(_answering, settings, adapters.client, info, adapters.listeners, uow=uow,
-                             counter=counter, conversations=conversations,
+                             counter=counter, conversations=conversations, log=log,
                              retriever=adapters.retriever or library.retrieval,
                              passage_vectors=library.index.passage_vectors, embedder=adapters.embedder,
                              programs=adapters.programs, skills=adapters.skills))
     return Services(
         settings=settings,
         conversations=conversations,
-        trash=TrashService(uow),
-        transfer=TransferService(uow, counter),
+        trash=TrashService(uow, log),
+        transfer=TransferService(uow, log),
         documents=library.documents,
         ingestion=library.ingestion,
         retrieval=library.retrieval,
@@ -58,7 +60,7 @@ def wire(settings: Settings, database: Database, adapters: Adapters, info) -> Se
 
 
 def _answering(settings: Settings, client: Callable, info, listeners, *, uow: UnitOfWorkFactory,
-               counter: TokenCounter, conversations: ConversationService, retriever: Retriever,
+               counter: TokenCounter, conversations: ConversationService, log: ConversationLog, retriever: Retriever,
                passage_vectors: Callable[[Sequence[str]], dict[str, list[float]]], embedder: Embedder,
                programs: Programs | None, skills: SkillRecord | None) -> Answering:
     """The services that talk to the LLM server, over its client; `listeners` follow what the
@@ -95,7 +97,7 @@ def _answering(settings: Settings, client: Callable, info, listeners, *, uow: Un
     pipeline = AnswerPipeline(context, counter, programs=programs, retriever=retriever,
                               limits=PassageLimits(floor=settings.passages_min, ceiling=settings.passages_max),
                               rewrite_gate=rewrite_gate)
-    chat = ChatService(conversations, uow, gateway, counter, pipeline, programs=programs,
+    chat = ChatService(conversations, log, uow, gateway, counter, pipeline, programs=programs,
                        answer_reserve=answer_tokens(settings), documents_only=settings.documents_only,
                        checker=CitationChecker(embedder, passage_vectors))
     if info is not None:

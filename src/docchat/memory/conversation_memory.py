@@ -6,6 +6,10 @@ token budget is a binary search plus a list slice: it never re-tokenises history
 cost does not grow with the conversation's length. That is the difference from
 LlamaIndex's ChatMemoryBuffer, which re-counts the whole history on every get().
 
+The memory writes nothing itself: its writing verbs (add, clear, prune, and LlamaIndex's put,
+set and reset) ask the conversation's log, the one writer of conversation tables
+(docchat.services.conversation_log), which also tells the memory what it appended.
+
 LlamaIndex itself is imported only when its interface is used (`get`, `get_all`): importing
 llama_index.core takes about 2 s of CPU, which every command that stores a message would
 otherwise pay before it could answer. Code that wants a LlamaIndex BaseMemory builds one with
@@ -17,10 +21,10 @@ from __future__ import annotations
 
 import uuid
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, Iterator
+from typing import TYPE_CHECKING, Any, Iterator, Protocol
 
 from docchat.domain import Message, Role, Status, utcnow
-from docchat.errors import InvalidInput, NotFound
+from docchat.errors import InvalidInput
 from docchat.memory.window import MemoryView, Window
 from docchat.ports import ConversationRepository, TokenCounter, UnitOfWorkFactory
 
@@ -47,21 +51,27 @@ def counted(counter: TokenCounter, conversation_id: str, role: str | Role, conte
     )
 
 
+class Writer(Protocol):
+    """Where the memory's writing verbs are written: the conversation's log."""
+
+    def append(self, message: Message) -> Message: ...
+
+    def set_memory_marks(self, conversation_id: str, *, memory_start_seq: int, pruned_before_seq: int) -> None: ...
+
+    def store_token_counts(self, counts: dict[str, int], tokenizer: str) -> None: ...
+
+
 class ConversationMemory:
-    """A conversation's memory. Its own verbs each open a unit of work; a service preparing a
+    """A conversation's memory. Its reading verbs each open a unit of work; a service preparing a
     question reads it within its own unit of work instead (`read`)."""
 
-    def __init__(self, conversation_id: str, uow: UnitOfWorkFactory, counter: TokenCounter, *,
+    def __init__(self, conversation_id: str, uow: UnitOfWorkFactory, counter: TokenCounter, *, writer: Writer,
                  token_limit: int = UNLIMITED) -> None:
         self.conversation_id = conversation_id
         self.token_limit = token_limit
         self._uow = uow
+        self._writer = writer
         self._window = Window(conversation_id, counter)
-
-    @classmethod
-    def open(cls, *, conversation_id: str, uow: UnitOfWorkFactory, counter: TokenCounter,
-             **fields: Any) -> "ConversationMemory":
-        return cls(conversation_id, uow, counter, **fields)
 
     # reading within the caller's unit of work
 
@@ -108,16 +118,8 @@ class ConversationMemory:
     # docchat's own verbs
 
     def add(self, role: str, content: str, **fields: Any) -> Message:
-        """Counts the message once, stores it, and returns it as stored (with its seq)."""
-        message = counted(self._window.counter, self.conversation_id, role, content, **fields)
-        with self._window.lock:
-            with self._uow(write=True) as uow:
-                if not uow.conversations.is_active(self.conversation_id):
-                    raise NotFound(f"no conversation with id {self.conversation_id}")
-                stored = uow.conversations.append_message(message)
-                uow.commit()
-            self._window.appended(stored)
-            return stored
+        """Counts the message once, has it stored, and returns it as stored (with its seq)."""
+        return self._writer.append(counted(self._window.counter, self.conversation_id, role, content, **fields))
 
     def window(self, token_limit: int | None = None, initial_token_count: int = 0) -> list[Message]:
         """Like get(), as stored messages."""
@@ -170,21 +172,19 @@ class ConversationMemory:
 
     @contextmanager
     def _synced(self) -> Iterator[Window]:
+        """The window as the store holds the conversation now, with the counts it made again for
+        another tokenizer stored (once: they are not made again)."""
         window = self._window
         with window.lock:
             with self._uow() as uow:
                 window.refresh(uow.conversations)
             if window.unsaved_counts:
-                with self._uow(write=True) as uow:
-                    uow.conversations.store_token_counts(window.take_unsaved_counts(), window.counter.id)
-                    uow.commit()
+                self._writer.store_token_counts(window.take_unsaved_counts(), window.counter.id)
             yield window
 
     def _set_marks(self, *, memory_start_seq: int, pruned_before_seq: int) -> None:
-        with self._uow(write=True) as uow:
-            uow.conversations.set_memory_marks(self.conversation_id, memory_start_seq=memory_start_seq,
-                                               pruned_before_seq=pruned_before_seq)
-            uow.commit()
+        self._writer.set_memory_marks(self.conversation_id, memory_start_seq=memory_start_seq,
+                                      pruned_before_seq=pruned_before_seq)
         # Read again, so that what the verbs return now follows the new marks.
         with self._uow() as uow:
             self._window.refresh(uow.conversations)

@@ -25,8 +25,10 @@ class LlamaIndexMemory(BaseMemory):
         return "DocchatConversationMemory"
 
     @classmethod
-    def from_defaults(cls, **kwargs: Any) -> "LlamaIndexMemory":
-        return cls.of(ConversationMemory.open(**kwargs))
+    def from_defaults(cls, *, log: Any, conversation_id: str) -> "LlamaIndexMemory":  # type: ignore[override]
+        """`log`: the conversations' log (docchat.services.conversation_log), which keeps the
+        conversation's one memory and writes what it is told."""
+        return cls.of(log.memory(conversation_id))
 
     @classmethod
     def of(cls, memory: ConversationMemory) -> "LlamaIndexMemory":

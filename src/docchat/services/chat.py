@@ -18,12 +18,12 @@ from typing import Callable
 
 from docchat.context.pipeline import AnswerPipeline, Prepared, Request
 from docchat.context.rewrite import RECENT_MESSAGES
-from docchat.context.session import updated
 from docchat.domain import Message, Role, SessionMemory, Status, TitleSource
 from docchat.domain.turns import last_exchange, may_continue
 from docchat.errors import InvalidInput, LLMError, NotFound
-from docchat.ports import Gateway, Programs, ServerInfo, TokenCounter, UnitOfWork, UnitOfWorkFactory
-from docchat.services.conversations import ConversationService, require_message, required
+from docchat.ports import Gateway, Programs, ServerInfo, TokenCounter, UnitOfWorkFactory
+from docchat.services.conversation_log import Compaction, ConversationLog, required
+from docchat.services.conversations import ConversationService, require_message
 from docchat.services.documents_only import NominalServer, Reply, offered, refuses, reply_text
 from docchat.domain.titles import clean_title, title_from
 from docchat.services.turn import Checker, Turn, streamed
@@ -41,10 +41,11 @@ CONDENSE_RETRY_AFTER = 8
 
 
 class ChatService:
-    def __init__(self, conversations: ConversationService, uow: UnitOfWorkFactory, gateway: Gateway,
-                 counter: TokenCounter, pipeline: AnswerPipeline, *, answer_reserve: int | None,
+    def __init__(self, conversations: ConversationService, log: ConversationLog, uow: UnitOfWorkFactory,
+                 gateway: Gateway, counter: TokenCounter, pipeline: AnswerPipeline, *, answer_reserve: int | None,
                  programs: Programs | None = None, documents_only: bool = False, checker: Checker | None = None):
         self._conversations = conversations
+        self._log = log
         # New conversations, and those that never chose, answer from their documents only.
         self._documents_only = documents_only
         self._uow = uow
@@ -55,7 +56,7 @@ class ChatService:
         self.checker = checker
         self._pending: set[threading.Thread] = set()
         self._background_lock = threading.Lock()
-        self._saver = _Saved(uow, counter, conversations, programs, self._background)
+        self._saver = _Saved(log, counter, conversations, programs, self._background)
 
     def answer(self, conversation_id: str | None, question: str, *,
                progress: Progress = lambda stage: None) -> Turn:
@@ -191,7 +192,7 @@ class ChatService:
         what came before it is history."""
         if conversation_id is None:
             return Request(question=question, history=[]), (1, 1), self._documents_only
-        memory = self._conversations.kept_memory(conversation_id)
+        memory = self._log.memory(conversation_id)
         with self._uow() as uow:
             settings = required(uow, conversation_id).settings
             summary = uow.conversations.latest_summary(conversation_id, before_seq=before_seq)
@@ -232,22 +233,20 @@ class ChatService:
                                           keep_question=keep, progress=progress)
         prepared = replace(prepared, budget=replace(prepared.budget, window_source=info.window_source))
         conversation_id = prepared.question.conversation_id
-
-        def compacted(uow: UnitOfWork) -> None:
-            if unavailable is None:
-                _record_compaction(uow, conversation_id, prepared, marks)
+        # Planned against a nominal window (no server), the turn changes nothing for good.
+        compaction = _compaction(prepared, marks) if unavailable is None else None
 
         if documents_only and refuses(prepared):
             # A cut answer that cannot go on: the reply becomes its new version, the cut one kept.
             return self._from_documents(prepared, continuing.group if continuing is not None else version_of,
-                                        compacted)
+                                        compaction)
         if unavailable is not None:
             if continuing is not None:
                 return self._unchanged(prepared.question, continuing, unavailable)
             return self._failed(prepared.question, unavailable, version_of=version_of)
         if continuing is None:
             started = self._conversations.start_answer(conversation_id, model=info.model, version_of=version_of,
-                                                       within=compacted)
+                                                       compaction=compaction)
             draft = replace(started, citations=prepared.citations, budget=prepared.budget, stats=prepared.stats,
                             evidence=prepared.evidence)
             max_tokens, prefix = reserve, ""
@@ -257,23 +256,20 @@ class ChatService:
             max_tokens = min(reserve, info.max_model_len - prepared.budget.prompt - (continuing.token_count or 0))
             if max_tokens < MIN_CONTINUATION:
                 raise InvalidInput("the window has no room left to continue this answer; ask for the rest instead")
-            if _compacts(prepared, marks):
-                with self._uow(write=True) as uow:
-                    compacted(uow)
-                    uow.commit()
+            if compaction is not None:
+                self._log.compact(conversation_id, compaction)
         # A new version of an answer is sampled: greedily it would be the same words.
         return streamed(prepared, draft, self._saver, self._gateway, max_tokens=max_tokens,
                         conversation_id=conversation_id, prefix=prefix, varied=version_of is not None,
                         checker=self.checker)
 
-    def _from_documents(self, prepared: Prepared, version_of: str | None,
-                        compacted: Callable[[UnitOfWork], None]) -> Turn:
+    def _from_documents(self, prepared: Prepared, version_of: str | None, compaction: Compaction | None) -> Turn:
         """The documents-only reply to a question nothing was found for: no model is asked; its
         sources are the closest passages. No budget: no prompt was sent."""
         offers = offered(prepared)
         question = prepared.question
         started = self._conversations.start_answer(question.conversation_id, model=Reply.model,
-                                                   version_of=version_of, within=compacted)
+                                                   version_of=version_of, compaction=compaction)
         draft = replace(started, citations=offers, stats=prepared.stats, evidence=prepared.evidence)
         return Turn(conversation_id=question.conversation_id, question=question, draft=draft, budget=None,
                     stats=prepared.stats, citations=offers, evidence=prepared.evidence, saver=self._saver,
@@ -290,32 +286,17 @@ class ChatService:
                     saver=self._saver, failure=error)
 
 
-def _compacts(prepared: Prepared, marks: tuple[int, int]) -> bool:
+def _compaction(prepared: Prepared, marks: tuple[int, int]) -> Compaction | None:
+    """What preparing the turn changed for good, None for an ordinary turn: a new summary, a
+    truncation (its cut leaves the memory), a failed condensation to try again later."""
     assembly = prepared.assembly
-    cut = assembly.cut_seq is not None and assembly.cut_seq > marks[1]
-    return cut or assembly.new_summary is not None or bool(assembly.truncated) or bool(assembly.condense_error)
-
-
-def _record_compaction(uow: UnitOfWork, conversation_id: str, prepared: Prepared, marks: tuple[int, int]) -> None:
-    """A new summary or a truncation is a compaction: the one event that breaks the prefix. A
-    truncation's cut leaves the memory: the messages before it are pruned (none is deleted)."""
-    if not _compacts(prepared, marks):
-        return  # an ordinary turn writes nothing here
-    assembly, repo = prepared.assembly, uow.conversations
-    if assembly.cut_seq is not None and assembly.cut_seq > marks[1]:
-        repo.set_memory_marks(conversation_id, memory_start_seq=marks[0], pruned_before_seq=assembly.cut_seq)
-    current = settings = required(uow, conversation_id).settings
-    if assembly.new_summary is not None:
-        repo.add_summary(assembly.new_summary)
-    if assembly.new_summary is not None or assembly.truncated:
-        settings = replace(settings, compactions=current.compactions + 1)
-    if assembly.truncated:
-        settings = replace(settings, truncations=current.truncations + 1)
-    if assembly.condense_error:
-        settings = replace(settings, condense_after_seq=prepared.question.seq + CONDENSE_RETRY_AFTER,
-                           last_condense_error=assembly.condense_error)
-    if settings != current:
-        repo.save_settings(conversation_id, settings)
+    cut = assembly.cut_seq if assembly.cut_seq is not None and assembly.cut_seq > marks[1] else None
+    if cut is None and assembly.new_summary is None and not assembly.truncated and not assembly.condense_error:
+        return None
+    return Compaction(
+        memory_start_seq=marks[0], pruned_before_seq=cut, summary=assembly.new_summary,
+        truncated=bool(assembly.truncated), condense_error=assembly.condense_error or None,
+        condense_after_seq=prepared.question.seq + CONDENSE_RETRY_AFTER)
 
 
 class _Unchanged:
@@ -336,28 +317,23 @@ class _Saved:
     session memory and what the answer cited (one unit of work), then the title after the
     first exchange."""
 
-    def __init__(self, uow: UnitOfWorkFactory, counter: TokenCounter, conversations: ConversationService,
+    def __init__(self, log: ConversationLog, counter: TokenCounter, conversations: ConversationService,
                  programs: Programs | None, background: Callable[[Callable[[], None]], None]):
-        self._uow = uow
+        self._log = log
         self._counter = counter
         self._conversations = conversations
         self._programs = programs
         self._background = background
 
     def checkpoint(self, answer: Message) -> None:
-        with self._uow(write=True) as uow:
-            uow.conversations.settle_message(answer)
-            uow.commit()
+        self._log.checkpoint(answer)
 
     def settle(self, answer: Message, *, completing: Turn | None) -> tuple[Message, SessionMemory | None]:
         answer = replace(answer, token_count=self._counter.count_message("assistant", answer.content),
                          tokenizer=self._counter.id)
-        session = None
-        with self._uow(write=True) as uow:
-            uow.conversations.settle_message(answer)
-            if completing is not None:
-                session = _remember(uow, completing, answer)
-            uow.commit()
+        # A documents-only reply cited nothing: the passages it offers are only the closest there were.
+        session = self._log.settle(answer, asked=completing.question.content if completing is not None else None,
+                                   cited=[] if answer.model == Reply.model else answer.cited)
         if completing is not None and completing.stats is not None and completing.stats.total_messages <= 1:
             # The titler is an LLM call (and, the first time, seconds of importing DSPy): the
             # answer is done without it, and the page must not wait for it to show the answer.
@@ -383,18 +359,3 @@ class _Saved:
         if title != conversation.title:
             conversations.rename(conversation_id, title, source=TitleSource.MODEL)
 
-
-def _remember(uow: UnitOfWork, turn: Turn, answer: Message) -> SessionMemory:
-    """What the conversation remembers of the exchange (the passages it was given are what
-    follow-ups lean on), and which documents the answer cited ("Cited in" counts those only). A
-    documents-only reply cited nothing: the passages it offers are only the closest there were."""
-    given, cited = answer.citations, [] if answer.model == Reply.model else answer.cited
-    conversation_id = answer.conversation_id
-    settings = required(uow, conversation_id).settings
-    session = updated(settings.session, question=turn.question.content, answer=answer.content,
-                      documents=[c.document_id for c in given], sections=[f"{c.document}: {c.where}" for c in given])
-    uow.documents.add_citations([
-        {"message_id": answer.id, "conversation_id": conversation_id, "document_id": c.document_id,
-         "chunk_id": c.chunk_id, "number": c.number, "score": c.score} for c in cited])
-    uow.conversations.save_settings(conversation_id, replace(settings, session=session))
-    return session

@@ -1,11 +1,10 @@
-"""Conversation use cases: each opens one unit of work, loads, changes, commits."""
+"""Conversation use cases: each reads in one unit of work, or has the conversation's log
+(services/conversation_log.py), its one writer, make the change."""
 
 from __future__ import annotations
 
 import builtins
-import threading
 import uuid
-from collections import OrderedDict
 from dataclasses import dataclass, replace
 from typing import Callable
 
@@ -23,15 +22,13 @@ from docchat.domain import (
 from docchat.errors import InvalidInput, NotFound
 from docchat.memory.conversation_memory import ConversationMemory, counted
 from docchat.ports import TokenCounter, UnitOfWork, UnitOfWorkFactory
+from docchat.services.conversation_log import Compaction, ConversationLog, refuse_unstorable, required
 from docchat.services.id_prefixes import resolve
 # Also looked up here by the callers of these use cases (the import, the transfer, the API).
 from docchat.domain.titles import DEFAULT_TITLE, clean_title, title_from, uncut_title
-from docchat.text import lone_surrogate, one_line, require_storable, unstorable
+from docchat.text import lone_surrogate, require_storable
 
 MAX_INSTRUCTIONS = 4_000
-# Memories kept in RAM at once; a memory dropped here reloads from the store when next used.
-# A memory kept checks itself against each read (see memory.window): nothing here tells it to forget.
-OPEN_MEMORIES = 32
 
 
 def require_message(text: object) -> None:
@@ -67,11 +64,10 @@ class FoundMessage:
 
 class ConversationService:
     # builtins.list: the method named list hides the builtin in this class's annotations.
-    def __init__(self, uow: UnitOfWorkFactory, counter: TokenCounter):
+    def __init__(self, uow: UnitOfWorkFactory, counter: TokenCounter, log: ConversationLog):
         self._uow = uow
         self._counter = counter
-        self._memories: OrderedDict[str, ConversationMemory] = OrderedDict()
-        self._memories_lock = threading.Lock()
+        self._log = log
 
     @property
     def counter(self) -> TokenCounter:
@@ -86,9 +82,7 @@ class ConversationService:
         source = source or (TitleSource.DEFAULT if title == DEFAULT_TITLE else TitleSource.USER)
         conversation = Conversation(id=str(uuid.uuid4()), title=title, created_at=now, updated_at=now,
                                     settings=ConversationSettings(title_source=source))
-        with self._uow(write=True) as uow:
-            uow.conversations.add_conversation(conversation)
-            uow.commit()
+        self._log.create(conversation)
         return conversation
 
     def list(self) -> builtins.list[Conversation]:
@@ -114,15 +108,7 @@ class ConversationService:
 
     def rename(self, conversation_id: str, title: str, *, source: TitleSource = TitleSource.USER) -> Conversation:
         """A title the user sets is never overwritten by an automatic one."""
-        title = clean_title(title)
-        with self._uow(write=True) as uow:
-            current = required(uow, conversation_id)
-            if source is not TitleSource.USER and current.settings.title_source is TitleSource.USER:
-                return current
-            uow.conversations.set_title(conversation_id, title, source, updated_at=utcnow())
-            changed = required(uow, conversation_id)
-            uow.commit()
-            return changed
+        return self._log.retitle(conversation_id, clean_title(title), source)
 
     def title_to_edit(self, conversation_id: str) -> str:
         """The title as Rename offers it: one docchat cut from the first question ("When is the
@@ -143,22 +129,14 @@ class ConversationService:
         return title[:-1] if source is TitleSource.FIRST_WORDS else title
 
     def pin(self, conversation_id: str) -> Conversation:
-        return self._set_pinned(conversation_id, True)
+        return self._log.set_pinned(conversation_id, True)
 
     def unpin(self, conversation_id: str) -> Conversation:
-        return self._set_pinned(conversation_id, False)
+        return self._log.set_pinned(conversation_id, False)
 
     def delete(self, conversation_id: str, *, purge: bool = False) -> None:
         """Soft delete hides the conversation; purge removes it and its messages for good."""
-        with self._uow(write=True) as uow:
-            found = uow.conversations.get_conversation(conversation_id, include_deleted=purge)
-            if found is None:
-                raise NotFound(f"no conversation with id {conversation_id}")
-            if purge:
-                uow.conversations.purge_conversation(conversation_id)
-            else:
-                uow.conversations.set_deleted(conversation_id, utcnow())
-            uow.commit()
+        self._log.delete(conversation_id, purge=purge)
 
     def search(self, text: str, *, limit: int = 20) -> builtins.list[SearchHit]:
         # Text with a lone surrogate cannot be in any stored message, nor be sent to the database.
@@ -170,23 +148,17 @@ class ConversationService:
     # messages
 
     def start_answer(self, conversation_id: str, *, model: str | None, version_of: str | None = None,
-                     within: Callable[[UnitOfWork], None] = lambda uow: None) -> Message:
+                     compaction: Compaction | None = None) -> Message:
         """An answer's row, empty and streaming until its turn settles it. A new version of an
-        answer hides the others in the same unit of work; `within(uow)` writes in it as well
-        (what the turn's preparation changed)."""
+        answer hides the others, and what the turn's preparation changed for good (`compaction`)
+        is written, in the same unit of work."""
         message = counted(self._counter, conversation_id, Role.ASSISTANT, "", status=Status.STREAMING, model=model,
                           version_of=version_of)
-
-        def before(uow: UnitOfWork) -> None:
-            within(uow)
-            if version_of is not None:
-                uow.conversations.show_version(conversation_id, version_of, None)
-
-        return self._append(message, before=before)
+        return self._log.open_answer(message, compaction=compaction)
 
     def append_message(self, conversation_id: str, role: str, content: str) -> Message:
         require_message(content)
-        return self._append(counted(self._counter, conversation_id, role, content))
+        return self._log.append(counted(self._counter, conversation_id, role, content))
 
     def post_user_message(self, conversation_id: str | None, text: str, *, sent_content: str | None = None,
                           rewritten_query: str | None = None, version_of: str | None = None) -> Message:
@@ -197,26 +169,9 @@ class ConversationService:
         A conversation still called "New conversation" takes its title from its first message.
         """
         require_message(text)
-        new = conversation_id is None
-        conversation_id = conversation_id or str(uuid.uuid4())
-        message = counted(self._counter, conversation_id, Role.USER, text, sent_content=sent_content,
-                          rewritten_query=rewritten_query, version_of=version_of)
-        title = title_from(text)
-
-        def before(uow: UnitOfWork) -> None:
-            if new:
-                now = utcnow()
-                uow.conversations.add_conversation(Conversation(
-                    id=conversation_id, title=title, created_at=now, updated_at=now,
-                    settings=ConversationSettings(title_source=TitleSource.FIRST_WORDS)))
-                return
-            current = required(uow, conversation_id)
-            if current.title == DEFAULT_TITLE and uow.conversations.last_seq(conversation_id) == 0:
-                uow.conversations.set_title(conversation_id, title, TitleSource.FIRST_WORDS)
-            if version_of is not None:
-                uow.conversations.show_version(conversation_id, version_of, None)
-
-        return self._append(message, before=before)
+        message = counted(self._counter, conversation_id or str(uuid.uuid4()), Role.USER, text,
+                          sent_content=sent_content, rewritten_query=rewritten_query, version_of=version_of)
+        return self._log.ask(message, title=title_from(text), new=conversation_id is None)
 
     def set_instructions(self, conversation_id: str, text: str) -> None:
         """The conversation's own instructions to the model (a system prompt of its own); empty
@@ -250,16 +205,7 @@ class ConversationService:
         """Shows one version of a question or an answer, with the turns that followed it (the
         history, and so the model, follow it), and hides the version shown before with the turns
         that followed that one; `message_id=None` hides every version of `group`."""
-        with self._uow(write=True) as uow:
-            if message_id is not None:
-                found = uow.conversations.get_message(message_id)
-                if found is None or found.conversation_id != conversation_id:
-                    raise NotFound(f"no message with id {message_id} in this conversation")
-                group = found.group
-            if group is None:
-                raise NotFound("no message or version group given to show")
-            uow.conversations.show_version(conversation_id, group, message_id)
-            uow.commit()
+        self._log.show_version(conversation_id, message_id, group=group)
 
     def show_found(self, conversation_id: str, seq: int) -> FoundMessage:
         """Shows the message a search found at `seq`, however deep in versions not shown it lies
@@ -303,12 +249,7 @@ class ConversationService:
 
     def rate(self, conversation_id: str, message_id: str, rating: Rating | None) -> None:
         """A thumbs up or down on one of the conversation's answers; None takes it back."""
-        with self._uow(write=True) as uow:
-            found = uow.conversations.get_message(message_id)
-            if found is None or found.conversation_id != conversation_id or found.role is not Role.ASSISTANT:
-                raise NotFound(f"no answer with id {message_id} in this conversation")
-            uow.conversations.set_rating(message_id, rating)
-            uow.commit()
+        self._log.rate(conversation_id, message_id, rating)
 
     def set_document_scope(self, conversation_id: str, document_ids: builtins.list[str] | None) -> None:
         """Which documents this conversation searches; None means all of them."""
@@ -336,75 +277,17 @@ class ConversationService:
     def memory(self, conversation_id: str) -> ConversationMemory:
         """The conversation's one memory object, shared by every thread of this process."""
         self.get(conversation_id)
-        return self.kept_memory(conversation_id)
-
-    def kept_memory(self, conversation_id: str) -> ConversationMemory:
-        """As memory(), for a caller that reads it within a unit of work that has found the
-        conversation."""
-        with self._memories_lock:
-            memory = self._memories.get(conversation_id)
-            if memory is None:
-                memory = ConversationMemory.open(conversation_id=conversation_id, uow=self._uow,
-                                                 counter=self._counter)
-                self._memories[conversation_id] = memory
-                if len(self._memories) > OPEN_MEMORIES:
-                    self._memories.popitem(last=False)
-            self._memories.move_to_end(conversation_id)
-            return memory
+        return self._log.memory(conversation_id)
 
     # internals
 
     def _require(self, uow: UnitOfWork, conversation_id: str) -> None:
         """As `required`, for callers that need only know the conversation is there: building
         the whole Conversation took a tenth of a millisecond more, 1% of a long history's read."""
-        _refuse_unstorable(conversation_id)
+        refuse_unstorable(conversation_id)
         if not uow.conversations.is_active(conversation_id):
             raise NotFound(f"no conversation with id {conversation_id}")
 
-    def _set_pinned(self, conversation_id: str, pinned: bool) -> Conversation:
-        with self._uow(write=True) as uow:
-            self._require(uow, conversation_id)
-            uow.conversations.set_pinned(conversation_id, pinned)
-            changed = required(uow, conversation_id)
-            uow.commit()
-            return changed
-
     def _change_settings(self, conversation_id: str,
                          change: Callable[[ConversationSettings], ConversationSettings]) -> None:
-        """The conversation's settings as `change` makes them of the stored ones, in one unit of work."""
-        with self._uow(write=True) as uow:
-            current = required(uow, conversation_id).settings
-            uow.conversations.save_settings(conversation_id, change(current))
-            uow.commit()
-
-    def _append(self, message: Message, *, before: Callable[[UnitOfWork], object] = lambda uow: None) -> Message:
-        """The one way a message is stored: in one writing unit of work, after what `before`
-        checks and changes in it; the conversation's memory is told, so it need not read it back."""
-        _refuse_unstorable(message.conversation_id)
-        memory = self.kept_memory(message.conversation_id)
-        counts, tokenizer = memory.unsaved_counts()
-        with self._uow(write=True) as uow:
-            before(uow)
-            if not uow.conversations.is_active(message.conversation_id):
-                raise NotFound(f"no conversation with id {message.conversation_id}")
-            stored = uow.conversations.append_message(message)
-            if counts:
-                uow.conversations.store_token_counts(counts, tokenizer)
-            uow.commit()
-        memory.appended(stored)
-        return stored
-
-
-def required(uow: UnitOfWork, conversation_id: str) -> Conversation:
-    """The conversation, as `uow` reads it; NotFound when it is not there (or in the trash)."""
-    _refuse_unstorable(conversation_id)
-    conversation = uow.conversations.get_conversation(conversation_id)
-    if conversation is None:
-        raise NotFound(f"no conversation with id {conversation_id}")
-    return conversation
-
-
-def _refuse_unstorable(conversation_id: str) -> None:
-    # An id from a link (`?c=...`) may hold what no database can be asked about (NUL...).
-    if unstorable(conversation_id) is not None:
-        raise NotFound(f"no conversation with id {one_line(repr(conversation_id))}")
+        self._log.change_settings(conversation_id, change)

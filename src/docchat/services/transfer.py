@@ -10,11 +10,12 @@ from dataclasses import replace
 from typing import Any
 
 from docchat import __version__
-from docchat.domain import Conversation, ImportReport, Message, utcnow
+from docchat.domain import Conversation, ImportReport, utcnow
 from docchat.errors import InvalidExport, NotFound
 from docchat.exchange import ImportedConversation, to_document, to_json, to_markdown
 from docchat.exchange.foreign import parse_export
-from docchat.ports import TokenCounter, UnitOfWork, UnitOfWorkFactory
+from docchat.ports import UnitOfWork, UnitOfWorkFactory
+from docchat.services.conversation_log import ConversationLog
 from docchat.domain.titles import MAX_TITLE
 from docchat.text import one_line
 from docchat.zip_entries import CountedReader, ZipRefused, checked_entries
@@ -28,9 +29,9 @@ MAX_ZIP_ENTRIES = 100_000
 
 
 class TransferService:
-    def __init__(self, uow: UnitOfWorkFactory, counter: TokenCounter):
+    def __init__(self, uow: UnitOfWorkFactory, log: ConversationLog):
         self._uow = uow
-        self._counter = counter
+        self._log = log
 
     def export_json(self, conversation_id: str) -> str:
         return to_json(self._document(conversation_id))
@@ -56,42 +57,9 @@ class TransferService:
         name = one_line(name) or "file"  # it starts every message about the file
         if len(raw) > MAX_IMPORT_BYTES:
             raise InvalidExport(f"{name}: too large to be a docchat export ({len(raw)} bytes)")
-        documents = [document for source, content in _entries(raw, name)
-                     for document in parse_export(content, source=source)]
-        reports = []
-        with self._uow(write=True) as uow:
-            for document in documents:
-                reports.append(self._import_one(uow, document, as_copy=as_copy))
-            uow.commit()
-        return reports
-
-    def _import_one(self, uow: UnitOfWork, document: ImportedConversation, *, as_copy: bool) -> ImportReport:
-        conversation = document.conversation
-        repo = uow.conversations
-        present = None if as_copy else repo.get_conversation(conversation.id, include_deleted=True)
-        if present is not None:
-            return ImportReport(conversation.id, conversation.title, 0, already_present=True,
-                                present_but_deleted=present.deleted_at is not None)
-        if as_copy:
-            document = _as_copy(document)
-            conversation = document.conversation
-        elif (repo.message_ids([m.id for m in document.messages])
-              or repo.summary_ids([s.id for s in document.summaries])):
-            raise InvalidExport(
-                f"{one_line(conversation.title)}: its message or summary ids already belong to another "
-                "conversation; import it with --as-copy"
-            )
-        repo.add_conversation(conversation)
-        repo.insert_messages([self._counted(m) for m in document.messages])
-        for summary in document.summaries:
-            repo.add_summary(summary)
-        return ImportReport(conversation.id, conversation.title, len(document.messages), already_present=False)
-
-    def _counted(self, message: Message) -> Message:
-        if message.tokenizer == self._counter.id and message.token_count is not None:
-            return message
-        count = self._counter.count_message(message.role.value, message.content)
-        return replace(message, token_count=count, tokenizer=self._counter.id)
+        documents = [_as_copy(document) if as_copy else document
+                     for source, content in _entries(raw, name) for document in parse_export(content, source=source)]
+        return self._log.import_conversations(documents)
 
     def _document(self, conversation_id: str) -> dict[str, Any]:
         with self._uow() as uow:

@@ -7,16 +7,17 @@ import builtins
 from datetime import timedelta
 
 from docchat.domain import CleanupReport, Conversation, utcnow
-from docchat.errors import InvalidInput, NotFound
+from docchat.errors import InvalidInput
 from docchat.ports import UnitOfWorkFactory
-from docchat.services.conversations import required
+from docchat.services.conversation_log import ConversationLog, stale_conversations
 
 
 class TrashService:
     # builtins.list: the method named list hides the builtin in this class's annotations.
 
-    def __init__(self, uow: UnitOfWorkFactory):
+    def __init__(self, uow: UnitOfWorkFactory, log: ConversationLog):
         self._uow = uow
+        self._log = log
 
     def list(self) -> builtins.list[Conversation]:
         """Deleted conversations, with their message counts, the most recently deleted first."""
@@ -25,25 +26,11 @@ class TrashService:
 
     def restore(self, conversation_id: str) -> Conversation:
         """Takes a conversation out of the trash, back where its last update puts it in the list."""
-        with self._uow(write=True) as uow:
-            found = uow.conversations.get_conversation(conversation_id, include_deleted=True)
-            if found is None:
-                raise NotFound(f"no conversation with id {conversation_id} in the trash")
-            if found.deleted_at is None:
-                raise NotFound(f"“{found.title}” ({conversation_id}) is not in the trash")
-            uow.conversations.set_deleted(conversation_id, None)
-            restored = required(uow, conversation_id)
-            uow.commit()
-            return restored
+        return self._log.restore(conversation_id)
 
     def empty(self) -> builtins.list[Conversation]:
         """Purges every conversation in the trash, with its messages; returns those it removed."""
-        with self._uow(write=True) as uow:
-            purged = uow.conversations.deleted_conversations()
-            for conversation in purged:
-                uow.conversations.purge_conversation(conversation.id)
-            uow.commit()
-        return purged
+        return self._log.empty_trash()
 
     def cleanup(self, *, older_than_days: int, dry_run: bool = False) -> CleanupReport:
         """Purges unpinned conversations not updated for `older_than_days` days, and those that
@@ -52,11 +39,7 @@ class TrashService:
         if not isinstance(older_than_days, int) or older_than_days < 1:
             raise InvalidInput("--older-than must be a whole number of days, at least 1")
         cutoff = utcnow() - timedelta(days=older_than_days)
-        with self._uow(write=not dry_run) as uow:
-            stale = (uow.conversations.conversations_updated_before(cutoff)
-                     + uow.conversations.deleted_conversations(deleted_before=cutoff))
-            if not dry_run:
-                for conversation in stale:
-                    uow.conversations.purge_conversation(conversation.id)
-                uow.commit()
-        return CleanupReport(conversations=stale, dry_run=dry_run)
+        if not dry_run:
+            return CleanupReport(conversations=self._log.purge_stale(cutoff), dry_run=False)
+        with self._uow() as uow:
+            return CleanupReport(conversations=stale_conversations(uow, cutoff), dry_run=True)
