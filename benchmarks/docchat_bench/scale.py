@@ -28,6 +28,7 @@ from docchat_bench.scale_data import (PLACES, ExportFile, as_the_app_writes, cas
                                       short_conversations)
 from docchat_bench.scale_page import page_figures
 from docchat.domain import Conversation, Message
+from docchat.exchange import ImportedConversation
 
 CONVERSATIONS = 1_000
 MESSAGES = 20
@@ -145,7 +146,7 @@ def _measure(services, folder: Path, files: tuple[ExportFile, ...], chatted: tup
     figures["storage"] = {"value": round(stored / 1e6 / total * 100, 4)}
     figures["storage_beyond_text"] = {"value": round((stored - text) / 1e6 / total * 100, 4)}
     # After the storage figure: the passages these questions were sent with weigh 6 KB each.
-    written = _store(folder, *chatted)
+    written = _store(services, *chatted)
     figures["read_app_written"] = _repeated(lambda: conversations.history(written), REPEATS, unit="ms")
     figures["read_app_written_recent"] = _repeated(lambda: conversations.recent(written, page["messages_drawn"]),
                                                    REPEATS, unit="ms")
@@ -166,20 +167,10 @@ def _measure(services, folder: Path, files: tuple[ExportFile, ...], chatted: tup
     return figures, sizes
 
 
-def _store(folder: Path, conversation: Conversation, messages: list[Message]) -> str:
-    """Stores a conversation through the store's own rows, as the chat writes them; an import
-    would leave out its figures and passages."""
-    from docchat.store.engine import make_engine
-    from docchat.store.unit_of_work import SqlUnitOfWorkFactory
-
-    engine = make_engine(f"sqlite:///{folder / 'docchat.db'}")
-    try:
-        with SqlUnitOfWorkFactory(engine)(write=True) as uow:
-            uow.conversations.add_conversation(conversation)
-            uow.conversations.insert_messages(messages)
-            uow.commit()
-    finally:
-        engine.dispose()
+def _store(services, conversation: Conversation, messages: list[Message]) -> str:
+    """Stores a conversation with its answers as the chat writes them, figures and passages
+    included; an export's file would leave those out."""
+    services.transfer.import_conversations([ImportedConversation(conversation, messages, [])])
     return conversation.id
 
 

@@ -57,9 +57,15 @@ class TransferService:
         name = one_line(name) or "file"  # it starts every message about the file
         if len(raw) > MAX_IMPORT_BYTES:
             raise InvalidExport(f"{name}: too large to be a docchat export ({len(raw)} bytes)")
-        documents = [_as_copy(document) if as_copy else document
-                     for source, content in _entries(raw, name) for document in parse_export(content, source=source)]
-        return self._log.import_conversations(documents)
+        return self.import_conversations([document for source, content in _entries(raw, name)
+                                          for document in parse_export(content, source=source)], as_copy=as_copy)
+
+    def import_conversations(self, documents: list[ImportedConversation], *,
+                             as_copy: bool = False) -> list[ImportReport]:
+        """Conversations as read from their files (or as docchat wrote them: a benchmark stores
+        answers with their figures and passages so), all or nothing; one already here is left
+        as it is, or imported anew as a copy."""
+        return self._log.import_conversations([_as_copy(document) if as_copy else document for document in documents])
 
     def _document(self, conversation_id: str) -> dict[str, Any]:
         with self._uow() as uow:
