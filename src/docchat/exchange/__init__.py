@@ -19,7 +19,7 @@ import json
 import math
 from dataclasses import dataclass, replace
 from datetime import datetime, timezone
-from typing import Annotated, Literal
+from typing import Annotated, Any, Iterable, Literal, NoReturn
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, ValidationError
 
@@ -70,7 +70,7 @@ def _parse_iso(value: str) -> datetime:
         raise ValueError(f"{value} is out of range") from None
 
 
-def message_record(message: Message) -> dict:
+def message_record(message: Message) -> dict[str, Any]:
     # A message still streaming when exported was cut short as far as the file is concerned.
     status = Status.INTERRUPTED if message.status is Status.STREAMING else message.status
     return {
@@ -97,7 +97,7 @@ def message_record(message: Message) -> dict:
     }
 
 
-def summary_record(summary: Summary) -> dict:
+def summary_record(summary: Summary) -> dict[str, Any]:
     return {
         "id": summary.id,
         "version": summary.version,
@@ -111,12 +111,12 @@ def summary_record(summary: Summary) -> dict:
     }
 
 
-def checksum(messages: list[dict]) -> str:
+def checksum(messages: list[dict[str, Any]]) -> str:
     return hashlib.sha256(canonical_json(messages)).hexdigest()
 
 
 def to_document(conversation: Conversation, messages: list[Message], summaries: list[Summary],
-                *, app_version: str, exported_at: datetime) -> dict:
+                *, app_version: str, exported_at: datetime) -> dict[str, Any]:
     records = [message_record(m) for m in messages]
     return {
         "schema": SCHEMA,
@@ -137,7 +137,7 @@ def to_document(conversation: Conversation, messages: list[Message], summaries: 
     }
 
 
-def to_json(document: dict) -> str:
+def to_json(document: dict[str, Any]) -> str:
     return indented_json(document) + "\n"
 
 
@@ -222,7 +222,7 @@ class _ConversationIn(_Strict):
     created_at: StrictStr
     updated_at: StrictStr
     pinned: StrictBool
-    metadata: dict
+    metadata: dict[str, Any]
 
 
 Count = Annotated[StrictInt, Field(ge=0, le=MAX_STORED_INT)]
@@ -238,17 +238,17 @@ class _MessageIn(_Strict):
     status: Literal["complete", "truncated", "interrupted", "error"]
     token_count: Count | None
     tokenizer: StrictStr | None
-    citations: list[dict]
+    citations: list[dict[str, Any]]
     # What the answer cited and how its citations were checked; older exports have none.
-    grounding: dict | None = None
+    grounding: dict[str, Any] | None = None
     rewritten_query: StrictStr | None
     model: StrictStr | None
-    usage: dict | None
+    usage: dict[str, Any] | None
     rating: Literal["up", "down"] | None = None
     version_of: StrictStr | None = Field(default=None, min_length=1, max_length=36)
     shown: StrictBool = True
     parent_id: StrictStr | None = Field(default=None, min_length=1, max_length=36)
-    evidence: dict | None = None
+    evidence: dict[str, Any] | None = None
 
 
 class _SummaryIn(_Strict):
@@ -257,7 +257,7 @@ class _SummaryIn(_Strict):
     first_seq: Position
     last_seq: Position
     content: StrictStr
-    metadata: dict
+    metadata: dict[str, Any]
     created_at: StrictStr
     token_count: Count | None = None
     tokenizer: StrictStr | None = None
@@ -308,7 +308,7 @@ def read_json(raw: bytes, *, source: str) -> object:
     return data
 
 
-def _no_constant(name: str):
+def _no_constant(name: str) -> NoReturn:
     raise ValueError(f"{name} is not a JSON number")
 
 
@@ -332,6 +332,7 @@ def _require_storable(data: object, source: str) -> None:
     pending = [(data, 1)]
     while pending:
         value, depth = pending.pop()
+        texts: Iterable[object]
         if depth > MAX_DEPTH:
             raise InvalidExport(f"{source}: not a conversation export: it nests more than {MAX_DEPTH} levels deep")
         if isinstance(value, dict):

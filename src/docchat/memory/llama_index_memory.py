@@ -25,7 +25,7 @@ class LlamaIndexMemory(BaseMemory):
         return "DocchatConversationMemory"
 
     @classmethod
-    def from_defaults(cls, *, log: Any, conversation_id: str) -> "LlamaIndexMemory":  # type: ignore[override]
+    def from_defaults(cls, *, log: Any, conversation_id: str) -> "LlamaIndexMemory":
         """`log`: the conversations' log (docchat.services.conversation_log), which keeps the
         conversation's one memory and writes what it is told."""
         return cls.of(log.memory(conversation_id))
