@@ -10,12 +10,12 @@ from dataclasses import replace
 from typing import Any
 
 from docchat import __version__
-from docchat.domain import Conversation, ImportReport, utcnow
-from docchat.errors import InvalidExport, NotFound
+from docchat.domain import ImportReport, utcnow
+from docchat.errors import InvalidExport
 from docchat.exchange import ImportedConversation, to_document, to_json, to_markdown
 from docchat.exchange.foreign import parse_export
-from docchat.ports import UnitOfWork, UnitOfWorkFactory
-from docchat.services.conversation_log import ConversationLog
+from docchat.ports import UnitOfWorkFactory
+from docchat.services.conversation_log import ConversationLog, required
 from docchat.domain.titles import MAX_TITLE
 from docchat.text import one_line
 from docchat.zip_entries import CountedReader, ZipRefused, checked_entries
@@ -38,7 +38,7 @@ class TransferService:
 
     def export_markdown(self, conversation_id: str) -> str:
         with self._uow() as uow:
-            conversation = self._require(uow, conversation_id)
+            conversation = required(uow, conversation_id)
             return to_markdown(conversation, uow.conversations.messages(conversation_id))
 
     def export_all_zip(self) -> bytes:
@@ -69,7 +69,7 @@ class TransferService:
 
     def _document(self, conversation_id: str) -> dict[str, Any]:
         with self._uow() as uow:
-            conversation = self._require(uow, conversation_id)
+            conversation = required(uow, conversation_id)
             return to_document(
                 conversation,
                 uow.conversations.messages(conversation_id),
@@ -77,13 +77,6 @@ class TransferService:
                 app_version=__version__,
                 exported_at=utcnow(),
             )
-
-    @staticmethod
-    def _require(uow: UnitOfWork, conversation_id: str) -> Conversation:
-        conversation = uow.conversations.get_conversation(conversation_id)
-        if conversation is None:
-            raise NotFound(f"no conversation with id {conversation_id}")
-        return conversation
 
 
 def _entries(raw: bytes, name: str) -> list[tuple[str, bytes]]:
