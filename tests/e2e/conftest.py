@@ -204,9 +204,9 @@ def seeded(tmp_path):
                           contact_llm=False)
 
 
-# How each page's last run ended, as its own connection to the server told it (ScriptFinishedStatus).
+# How each followed page's last run ended, as its own connection to the server told it
+# (ScriptFinishedStatus); None while a run is to come or under way.
 _LAST_RUN_ENDED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-_WATCHED: weakref.WeakSet = weakref.WeakSet()
 _STOPPED_FOR_RERUN = 2  # FINISHED_EARLY_FOR_RERUN
 SETTLE_S = 30
 
@@ -219,10 +219,10 @@ def _watch_runs(page) -> None:
     at once, three messages where there are two). Only the server's word tells that moment apart."""
     from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
-    _WATCHED.add(page)
+    _LAST_RUN_ENDED[page] = None
 
     def on_socket(socket) -> None:
-        _LAST_RUN_ENDED.pop(page, None)  # a new connection (a reload): its first run is to come
+        _LAST_RUN_ENDED[page] = None  # a new connection (a reload): its first run is to come
 
         def on_frame(payload) -> None:
             if isinstance(payload, str):
@@ -233,7 +233,7 @@ def _watch_runs(page) -> None:
             if kind == "script_finished":
                 _LAST_RUN_ENDED[page] = message.script_finished
             elif kind == "new_session":
-                _LAST_RUN_ENDED.pop(page, None)
+                _LAST_RUN_ENDED[page] = None
 
         socket.on("framereceived", on_frame)
 
@@ -247,7 +247,7 @@ def settled(page) -> None:
     in st.rerun() is not the end: the run it asked for is about to begin (see `_watch_runs`)."""
     from playwright.sync_api import expect
 
-    if page not in _WATCHED:
+    if page not in _LAST_RUN_ENDED:
         raise AssertionError("settled() needs a page from new_context(), which follows its runs")
     deadline = time.monotonic() + SETTLE_S
     while True:
