@@ -79,20 +79,21 @@ def prepare(paths: Paths, llm_url: str) -> None:
 
     services = build_services(settings_for(paths, llm_url), contact_llm=False)
     conversations = services.conversations
+    messages = services.messages
     made = []
     for number in range(IMPORTED_CONVERSATIONS):
         conversation = conversations.create(f"Imported lease question {number}")
         for turn in range(IMPORTED_MESSAGES // 2):
-            conversations.append_message(conversation.id, "user", f"Question {turn} about unit {number}?")
-            conversations.append_message(conversation.id, "assistant", f"Answer {turn}: see clause {turn + 3}.")
+            messages.append_message(conversation.id, "user", f"Question {turn} about unit {number}?")
+            messages.append_message(conversation.id, "assistant", f"Answer {turn}: see clause {turn + 3}.")
         made.append(conversation.id)
     paths.many_conversations.write_bytes(_zip_of(services, made))
     long = conversations.create("The long lease review")
     clause = ("The tenant keeps the premises in good repair, pays the rent monthly in advance, and gives "
               "three months' notice in writing before leaving; the landlord insures the building. ") * 6
     for turn in range(LONG_MESSAGES // 2):
-        conversations.append_message(long.id, "user", f"Clause {turn}: what does it mean? {clause}")
-        conversations.append_message(long.id, "assistant", f"Clause {turn} means this. {clause}")
+        messages.append_message(long.id, "user", f"Clause {turn}: what does it mean? {clause}")
+        messages.append_message(long.id, "assistant", f"Clause {turn} means this. {clause}")
     paths.long_conversation.write_text(services.transfer.export_json(long.id), encoding="utf-8")
     for conversation_id in [*made, long.id]:
         conversations.delete(conversation_id, purge=True)
@@ -140,7 +141,7 @@ def _conversation(services, scenario: str, paths: Paths) -> str | None:
         raw = paths.long_conversation.read_bytes()
         return services.transfer.import_bytes(raw, as_copy=True)[0].conversation_id
     latest = [c for c in services.conversations.list() if not c.title.startswith(("The long", "Imported"))]
-    return latest[0].id if latest and len(services.conversations.history(latest[0].id)) < 12 else None
+    return latest[0].id if latest and len(services.messages.history(latest[0].id)) < 12 else None
 
 
 def _ask(services, conversation_id: str | None, question: str, journal: Journal) -> None:

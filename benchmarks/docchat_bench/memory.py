@@ -84,7 +84,7 @@ class _Docchat:
 
         services = build_services(Settings(data_dir=workdir / "docchat"), counter=counter)
         conversation = services.conversations.create("Benchmark: a long conversation")
-        self._memory = services.conversations.memory(conversation.id)
+        self._memory = services.messages.memory(conversation.id)
 
     def grow(self, messages: list[tuple[str, str]]) -> None:
         for role, text in messages:

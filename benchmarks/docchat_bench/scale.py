@@ -119,7 +119,7 @@ def _services(folder: Path, counter):
 def _measure(services, folder: Path, files: tuple[ExportFile, ...], chatted: tuple[Conversation, list[Message]],
              typical: tuple[str, ...]) -> tuple[dict, dict]:
     """The figures, each as the page and the CLI meet it, and the sizes they were measured at."""
-    conversations, transfer = services.conversations, services.transfer
+    conversations, messages, transfer = services.conversations, services.messages, services.transfer
     figures, imported = {}, {}
     for key, file, name in zip(("import_short", "import_long", "import_longest"), files,
                                ("all.zip", "long.json", "longest.json")):
@@ -132,23 +132,23 @@ def _measure(services, folder: Path, files: tuple[ExportFile, ...], chatted: tup
     figures["list_first"] = {"value": round((time.perf_counter() - began) * 1000, 3)}
     total = sum(c.message_count for c in listed)
     figures["list"] = _repeated(conversations.list, REPEATS, unit="ms")
-    figures["read_long"] = _repeated(lambda: conversations.history(long_id), REPEATS, unit="ms")
+    figures["read_long"] = _repeated(lambda: messages.history(long_id), REPEATS, unit="ms")
     figures["export_json"] = _repeated(lambda: transfer.export_json(longest_id), EXPORT_REPEATS, unit="s")
     figures["export_markdown"] = _repeated(lambda: transfer.export_markdown(longest_id), EXPORT_REPEATS, unit="s")
-    figures["search_typical"] = _searches(conversations, typical)
-    figures["search_many"] = _searches(conversations, MANY_MATCH_QUERIES)
+    figures["search_typical"] = _searches(messages, typical)
+    figures["search_many"] = _searches(messages, MANY_MATCH_QUERIES)
     page = page_figures(folder, long_id)
     for key in ("open_app", "open_long", "rerun_long"):
         figures[f"page_{key}"] = {"value": round(page[key], 3)}
-    figures["read_recent"] = _repeated(lambda: conversations.recent(long_id, page["messages_drawn"]), REPEATS,
+    figures["read_recent"] = _repeated(lambda: messages.recent(long_id, page["messages_drawn"]), REPEATS,
                                        unit="ms")
     stored, text = _database_bytes(folder / "docchat.db"), sum(file.text_bytes for file in files)
     figures["storage"] = {"value": round(stored / 1e6 / total * 100, 4)}
     figures["storage_beyond_text"] = {"value": round((stored - text) / 1e6 / total * 100, 4)}
     # After the storage figure: the passages these questions were sent with weigh 6 KB each.
     written = _store(services, *chatted)
-    figures["read_app_written"] = _repeated(lambda: conversations.history(written), REPEATS, unit="ms")
-    figures["read_app_written_recent"] = _repeated(lambda: conversations.recent(written, page["messages_drawn"]),
+    figures["read_app_written"] = _repeated(lambda: messages.history(written), REPEATS, unit="ms")
+    figures["read_app_written_recent"] = _repeated(lambda: messages.recent(written, page["messages_drawn"]),
                                                    REPEATS, unit="ms")
     page = page_figures(folder, written)
     figures["page_open_app_written"] = {"value": round(page["open_long"], 3)}
@@ -202,14 +202,14 @@ def _repeated(call, repeats: int, *, unit: str) -> dict:
     return {"p50": round(p50 * scale, 3), "p95": round(p95 * scale, 3)}
 
 
-def _searches(conversations, queries: tuple[str, ...]) -> dict:
+def _searches(messages, queries: tuple[str, ...]) -> dict:
     """p50 / p95 over every query asked SEARCH_REPEATS times, and the conversations each found."""
-    found = {query: len(conversations.search(query)) for query in queries}
+    found = {query: len(messages.search(query)) for query in queries}
     samples = []
     for _ in range(SEARCH_REPEATS):
         for query in queries:
             began = time.perf_counter()
-            conversations.search(query)
+            messages.search(query)
             samples.append(time.perf_counter() - began)
     p50, p95 = p50_p95(samples)
     return {"p50": round(p50 * 1000, 3), "p95": round(p95 * 1000, 3), "conversations_found": found,

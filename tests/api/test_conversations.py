@@ -215,4 +215,4 @@ def test_an_answer_holding_nul_is_kept_with_a_replacement_character_in_its_place
     answer = client.post(f"/api/v1/conversations/{conversation['id']}/messages", json={"content": "When?"}).json()
 
     assert (answer["status"], answer["answer"]) == ("complete", "The fifteenth\ufffd of March.")
-    assert api_services.conversations.history(conversation["id"])[-1].content == "The fifteenth\ufffd of March."
+    assert api_services.messages.history(conversation["id"])[-1].content == "The fifteenth\ufffd of March."

@@ -72,7 +72,7 @@ def test_a_client_that_gives_up_waiting_for_a_whole_answer_stops_it_too(settings
 
 
 def _settled_answer(services, conversation_id: str):
-    last = services.conversations.history(conversation_id)[-1]
+    last = services.messages.history(conversation_id)[-1]
     return last if last.role is Role.ASSISTANT and last.status is not Status.STREAMING else None
 
 

@@ -22,8 +22,8 @@ def _checked_answer(services) -> None:
     text = (f"The annual rent is GBP 64,000, payable quarterly in advance [{rent}]. "
             f"The Landlord also pays for a gardener every spring [{rent}].")
     conversation = services.conversations.create("Lease check")
-    services.conversations.append_message(conversation.id, "user", "What does the lease say about rent?")
-    answer = services.conversations.append_message(conversation.id, "assistant", text)
+    services.messages.append_message(conversation.id, "user", "What does the lease say about rent?")
+    answer = services.messages.append_message(conversation.id, "assistant", text)
     with services.conversations._uow(write=True) as uow:
         uow.conversations.settle_message(replace(answer, citations=given,
                                                  grounding=services.chat.checker(text, given)))

@@ -11,8 +11,8 @@ LEASE = b"# Lease\n\n## Break clause\n\nThe tenant may end the lease on the fift
 
 def _with_exchange(services, title: str, question: str, answer: str) -> str:
     conversation = services.conversations.create(title)
-    services.conversations.append_message(conversation.id, "user", question)
-    services.conversations.append_message(conversation.id, "assistant", answer)
+    services.messages.append_message(conversation.id, "user", question)
+    services.messages.append_message(conversation.id, "assistant", answer)
     return conversation.id
 
 
@@ -141,8 +141,8 @@ def test_a_file_that_is_not_an_export_is_refused_in_the_page_and_nothing_is_adde
 def test_an_earlier_question_is_edited_and_sent_again_and_its_first_version_keeps_what_followed(
         seeded, app_url, page):
     conversation_id = _with_exchange(seeded, "Capitals", "What is the capital of France?", "Paris.")
-    seeded.conversations.append_message(conversation_id, "user", "And its population?")
-    seeded.conversations.append_message(conversation_id, "assistant", "About two million.")
+    seeded.messages.append_message(conversation_id, "user", "And its population?")
+    seeded.messages.append_message(conversation_id, "assistant", "About two million.")
     open_app(page, app_url)
     _open_thread(page, "Capitals")
 
@@ -168,7 +168,7 @@ def test_an_earlier_question_is_edited_and_sent_again_and_its_first_version_keep
 def test_a_long_conversation_opens_on_its_latest_messages_and_shows_earlier_ones_on_request(seeded, app_url, page):
     long = seeded.conversations.create("Long negotiation")
     for n in range(1, 121):
-        seeded.conversations.append_message(long.id, "user" if n % 2 else "assistant", f"Point {n} of the deal.")
+        seeded.messages.append_message(long.id, "user" if n % 2 else "assistant", f"Point {n} of the deal.")
     for n in range(55):
         _with_exchange(seeded, f"Newer thread {n}", f"Question {n}?", f"Answer {n}.")
     open_app(page, app_url)
@@ -192,15 +192,15 @@ def test_a_long_conversation_opens_on_its_latest_messages_and_shows_earlier_ones
 
 def test_a_search_hit_in_an_earlier_version_opens_that_version_in_view_and_marked(seeded, app_url, page, dark_page):
     lease = seeded.conversations.create("Flat lease")
-    first = seeded.conversations.append_message(lease.id, "user", "Is the deposit returned at the end of the lease?")
-    seeded.conversations.append_message(lease.id, "assistant", "Yes, within 30 days of the keys coming back.")
+    first = seeded.messages.append_message(lease.id, "user", "Is the deposit returned at the end of the lease?")
+    seeded.messages.append_message(lease.id, "assistant", "Yes, within 30 days of the keys coming back.")
     for n in range(1, 16):  # the first version's branch runs on, well past one screen
-        seeded.conversations.append_message(lease.id, "user", f"And what does clause {n} say?")
-        seeded.conversations.append_message(lease.id, "assistant", f"Clause {n} says the garden is kept tidy.")
-    seeded.conversations.show_version(lease.id, None, group=first.id)  # then the question is edited
-    seeded.conversations.post_user_message(lease.id, "Who pays for repairs at the end of the lease?",
+        seeded.messages.append_message(lease.id, "user", f"And what does clause {n} say?")
+        seeded.messages.append_message(lease.id, "assistant", f"Clause {n} says the garden is kept tidy.")
+    seeded.messages.show_version(lease.id, None, group=first.id)  # then the question is edited
+    seeded.messages.post_user_message(lease.id, "Who pays for repairs at the end of the lease?",
                                            version_of=first.id)
-    seeded.conversations.append_message(lease.id, "assistant", "The tenant, beyond fair wear and tear.")
+    seeded.messages.append_message(lease.id, "assistant", "The tenant, beyond fair wear and tear.")
     _with_exchange(seeded, "Garden", "When is the hedge cut?", "In May.")
     for browser_page, theme in ((page, "light"), (dark_page, "dark")):
         open_app(browser_page, app_url)

@@ -38,8 +38,8 @@ def test_a_documents_only_conversation_says_what_its_documents_do_not_hold(seede
 def test_with_no_llm_server_regenerate_in_a_documents_only_conversation_gives_the_reply(seeded, app_url, page):
     seeded.ingestion.ingest("kitchen-notebook.md", KITCHEN)
     conversation = seeded.conversations.create("Football")
-    seeded.conversations.append_message(conversation.id, "user", "Who won the football World Cup in 1998?")
-    seeded.conversations.append_message(conversation.id, "assistant", "France won it, at home.")
+    seeded.messages.append_message(conversation.id, "user", "Who won the football World Cup in 1998?")
+    seeded.messages.append_message(conversation.id, "assistant", "France won it, at home.")
     seeded.conversations.set_documents_only(conversation.id, True)
     seeded.index.open().close()
     open_app(page, app_url)

@@ -49,8 +49,8 @@ def test_a_cited_scanned_page_opens_as_the_scan_with_the_cited_words_marked(seed
     seeded.ingestion.ingest("shipping-scan.pdf", scanned_pdf(TONNAGE, MANIFEST, DEED))
     hit = seeded.retrieval.retrieve("Who supplied the anchor chain?", top_k=1)[0]
     conversation = seeded.conversations.create("Shipping")
-    seeded.conversations.append_message(conversation.id, "user", "Who supplied the anchor chain?")
-    answer = seeded.conversations.append_message(conversation.id, "assistant", "Harbour Forge [1].")
+    seeded.messages.append_message(conversation.id, "user", "Who supplied the anchor chain?")
+    answer = seeded.messages.append_message(conversation.id, "assistant", "Harbour Forge [1].")
     with seeded.conversations._uow(write=True) as uow:  # stored as the pipeline stores an answer
         uow.conversations.settle_message(replace(answer, citations=[hit.citation(1)]))
         uow.commit()

@@ -20,8 +20,8 @@ def _cited_answer(services) -> None:
     trust = services.retrieval.retrieve("When is the Determination Date?", top_k=1)[0]
     lease = services.retrieval.retrieve("When can the tenant end the lease?", top_k=1)[0]
     conversation = services.conversations.create("Trust and lease")
-    services.conversations.append_message(conversation.id, "user", "When is the Determination Date?")
-    answer = services.conversations.append_message(
+    services.messages.append_message(conversation.id, "user", "When is the Determination Date?")
+    answer = services.messages.append_message(
         conversation.id, "assistant", "The 15th calendar day of each month [1]; the lease can end early [2].")
     with services.conversations._uow(write=True) as uow:
         uow.conversations.settle_message(replace(answer, citations=[trust.citation(1), lease.citation(2)]))

@@ -19,7 +19,7 @@ TALL = {"width": 1280, "height": 1500}
 def _conversation(services, title: str, *questions: str) -> str:
     conversation = services.conversations.create(title)
     for question in questions:
-        services.conversations.append_message(conversation.id, "user", question)
+        services.messages.append_message(conversation.id, "user", question)
     return conversation.id
 
 

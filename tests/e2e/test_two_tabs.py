@@ -17,8 +17,8 @@ def _two_tabs_on_one_thread(seeded, app_url, browser):
     """A thread with one exchange, opened in two tabs the way a user opens it: the app, then a
     click on the thread in the sidebar."""
     conversation = seeded.conversations.create(TITLE)
-    seeded.conversations.append_message(conversation.id, "user", SIGNED)
-    seeded.conversations.append_message(conversation.id, "assistant", "Harbour Street Lettings and Ms Okafor.")
+    seeded.messages.append_message(conversation.id, "user", SIGNED)
+    seeded.messages.append_message(conversation.id, "assistant", "Harbour Street Lettings and Ms Okafor.")
     context = new_context(browser)
     tabs = context.new_page(), context.new_page()
     for tab in tabs:
@@ -68,7 +68,7 @@ def test_a_question_from_each_of_two_tabs_is_stored_in_order_and_both_tabs_show_
         _shows_questions(tab, expected)
         expect(tab.get_by_role("button", name="Retry the answer")).to_be_visible()
         expect(tab.get_by_test_id("stSidebar").get_by_role("button", name=TITLE)).to_have_count(1)
-    stored = seeded.conversations.history(conversation_id)
+    stored = seeded.messages.history(conversation_id)
     assert [m.content for m in stored if m.role is Role.USER] == expected
     assert [m.seq for m in stored] == list(range(1, len(stored) + 1))
     # Each question is followed by its one answer (failed): no turn lost, doubled or interleaved.
@@ -86,7 +86,7 @@ def test_retry_in_a_tab_that_has_not_seen_the_other_tab_s_question_does_not_answ
     _asked_and_failed(first, FROM_FIRST_TAB)
     ask(second, FROM_SECOND_TAB)
     _asked_and_failed(second, FROM_SECOND_TAB)
-    before = seeded.conversations.history(conversation_id)
+    before = seeded.messages.history(conversation_id)
 
     # The first tab offers to retry the answer to its own question, the last one it shows.
     first.get_by_role("button", name="Retry the answer").click()
@@ -94,7 +94,7 @@ def test_retry_in_a_tab_that_has_not_seen_the_other_tab_s_question_does_not_answ
     # The click runs the page again, which reads the thread anew and shows the second tab's
     # question; the answer to that one, which the click was not about, is not asked for again.
     _shows_questions(first, [SIGNED, FROM_FIRST_TAB, FROM_SECOND_TAB])
-    assert seeded.conversations.history(conversation_id) == before
+    assert seeded.messages.history(conversation_id) == before
     expect(first.get_by_role("button", name="Retry the answer")).to_be_visible()
     first.screenshot(path=str(ARTIFACTS / "two_tabs_retry.png"), full_page=True)
     context.close()

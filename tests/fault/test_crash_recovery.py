@@ -71,7 +71,7 @@ def test_an_answer_cut_off_by_sigkill_is_marked_interrupted_at_the_next_start_wi
     services = build_services(Settings(llm_url=fake_llm.url + "/v1", context_programs=False), contact_llm=False)
 
     [conversation] = services.conversations.list()
-    question, answer = services.conversations.history(conversation.id)
+    question, answer = services.messages.history(conversation.id)
     assert question.role is Role.USER and question.content.startswith("What does clause 7")
     assert answer.id == answer_id and answer.status is Status.INTERRUPTED
     # What the last checkpoint saved: some of what had arrived, never more.
@@ -85,14 +85,14 @@ def test_a_start_beside_a_process_still_answering_leaves_its_answer_streaming(da
         answer_id = running.stdout.readline().split(" ", 1)[0]
         beside = build_services(Settings(llm_url=fake_llm.url + "/v1"), contact_llm=False)
         [conversation] = beside.conversations.list()
-        answer = beside.conversations.history(conversation.id)[-1]
+        answer = beside.messages.history(conversation.id)[-1]
         assert answer.id == answer_id and answer.status is Status.STREAMING
         beside.close()
     finally:
         running.kill()
         running.wait(timeout=30)
     after = build_services(Settings(llm_url=fake_llm.url + "/v1"), contact_llm=False)
-    assert after.conversations.history(conversation.id)[-1].status is Status.INTERRUPTED
+    assert after.messages.history(conversation.id)[-1].status is Status.INTERRUPTED
 
 
 def test_a_document_cut_off_mid_ingestion_goes_entirely_when_the_index_next_opens(data_dir, tmp_path):

@@ -41,7 +41,7 @@ def closed_port() -> int:
 
 def transcript(services, conversation_id: str) -> tuple[Message, Message]:
     """The question and the one answer of a single-turn conversation."""
-    question, answer = services.conversations.history(conversation_id)
+    question, answer = services.messages.history(conversation_id)
     return question, answer
 
 
@@ -166,7 +166,7 @@ def test_a_server_that_comes_back_while_the_connection_is_retried_answers(fake_l
         replacement.stop()
 
     assert replacement.attempts == 1
-    *_, answer = services.conversations.history(first.conversation_id)
+    *_, answer = services.messages.history(first.conversation_id)
     assert answer.status is Status.COMPLETE
 
 
@@ -198,7 +198,7 @@ def test_retrying_after_a_server_error_answers_and_keeps_the_failed_answer(chat_
     retried = chat_services.chat.retry(failed.conversation_id)
 
     assert retried.text() == FULL_ANSWER
-    history = chat_services.conversations.history(failed.conversation_id)
+    history = chat_services.messages.history(failed.conversation_id)
     assert [(m.role, m.status) for m in history] == [
         (Role.USER, Status.COMPLETE), (Role.ASSISTANT, Status.ERROR), (Role.ASSISTANT, Status.COMPLETE),
     ]
@@ -315,7 +315,7 @@ def test_a_page_that_abandons_the_stream_leaves_the_answer_interrupted(chat_serv
 
 def test_an_answer_left_streaming_by_a_crash_is_interrupted_at_the_next_start(chat_services, fake_llm, settings_for):
     conversation = chat_services.conversations.create("Series 2024-A closing checklist")
-    chat_services.conversations.append_message(conversation.id, "user", QUESTION)
+    chat_services.messages.append_message(conversation.id, "user", QUESTION)
     crashed_at = utcnow() - STALE_STREAM - timedelta(minutes=5)
     with chat_services.conversations._uow(write=True) as uow:
         uow.conversations.append_message(Message(
@@ -334,7 +334,7 @@ def test_an_answer_left_streaming_by_a_crash_is_interrupted_at_the_next_start(ch
 def test_an_answer_still_streaming_in_another_process_is_left_alone_at_start(chat_services, fake_llm,
                                                                             settings_for):
     conversation = chat_services.conversations.create("Series 2024-A closing checklist")
-    chat_services.conversations.append_message(conversation.id, "user", QUESTION)
+    chat_services.messages.append_message(conversation.id, "user", QUESTION)
     with chat_services.conversations._uow(write=True) as uow:
         uow.conversations.append_message(Message(
             id=str(uuid.uuid4()), conversation_id=conversation.id, seq=0, role=Role.ASSISTANT,

@@ -41,7 +41,7 @@ def test_a_server_that_comes_up_after_docchat_is_counted_with_its_own_tokenizer(
         services.chat.answer(None, QUESTION).text()
     (conversation,) = services.conversations.list()
     assert not services.llm.status().counter_exact
-    guessed = services.conversations.history(conversation.id)[0]
+    guessed = services.messages.history(conversation.id)[0]
 
     weights = weights_with_a_tokenizer(tmp_path / "tiny-chatml", [QUESTION, FOLLOW_UP] * 20)
     own = TokenizerJsonCounter(weights / "tokenizer.json", model="tiny-chatml")
@@ -58,7 +58,7 @@ def test_a_server_that_comes_up_after_docchat_is_counted_with_its_own_tokenizer(
     assert status.model == "tiny-chatml"
     assert status.counter == own.id and status.counter_exact
     assert follow_up.budget.exact and follow_up.budget.counter == own.id
-    question, *_ = services.conversations.history(conversation.id)
+    question, *_ = services.messages.history(conversation.id)
     assert guessed.token_count != own.count_message("user", QUESTION)
     # The question stored while the server was down is recounted, and the new figure kept.
     assert (question.tokenizer, question.token_count) == (own.id, own.count_message("user", QUESTION))
@@ -85,4 +85,4 @@ def test_a_server_back_with_another_model_is_followed(fake_llm, settings_for, tm
 
     assert before != own.id
     assert again.budget.counter == own.id and again.budget.exact
-    assert [m.tokenizer for m in services.conversations.history(first.conversation_id)] == [own.id] * 4
+    assert [m.tokenizer for m in services.messages.history(first.conversation_id)] == [own.id] * 4

@@ -205,7 +205,7 @@ def test_a_server_that_cannot_go_on_with_a_cut_answer_is_not_asked_to(settings_f
     assert str(refused.value) == ("llama-cpp-python server starts a new answer instead of going on with this one: "
                                   "ask for the rest instead")
     assert len(server.completions) == 1
-    assert services.conversations.history(answer.conversation_id)[-1].content == "The Determination Date is the 15th."
+    assert services.messages.history(answer.conversation_id)[-1].content == "The Determination Date is the 15th."
 
 
 def test_llama_server_without_n_ctx_in_props_is_read_from_its_model_listing(status_of):

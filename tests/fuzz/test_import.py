@@ -33,9 +33,9 @@ def importing(fuzz_services, fuzz_root):
     """The services with one real conversation in them, and its export as docchat wrote it."""
     services = fuzz_services
     conversation = services.conversations.create("Harbour Street Trust: Determination Date")
-    services.conversations.append_message(conversation.id, "user", "When is the Determination Date?")
-    services.conversations.append_message(conversation.id, "assistant", "The 15th of each month — clause 4.2. 📅")
-    services.conversations.append_message(conversation.id, "user", "And if it falls on a weekend?")
+    services.messages.append_message(conversation.id, "user", "When is the Determination Date?")
+    services.messages.append_message(conversation.id, "assistant", "The 15th of each month — clause 4.2. 📅")
+    services.messages.append_message(conversation.id, "user", "And if it falls on a weekend?")
     export = json.loads(services.transfer.export_json(conversation.id))
     return services, fuzz_root / "data", export
 

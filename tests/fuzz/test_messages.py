@@ -64,14 +64,14 @@ def test_any_question_is_stored_and_exported_byte_exact_or_refused_on_one_line(c
     turn.text()
     outcome("stored")
 
-    question, answer = services.conversations.history(turn.conversation_id)
+    question, answer = services.messages.history(turn.conversation_id)
     assert question.content == text
     assert stored_bytes(data_dir, question.id) == text.encode("utf-8")
     exported = services.transfer.export_json(turn.conversation_id)
     assert json.loads(exported)["messages"][0]["content"] == text
     assert text.rstrip() in services.transfer.export_markdown(turn.conversation_id)
     [copy] = services.transfer.import_bytes(exported.encode("utf-8"), name="copy.json", as_copy=True)
-    assert services.conversations.history(copy.conversation_id)[0].content == text
+    assert services.messages.history(copy.conversation_id)[0].content == text
 
 
 @examples(60)
@@ -80,14 +80,14 @@ def test_any_message_appended_to_a_conversation_reads_back_byte_exact_or_is_refu
     services, data_dir = chatting
     conversation = services.conversations.create("Harbour Street Trust")
     if unstorable(text) is not None or not text.strip():
-        refused(data_dir, lambda: services.conversations.append_message(conversation.id, role, text))
+        refused(data_dir, lambda: services.messages.append_message(conversation.id, role, text))
         return
 
-    message = services.conversations.append_message(conversation.id, role, text)
+    message = services.messages.append_message(conversation.id, role, text)
     outcome("stored")
 
     assert stored_bytes(data_dir, message.id) == text.encode("utf-8")
-    assert [m.content for m in services.conversations.history(conversation.id)] == [text]
+    assert [m.content for m in services.messages.history(conversation.id)] == [text]
 
 
 @examples(80)
@@ -96,11 +96,11 @@ def test_any_message_appended_to_a_conversation_reads_back_byte_exact_or_is_refu
 def test_titles_instructions_searches_and_edits_take_any_text_or_refuse_it_on_one_line(chatting, text, use):
     services, data_dir = chatting
     conversation = services.conversations.create("Harbour Street Trust")
-    asked = services.conversations.append_message(conversation.id, "user", "When is the Determination Date?")
+    asked = services.messages.append_message(conversation.id, "user", "When is the Determination Date?")
     act = {
         "title": lambda: services.conversations.rename(conversation.id, text),
         "instructions": lambda: services.conversations.set_instructions(conversation.id, text),
-        "search": lambda: services.conversations.search(text),
+        "search": lambda: services.messages.search(text),
         "edit": lambda: services.chat.edit(conversation.id, asked.id, text).text(),
     }[use]
     before = database_rows(data_dir)
@@ -117,7 +117,7 @@ def test_titles_instructions_searches_and_edits_take_any_text_or_refuse_it_on_on
     elif use == "instructions":
         assert services.conversations.get(conversation.id).settings.instructions == text.strip()
     elif use == "edit":
-        shown = [m for m in services.conversations.history(conversation.id) if m.shown]
+        shown = [m for m in services.messages.history(conversation.id) if m.shown]
         assert shown[-2].content == text
 
 

@@ -52,7 +52,7 @@ def trust_conversation(services: Services) -> str:
     """A four-turn conversation about a trust agreement, with one summary; returns its id."""
     conversation = services.conversations.create("Hartley family trust agreement")
     for role, content in TRUST_TURNS:
-        services.conversations.append_message(conversation.id, role, content)
+        services.messages.append_message(conversation.id, role, content)
     add_summary(services, conversation.id, "Distributions under clause 7.2 are at the trustee's discretion.",
                 last_seq=len(TRUST_TURNS))
     return conversation.id
@@ -61,7 +61,7 @@ def trust_conversation(services: Services) -> str:
 def quarterly_conversation(services: Services) -> str:
     """A conversation about a quarterly report, with citations, usage and a summary; returns its id."""
     conversation = services.conversations.create("Q3 2025 quarterly report")
-    memory = services.conversations.memory(conversation.id)
+    memory = services.messages.memory(conversation.id)
     memory.add("system", "Answer from the uploaded documents only, and cite them.")
     memory.add("user", "How did recurring revenue move in Q3 compared with Q2?")
     memory.add(

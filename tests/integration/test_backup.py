@@ -125,17 +125,17 @@ def test_a_backup_taken_while_another_connection_writes_is_one_consistent_moment
                                                                                 shared_embedder):
     conversation = services.conversations.create("Minutes of the trustees' meeting")
     for n in range(300):
-        services.conversations.append_message(conversation.id, "user", f"Item {n}: the trustees noted the accounts.")
+        services.messages.append_message(conversation.id, "user", f"Item {n}: the trustees noted the accounts.")
     stop = threading.Event()
 
     def write() -> None:
         n = 300
         while not stop.is_set():
-            services.conversations.append_message(conversation.id, "user", f"Item {n}: a motion was carried.")
+            services.messages.append_message(conversation.id, "user", f"Item {n}: a motion was carried.")
             n += 1
 
     def committed() -> int:
-        return len(services.conversations.history(conversation.id))
+        return len(services.messages.history(conversation.id))
 
     writer = threading.Thread(target=write)
     writer.start()
@@ -149,13 +149,13 @@ def test_a_backup_taken_while_another_connection_writes_is_one_consistent_moment
         stop.set()
         writer.join()
 
-    live = services.conversations.history(conversation.id)
+    live = services.messages.history(conversation.id)
     assert len(live) > takes[-1][1]
     for take, (archive, before, after) in enumerate(takes):
         restored_dir = tmp_path / f"restored-{take}"
         build_backup(Settings(data_dir=restored_dir), embedder=shared_embedder).restore(archive)
         restored = restored_services(restored_dir, shared_embedder)
-        messages = restored.conversations.history(conversation.id)
+        messages = restored.messages.history(conversation.id)
         # What the writer had committed at one moment while the copy was made, whole and in order.
         assert before <= len(messages) <= after
         assert [(m.id, m.seq, m.content) for m in messages] == [(m.id, m.seq, m.content) for m in live[:len(messages)]]

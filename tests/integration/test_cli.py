@@ -284,7 +284,7 @@ def test_import_as_copy_adds_a_second_conversation_under_a_new_id(docchat, servi
     listed = {c.id: c for c in services.conversations.list()}
     [copy_id] = set(listed) - {trust_id}
     assert out.strip() == f"imported {copy_id} (Hartley family trust agreement (copy)): {len(TRUST_TURNS)} messages"
-    assert [m.content for m in services.conversations.history(copy_id)] == [c for _, c in TRUST_TURNS]
+    assert [m.content for m in services.messages.history(copy_id)] == [c for _, c in TRUST_TURNS]
 
 
 # maintenance

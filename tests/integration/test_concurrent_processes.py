@@ -23,7 +23,7 @@ print("ready", flush=True)
 while not go.exists():  # all start writing together, whatever their start-up took
     time.sleep(0.01)
 for n in range(appends):
-    services.conversations.post_user_message(conversation, f"writer {writer}, question {n}")
+    services.messages.post_user_message(conversation, f"writer {writer}, question {n}")
 services.close()
 """
 
@@ -45,7 +45,7 @@ def test_eight_processes_asking_at_once_lose_nothing_and_keep_every_conversation
     assert [writer.returncode for writer in writers] == [0] * 8, [err[-500:] for _, err in said]
     assert not any("locked" in out + err for out, err in said)
     for conversation, writer_ids in [(shared, range(4)), *((c, [w]) for w, c in zip(range(4, 8), own))]:
-        messages = services.conversations.history(conversation)
+        messages = services.messages.history(conversation)
         assert [m.seq for m in messages] == list(range(messages[0].seq, messages[0].seq + len(messages)))
         texts = [m.content for m in messages]
         assert len(texts) == len(set(texts)) == APPENDS * len(writer_ids)

@@ -29,6 +29,7 @@ def days_ago(days: int):
 
 def test_list_shows_pinned_conversations_first_then_the_most_recently_updated(services):
     conversations = services.conversations
+    messages = services.messages
     lease = conversations.create("Lease renewal for the Leeds office")
     trust = conversations.create("Hartley family trust agreement")
     report = conversations.create("Q3 2025 quarterly report")
@@ -37,7 +38,7 @@ def test_list_shows_pinned_conversations_first_then_the_most_recently_updated(se
     set_updated_at(services, report.id, days_ago(10))
     conversations.pin(lease.id)
 
-    conversations.append_message(trust.id, "user", "Who signs on behalf of the trustee?")
+    messages.append_message(trust.id, "user", "Who signs on behalf of the trustee?")
 
     assert [c.title for c in conversations.list()] == [
         "Lease renewal for the Leeds office",
@@ -89,12 +90,12 @@ def test_a_soft_deleted_conversation_disappears_from_the_list(services):
 
 def test_a_soft_deleted_conversation_disappears_from_search(services):
     trust_id = trust_conversation(services)
-    assert services.conversations.search("beneficiary")
+    assert services.messages.search("beneficiary")
 
     services.conversations.delete(trust_id)
 
-    assert services.conversations.search("beneficiary") == []
-    assert services.conversations.search("Hartley") == []
+    assert services.messages.search("beneficiary") == []
+    assert services.messages.search("Hartley") == []
 
 
 def test_a_soft_deleted_conversation_stays_in_the_database_until_purged(services, database):
@@ -113,23 +114,25 @@ def test_a_soft_deleted_conversation_stays_in_the_database_until_purged(services
 
 def test_search_returns_one_hit_per_conversation(services):
     conversations = services.conversations
+    messages = services.messages
     report = conversations.create("Q3 2025 quarterly report")
     for text in ["The interim dividend is 12 pence a share.",
                  "Is the dividend covered by free cash flow?",
                  "The board kept the dividend policy unchanged."]:
-        conversations.append_message(report.id, "user", text)
+        messages.append_message(report.id, "user", text)
 
-    hits = conversations.search("dividend")
+    hits = messages.search("dividend")
 
     assert [hit.conversation_id for hit in hits] == [report.id]
 
 
 def test_search_puts_the_conversation_most_about_the_words_first(services):
     conversations = services.conversations
+    messages = services.messages
     estate = conversations.create("Estate questions")
-    conversations.append_message(estate.id, "user", "Fiduciary duty: what does a fiduciary owe, and when is a fiduciary liable?")
+    messages.append_message(estate.id, "user", "Fiduciary duty: what does a fiduciary owe, and when is a fiduciary liable?")
     report = conversations.create("Q3 2025 quarterly report")
-    conversations.append_message(
+    messages.append_message(
         report.id, "user",
         "The report covers revenue, margins, headcount, churn, the new Leeds office, the pension scheme, "
         "the bank covenants, and, in one line of the risk section, a fiduciary question about the pension trustees.",
@@ -137,9 +140,9 @@ def test_search_puts_the_conversation_most_about_the_words_first(services):
     for title, text in [("Lease renewal", "When does the break clause in the Leeds lease apply?"),
                         ("Board minutes", "Who seconded the motion on the share buyback?"),
                         ("Holiday policy", "How many days of annual leave carry over?")]:
-        conversations.append_message(conversations.create(title).id, "user", text)
+        messages.append_message(conversations.create(title).id, "user", text)
 
-    hits = conversations.search("fiduciary")
+    hits = messages.search("fiduciary")
 
     assert [hit.conversation_id for hit in hits] == [estate.id, report.id]
 
@@ -147,7 +150,7 @@ def test_search_puts_the_conversation_most_about_the_words_first(services):
 def test_search_snippets_mark_the_matched_word(services):
     trust_id = trust_conversation(services)
 
-    [hit] = services.conversations.search("maintenance")
+    [hit] = services.messages.search("maintenance")
 
     assert hit.conversation_id == trust_id
     assert "education, health and «maintenance», once a year" in hit.snippet
@@ -156,7 +159,7 @@ def test_search_snippets_mark_the_matched_word(services):
 def test_search_finds_conversations_by_title(services):
     conversation = services.conversations.create("Hartley family trust agreement")
 
-    [hit] = services.conversations.search("Hartley")
+    [hit] = services.messages.search("Hartley")
 
     assert hit.conversation_id == conversation.id
     assert "«Hartley»" in hit.snippet
@@ -164,16 +167,17 @@ def test_search_finds_conversations_by_title(services):
 
 def test_search_finds_every_conversation_even_when_one_matches_hundreds_of_times(services):
     conversations = services.conversations
+    messages = services.messages
     budget = conversations.create("Marketing plan")
     for line in range(220):
-        conversations.append_message(budget.id, "user", f"Line {line} of the plan: the budget for campaign {line}.")
+        messages.append_message(budget.id, "user", f"Line {line} of the plan: the budget for campaign {line}.")
     report = conversations.create("Q3 2025 quarterly report")
-    conversations.append_message(
+    messages.append_message(
         report.id, "user",
         "Among revenue, margins, headcount, churn and forecasts, the report says the travel budget was cut.",
     )
 
-    hits = conversations.search("budget")
+    hits = messages.search("budget")
 
     assert {hit.conversation_id for hit in hits} == {budget.id, report.id}
 
@@ -182,15 +186,16 @@ def test_a_word_in_more_messages_than_are_ranked_still_finds_the_other_conversat
     monkeypatch.setattr(search, "RANKED_MATCHES", 30)
     monkeypatch.setattr(search, "RANKED_PER_CONVERSATION", 5)
     conversations = services.conversations
+    messages = services.messages
     older = [conversations.create(f"Campaign {n}") for n in range(15)]
     for conversation in older:
-        conversations.append_message(conversation.id, "user", "What was the budget for this one?")
+        messages.append_message(conversation.id, "user", "What was the budget for this one?")
     # The newest matches, four times as many as are ranked, in one conversation.
     plan = conversations.create("Marketing plan")
     for line in range(120):
-        conversations.append_message(plan.id, "user", f"Line {line}: the budget for campaign {line}.")
+        messages.append_message(plan.id, "user", f"Line {line}: the budget for campaign {line}.")
 
-    hits = conversations.search("budget")
+    hits = messages.search("budget")
 
     assert {hit.conversation_id for hit in hits} == {plan.id} | {conversation.id for conversation in older}
     assert all("«budget»" in hit.snippet for hit in hits)
@@ -200,7 +205,7 @@ def test_a_word_in_more_messages_than_are_ranked_still_finds_the_other_conversat
 def test_search_accepts_full_text_syntax_typed_by_users(services, typed):
     trust_conversation(services)
 
-    hits = services.conversations.search(typed)
+    hits = services.messages.search(typed)
 
     assert isinstance(hits, list)
 
@@ -208,7 +213,7 @@ def test_search_accepts_full_text_syntax_typed_by_users(services, typed):
 def test_search_treats_operator_words_as_plain_words(services):
     trust_id = trust_conversation(services)
 
-    hits = services.conversations.search('"trustee AND beneficiary (')
+    hits = services.messages.search('"trustee AND beneficiary (')
 
     assert [hit.conversation_id for hit in hits] == [trust_id]
 
@@ -243,7 +248,7 @@ def test_cleanup_keeps_pinned_conversations_however_old(services):
 def test_cleanup_dry_run_removes_nothing_but_reports_what_a_real_run_removes(services, database):
     for title, age in [("Lease renewal", 90), ("Board minutes", 60), ("Holiday policy", 2)]:
         conversation = services.conversations.create(title)
-        services.conversations.append_message(conversation.id, "user", f"Question about the {title.lower()}")
+        services.messages.append_message(conversation.id, "user", f"Question about the {title.lower()}")
         set_updated_at(services, conversation.id, days_ago(age))
     rows_before = database.rows("SELECT count(*) FROM conversations"), database.rows("SELECT count(*) FROM messages")
 
@@ -261,13 +266,13 @@ def test_cleanup_dry_run_removes_nothing_but_reports_what_a_real_run_removes(ser
 
 
 def test_posting_without_a_conversation_starts_one_titled_from_the_message(services):
-    message = services.conversations.post_user_message(
+    message = services.messages.post_user_message(
         None, "Summarise the termination clauses of the Leeds office lease, please."
     )
 
     conversation = services.conversations.get(message.conversation_id)
     assert conversation.title == "Summarise the termination clauses of the Leeds office…"
-    assert [m.content for m in services.conversations.history(conversation.id)] == [
+    assert [m.content for m in services.messages.history(conversation.id)] == [
         "Summarise the termination clauses of the Leeds office lease, please."
     ]
 
@@ -282,21 +287,21 @@ def test_a_first_question_that_cannot_be_stored_leaves_no_empty_conversation_beh
 
     monkeypatch.setattr(ConversationRepository, "append_message", disk_full)
     with pytest.raises(OperationalError):
-        services.conversations.post_user_message(None, "Summarise the termination clauses of the Leeds office lease.")
+        services.messages.post_user_message(None, "Summarise the termination clauses of the Leeds office lease.")
 
     assert services.conversations.list() == []
 
 
 def test_history_survives_a_restart(services, data_dir):
     trust_id = trust_conversation(services)
-    before = services.conversations.history(trust_id)
+    before = services.messages.history(trust_id)
 
     restarted = build_services(Settings(data_dir=data_dir))
 
-    after = restarted.conversations.history(trust_id)
+    after = restarted.messages.history(trust_id)
     assert after == before
     assert [(m.role.value, m.content) for m in after] == TRUST_TURNS
-    assert restarted.conversations.memory(trust_id).count() == len(TRUST_TURNS)
+    assert restarted.messages.memory(trust_id).count() == len(TRUST_TURNS)
 
 
 def test_eight_threads_appending_to_one_conversation_lose_no_message(services):
@@ -307,7 +312,7 @@ def test_eight_threads_appending_to_one_conversation_lose_no_message(services):
     def analyst(number: int) -> None:
         try:
             for question in range(per_thread):
-                services.conversations.append_message(
+                services.messages.append_message(
                     conversation.id, "user", f"Analyst {number}, question {question}: what drove the margin?"
                 )
         except Exception as error:  # surfaced below: an exception in a thread does not fail the test
@@ -320,7 +325,7 @@ def test_eight_threads_appending_to_one_conversation_lose_no_message(services):
         worker.join()
 
     assert errors == []
-    history = services.conversations.history(conversation.id)
+    history = services.messages.history(conversation.id)
     assert [m.seq for m in history] == list(range(1, threads * per_thread + 1))
     assert {m.content for m in history} == {
         f"Analyst {n}, question {q}: what drove the margin?" for n in range(threads) for q in range(per_thread)
@@ -335,7 +340,7 @@ def test_two_app_instances_appending_at_once_keep_seq_dense(services, data_dir):
     def writer(instance, name: str) -> None:
         try:
             for turn in range(40):
-                instance.conversations.append_message(conversation.id, "user", f"{name} asks question {turn}")
+                instance.messages.append_message(conversation.id, "user", f"{name} asks question {turn}")
         except Exception as error:  # surfaced below
             errors.append(error)
 
@@ -347,6 +352,6 @@ def test_two_app_instances_appending_at_once_keep_seq_dense(services, data_dir):
         worker.join()
 
     assert errors == []
-    history = services.conversations.history(conversation.id)
+    history = services.messages.history(conversation.id)
     assert [m.seq for m in history] == list(range(1, 81))
-    assert services.conversations.memory(conversation.id).count() == 80
+    assert services.messages.memory(conversation.id).count() == 80

@@ -16,7 +16,7 @@ def test_the_next_start_check_names_a_lost_question_a_cut_import_and_stray_vecto
                               embedder=shared_embedder)
     cut = services.conversations.create("Imported lease question 3 (copy)")
     for n in range(IMPORTED_MESSAGES // 3):
-        services.conversations.append_message(cut.id, "user", f"question {n}")
+        services.messages.append_message(cut.id, "user", f"question {n}")
     index = services.index.open()
     index.add("a-document-nobody-added", ["chunk-1"], shared_embedder.embed(["stray"]))
     services.close()

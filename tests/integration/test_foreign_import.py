@@ -24,7 +24,7 @@ def test_a_chatgpt_export_imports_every_conversation_with_its_current_branch(ser
     reports = services.transfer.import_bytes(as_file(chatgpt_export()), name="conversations.json")
 
     assert [(r.messages, r.already_present) for r in reports] == [(2, False), (4, False)]
-    lease = services.conversations.history(reports[1].conversation_id)
+    lease = services.messages.history(reports[1].conversation_id)
     assert [m.role for m in lease] == [Role.USER, Role.ASSISTANT, Role.USER, Role.ASSISTANT]
     assert lease[1].content.startswith("Every fifth year: clause 4.1")
     assert {c.title for c in services.conversations.list()} == {r.title for r in reports}
@@ -34,7 +34,7 @@ def test_imported_messages_are_counted_by_the_services_token_counter(services):
     [report] = services.transfer.import_bytes(as_file([chatgpt_lease_conversation()]))
 
     counter = services.conversations.counter
-    for message in services.conversations.history(report.conversation_id):
+    for message in services.messages.history(report.conversation_id):
         assert message.status is Status.COMPLETE
         assert (message.token_count, message.tokenizer) == (
             counter.count_message(message.role.value, message.content), counter.id)
@@ -43,9 +43,9 @@ def test_imported_messages_are_counted_by_the_services_token_counter(services):
 def test_an_imported_conversation_can_be_continued(services):
     [report] = services.transfer.import_bytes(as_file([open_webui_quarterly_chat()]))
 
-    services.conversations.append_message(report.conversation_id, "assistant", "Gross margin held at 61%.")
+    services.messages.append_message(report.conversation_id, "assistant", "Gross margin held at 61%.")
 
-    assert [m.seq for m in services.conversations.history(report.conversation_id)] == [1, 2, 3, 4]
+    assert [m.seq for m in services.messages.history(report.conversation_id)] == [1, 2, 3, 4]
 
 
 def test_an_open_webui_export_imports_with_and_without_history(services):

@@ -101,9 +101,9 @@ def test_import_while_the_app_holds_the_index_works(app_holding_the_index, other
 
     assert f"imported {trust_id}" in out
     assert succeeded(docchat("export", trust_id, "--format", "md")).startswith("# Hartley family trust agreement")
-    imported = app_holding_the_index.conversations.history(trust_id)
+    imported = app_holding_the_index.messages.history(trust_id)
     assert [(m.role, m.content) for m in imported] == [(m.role, m.content)
-                                                      for m in other_services.conversations.history(trust_id)]
+                                                      for m in other_services.messages.history(trust_id)]
     assert len(table_contents(data_dir)["messages"]) == len(before["messages"]) + len(imported)
 
 

@@ -31,7 +31,7 @@ def test_a_version_chosen_in_another_window_is_what_the_next_question_follows(da
     first.chat.answer(asked.conversation_id, "And the Payment Date?").text()  # first's memory is warm
     second, _ = window(data_dir)
 
-    second.conversations.show_version(asked.conversation_id, asked.answer.id)
+    second.messages.show_version(asked.conversation_id, asked.answer.id)
     first.chat.answer(asked.conversation_id, "Which clause says so?").text()
 
     assert sent(first_llm) == ["When is the Determination Date?", "The Determination Date is the 15th.",

@@ -40,20 +40,20 @@ def test_a_question_holding_nul_is_refused_in_one_line_and_nothing_is_stored(ser
 
 def test_nul_in_an_edit_a_title_a_rename_or_instructions_is_refused_and_changes_nothing(services, database):
     conversation_id = trust_conversation(services)
-    [question] = [m for m in services.conversations.history(conversation_id) if m.role.value == "user"][:1]
+    [question] = [m for m in services.messages.history(conversation_id) if m.role.value == "user"][:1]
 
     for act in (lambda: services.chat.edit(conversation_id, question.id, QUESTION),
                 lambda: services.conversations.create("Hartley\x00 trust"),
                 lambda: services.conversations.rename(conversation_id, "Hartley\x00 trust"),
                 lambda: services.conversations.set_instructions(conversation_id, "Answer in French.\x00"),
-                lambda: services.conversations.append_message(conversation_id, "assistant", "The 15th.\x00")):
+                lambda: services.messages.append_message(conversation_id, "assistant", "The 15th.\x00")):
         assert "NUL character (U+0000)" in refused(database, act)
 
 
 def test_a_search_holding_nul_reads_it_as_a_break_between_words(services):
     conversation_id = trust_conversation(services)
 
-    assert {hit.conversation_id for hit in services.conversations.search("the\x00trustee\x00")} == {conversation_id}
+    assert {hit.conversation_id for hit in services.messages.search("the\x00trustee\x00")} == {conversation_id}
 
 
 @pytest.mark.parametrize("where", ["content", "title"])

@@ -117,39 +117,40 @@ def test_a_message_for_a_conversation_that_does_not_exist_is_refused(engine):
 
 def test_messages_get_dense_seq_numbers_per_conversation(services):
     conversations = services.conversations
+    messages = services.messages
     trust = conversations.create("Hartley family trust agreement")
     report = conversations.create("Q3 2025 quarterly report")
     for turn in range(5):
-        conversations.append_message(trust.id, "user", f"Trust question {turn}: who is the successor trustee?")
-        conversations.append_message(report.id, "user", f"Report question {turn}: what was the EBITDA margin?")
-    conversations.append_message(trust.id, "assistant", "The successor trustee is Margaret Hartley.")
+        messages.append_message(trust.id, "user", f"Trust question {turn}: who is the successor trustee?")
+        messages.append_message(report.id, "user", f"Report question {turn}: what was the EBITDA margin?")
+    messages.append_message(trust.id, "assistant", "The successor trustee is Margaret Hartley.")
 
-    assert [m.seq for m in conversations.history(trust.id)] == [1, 2, 3, 4, 5, 6]
-    assert [m.seq for m in conversations.history(report.id)] == [1, 2, 3, 4, 5]
+    assert [m.seq for m in messages.history(trust.id)] == [1, 2, 3, 4, 5, 6]
+    assert [m.seq for m in messages.history(report.id)] == [1, 2, 3, 4, 5]
 
 
 def test_pruning_memory_rewrites_and_deletes_no_message(services, database):
     conversation_id = trust_conversation(services)
     before = database.table_contents()["messages"]
-    memory = services.conversations.memory(conversation_id)
+    memory = services.messages.memory(conversation_id)
 
     dropped = memory.prune(max_tokens=40)
 
     assert dropped > 0, "the prune must actually drop something for this test to mean anything"
     assert database.table_contents()["messages"] == before
-    assert len(services.conversations.history(conversation_id)) == len(TRUST_TURNS)
+    assert len(services.messages.history(conversation_id)) == len(TRUST_TURNS)
 
 
 def test_clearing_memory_rewrites_and_deletes_no_message(services, database):
     conversation_id = trust_conversation(services)
     before = database.table_contents()["messages"]
-    memory = services.conversations.memory(conversation_id)
+    memory = services.messages.memory(conversation_id)
 
     memory.clear()
 
     assert memory.count() == 0
     assert database.table_contents()["messages"] == before
-    assert [m.content for m in services.conversations.history(conversation_id)] == [c for _, c in TRUST_TURNS]
+    assert [m.content for m in services.messages.history(conversation_id)] == [c for _, c in TRUST_TURNS]
 
 
 # purge
@@ -173,7 +174,7 @@ def test_purged_messages_and_titles_are_gone_from_the_full_text_index(services, 
 
     assert database.rows("SELECT rowid FROM messages_fts WHERE messages_fts MATCH 'beneficiary'") == []
     assert database.rows("SELECT rowid FROM conversations_fts WHERE conversations_fts MATCH 'Hartley'") == []
-    assert services.conversations.search("beneficiary") == []
+    assert services.messages.search("beneficiary") == []
 
 
 @pytest.mark.sqlite_only
@@ -268,78 +269,82 @@ def test_switching_the_version_shown_is_stored_and_the_memory_follows_it(service
     from dataclasses import replace
 
     conversations = services.conversations
+
+    messages = services.messages
     conversation = conversations.create("Capital")
-    conversations.append_message(conversation.id, "user", "What is the capital of France?")
-    first = conversations.append_message(conversation.id, "assistant", "Paris.")
-    conversations.show_version(conversation.id, None, group=first.id)
+    messages.append_message(conversation.id, "user", "What is the capital of France?")
+    first = messages.append_message(conversation.id, "assistant", "Paris.")
+    messages.show_version(conversation.id, None, group=first.id)
     with conversations._uow(write=True) as uow:  # as a regenerated answer is stored
         uow.conversations.append_message(replace(first, id=str(uuid.uuid4()), content="It is Paris, on the Seine.",
                                                  version_of=first.id, shown=True))
         uow.commit()
-    assert [m.content for m in conversations.memory(conversation.id).get_all()][-1] == "It is Paris, on the Seine."
+    assert [m.content for m in messages.memory(conversation.id).get_all()][-1] == "It is Paris, on the Seine."
 
-    conversations.show_version(conversation.id, first.id)
+    messages.show_version(conversation.id, first.id)
 
-    assert [(m.content, m.shown) for m in conversations.history(conversation.id)[1:]] == [
+    assert [(m.content, m.shown) for m in messages.history(conversation.id)[1:]] == [
         ("Paris.", True), ("It is Paris, on the Seine.", False)]
-    assert [m.content for m in conversations.memory(conversation.id).get_all()] == [
+    assert [m.content for m in messages.memory(conversation.id).get_all()] == [
         "What is the capital of France?", "Paris."]
 
 
-def _two_turns(conversations, conversation_id):
-    return [conversations.append_message(conversation_id, role, text) for role, text in (
+def _two_turns(messages, conversation_id):
+    return [messages.append_message(conversation_id, role, text) for role, text in (
         ("user", "Who is the trustee?"), ("assistant", "Harbour Street Bank."),
         ("user", "When is the Determination Date?"), ("assistant", "The 15th of each month."))]
 
 
-def _first_question_edited(conversations):
+def _first_question_edited(services):
     """Two turns, then the first question edited and answered: (conversation, first question,
     its edit, the edit's answer)."""
-    conversation = conversations.create("Trust")
-    question, *_ = _two_turns(conversations, conversation.id)
-    conversations.show_version(conversation.id, None, group=question.id)
-    edited = conversations.post_user_message(conversation.id, "Who is the servicer?", version_of=question.id)
-    answer = conversations.append_message(conversation.id, "assistant", "Northgate Servicing.")
+    messages = services.messages
+    conversation = services.conversations.create("Trust")
+    question, *_ = _two_turns(messages, conversation.id)
+    messages.show_version(conversation.id, None, group=question.id)
+    edited = messages.post_user_message(conversation.id, "Who is the servicer?", version_of=question.id)
+    answer = messages.append_message(conversation.id, "assistant", "Northgate Servicing.")
     return conversation, question, edited, answer
 
 
 def test_an_edited_question_starts_a_branch_and_switching_back_brings_its_turns_back(services):
-    conversations = services.conversations
-    conversation, question, edited, _ = _first_question_edited(conversations)
+    messages = services.messages
+    conversation, question, edited, _ = _first_question_edited(services)
 
     def shown():
-        return [m.content for m in conversations.history(conversation.id) if m.shown]
+        return [m.content for m in messages.history(conversation.id) if m.shown]
 
     assert shown() == ["Who is the servicer?", "Northgate Servicing."]
     assert edited.parent_id is None  # it was the first question: it starts the conversation too
-    conversations.show_version(conversation.id, question.id)
+    messages.show_version(conversation.id, question.id)
     assert shown() == ["Who is the trustee?", "Harbour Street Bank.", "When is the Determination Date?",
                        "The 15th of each month."]
-    assert [m.content for m in conversations.memory(conversation.id).get_all()] == shown()
-    conversations.show_version(conversation.id, edited.id)
+    assert [m.content for m in messages.memory(conversation.id).get_all()] == shown()
+    messages.show_version(conversation.id, edited.id)
     assert shown() == ["Who is the servicer?", "Northgate Servicing."]
 
 
 def test_the_latest_messages_shown_come_with_every_version_of_each(services):
-    conversations = services.conversations
-    conversation, _, edited, answer = _first_question_edited(conversations)
+    messages = services.messages
+    conversation, _, edited, answer = _first_question_edited(services)
     for role, said in (("user", "Since when?"), ("assistant", "Since 2019.")):
-        conversations.append_message(conversation.id, role, said)
+        messages.append_message(conversation.id, role, said)
 
-    recent = conversations.recent(conversation.id, 3)
+    recent = messages.recent(conversation.id, 3)
 
     assert [m.content for m in recent.messages] == ["Northgate Servicing.", "Since when?", "Since 2019."]
     assert recent.shown == 4
-    assert recent.messages == [m for m in conversations.history(conversation.id) if m.shown][-3:]
+    assert recent.messages == [m for m in messages.history(conversation.id) if m.shown][-3:]
     assert [m.content for m in recent.versions[answer.group]] == ["Northgate Servicing."]
-    assert [m.content for m in conversations.recent(conversation.id, 4).versions[edited.group]] == [
+    assert [m.content for m in messages.recent(conversation.id, 4).versions[edited.group]] == [
         "Who is the trustee?", "Who is the servicer?"]
 
 
 def test_a_summary_is_used_only_on_the_branch_it_summarises(services):
     conversations = services.conversations
+    messages = services.messages
     conversation = conversations.create("Trust")
-    question, *_ = _two_turns(conversations, conversation.id)
+    question, *_ = _two_turns(messages, conversation.id)
     add_summary(services, conversation.id, "The trustee is Harbour Street Bank.", last_seq=2)
 
     def latest():
@@ -347,14 +352,14 @@ def test_a_summary_is_used_only_on_the_branch_it_summarises(services):
             return uow.conversations.latest_summary(conversation.id)
 
     assert latest().content == "The trustee is Harbour Street Bank."
-    conversations.show_version(conversation.id, None, group=question.id)
-    conversations.post_user_message(conversation.id, "Who is the servicer?", version_of=question.id)
+    messages.show_version(conversation.id, None, group=question.id)
+    messages.post_user_message(conversation.id, "Who is the servicer?", version_of=question.id)
     assert latest() is None
     # A summary made on the new branch takes the next free version.
     add_summary(services, conversation.id, "The servicer question.", last_seq=5, version=1)
     assert (latest().content, latest().version) == ("The servicer question.", 2)
 
-    conversations.show_version(conversation.id, question.id)
+    messages.show_version(conversation.id, question.id)
     assert latest().content == "The trustee is Harbour Street Bank."
 
 

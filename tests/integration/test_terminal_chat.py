@@ -130,7 +130,7 @@ def test_an_answer_streams_into_the_terminal_and_is_stored_complete(terminal, da
     assert leave(child) == 0
     services = stored(data_dir)
     (conversation,) = services.conversations.list()
-    question, answer = services.conversations.history(conversation.id)
+    question, answer = services.messages.history(conversation.id)
     assert (question.content, answer.content, answer.status) == (QUESTION, FULL_ANSWER, Status.COMPLETE)
 
 
@@ -152,7 +152,7 @@ def test_ctrl_c_mid_answer_stops_it_keeps_it_as_interrupted_and_returns_to_the_p
     assert leave(child) == 0
     services = stored(data_dir)
     (conversation,) = services.conversations.list()
-    _, answer = services.conversations.history(conversation.id)
+    _, answer = services.messages.history(conversation.id)
     assert answer.status is Status.INTERRUPTED
     assert answer.content.startswith("".join(SLOW_PIECES[:3]))
     assert answer.content != "".join(SLOW_PIECES)
@@ -185,7 +185,7 @@ def test_clear_makes_the_next_question_start_a_second_conversation(terminal, dat
 
     assert leave(child) == 0
     services = stored(data_dir)
-    firsts = sorted(services.conversations.history(c.id)[0].content for c in services.conversations.list())
+    firsts = sorted(services.messages.history(c.id)[0].content for c in services.conversations.list())
     assert firsts == sorted([QUESTION, FOLLOW_UP])
 
 
@@ -248,7 +248,7 @@ def test_open_continues_a_stored_conversation_named_by_the_start_of_its_id(termi
     child.sendline("exit")
 
     assert leave(child) == 0
-    history = stored(data_dir).conversations.history(trust_id)
+    history = stored(data_dir).messages.history(trust_id)
     assert [(m.role, m.content) for m in history[-2:]] == [(Role.USER, FOLLOW_UP), (Role.ASSISTANT, FULL_ANSWER)]
 
 
@@ -304,7 +304,7 @@ def test_over_the_http_api_answers_stream_and_ctrl_c_leaves_the_answer_interrupt
     (conversation,) = services.conversations.list()
 
     def statuses():
-        return [(m.role, m.status) for m in services.conversations.history(conversation.id)]
+        return [(m.role, m.status) for m in services.messages.history(conversation.id)]
 
     # The server settles the answer a moment after it hangs up on the LLM.
     deadline = time.monotonic() + 5

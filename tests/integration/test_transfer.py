@@ -91,8 +91,8 @@ def test_importing_as_a_copy_gives_new_conversation_and_message_ids(services):
 
     assert report.already_present is False
     assert report.conversation_id != original_id
-    original = services.conversations.history(original_id)
-    copy = services.conversations.history(report.conversation_id)
+    original = services.messages.history(original_id)
+    copy = services.messages.history(report.conversation_id)
     assert [(m.seq, m.role, m.content) for m in copy] == [(m.seq, m.role, m.content) for m in original]
     assert not {m.id for m in copy} & {m.id for m in original}
     assert services.conversations.get(report.conversation_id).title == "Q3 2025 quarterly report (copy)"

@@ -33,7 +33,7 @@ def deleted(services, conversation_id: str, moment: datetime) -> str:
 def conversation_with(services, title: str, *questions: str) -> str:
     conversation = services.conversations.create(title)
     for question in questions:
-        services.conversations.append_message(conversation.id, "user", question)
+        services.messages.append_message(conversation.id, "user", question)
     return conversation.id
 
 
@@ -73,7 +73,7 @@ def test_a_restored_conversation_is_listed_again_with_all_its_messages(services)
 
     assert (restored.id, restored.deleted_at) == (trust_id, None)
     assert {c.id for c in services.conversations.list()} == {trust_id, report_id}
-    assert [(m.role.value, m.content) for m in services.conversations.history(trust_id)] == TRUST_TURNS
+    assert [(m.role.value, m.content) for m in services.messages.history(trust_id)] == TRUST_TURNS
     assert services.trash.list() == []
 
 
@@ -94,7 +94,7 @@ def test_a_restored_conversation_is_found_by_search_again(services):
 
     services.trash.restore(trust_id)
 
-    assert [hit.conversation_id for hit in services.conversations.search("beneficiary")] == [trust_id]
+    assert [hit.conversation_id for hit in services.messages.search("beneficiary")] == [trust_id]
 
 
 def test_restoring_an_unknown_conversation_says_it_is_not_in_the_trash(services):

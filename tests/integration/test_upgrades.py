@@ -88,7 +88,7 @@ def test_the_conversations_list_and_search_show_what_they_did(upgraded):
     assert [(c["id"], c["title"], c["pinned"], c["message_count"]) for c in now] == \
         [(c["id"], c["title"], c["pinned"], c["message_count"]) for c in was["conversations"]]
     for query in CONVERSATION_SEARCHES:
-        hits = [{k: v for k, v in plain(hit).items() if k != "rank"} for hit in services.conversations.search(query)]
+        hits = [{k: v for k, v in plain(hit).items() if k != "rank"} for hit in services.messages.search(query)]
         assert expected.search_as_compared(hits, database.kind) == \
             expected.search_as_compared(was["search"][query], database.kind), query
 

@@ -22,7 +22,7 @@ def test_an_answer_streams_in_pieces_and_its_usage_is_stored(live_services, live
     pieces = list(turn)
 
     assert len(pieces) > 1
-    question, answer = live_services.conversations.history(turn.conversation_id)
+    question, answer = live_services.messages.history(turn.conversation_id)
     assert (question.role, answer.role) == (Role.USER, Role.ASSISTANT)
     assert answer.status is Status.COMPLETE
     assert answer.content == "".join(pieces) != ""
@@ -40,7 +40,7 @@ def test_an_answer_cut_at_the_token_limit_is_marked_and_the_model_goes_on_with_i
     continued = live_services.chat.continue_answer(cut.conversation_id)
     added = "".join(continued)
 
-    [answer] = [m for m in live_services.conversations.history(cut.conversation_id) if m.role is Role.ASSISTANT]
+    [answer] = [m for m in live_services.messages.history(cut.conversation_id) if m.role is Role.ASSISTANT]
     assert added.strip()
     assert answer.id == cut.answer.id
     assert answer.content == cut.answer.content + added
@@ -70,11 +70,11 @@ def test_a_conversation_longer_than_the_window_is_trimmed_and_never_overflows(li
     conversation = services.conversations.create("Very long meeting notes")
     paragraph = "The committee reviewed the quarterly budget, the audit schedule and the bond coupons. " * 12
     for i in range(30):
-        services.conversations.append_message(conversation.id, "user", f"Note {i}: {paragraph}")
-        services.conversations.append_message(conversation.id, "assistant", f"Noted item {i}.")
+        services.messages.append_message(conversation.id, "user", f"Note {i}: {paragraph}")
+        services.messages.append_message(conversation.id, "assistant", f"Noted item {i}.")
     window = services.llm.status().max_model_len
     assert window == PLANNED_WINDOW
-    assert services.conversations.memory(conversation.id).token_total() > window
+    assert services.messages.memory(conversation.id).token_total() > window
 
     turn = services.chat.answer(conversation.id, "Summarise the last note in one sentence.")
     turn.text()
@@ -96,14 +96,14 @@ def test_a_restarted_app_finds_the_history_and_continues_the_conversation(live_s
     live_services.chat.wait_for_background(60)
 
     restarted = build_services(live_settings)
-    history = restarted.conversations.history(first.conversation_id)
+    history = restarted.messages.history(first.conversation_id)
     assert history[0].status is Status.COMPLETE and history[1].status in FINISHED
     follow_up = restarted.chat.answer(first.conversation_id, "What is my name?")
     follow_up.text()
 
     assert follow_up.budget.history_messages == 2
     assert served_prompt_tokens(follow_up, live_server) > served_prompt_tokens(first, live_server)
-    assert len(restarted.conversations.history(first.conversation_id)) == 4
+    assert len(restarted.messages.history(first.conversation_id)) == 4
 
 
 @pytest.mark.both_servers
@@ -117,7 +117,7 @@ def test_stopping_keeps_the_partial_answer_as_interrupted(live_settings):
         if len(received) == 3:
             turn.stop.set()
 
-    [_, answer] = services.conversations.history(turn.conversation_id)
+    [_, answer] = services.messages.history(turn.conversation_id)
     assert answer.status is Status.INTERRUPTED
     assert answer.content == "".join(received)
 

@@ -20,15 +20,15 @@ def compacting_services(live_settings):
 def _long_conversation(services, exchanges: int = 56):
     conversation = services.conversations.create("Harbour Street Trust review")
     for i in range(exchanges):
-        services.conversations.append_message(conversation.id, "user", QUESTION.format(i=i))
-        services.conversations.append_message(conversation.id, "assistant", ANSWER.format(i=i))
+        services.messages.append_message(conversation.id, "user", QUESTION.format(i=i))
+        services.messages.append_message(conversation.id, "assistant", ANSWER.format(i=i))
     return conversation
 
 
 def test_a_history_past_its_share_is_compacted_and_the_turn_is_still_answered(compacting_services):
     services = compacting_services
     conversation = _long_conversation(services)
-    before = services.conversations.history(conversation.id)
+    before = services.messages.history(conversation.id)
 
     turn = services.chat.answer(conversation.id, "Summarise the Determination Date rules in one sentence.")
     turn.text()
@@ -38,7 +38,7 @@ def test_a_history_past_its_share_is_compacted_and_the_turn_is_still_answered(co
     assert turn.usage["prompt_tokens"] == turn.budget.prompt
     assert turn.usage["prompt_tokens"] + turn.budget.answer_reserve <= turn.budget.max_model_len
     # The originals are intact: nothing stored is deleted or rewritten by a compaction.
-    after = services.conversations.history(conversation.id)
+    after = services.messages.history(conversation.id)
     assert [(m.id, m.content) for m in after[: len(before)]] == [(m.id, m.content) for m in before]
     summaries = services.transfer  # exported below: the summary (if the model wrote one) travels too
     if turn.stats.summary_created:
@@ -88,7 +88,7 @@ def test_a_follow_up_is_searched_with_its_context_and_the_query_is_stored_on_the
     follow_up = live_services.chat.answer(first.conversation_id, "And what happens if it falls on a weekend?")
     follow_up.text()
 
-    question = live_services.conversations.history(first.conversation_id)[2]
+    question = live_services.messages.history(first.conversation_id)[2]
     assert follow_up.stats.rewrite_method in {"rewriter", "history"}
     assert question.rewritten_query == follow_up.stats.rewritten_query
     assert question.rewritten_query != question.content

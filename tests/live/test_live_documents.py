@@ -32,7 +32,7 @@ def test_a_question_about_an_ingested_pdf_is_answered_from_passages_citing_the_r
     first = turn.answer.citations[0]
     assert (first.number, first.document, first.where) == (1, "Harbour Street Trust.pdf", "page 2")
     # The model was given the passages, numbered, before the question, and they are stored as sent.
-    question = services.conversations.history(turn.conversation_id)[0]
+    question = services.messages.history(turn.conversation_id)[0]
     assert question.content == "When is the Determination Date?"
     assert question.sent_content.startswith("Context:\n[1] Harbour Street Trust.pdf, page 2:")
     assert served_prompt_tokens(turn, live_server) == turn.budget.prompt
@@ -55,7 +55,7 @@ def test_a_pdf_that_fits_goes_in_whole_and_the_next_turn_reads_it_from_the_prefi
     assert first.usage["prompt_tokens"] == first.budget.prompt
     assert follow_up.usage["prompt_tokens"] == follow_up.budget.prompt
     assert first.answer.citations[0].where == "page 2"
-    question = live_services.conversations.history(first.conversation_id)[0]
+    question = live_services.messages.history(first.conversation_id)[0]
     assert question.sent_content is None  # the question goes alone: the documents are in the prefix
     # The whole block (and the first exchange) came from vLLM's prefix cache, bar its last block.
     cached = follow_up.usage["prompt_tokens_details"]["cached_tokens"]

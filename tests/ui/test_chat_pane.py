@@ -13,7 +13,7 @@ def test_a_first_message_starts_a_conversation_titled_after_it(chat_page, servic
 
     [conversation] = services.conversations.list()
     assert conversation.title == "When is the Determination Date for the 2024…"
-    question = services.conversations.history(conversation.id)[0]
+    question = services.messages.history(conversation.id)[0]
     assert question.content == "When is the Determination Date for the 2024 trust?"
     assert page.query_params["c"] == conversation.id
 
@@ -23,7 +23,7 @@ def test_with_no_llm_server_the_question_is_kept_and_the_page_says_why_and_offer
     page.chat_input(key="chat_input").set_value("What is the notice period?").run()
 
     [conversation] = services.conversations.list()
-    question, answer = services.conversations.history(conversation.id)
+    question, answer = services.messages.history(conversation.id)
     assert (question.role, question.content) == (Role.USER, "What is the notice period?")
     assert (answer.role, answer.status) == (Role.ASSISTANT, Status.ERROR)
     assert any("not running" in warning.value for warning in page.warning)
@@ -36,8 +36,8 @@ def test_with_no_llm_server_the_question_is_kept_and_the_page_says_why_and_offer
 
 def test_the_open_conversation_shows_its_stored_history(chat_page, services):
     conversation = services.conversations.create("Quarterly report")
-    services.conversations.append_message(conversation.id, "user", "What was Q3 revenue?")
-    services.conversations.append_message(conversation.id, "assistant", "Revenue was 4.2 million.")
+    services.messages.append_message(conversation.id, "user", "What was Q3 revenue?")
+    services.messages.append_message(conversation.id, "assistant", "Revenue was 4.2 million.")
 
     page = chat_page(conversation.id)
 
@@ -48,7 +48,7 @@ def test_the_open_conversation_shows_its_stored_history(chat_page, services):
 def test_a_long_conversation_opens_on_its_latest_messages_and_earlier_ones_come_a_page_a_click(chat_page, services):
     conversation = services.conversations.create("A long one")
     for n in range(1, 121):
-        services.conversations.append_message(conversation.id, "user" if n % 2 else "assistant", f"message {n}")
+        services.messages.append_message(conversation.id, "user" if n % 2 else "assistant", f"message {n}")
 
     page = chat_page(conversation.id)
     shown = [m.markdown[0].value for m in page.chat_message]
@@ -66,7 +66,7 @@ def test_a_long_conversation_opens_on_its_latest_messages_and_earlier_ones_come_
 
 def test_message_text_is_rendered_as_markdown_never_as_html(chat_page, services):
     conversation = services.conversations.create("Pasted web page")
-    services.conversations.append_message(conversation.id, "user", "<img src=x onerror=alert(1)> what is this?")
+    services.messages.append_message(conversation.id, "user", "<img src=x onerror=alert(1)> what is this?")
 
     page = chat_page(conversation.id)
 
@@ -80,8 +80,8 @@ def _answered(services, title: str, answers: int) -> str:
     """A conversation whose answers carry the figures the pipeline stores with them."""
     conversation = services.conversations.create(title)
     for n in range(1, answers + 1):
-        services.conversations.append_message(conversation.id, "user", f"Question {n}?")
-        answer = services.conversations.append_message(conversation.id, "assistant", f"Answer {n}.")
+        services.messages.append_message(conversation.id, "user", f"Question {n}?")
+        answer = services.messages.append_message(conversation.id, "assistant", f"Answer {n}.")
         budget = Budget(max_model_len=8192, answer_reserve=512, system=40, history=100 * n, question=12, template=9,
                         history_messages=2 * n, dropped_messages=0, counter="qwen", exact=True,
                         mode="passages", passages=3, chunks=700, chunks_cap=2000)
@@ -120,8 +120,8 @@ def test_a_first_open_with_no_documents_points_to_the_documents_page(chat_page):
 
 def test_a_rewritten_query_and_the_session_memory_are_shown(chat_page, services):
     conversation = services.conversations.create("Trust questions")
-    services.conversations.append_message(conversation.id, "user", "What is the Determination Date?")
-    services.conversations.post_user_message(conversation.id, "And if it falls on a weekend?",
+    services.messages.append_message(conversation.id, "user", "What is the Determination Date?")
+    services.messages.post_user_message(conversation.id, "And if it falls on a weekend?",
                                              rewritten_query="Determination Date falls on a weekend")
     with services.conversations._uow(write=True) as uow:
         uow.conversations.save_settings(conversation.id, replace(conversation.settings, session=SessionMemory(
@@ -138,9 +138,9 @@ def test_an_answer_with_versions_shows_which_one_and_the_arrows_switch_the_one_f
     import uuid
 
     conversation = services.conversations.create("Capital")
-    services.conversations.append_message(conversation.id, "user", "What is the capital of France?")
-    first = services.conversations.append_message(conversation.id, "assistant", "Paris.")
-    services.conversations.show_version(conversation.id, None, group=first.id)
+    services.messages.append_message(conversation.id, "user", "What is the capital of France?")
+    first = services.messages.append_message(conversation.id, "assistant", "Paris.")
+    services.messages.show_version(conversation.id, None, group=first.id)
     with services.conversations._uow(write=True) as uow:
         uow.conversations.append_message(replace(first, id=str(uuid.uuid4()), content="It is Paris, on the Seine.",
                                                  version_of=first.id, shown=True))
@@ -154,12 +154,12 @@ def test_an_answer_with_versions_shows_which_one_and_the_arrows_switch_the_one_f
 
     assert [m.markdown[0].value for m in page.chat_message][1] == "Paris."
     assert any(c.value == "1 / 2" for c in page.caption)
-    assert [m.shown for m in services.conversations.history(conversation.id)] == [True, True, False]
+    assert [m.shown for m in services.messages.history(conversation.id)] == [True, True, False]
 
 
 def _two_turns(services) -> tuple[str, list]:
     conversation = services.conversations.create("Capitals")
-    stored = [services.conversations.append_message(conversation.id, role, text) for role, text in (
+    stored = [services.messages.append_message(conversation.id, role, text) for role, text in (
         ("user", "What is the capital of France?"), ("assistant", "Paris."),
         ("user", "And its population?"), ("assistant", "About two million."))]
     return conversation.id, stored
@@ -194,14 +194,14 @@ def test_an_edit_left_blank_is_refused_and_changes_nothing(chat_page, services):
     page.button(key="chat_edit_send").click().run()
 
     assert any("cannot be empty" in w.value for w in page.warning)
-    assert [m.shown for m in services.conversations.history(conversation_id)] == [True] * 4
+    assert [m.shown for m in services.messages.history(conversation_id)] == [True] * 4
     page.button(key="chat_edit_cancel").click().run()
     assert [m.markdown[0].value for m in page.chat_message][0] == "What is the capital of France?"
 
 
 def test_a_question_typed_on_two_lines_is_shown_on_two_lines(chat_page, services):
     conversation = services.conversations.create("Lease questions")
-    services.conversations.append_message(conversation.id, "user", "Two things:\nthe deposit, and the break clause?")
+    services.messages.append_message(conversation.id, "user", "Two things:\nthe deposit, and the break clause?")
 
     page = chat_page(conversation.id)
 
@@ -211,9 +211,9 @@ def test_a_question_typed_on_two_lines_is_shown_on_two_lines(chat_page, services
 
 def test_a_follow_up_searched_with_the_earlier_question_says_so_on_a_line_of_its_own(chat_page, services):
     conversation = services.conversations.create("Trust questions")
-    services.conversations.append_message(conversation.id, "user", "When were the greenhouse tomatoes planted?")
-    services.conversations.append_message(conversation.id, "assistant", "In March.")
-    services.conversations.post_user_message(
+    services.messages.append_message(conversation.id, "user", "When were the greenhouse tomatoes planted?")
+    services.messages.append_message(conversation.id, "assistant", "In March.")
+    services.messages.post_user_message(
         conversation.id, "Write a summary of the lease.",
         rewritten_query="Write a summary of the lease. When were the greenhouse tomatoes planted?")
 
@@ -226,8 +226,8 @@ def test_a_follow_up_searched_with_the_earlier_question_says_so_on_a_line_of_its
 
 def test_the_meter_says_when_the_window_was_assumed_rather_than_reported(chat_page, services):
     conversation = services.conversations.create("Over llama-cpp-python")
-    services.conversations.append_message(conversation.id, "user", "Who is the trustee?")
-    answer = services.conversations.append_message(conversation.id, "assistant", "Margaret Hartley.")
+    services.messages.append_message(conversation.id, "user", "Who is the trustee?")
+    answer = services.messages.append_message(conversation.id, "assistant", "Margaret Hartley.")
     budget = Budget(max_model_len=2048, answer_reserve=512, system=40, history=0, question=12, template=9,
                     history_messages=0, dropped_messages=0, counter="server-tokenize:llama-cpp-python:smollm2",
                     exact=True, window_source="assumed")

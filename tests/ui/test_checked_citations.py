@@ -16,8 +16,8 @@ PASSAGES = {
 def _answer(services, text: str) -> str:
     """A conversation whose one answer was given the three passages and checked, as the turn does."""
     conversation = services.conversations.create("Lease questions")
-    services.conversations.append_message(conversation.id, "user", "What do I pay?")
-    answer = services.conversations.append_message(conversation.id, "assistant", text)
+    services.messages.append_message(conversation.id, "user", "What do I pay?")
+    answer = services.messages.append_message(conversation.id, "assistant", text)
     given = [Citation(number=n, document=doc, where=where, text=passage) for n, (doc, where, passage) in PASSAGES.items()]
     grounding = check(text, {c.number: c.text for c in given}, None)
     with services.conversations._uow(write=True) as uow:

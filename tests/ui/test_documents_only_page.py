@@ -29,7 +29,7 @@ def test_a_question_the_documents_do_not_answer_is_replied_to_without_any_llm_se
 
     page.chat_input(key="chat_input").set_value("Who won the football World Cup in 1998?").run()
 
-    question, answer = services.conversations.history(conversation.id)
+    question, answer = services.messages.history(conversation.id)
     assert answer.content.startswith(NOT_FOUND_REPLY)
     assert answer.evidence.judgement is Judgement.NOT_FOUND
     assert page.chat_message[1].markdown[0].value.startswith(NOT_FOUND_REPLY)

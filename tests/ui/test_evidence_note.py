@@ -7,8 +7,8 @@ from docchat.domain import EvidenceStrength, Judgement
 
 def _judged(services, judgement: Judgement, score: float) -> str:
     conversation = services.conversations.create("Roasting times")
-    services.conversations.append_message(conversation.id, "user", "How long does a turkey roast for?")
-    answer = services.conversations.append_message(conversation.id, "assistant", "About three hours.")
+    services.messages.append_message(conversation.id, "user", "How long does a turkey roast for?")
+    answer = services.messages.append_message(conversation.id, "assistant", "About three hours.")
     with services.conversations._uow(write=True) as uow:
         uow.conversations.settle_message(replace(answer, model="qwen", evidence=EvidenceStrength(judgement, score)))
         uow.commit()

@@ -21,7 +21,7 @@ def test_the_settings_page_says_no_backup_was_made_before_the_first(services):
 
 def test_the_settings_page_says_when_the_last_backup_was_made_and_to_which_file(services, tmp_path):
     conversation = services.conversations.create("Hartley family trust agreement")
-    services.conversations.append_message(conversation.id, "user", "Who is the trustee?")
+    services.messages.append_message(conversation.id, "user", "Who is the trustee?")
     archive = tmp_path / "friday.zip"
 
     report = build_backup(services.settings).backup(archive)

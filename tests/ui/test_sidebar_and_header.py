@@ -20,7 +20,7 @@ def test_the_sidebar_lists_fifty_threads_then_fifty_more_a_click_and_always_the_
     threads = []
     for n in range(60):
         threads.append(services.conversations.create(f"Thread {n}"))
-        services.conversations.append_message(threads[-1].id, "user", f"question {n}")
+        services.messages.append_message(threads[-1].id, "user", f"question {n}")
     oldest = threads[0]
 
     def listed(page) -> list[str]:
@@ -132,7 +132,7 @@ def test_deleting_asks_for_confirmation_then_hides_the_thread(chat_page, service
 
 def test_searching_shows_matching_threads_with_a_snippet(chat_page, services):
     hit = services.conversations.create("Employment contract")
-    services.conversations.append_message(hit.id, "user", "How long is the notice period after probation?")
+    services.messages.append_message(hit.id, "user", "How long is the notice period after probation?")
     services.conversations.create("Garden planning")
     page = chat_page()
 
@@ -173,7 +173,7 @@ def test_instructions_are_saved_shown_under_the_title_and_sent_after_the_system_
 
 def test_clear_opens_a_fresh_conversation_with_the_same_documents_and_instructions(chat_page, services):
     conversation = services.conversations.create("Lease questions")
-    services.conversations.append_message(conversation.id, "user", "When can the lease end?")
+    services.messages.append_message(conversation.id, "user", "When can the lease end?")
     services.conversations.set_document_scope(conversation.id, ["doc-lease"])
     services.conversations.set_instructions(conversation.id, "Answer briefly.")
     page = chat_page(conversation.id)
@@ -183,7 +183,7 @@ def test_clear_opens_a_fresh_conversation_with_the_same_documents_and_instructio
     fresh = services.conversations.get(page.query_params["c"])
     assert fresh.id != conversation.id and page.chat_message.len == 0
     assert (fresh.settings.document_scope, fresh.settings.instructions) == (("doc-lease",), "Answer briefly.")
-    assert len(services.conversations.history(conversation.id)) == 1
+    assert len(services.messages.history(conversation.id)) == 1
 
 
 def test_a_title_is_shown_as_typed_not_as_markdown(chat_page, services):
@@ -201,13 +201,13 @@ def _edited_lease(services) -> str:
     """A question about the deposit, answered, then edited into one about repairs (as Edit
     does): the deposit is only in the first version, which is not shown."""
     conversation = services.conversations.create("Flat lease")
-    first = services.conversations.append_message(conversation.id, "user",
+    first = services.messages.append_message(conversation.id, "user",
                                                   "Is the deposit returned at the end of the lease?")
-    services.conversations.append_message(conversation.id, "assistant", "Yes, within 30 days of the keys coming back.")
-    services.conversations.show_version(conversation.id, None, group=first.id)
-    services.conversations.post_user_message(conversation.id, "Who pays for repairs at the end of the lease?",
+    services.messages.append_message(conversation.id, "assistant", "Yes, within 30 days of the keys coming back.")
+    services.messages.show_version(conversation.id, None, group=first.id)
+    services.messages.post_user_message(conversation.id, "Who pays for repairs at the end of the lease?",
                                              version_of=first.id)
-    services.conversations.append_message(conversation.id, "assistant", "The tenant, beyond fair wear and tear.")
+    services.messages.append_message(conversation.id, "assistant", "The tenant, beyond fair wear and tear.")
     return conversation.id
 
 
@@ -237,7 +237,7 @@ def test_a_hit_in_an_earlier_version_of_a_question_opens_that_version_with_the_m
     assert line == (":material/search: Found in a version that was hidden and is shown now (‹ › switch back): "
                     "Is the «deposit» returned at the end of the lease?")
     # Shown as the version arrows show it: the history, and so the next question, follow it.
-    assert [m.shown for m in services.conversations.history(conversation_id)] == [True, True, False, False]
+    assert [m.shown for m in services.messages.history(conversation_id)] == [True, True, False, False]
 
     page = page.button(key="found_later").click().run()
 
@@ -250,7 +250,7 @@ def test_a_hit_far_up_a_long_conversation_is_drawn_and_marked_where_it_stands(ch
     conversation = services.conversations.create("Long negotiation")
     for n in range(1, 121):
         text = "Is the deposit held by a scheme?" if n == 30 else f"Point {n}."
-        services.conversations.append_message(conversation.id, "user" if n % 2 else "assistant", text)
+        services.messages.append_message(conversation.id, "user" if n % 2 else "assistant", text)
     page = chat_page()
 
     page = _open_hit(page, "deposit", conversation.id)
@@ -268,7 +268,7 @@ def test_a_hit_far_up_a_long_conversation_is_drawn_and_marked_where_it_stands(ch
 
 
 def test_rename_offers_a_title_cut_from_the_first_question_whole_without_the_ellipsis(chat_page, services):
-    question = services.conversations.post_user_message(None, "When is the Determination Date for the 2024 trust?")
+    question = services.messages.post_user_message(None, "When is the Determination Date for the 2024 trust?")
     conversation = services.conversations.get(question.conversation_id)
     assert conversation.title == "When is the Determination Date for the 2024…"
     page = chat_page(conversation.id)
@@ -280,7 +280,7 @@ def test_rename_offers_a_title_cut_from_the_first_question_whole_without_the_ell
 
 
 def test_rename_offers_a_title_the_user_ended_with_an_ellipsis_as_it_is(chat_page, services):
-    question = services.conversations.post_user_message(None, "When is the Determination Date for the 2024 trust?")
+    question = services.messages.post_user_message(None, "When is the Determination Date for the 2024 trust?")
     conversation = services.conversations.rename(question.conversation_id, "When is the Determination Date…")
     page = chat_page(conversation.id)
 
@@ -295,7 +295,7 @@ def test_rename_offers_a_title_the_user_ended_with_an_ellipsis_as_it_is(chat_pag
 
 def test_the_settings_page_shows_the_store_health(services):
     conversation = services.conversations.create("Health check")
-    services.conversations.append_message(conversation.id, "user", "Is the database fine?")
+    services.messages.append_message(conversation.id, "user", "Is the database fine?")
 
     page = AppTest.from_file(str(ROOT / "pages" / "2_Settings.py"), default_timeout=30).run()
 

@@ -14,7 +14,7 @@ def _settings_page() -> AppTest:
 def _deleted(services, title: str, *questions: str) -> str:
     conversation = services.conversations.create(title)
     for question in questions:
-        services.conversations.append_message(conversation.id, "user", question)
+        services.messages.append_message(conversation.id, "user", question)
     services.conversations.delete(conversation.id)
     return conversation.id
 

@@ -16,7 +16,7 @@ def test_services_wired_over_fakes_keep_conversations_in_the_fake_store_and_open
     services = build_services(Settings(data_dir=tmp_path / "data"), uow=uow, counter=counter,
                               gateway=FakeGateway(counter=counter), index=lambda: None, contact_llm=False)
     conversation = services.conversations.create("Lease questions")
-    services.conversations.post_user_message(conversation.id, "When may the tenant break the lease?")
+    services.messages.post_user_message(conversation.id, "When may the tenant break the lease?")
     services.close()
 
     assert [c.title for c in services.conversations.list()] == ["Lease questions"]

@@ -112,7 +112,7 @@ def test_the_check_embeds_the_sentences_its_words_leave_open_in_one_call_per_ans
 def test_the_check_is_kept_with_the_answer():
     setup, answer = answered("The landlord must repaint the building every winter [1].")
 
-    [stored] = [m for m in setup.conversations.history(answer.conversation_id) if m.id == answer.id]
+    [stored] = [m for m in setup.messages.history(answer.conversation_id) if m.id == answer.id]
     assert stored.grounding == answer.grounding
     assert stored.grounding.flagged
 

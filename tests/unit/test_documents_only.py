@@ -43,7 +43,7 @@ def test_the_reply_is_stored_like_any_answer_with_its_judgement_and_sources():
     conversation_id = documents_only(setup)
     setup.ask("How long does a turkey roast for?", conversation_id)
 
-    question, answer = setup.conversations.history(conversation_id)
+    question, answer = setup.messages.history(conversation_id)
     assert (question.role, answer.role) == (Role.USER, Role.ASSISTANT)
     assert answer.content.startswith(NOT_FOUND_REPLY)
     assert answer.evidence.judgement is Judgement.NOT_FOUND
@@ -77,7 +77,7 @@ def test_with_no_llm_server_a_question_the_documents_answer_fails_as_before():
     turn = setup.chat.answer(conversation_id, "How much is the annual rent?")
     with pytest.raises(LLMUnavailable):
         turn.text()
-    question, answer = setup.conversations.history(conversation_id)
+    question, answer = setup.messages.history(conversation_id)
     assert question.content == "How much is the annual rent?" and answer.status is Status.ERROR
 
 
@@ -126,33 +126,33 @@ def test_with_no_llm_server_answering_again_says_what_it_did_not_find_and_keeps_
 
     assert len(setup.gateway.requests) == 1  # the first answer's; none since
     assert turn.answer.content.startswith(NOT_FOUND_REPLY) and turn.answer.model == DOCUMENTS_ONLY
-    shown = [m.content for m in setup.conversations.history(conversation_id) if m.shown]
+    shown = [m.content for m in setup.messages.history(conversation_id) if m.shown]
     assert shown == ["How long does a turkey roast for?", turn.answer.content]
-    versions = [m for m in setup.conversations.history(conversation_id) if m.role is Role.ASSISTANT]
+    versions = [m for m in setup.messages.history(conversation_id) if m.role is Role.ASSISTANT]
     assert [m.content for m in versions] == ["Roast it for a long time", turn.answer.content]
 
 
 def test_with_no_llm_server_an_edited_question_the_documents_do_not_answer_gets_the_reply():
     setup, conversation_id = _answered_then_offline("How much is the annual rent?")
-    [question] = [m for m in setup.conversations.history(conversation_id) if m.role is Role.USER]
+    [question] = [m for m in setup.messages.history(conversation_id) if m.role is Role.USER]
 
     turn = setup.chat.edit(conversation_id, question.id, "How long does a turkey roast for?")
     turn.text()
 
     assert len(setup.gateway.requests) == 1
-    shown = [m.content for m in setup.conversations.history(conversation_id) if m.shown]
+    shown = [m.content for m in setup.messages.history(conversation_id) if m.shown]
     assert shown == ["How long does a turkey roast for?", turn.answer.content]
     assert turn.answer.content.startswith(NOT_FOUND_REPLY)
 
 
 def test_with_no_llm_server_an_edited_question_the_documents_answer_fails_as_before():
     setup, conversation_id = _answered_then_offline("How long does a turkey roast for?")
-    [question] = [m for m in setup.conversations.history(conversation_id) if m.role is Role.USER]
+    [question] = [m for m in setup.messages.history(conversation_id) if m.role is Role.USER]
 
     turn = setup.chat.edit(conversation_id, question.id, "How much is the annual rent?")
     with pytest.raises(LLMUnavailable):
         turn.text()
-    shown = [m for m in setup.conversations.history(conversation_id) if m.shown]
+    shown = [m for m in setup.messages.history(conversation_id) if m.shown]
     assert shown[0].content == "How much is the annual rent?" and shown[1].status is Status.ERROR
 
 
@@ -164,7 +164,7 @@ def test_with_no_llm_server_a_cut_answer_nothing_was_found_for_is_replaced_by_th
 
     assert len(setup.gateway.requests) == 1
     assert turn.answer.content.startswith(NOT_FOUND_REPLY)
-    answers = [m for m in setup.conversations.history(conversation_id) if m.role is Role.ASSISTANT]
+    answers = [m for m in setup.messages.history(conversation_id) if m.role is Role.ASSISTANT]
     assert [(m.content, m.shown) for m in answers] == [("Roast it for a long time", False),
                                                       (turn.answer.content, True)]
 
@@ -176,5 +176,5 @@ def test_with_no_llm_server_a_cut_answer_the_documents_hold_stays_as_it_was_and_
     with pytest.raises(LLMUnavailable):
         turn.text()
 
-    [answer] = [m for m in setup.conversations.history(conversation_id) if m.role is Role.ASSISTANT]
+    [answer] = [m for m in setup.messages.history(conversation_id) if m.role is Role.ASSISTANT]
     assert (answer.content, answer.status, answer.shown) == ("Roast it for a long time", Status.TRUNCATED, True)

@@ -55,7 +55,7 @@ def test_an_answer_carries_the_judgement_of_what_was_retrieved_and_keeps_it_stor
     setup = Setup(FakeLibrary(found_with(RENT, similarity=0.66, coverage=1.0)))
     turn = setup.ask("How much is the annual rent under the lease?")
     assert turn.evidence == EvidenceStrength(Judgement.FOUND, 0.96)
-    [answer] = [m for m in setup.conversations.history(turn.conversation_id) if m.role is Role.ASSISTANT]
+    [answer] = [m for m in setup.messages.history(turn.conversation_id) if m.role is Role.ASSISTANT]
     assert answer.evidence == turn.evidence
 
 

@@ -20,7 +20,7 @@ def started(setup: Setup, *, failure=None):
 
 
 def stored_answer(setup: Setup, turn):
-    return setup.conversations.history(turn.conversation_id)[-1]
+    return setup.messages.history(turn.conversation_id)[-1]
 
 
 def test_an_answer_closed_by_a_page_that_went_away_keeps_that_reason():

@@ -14,6 +14,7 @@ from docchat.errors import InvalidInput, LLMUnavailable
 from docchat.services.chat import ChatService
 from docchat.services.conversation_log import ConversationLog
 from docchat.services.conversations import ConversationService
+from docchat.services.messages import MessageService
 from docchat.services.stateless import StatelessChat
 
 from tests.unit.fakes import FakeGateway, FakeLibrary, FakeUnitOfWork, WordCounter, chunk
@@ -43,11 +44,12 @@ class Setup:
         self.gateway = FakeGateway(max_model_len=window, counter=self.counter)
         self.log = ConversationLog(self.uow, self.counter)
         self.conversations = ConversationService(self.uow, self.counter, self.log)
+        self.messages = MessageService(self.uow, self.counter, self.log)
         engine = ContextEngine(self.counter, None, system_prompt=SYSTEM, caps=caps)
         self.pipeline = AnswerPipeline(engine, self.counter, retriever=library, limits=limits, programs=rewriter,
                                        rewrite_gate=rewrite_gate)
-        self.chat = ChatService(self.conversations, self.log, self.uow, self.gateway, self.counter, self.pipeline,
-                                answer_reserve=RESERVE, programs=titler)
+        self.chat = ChatService(self.conversations, self.messages, self.log, self.uow, self.gateway, self.counter,
+                                self.pipeline, answer_reserve=RESERVE, programs=titler)
         self.stateless = StatelessChat(self.chat, self.pipeline, self.counter, self.gateway)
 
     def ask(self, question: str, conversation_id: str | None = None):
@@ -100,7 +102,7 @@ def test_documents_too_large_for_the_passage_budget_fall_back_to_passages_in_the
     assert prompt[-1]["content"].endswith("Question: When is the Determination Date?")
     # The two chunks of page 2 are one passage, without the words they share repeated.
     assert turn.answer.citations[0].text.count("The Determination Date is the 15th") == 1
-    question = setup.conversations.history(turn.conversation_id)[0]
+    question = setup.messages.history(turn.conversation_id)[0]
     assert question.content == "When is the Determination Date?" and question.sent_content == prompt[-1]["content"]
 
 
@@ -221,7 +223,7 @@ def test_an_unreachable_server_keeps_the_question_and_stores_why_the_answer_fail
     with pytest.raises(LLMUnavailable):
         turn.text()
 
-    question, answer = setup.conversations.history(turn.conversation_id)
+    question, answer = setup.messages.history(turn.conversation_id)
     assert question.content == "When is the Determination Date?"
     assert (answer.status, answer.error) == (Status.ERROR, "the LLM server is not running at http://fake/v1")
 
@@ -251,7 +253,7 @@ def test_a_turn_says_what_it_is_doing_before_the_first_token_and_keeps_its_figur
     turn.text()
 
     assert stages == ["Searching your documents…", "Fitting the conversation into the window…"]
-    stored = setup.conversations.history(first.conversation_id)[-1]
+    stored = setup.messages.history(first.conversation_id)[-1]
     assert (stored.budget, stored.stats) == (turn.budget, turn.stats)
     assert stored.budget.mode == "passages"
 
@@ -269,7 +271,7 @@ def test_an_answer_cut_at_the_token_limit_is_marked_and_continued_in_the_same_me
     sent = setup.prompt()
     assert sent[-1] == {"role": "assistant", "content": "The Determination Date is the 15th"}
     assert setup.gateway.continued[-1] is True
-    question, answer = setup.conversations.history(cut.conversation_id)
+    question, answer = setup.messages.history(cut.conversation_id)
     assert (answer.id, answer.status) == (cut.answer.id, Status.COMPLETE)
     assert answer.content == "The Determination Date is the 15th calendar day of each month."
 

@@ -99,6 +99,6 @@ def test_a_follow_up_read_with_the_earlier_question_is_stored_as_the_two_searche
 
     conversation_id, _ = conversation(setup, [FIRST, FOLLOW_UPS[0]])
 
-    question = setup.conversations.history(conversation_id)[2]
+    question = setup.messages.history(conversation_id)[2]
     assert question.content == FOLLOW_UPS[0]
     assert question.read_with == FIRST

@@ -13,7 +13,7 @@ from tests.unit.fakes import FakeLibrary
 
 
 def _shown(setup, conversation_id):
-    return [m for m in setup.conversations.history(conversation_id) if m.shown]
+    return [m for m in setup.messages.history(conversation_id) if m.shown]
 
 
 def test_regenerating_keeps_the_first_answer_as_a_version_and_shows_the_new_one():
@@ -25,7 +25,7 @@ def test_regenerating_keeps_the_first_answer_as_a_version_and_shows_the_new_one(
     again = setup.chat.retry(first.conversation_id)
     again.text()
 
-    history = setup.conversations.history(first.conversation_id)
+    history = setup.messages.history(first.conversation_id)
     assert [m.content for m in history] == ["What is the capital of France?", "Paris.", "It is Paris, on the Seine."]
     assert [m.shown for m in history] == [True, False, True]
     assert history[2].version_of == history[1].id
@@ -56,8 +56,8 @@ def test_the_next_turn_is_sent_the_version_shown_and_switching_back_changes_it()
     assert {"role": "assistant", "content": "It is Paris, on the Seine."} in setup.prompt()
     assert {"role": "assistant", "content": "Paris."} not in setup.prompt()
 
-    original = setup.conversations.history(conversation_id)[1]
-    setup.conversations.show_version(conversation_id, original.id)
+    original = setup.messages.history(conversation_id)[1]
+    setup.messages.show_version(conversation_id, original.id)
     setup.ask("And its river?", conversation_id)
     assert {"role": "assistant", "content": "Paris."} in setup.prompt()
     assert {"role": "assistant", "content": "It is Paris, on the Seine."} not in setup.prompt()
@@ -86,7 +86,7 @@ def test_a_regeneration_refused_before_it_starts_leaves_the_answer_in_view():
     with pytest.raises(InvalidInput):
         setup.chat.retry(first.conversation_id)
 
-    assert [m.shown for m in setup.conversations.history(first.conversation_id)] == [True, True]
+    assert [m.shown for m in setup.messages.history(first.conversation_id)] == [True, True]
 
 
 def _conversation_of_two_turns(setup):
@@ -116,7 +116,7 @@ def test_an_edited_earlier_question_is_asked_with_only_what_came_before_it_and_t
     assert sent[-1] == {"role": "user", "content": "What is the capital of Italy?"}
     assert not any("France" in m["content"] or m["content"] in ("Paris.", "About two million.") for m in sent)
     # Nothing is lost: the first question and the turns after it are an earlier version.
-    assert len(setup.conversations.history(conversation_id)) == 6
+    assert len(setup.messages.history(conversation_id)) == 6
     edited = _shown(setup, conversation_id)[0]
     assert edited.version_of == first.question.id
 
@@ -126,7 +126,7 @@ def test_switching_back_to_the_question_as_first_asked_brings_back_its_turns_and
     first = _edited(setup)
     conversation_id = first.conversation_id
 
-    setup.conversations.show_version(conversation_id, first.question.id)
+    setup.messages.show_version(conversation_id, first.question.id)
 
     assert [m.content for m in _shown(setup, conversation_id)] == [
         "What is the capital of France?", "Paris.", "And its population?", "About two million."]
@@ -134,8 +134,8 @@ def test_switching_back_to_the_question_as_first_asked_brings_back_its_turns_and
     assert {"role": "assistant", "content": "About two million."} in setup.prompt()
     assert {"role": "assistant", "content": "Rome."} not in setup.prompt()
 
-    edited = next(m for m in setup.conversations.history(conversation_id) if m.content == "What is the capital of Italy?")
-    setup.conversations.show_version(conversation_id, edited.id)
+    edited = next(m for m in setup.messages.history(conversation_id) if m.content == "What is the capital of Italy?")
+    setup.messages.show_version(conversation_id, edited.id)
     assert [m.content for m in _shown(setup, conversation_id)] == ["What is the capital of Italy?", "Rome."]
 
 
@@ -148,7 +148,7 @@ def test_an_edit_refused_before_it_is_asked_leaves_the_conversation_in_view():
     with pytest.raises(InvalidInput):
         setup.chat.edit(first.conversation_id, first.question.id, "What is the capital of Italy? " * 1_000)
 
-    assert [m.shown for m in setup.conversations.history(first.conversation_id)] == [True] * 4
+    assert [m.shown for m in setup.messages.history(first.conversation_id)] == [True] * 4
 
 
 def test_only_a_question_in_view_can_be_edited():
@@ -167,9 +167,9 @@ def test_an_answer_found_in_a_version_not_shown_under_a_question_not_shown_is_sh
     setup.chat.retry(conversation_id).text()  # the population answered again
     setup.gateway.enqueue(["Rome."])
     setup.chat.edit(conversation_id, first.question.id, "What is the capital of Italy?").text()
-    answer = next(m for m in setup.conversations.history(conversation_id) if m.content == "About two million.")
+    answer = next(m for m in setup.messages.history(conversation_id) if m.content == "About two million.")
 
-    found = setup.conversations.show_found(conversation_id, answer.seq)
+    found = setup.messages.show_found(conversation_id, answer.seq)
 
     assert [m.content for m in _shown(setup, conversation_id)] == [
         "What is the capital of France?", "Paris.", "And its population?", "About two million."]
@@ -183,7 +183,7 @@ def test_a_message_found_on_the_branch_shown_changes_nothing():
     setup = Setup(FakeLibrary())
     first = _conversation_of_two_turns(setup)
 
-    found = setup.conversations.show_found(first.conversation_id, first.question.seq)
+    found = setup.messages.show_found(first.conversation_id, first.question.seq)
 
     assert (found.message.id, found.reach, found.switched) == (first.question.id, 4, False)
-    assert [m.shown for m in setup.conversations.history(first.conversation_id)] == [True] * 4
+    assert [m.shown for m in setup.messages.history(first.conversation_id)] == [True] * 4

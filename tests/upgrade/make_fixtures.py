@@ -91,6 +91,11 @@ def _has(obj, name: str) -> bool:
     return callable(getattr(obj, name, None))
 
 
+def _messages(services):
+    """The service that reads a conversation's messages: its own since issue 36."""
+    return getattr(services, "messages", services.conversations)
+
+
 def populate(services) -> None:
     """Documents, then three conversations with what this revision can do with them."""
     documents = getattr(services, "documents", None)
@@ -106,12 +111,12 @@ def populate(services) -> None:
          "The notice period is |30 days, in writing [1].")
     _say("Thirty days' notice, |given to your line manager [1].")
     _consume(services.chat.retry(leave_id))
-    if _has(services.conversations, "rate"):  # 0004
+    if _has(_messages(services), "rate"):  # 0004
         from docchat.domain import Rating
 
-        services.conversations.rate(leave_id, leave.id, Rating.UP)
+        _messages(services).rate(leave_id, leave.id, Rating.UP)
     if _has(services.chat, "edit"):  # 0005
-        first_question = next(m for m in services.conversations.history(leave_id) if m.role == "user")
+        first_question = next(m for m in _messages(services).history(leave_id) if m.role == "user")
         _say("Paid annual leave is |25 days a year [1].")
         _consume(services.chat.edit(leave_id, first_question.id, "How many days of paid leave do I get?"))
 
@@ -178,7 +183,7 @@ def cited_sources(services, conversations) -> dict[str, list[dict]]:
     document, the section around the passage, and the original file (by its digest)."""
     sources = {}
     for conversation in conversations:
-        answers = [m for m in services.conversations.history(conversation.id) if m.role == "assistant"]
+        answers = [m for m in _messages(services).history(conversation.id) if m.role == "assistant"]
         if answers and answers[-1].citations:
             sources[conversation.id] = [source_view(services.documents.source(c)) for c in answers[-1].citations]
     return sources
@@ -202,7 +207,7 @@ def record(services, out: Path) -> None:
     shown = {
         "conversations": [plain(c) for c in conversations],
         "search": {q: [{k: v for k, v in plain(hit).items() if k != "rank"}
-                       for hit in services.conversations.search(q)] for q in CONVERSATION_SEARCHES},
+                       for hit in _messages(services).search(q)] for q in CONVERSATION_SEARCHES},
     }
     documents = getattr(services, "documents", None)
     if documents is not None:

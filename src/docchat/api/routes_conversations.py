@@ -41,7 +41,7 @@ def get_conversation(conversation_id: str, services=Depends(deps.services)):
     conversations = services.conversations
     found = conversations.resolve_id(conversation_id)
     conversation = conversations.get(found)
-    shown = [from_message(m) for m in conversations.history(found) if m.shown]
+    shown = [from_message(m) for m in services.messages.history(found) if m.shown]
     return {**from_conversation(conversation), "messages": shown}
 
 
@@ -82,4 +82,4 @@ def set_scope(conversation_id: str, body: Scope, services=Depends(deps.services)
 @router.get("/search", response_model=list[SearchHitOut])
 def search(q: str = Query(max_length=1_000), limit: int = Query(20, ge=1, le=100), services=Depends(deps.services)):
     """Ranked full-text search over titles and messages, with snippets."""
-    return [hit.__dict__ for hit in services.conversations.search(q, limit=limit)]
+    return [hit.__dict__ for hit in services.messages.search(q, limit=limit)]

@@ -19,6 +19,7 @@ from docchat.services.conversations import ConversationService
 from docchat.services.folders import FolderService
 from docchat.services.health import HealthService
 from docchat.services.library import build_library
+from docchat.services.messages import MessageService
 from docchat.services.registry import Answering, Once, Services
 from docchat.services.transfer import TransferService
 from docchat.services.trash import TrashService
@@ -30,17 +31,19 @@ def wire(settings: Settings, database: Database, adapters: Adapters, info) -> Se
     uow, counter = database.uow, adapters.counter
     log = ConversationLog(uow, counter)
     conversations = ConversationService(uow, counter, log)
+    messages = MessageService(uow, counter, log)
     library = build_library(uow, adapters.index, adapters.embedder, counter, parser=adapters.parser,
                             files=adapters.files, renderer=adapters.renderer,
                             max_bytes=settings.max_upload_mb * 1024 * 1024)
     answering = Once(partial(_answering, settings, adapters.client, info, adapters.listeners, uow=uow,
-                             counter=counter, conversations=conversations, log=log,
+                             counter=counter, conversations=conversations, messages=messages, log=log,
                              retriever=adapters.retriever or library.retrieval,
                              passage_vectors=library.index.passage_vectors, embedder=adapters.embedder,
                              programs=adapters.programs, skills=adapters.skills))
     return Services(
         settings=settings,
         conversations=conversations,
+        messages=messages,
         trash=TrashService(uow, log),
         transfer=TransferService(uow, log),
         documents=library.documents,
@@ -60,7 +63,8 @@ def wire(settings: Settings, database: Database, adapters: Adapters, info) -> Se
 
 
 def _answering(settings: Settings, client: Callable, info, listeners, *, uow: UnitOfWorkFactory,
-               counter: TokenCounter, conversations: ConversationService, log: ConversationLog, retriever: Retriever,
+               counter: TokenCounter, conversations: ConversationService, messages: MessageService,
+               log: ConversationLog, retriever: Retriever,
                passage_vectors: Callable[[Sequence[str]], dict[str, list[float]]], embedder: Embedder,
                programs: Programs | None, skills: SkillRecord | None) -> Answering:
     """The services that talk to the LLM server, over its client; `listeners` follow what the
@@ -97,7 +101,7 @@ def _answering(settings: Settings, client: Callable, info, listeners, *, uow: Un
     pipeline = AnswerPipeline(context, counter, programs=programs, retriever=retriever,
                               limits=PassageLimits(floor=settings.passages_min, ceiling=settings.passages_max),
                               rewrite_gate=rewrite_gate)
-    chat = ChatService(conversations, log, uow, gateway, counter, pipeline, programs=programs,
+    chat = ChatService(conversations, messages, log, uow, gateway, counter, pipeline, programs=programs,
                        answer_reserve=answer_tokens(settings), documents_only=settings.documents_only,
                        checker=CitationChecker(embedder, passage_vectors))
     if info is not None:

@@ -158,7 +158,7 @@ def empty_trash(args) -> int:
 
 
 def search_conversations(args) -> None:
-    hits = open_services().conversations.search(args.text)
+    hits = open_services().messages.search(args.text)
     if args.json:
         print_json([hit.__dict__ for hit in hits])
         return

@@ -133,7 +133,7 @@ class LocalChat:
     def open(self, prefix: str) -> tuple[str, list[Said]]:
         conversations = self._services.conversations
         conversation_id = conversations.resolve_id(prefix)
-        shown = [m for m in conversations.history(conversation_id) if m.shown and m.role is not Role.SYSTEM]
+        shown = [m for m in self._services.messages.history(conversation_id) if m.shown and m.role is not Role.SYSTEM]
         self.conversation_id = conversation_id
         return conversations.get(conversation_id).title, [
             Said(m.role.value, m.content, m.status.value, list(m.citations)) for m in shown[-SHOWN_ON_OPEN:]]

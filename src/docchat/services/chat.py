@@ -23,8 +23,9 @@ from docchat.domain.turns import last_exchange, may_continue
 from docchat.errors import InvalidInput, LLMError, NotFound
 from docchat.ports import Gateway, Programs, ServerInfo, TokenCounter, UnitOfWorkFactory
 from docchat.services.conversation_log import Compaction, ConversationLog, required
-from docchat.services.conversations import ConversationService, require_message
+from docchat.services.conversations import ConversationService
 from docchat.services.documents_only import NominalServer, Reply, offered, refuses, reply_text
+from docchat.services.messages import MessageService, require_message
 from docchat.domain.titles import clean_title, title_from
 from docchat.services.turn import Checker, Turn, streamed
 
@@ -41,10 +42,11 @@ CONDENSE_RETRY_AFTER = 8
 
 
 class ChatService:
-    def __init__(self, conversations: ConversationService, log: ConversationLog, uow: UnitOfWorkFactory,
-                 gateway: Gateway, counter: TokenCounter, pipeline: AnswerPipeline, *, answer_reserve: int | None,
-                 programs: Programs | None = None, documents_only: bool = False, checker: Checker | None = None):
+    def __init__(self, conversations: ConversationService, messages: MessageService, log: ConversationLog,
+                 uow: UnitOfWorkFactory, gateway: Gateway, counter: TokenCounter, pipeline: AnswerPipeline, *,
+                 answer_reserve: int | None, programs: Programs | None = None, documents_only: bool = False, checker: Checker | None = None):
         self._conversations = conversations
+        self._messages = messages
         self._log = log
         # New conversations, and those that never chose, answer from their documents only.
         self._documents_only = documents_only
@@ -67,14 +69,14 @@ class ChatService:
         require_message(question)
 
         def keep(sent: str | None, rewritten: str | None) -> Message:
-            return self._conversations.post_user_message(conversation_id, question, sent_content=sent,
+            return self._messages.post_user_message(conversation_id, question, sent_content=sent,
                                                          rewritten_query=rewritten)
 
         try:
             info, unavailable = self._server(conversation_id)
         except LLMError as error:
             # The question is kept either way; the failure shows when the turn is read.
-            return self._failed(self._conversations.post_user_message(conversation_id, question), error)
+            return self._failed(self._messages.post_user_message(conversation_id, question), error)
         return self._turn(conversation_id, question, info, keep, progress, unavailable=unavailable)
 
     def _server(self, conversation_id: str | None) -> tuple[ServerInfo, LLMError | None]:
@@ -101,7 +103,7 @@ class ChatService:
     def retry(self, conversation_id: str, *, progress: Progress = lambda stage: None) -> Turn:
         """Answers the last question again (regenerate). An answer it already had is kept as
         an earlier version, hidden; the new one is shown and the history follows it."""
-        asked, answered = last_exchange(self._conversations.history(conversation_id))
+        asked, answered = last_exchange(self._messages.history(conversation_id))
         if asked is None:
             raise InvalidInput("there is no question to answer again in this conversation")
         version_of = answered.group if answered is not None else None
@@ -118,14 +120,14 @@ class ChatService:
         was asked: the question as it was, and everything after it, become an earlier version
         (hidden, kept); the model is sent only what came before the question."""
         require_message(text)
-        asked = next((m for m in self._conversations.history(conversation_id)
+        asked = next((m for m in self._messages.history(conversation_id)
                       if m.id == question_id and m.shown and m.role is Role.USER), None)
         if asked is None:
             raise NotFound(f"no question with id {question_id} in view in this conversation")
 
         def keep(sent: str | None, rewritten: str | None) -> Message:
             # Only now, once the edit is not refused: a refused edit leaves the branch in view.
-            return self._conversations.post_user_message(conversation_id, text, sent_content=sent,
+            return self._messages.post_user_message(conversation_id, text, sent_content=sent,
                                                          rewritten_query=rewritten, version_of=asked.group)
 
         try:
@@ -137,7 +139,7 @@ class ChatService:
     def continue_answer(self, conversation_id: str, *, progress: Progress = lambda stage: None) -> Turn:
         """Goes on writing the last answer, cut at the token limit, into the same message: the
         model is sent the same prompt with the answer so far as its own unfinished turn."""
-        asked, cut = last_exchange(self._conversations.history(conversation_id))
+        asked, cut = last_exchange(self._messages.history(conversation_id))
         if asked is None or cut is None or not may_continue(cut):
             raise InvalidInput("only an answer cut at the length limit can be continued")
         try:
@@ -245,7 +247,7 @@ class ChatService:
                 return self._unchanged(prepared.question, continuing, unavailable)
             return self._failed(prepared.question, unavailable, version_of=version_of)
         if continuing is None:
-            started = self._conversations.start_answer(conversation_id, model=info.model, version_of=version_of,
+            started = self._messages.start_answer(conversation_id, model=info.model, version_of=version_of,
                                                        compaction=compaction)
             draft = replace(started, citations=prepared.citations, budget=prepared.budget, stats=prepared.stats,
                             evidence=prepared.evidence)
@@ -268,7 +270,7 @@ class ChatService:
         sources are the closest passages. No budget: no prompt was sent."""
         offers = offered(prepared)
         question = prepared.question
-        started = self._conversations.start_answer(question.conversation_id, model=Reply.model,
+        started = self._messages.start_answer(question.conversation_id, model=Reply.model,
                                                    version_of=version_of, compaction=compaction)
         draft = replace(started, citations=offers, stats=prepared.stats, evidence=prepared.evidence)
         return Turn(conversation_id=question.conversation_id, question=question, draft=draft, budget=None,
@@ -281,7 +283,7 @@ class ChatService:
                     saver=_Unchanged(cut), failure=error)
 
     def _failed(self, question: Message, error: LLMError, *, version_of: str | None = None) -> Turn:
-        draft = self._conversations.start_answer(question.conversation_id, model=None, version_of=version_of)
+        draft = self._messages.start_answer(question.conversation_id, model=None, version_of=version_of)
         return Turn(conversation_id=question.conversation_id, question=question, draft=draft, budget=None,
                     saver=self._saver, failure=error)
 

@@ -19,6 +19,7 @@ if TYPE_CHECKING:  # the types only: each module is imported by what builds its 
     from docchat.services.ingestion import IngestionService
     from docchat.services.library_index import IndexService
     from docchat.services.llm import LLMService
+    from docchat.services.messages import MessageService
     from docchat.services.retrieval import RetrievalService
     from docchat.services.stateless import StatelessChat
     from docchat.services.transfer import TransferService
@@ -63,6 +64,7 @@ class Answering:
 class Services:
     settings: Settings
     conversations: ConversationService
+    messages: MessageService
     trash: TrashService
     transfer: TransferService
     # The document library: what is in it, adding files, searching it, the vector index's care.

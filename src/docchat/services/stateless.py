@@ -15,7 +15,7 @@ from docchat.domain import Message, Role, Status, utcnow
 from docchat.errors import InvalidInput
 from docchat.ports import Gateway, TokenCounter
 from docchat.services.chat import ChatService
-from docchat.services.conversations import require_message
+from docchat.services.messages import require_message
 from docchat.services.turn import Turn, streamed
 from docchat.text import require_storable
 

@@ -58,7 +58,7 @@ def render(conversation_id: str | None) -> None:
     # Every version of a question or an answer is kept; the page (and the model's history)
     # follows the branch shown, of which it reads only the latest messages it draws.
     drawn = max(st.session_state.setdefault(SHOWN, {}).get(conversation_id, PAGE), found.reach(conversation_id))
-    recent = services().conversations.recent(conversation.id, drawn) if conversation else None
+    recent = services().messages.recent(conversation.id, drawn) if conversation else None
     history, versions = (recent.messages, recent.versions) if recent else ([], {})
     if conversation is None:
         conversation_id = None
@@ -297,7 +297,7 @@ def _version_switch(message: Message, versions: list[Message]) -> None:
         target = at + step
         if st.button(arrow, key=f"{KEY}_version_{message.id}_{step}", type="tertiary", help=label,
                      disabled=not 0 <= target < len(versions)):
-            services().conversations.show_version(message.conversation_id, versions[target].id)
+            services().messages.show_version(message.conversation_id, versions[target].id)
             st.rerun()
 
 
@@ -305,7 +305,7 @@ def _rate(answer: Message, key: str) -> None:
     chosen = st.session_state.get(key)
     rating = None if chosen is None else next(r for r, thumb in THUMBS.items() if thumb == chosen)
     try:
-        services().conversations.rate(answer.conversation_id, answer.id, rating)
+        services().messages.rate(answer.conversation_id, answer.id, rating)
     except DocchatError as error:
         flash(str(error), "error")
 
@@ -396,7 +396,7 @@ def _clearing(turn, stage):
 def _being_written(message: Message) -> None:
     """An answer another page (this one before a reload) or process is writing: what it has
     written so far, until it is settled and the whole page shows it as stored."""
-    now = services().conversations.message(message.conversation_id, message.id)
+    now = services().messages.message(message.conversation_id, message.id)
     if now.status is not Status.STREAMING:
         st.rerun()
     if now.content:

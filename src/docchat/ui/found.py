@@ -26,7 +26,7 @@ def open_hit(hit: SearchHit) -> None:
     forget()
     if hit.seq is not None:
         try:
-            found = services().conversations.show_found(hit.conversation_id, hit.seq)
+            found = services().messages.show_found(hit.conversation_id, hit.seq)
         except DocchatError as error:
             flash(str(error), "error")  # gone since the search ran: the conversation opens as it is
         else:

@@ -64,7 +64,7 @@ def _import() -> None:
 
 
 def _search_results(query: str, current_id: str | None) -> None:
-    hits = services().conversations.search(query)
+    hits = services().messages.search(query)
     if not hits:
         st.caption("No matches.")
     for hit in hits:
