@@ -9,7 +9,7 @@ from __future__ import annotations
 import os
 from pathlib import Path
 from urllib.parse import urlsplit
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -30,7 +30,7 @@ class Settings(BaseModel):
 
     model_config = ConfigDict(extra="ignore")
 
-    def __init__(self, **given):
+    def __init__(self, **given: Any) -> None:
         super().__init__(**{**_from_environment(type(self).model_fields), **given})
 
     data_dir: Path = Field(default=Path("data"))

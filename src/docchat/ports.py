@@ -3,7 +3,8 @@
 Real ones: store/ (unit of work, repositories), llm/ (gateway), documents/
 (embedder, chunk index, parser, stored files, page renderer), memory/tokens.py (token
 counters), context/programs.py (the DSPy programs). Fakes for unit tests: tests/unit/fakes.py.
-Services are typed against these and import no adapter.
+Services are typed against these and import no adapter. What a port holds is a read-only
+property: an adapter may keep it in a frozen dataclass or work it out, and no service sets it.
 """
 
 from __future__ import annotations
@@ -159,9 +160,12 @@ class FolderRepository(Protocol):
 class UnitOfWork(Protocol):
     """One transaction: rolled back unless committed, always closed."""
 
-    conversations: ConversationRepository
-    documents: DocumentRepository
-    folders: FolderRepository
+    @property
+    def conversations(self) -> ConversationRepository: ...
+    @property
+    def documents(self) -> DocumentRepository: ...
+    @property
+    def folders(self) -> FolderRepository: ...
 
     def __enter__(self) -> "UnitOfWork": ...
     def __exit__(self, *exc: object) -> None: ...
@@ -171,8 +175,10 @@ class UnitOfWork(Protocol):
 class TokenCounter(Protocol):
     """Counts tokens as the served model does, chat template included (docchat.memory.tokens)."""
 
-    id: str
-    exact: bool
+    @property
+    def id(self) -> str: ...
+    @property
+    def exact(self) -> bool: ...
 
     def count_message(self, role: str, content: str) -> int: ...
 
@@ -191,13 +197,22 @@ class ServerInfo(Protocol):
     """What the LLM server serves. `max_model_len` is the window docchat plans with;
     `window_source` says whose figure it is: the server's, the user's setting, or assumed."""
 
-    base_url: str
-    model: str
-    max_model_len: int
-    root: str | None
-    models: tuple[str, ...]  # every chat model it serves
-    window_source: str
-    window_note: str  # where the server says its window, or why it does not
+    @property
+    def base_url(self) -> str: ...
+    @property
+    def model(self) -> str: ...
+    @property
+    def max_model_len(self) -> int: ...
+    @property
+    def root(self) -> str | None: ...
+    @property
+    def models(self) -> tuple[str, ...]:
+        """Every chat model it serves."""
+    @property
+    def window_source(self) -> str: ...
+    @property
+    def window_note(self) -> str:
+        """Where the server says its window, or why it does not."""
 
     @property
     def server(self) -> str:
@@ -217,16 +232,21 @@ class ServerInfo(Protocol):
 
 
 class PrefixCache(Protocol):
-    hits: float
-    queries: float
+    @property
+    def hits(self) -> float: ...
+    @property
+    def queries(self) -> float: ...
 
 
 class Generation(Protocol):
     """Text deltas as they arrive; `usage`, `finish_reason` and `model` once it has ended."""
 
-    model: str
-    usage: dict[str, Any] | None
-    finish_reason: str | None
+    @property
+    def model(self) -> str: ...
+    @property
+    def usage(self) -> dict[str, Any] | None: ...
+    @property
+    def finish_reason(self) -> str | None: ...
 
     def __iter__(self) -> Iterator[str]: ...
     def close(self) -> None: ...
@@ -235,7 +255,8 @@ class Generation(Protocol):
 class Gateway(Protocol):
     """The LLM server: what it serves, and streamed answers that stop when told."""
 
-    base_url: str
+    @property
+    def base_url(self) -> str: ...
 
     def info(self, *, refresh: bool = False) -> ServerInfo: ...
     def watch(self, listener: Callable[[ServerInfo], None]) -> None:

@@ -91,14 +91,21 @@ def _module_of(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def _imported_modules(path: Path) -> set[str]:
+def _imported_modules(path: Path, *, run_time: bool = False) -> set[str]:
     """What the file imports anywhere in it (in a function too); `from a import b` gives a and
-    a.b, as b may be a module; relative imports are made absolute."""
+    a.b, as b may be a module; relative imports are made absolute. `run_time`: not what it
+    imports for its annotations only (`if TYPE_CHECKING:`), which loads nothing."""
     package = _module_of(path).split(".")
     if path.name != "__init__.py":
         package = package[:-1]
+    tree = ast.parse(path.read_text(), str(path))
+    types_only = {id(inner) for node in ast.walk(tree) if run_time and isinstance(node, ast.If)
+                  and isinstance(node.test, ast.Name) and node.test.id == "TYPE_CHECKING"
+                  for inner in ast.walk(node)}
     modules = set()
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+    for node in ast.walk(tree):
+        if id(node) in types_only:
+            continue
         if isinstance(node, ast.Import):
             modules |= {alias.name for alias in node.names}
         elif isinstance(node, ast.ImportFrom):
@@ -206,7 +213,7 @@ def test_the_composition_roots_wiring_and_start_order_hold_no_class_thread_or_po
 
 def test_the_wiring_opens_nothing():
     """No store, no server client, no index, no worker: only what was built is handed on."""
-    reached = {m for m in _imported_modules(PACKAGE / "bootstrap" / "wiring.py")
+    reached = {m for m in _imported_modules(PACKAGE / "bootstrap" / "wiring.py", run_time=True)
                if _under(m, ("docchat.store", "docchat.llm.gateway",
                              "docchat.documents.isolated", "qdrant_client"))}
     assert reached == set()

@@ -23,11 +23,17 @@ from docchat.documents.render import page_with_passage
 from docchat.llm.profiles import CPU_MODEL_NAME, CPU_SAMPLING, CPU_VARIED_SAMPLING, GPU_SAMPLING, guessed_tokenizer
 from docchat.llm.server_key import llm_key
 from docchat.memory.tokens import ServedCounter, counter_for
-from docchat.ports import (ChunkIndex, Embedder, FileStore, FolderFiles, PageRenderer, Parser, Preferences, Programs,
-                           Retriever, SkillRecord, TokenCounter)
+from docchat.ports import (Embedder, FileStore, FolderFiles, PageRenderer, Parser, Preferences, Programs, Retriever,
+                           SkillRecord, TokenCounter)
+from docchat.services.library_index import ClosableIndex
 
 if TYPE_CHECKING:
+    from docchat.llm.discovery import ServerInfo
     from docchat.llm.gateway import ServerGateway
+    from docchat.memory.tokens import ServerCounter
+
+# The LLM server's client, made at its first use (the same one after it).
+Client = Callable[[], "ServerGateway"]
 
 
 @dataclass(frozen=True)
@@ -35,10 +41,9 @@ class Adapters:
     """What the services are wired over, beside the database's unit of work."""
 
     counter: TokenCounter
-    # The LLM server's client, made at its first use (the same one after it).
-    client: Callable[[], ServerGateway]
+    client: Client
     embedder: Embedder
-    index: Callable[[], ChunkIndex]
+    index: Callable[[], ClosableIndex]
     parser: Parser
     files: FileStore
     renderer: PageRenderer
@@ -49,12 +54,12 @@ class Adapters:
     # What the answer pipeline searches instead of the document library (tests).
     retriever: Retriever | None = None
     # What hears which model the server serves, each time it is asked afresh.
-    listeners: tuple[Callable, ...] = ()
+    listeners: tuple[Callable[[ServerInfo], None], ...] = ()
 
 
-def adapters_for(settings: Settings, client: Callable[[], ServerGateway], info, *, index_early: bool = False,
+def adapters_for(settings: Settings, client: Client, info: ServerInfo | None, *, index_early: bool = False,
                  counter: TokenCounter | None = None, embedder: Embedder | None = None,
-                 index: Callable[[], ChunkIndex] | None = None, parser: Parser | None = None,
+                 index: Callable[[], ClosableIndex] | None = None, parser: Parser | None = None,
                  files: FileStore | None = None, renderer: PageRenderer | None = None,
                  skills: SkillRecord | None = None, programs: Programs | None = None,
                  retriever: Retriever | None = None, folders: FolderFiles | None = None,
@@ -68,7 +73,7 @@ def adapters_for(settings: Settings, client: Callable[[], ServerGateway], info, 
         # Before the token counter: its tokenizer loads without holding the GIL, so it loads
         # while that thread imports Qdrant.
         index = OpenedEarly(index, embedder)
-    listeners: tuple[Callable, ...] = ()
+    listeners: tuple[Callable[[ServerInfo], None], ...] = ()
     if counter is None:  # one built here follows the model the server serves; one given stays as it is
         counter = _following_counter(settings, client, info)
         listeners = (counter.follow,)
@@ -112,13 +117,13 @@ def expected_model(settings: Settings) -> str | None:
     return CPU_MODEL_NAME if settings.llm_profile == "cpu" and settings.llm_url is None else None
 
 
-def _following_counter(settings: Settings, client: Callable, info) -> ServedCounter:
+def _following_counter(settings: Settings, client: Client, info: ServerInfo | None) -> ServedCounter:
     """The served model's tokenizer (once it follows the server); until it answers, the profile's."""
     return ServedCounter(lambda: counter_for(*guessed_tokenizer(settings)), served=info,
                          by_server=partial(_counter_asking, client))
 
 
-def _counter_asking(client: Callable, served):
+def _counter_asking(client: Client, served: ServerInfo) -> ServerCounter | None:
     """A counter that asks the server, for a model docchat has no tokenizer of."""
     from docchat.llm.server_tokens import server_counter
 

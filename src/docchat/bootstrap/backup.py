@@ -13,7 +13,7 @@ from docchat.documents.files import StoredFiles
 from docchat.documents.index.opening import embedder_for, open_chunk_index
 from docchat.errors import DocchatError
 from docchat.ports import Embedder
-from docchat.services.backup import DATABASE, BackupService
+from docchat.services.backup import DATABASE, BackupService, Progress
 from docchat.services.library_index import IndexService
 from docchat.store.backup import SqliteFiles, sqlite_path
 from docchat.store.engine import make_engine
@@ -31,7 +31,7 @@ def build_backup(settings: Settings | None = None, *, embedder: Embedder | None 
                          lambda folder, progress: _rebuild_index(settings, folder, embedder, progress))
 
 
-def _rebuild_index(settings: Settings, folder: Path, embedder: Embedder | None, progress) -> int:
+def _rebuild_index(settings: Settings, folder: Path, embedder: Embedder | None, progress: Progress) -> int:
     """Upgrades the database restored into `folder` and embeds its chunks into the folder's own
     index (or the Qdrant server's), as the restored installation will: with the embedder its
     settings.json names, unless the environment names another."""

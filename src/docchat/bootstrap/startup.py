@@ -14,19 +14,26 @@ command start here):
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from docchat.bootstrap.adapters import adapters_for, expected_model, gateway_for
 from docchat.bootstrap.database import Database, open_database
 from docchat.bootstrap.wiring import wire
 from docchat.config import Settings
-from docchat.ports import (ChunkIndex, Embedder, FileStore, FolderFiles, PageRenderer, Parser, Preferences, Programs,
-                           Retriever, SkillRecord, TokenCounter, UnitOfWorkFactory)
+from docchat.ports import (Embedder, FileStore, FolderFiles, PageRenderer, Parser, Preferences, Programs, Retriever,
+                           SkillRecord, TokenCounter, UnitOfWorkFactory)
+from docchat.services.library_index import ClosableIndex
 from docchat.services.registry import Once, Services
+
+if TYPE_CHECKING:
+    from docchat.llm.discovery import ServerInfo
+    from docchat.llm.gateway import ServerGateway
 
 
 def build_services(settings: Settings | None = None, *, uow: UnitOfWorkFactory | None = None,
-                   counter: TokenCounter | None = None, gateway=None, programs: Programs | None = None,
-                   embedder: Embedder | None = None, index: Callable[[], ChunkIndex] | None = None,
+                   counter: TokenCounter | None = None, gateway: ServerGateway | None = None,
+                   programs: Programs | None = None, embedder: Embedder | None = None,
+                   index: Callable[[], ClosableIndex] | None = None,
                    parser: Parser | None = None, files: FileStore | None = None, renderer: PageRenderer | None = None,
                    skills: SkillRecord | None = None, retriever: Retriever | None = None,
                    folders: FolderFiles | None = None, preferences: Preferences | None = None,
@@ -59,7 +66,7 @@ def build_services(settings: Settings | None = None, *, uow: UnitOfWorkFactory |
     return services
 
 
-def _server_info(settings: Settings, gateway):
+def _server_info(settings: Settings, gateway: ServerGateway) -> ServerInfo | None:
     """What the server says it serves, or None when it does not answer."""
     from docchat.llm.discovery import info_if_up
 

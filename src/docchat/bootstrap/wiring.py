@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from functools import partial
+from typing import TYPE_CHECKING
 
-from docchat.bootstrap.adapters import Adapters
+from docchat.bootstrap.adapters import Adapters, Client
 from docchat.bootstrap.database import Database
 from docchat.config import Settings
 from docchat.documents.index.opening import OpenedEarly
@@ -24,8 +25,13 @@ from docchat.services.registry import Answering, Once, Services
 from docchat.services.transfer import TransferService
 from docchat.services.trash import TrashService
 
+if TYPE_CHECKING:
+    from docchat.llm.discovery import ServerInfo
+    from docchat.llm.gateway import ServerGateway
 
-def wire(settings: Settings, database: Database, adapters: Adapters, info) -> Services:
+
+
+def wire(settings: Settings, database: Database, adapters: Adapters, info: ServerInfo | None) -> Services:
     """The services; `chat`, `stateless` and `llm` are built at their first use (`answering`).
     `info`: what the LLM server said it serves, or None."""
     uow, counter = database.uow, adapters.counter
@@ -62,9 +68,10 @@ def wire(settings: Settings, database: Database, adapters: Adapters, info) -> Se
     )
 
 
-def _answering(settings: Settings, client: Callable, info, listeners, *, uow: UnitOfWorkFactory,
-               counter: TokenCounter, conversations: ConversationService, messages: MessageService,
-               log: ConversationLog, retriever: Retriever,
+def _answering(settings: Settings, client: Client, info: ServerInfo | None,
+               listeners: Sequence[Callable[[ServerInfo], None]], *, uow: UnitOfWorkFactory,
+               counter: TokenCounter, conversations: ConversationService, messages: MessageService, log: ConversationLog,
+               retriever: Retriever,
                passage_vectors: Callable[[Sequence[str]], dict[str, list[float]]], embedder: Embedder,
                programs: Programs | None, skills: SkillRecord | None) -> Answering:
     """The services that talk to the LLM server, over its client; `listeners` follow what the
@@ -109,7 +116,7 @@ def _answering(settings: Settings, client: Callable, info, listeners, *, uow: Un
     return Answering(chat=chat, stateless=StatelessChat(chat, pipeline, counter, gateway), llm=llm)
 
 
-def _follow(gateway, info, listener) -> None:
+def _follow(gateway: ServerGateway, info: ServerInfo | None, listener: Callable[[ServerInfo], None]) -> None:
     """`listener` hears what the server says now (if it answered) and each time it is asked afresh."""
     if info is not None:
         listener(info)

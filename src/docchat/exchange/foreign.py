@@ -13,6 +13,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 from datetime import datetime, timezone
+from typing import Any, Literal, overload
 
 from docchat.domain import Conversation, ConversationSettings, Message, Role, TitleSource
 from docchat.errors import InvalidExport
@@ -69,7 +70,7 @@ def parse_export(raw: bytes, *, source: str = "file") -> list[ImportedConversati
 # ChatGPT
 
 
-def _from_chatgpt(item: dict) -> ImportedConversation:
+def _from_chatgpt(item: dict[str, Any]) -> ImportedConversation:
     source_id = _source_id(item, "conversation_id", "id")
     mapping = item["mapping"]
     if not isinstance(mapping, dict):
@@ -82,7 +83,7 @@ def _from_chatgpt(item: dict) -> ImportedConversation:
                          _time(item, "update_time"), [t for t in turns if t is not None])
 
 
-def _chatgpt_turn(node_id: str, node: dict) -> _Turn | None:
+def _chatgpt_turn(node_id: str, node: dict[str, Any]) -> _Turn | None:
     message = node.get("message")
     if message is None:
         return None
@@ -95,7 +96,9 @@ def _chatgpt_turn(node_id: str, node: dict) -> _Turn | None:
     content = message.get("content")
     if not isinstance(content, dict):
         raise _Refused(f"{where}.content is missing")
-    metadata = message.get("metadata") if isinstance(message.get("metadata"), dict) else {}
+    metadata = message.get("metadata")
+    if not isinstance(metadata, dict):
+        metadata = {}
     if (author["role"] not in ("user", "assistant")
             # Code, tool output, browsing, reasoning: not what the conversation showed as text.
             or content.get("content_type") not in ("text", "multimodal_text")
@@ -118,7 +121,7 @@ def _chatgpt_turn(node_id: str, node: dict) -> _Turn | None:
 # Open WebUI
 
 
-def _from_open_webui(item: dict) -> ImportedConversation:
+def _from_open_webui(item: dict[str, Any]) -> ImportedConversation:
     source_id = _source_id(item, "id")
     chat = item["chat"]
     if not isinstance(chat, dict):
@@ -139,7 +142,7 @@ def _from_open_webui(item: dict) -> ImportedConversation:
                          _time(item, "updated_at"), [t for t in turns if t is not None])
 
 
-def _open_webui_turn(number: int, message: dict) -> _Turn | None:
+def _open_webui_turn(number: int, message: object) -> _Turn | None:
     where = f"message {number}"
     if not isinstance(message, dict) or not isinstance(message.get("role"), str):
         raise _Refused(f"{where} has no role")
@@ -154,7 +157,7 @@ def _open_webui_turn(number: int, message: dict) -> _Turn | None:
 # shared
 
 
-def _source_id(item: dict, *keys: str) -> str:
+def _source_id(item: dict[str, Any], *keys: str) -> str:
     for key in keys:
         value = item.get(key)
         if isinstance(value, (str, int)) and not isinstance(value, bool) and str(value).strip():
@@ -162,9 +165,9 @@ def _source_id(item: dict, *keys: str) -> str:
     raise _Refused(f"{' or '.join(keys)} is missing")
 
 
-def _branch(leaf: str, nodes: dict, parent_key: str, where: str) -> list[tuple[str, dict]]:
+def _branch(leaf: str, nodes: dict[str, Any], parent_key: str, where: str) -> list[tuple[str, dict[str, Any]]]:
     """The nodes from the root down to `leaf`, found by following each node's parent."""
-    branch: list[tuple[str, dict]] = []
+    branch: list[tuple[str, dict[str, Any]]] = []
     seen: set[str] = set()
     node_id: object = leaf
     while node_id is not None:
@@ -178,7 +181,16 @@ def _branch(leaf: str, nodes: dict, parent_key: str, where: str) -> list[tuple[s
     return branch[::-1]
 
 
-def _time(record: dict, key: str, *, where: str = "", required: bool = False) -> datetime | None:
+# `required=True` never gives None: a missing time is refused.
+@overload
+def _time(record: dict[str, Any], key: str, *, where: str = "", required: Literal[True]) -> datetime: ...
+
+
+@overload
+def _time(record: dict[str, Any], key: str, *, where: str = "", required: bool = False) -> datetime | None: ...
+
+
+def _time(record: dict[str, Any], key: str, *, where: str = "", required: bool = False) -> datetime | None:
     """Seconds since the epoch (an int or a float, as both apps write them), in UTC."""
     value = record.get(key)
     name = f"{where}.{key}" if where else key

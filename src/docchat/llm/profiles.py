@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, TypedDict
 
 if TYPE_CHECKING:
     from docchat.config import Settings
@@ -28,8 +28,19 @@ GPU_KV_BYTES_PER_TOKEN = 72 * KIB
 GPU_OVERHEAD_BYTES = 3.5 * GIB
 # vLLM allocates the KV cache in blocks; a context that is a multiple of this wastes nothing.
 CONTEXT_STEP = 1024
+
+
+class SamplingOptions(TypedDict, total=False):
+    """llm.gateway.Sampling's fields, without importing the client's module (httpx) here."""
+
+    temperature: float
+    top_p: float
+    top_k: int
+    repetition_penalty: float
+
+
 # Sampling per the Qwen3-4B-Instruct-2507 model card.
-GPU_SAMPLING = {"temperature": 0.7, "top_p": 0.8, "top_k": 20}
+GPU_SAMPLING: SamplingOptions = {"temperature": 0.7, "top_p": 0.8, "top_k": 20}
 GPU_MAX_OUTPUT = 16_384
 
 CPU_MODEL_NAME = "SmolLM2-135M-Instruct"
@@ -40,11 +51,11 @@ CPU_BATCHED_TOKENS = 2048
 # Greedy, so that answers are repeatable. Greedy alone, the tiny model loops: asked "When did it
 # fall?" after the Roman Empire, it repeated one sentence eight times to the token limit. A
 # repetition penalty of 1.1 stops that (56 words, no phrase twice); 1.3 already gave gibberish.
-CPU_SAMPLING = {"temperature": 0.0, "repetition_penalty": 1.1}
+CPU_SAMPLING: SamplingOptions = {"temperature": 0.0, "repetition_penalty": 1.1}
 # A regenerated answer samples, or it is the same answer again. Measured on one lease question,
 # four answers each: greedy gave 1 distinct answer, the model card's 0.2 (top_p 0.9) gave 2,
 # 0.7 (the gpu profile's) gave 4.
-CPU_VARIED_SAMPLING = {"temperature": 0.7, "top_p": 0.9, "repetition_penalty": 1.1}
+CPU_VARIED_SAMPLING: SamplingOptions = {"temperature": 0.7, "top_p": 0.9, "repetition_penalty": 1.1}
 CPU_MAX_OUTPUT = 512
 
 DEFAULT_PORT = 8000

@@ -15,7 +15,7 @@ from llama_index.core.memory.types import BaseMemory
 from docchat.memory.conversation_memory import ConversationMemory
 
 
-class LlamaIndexMemory(BaseMemory):
+class LlamaIndexMemory(BaseMemory):  # type: ignore[misc]  # LlamaIndex is read as Any (pyproject)
     conversation_id: str
 
     _memory: ConversationMemory = PrivateAttr()

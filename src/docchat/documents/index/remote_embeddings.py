@@ -13,6 +13,7 @@ Invariants:
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 import httpx
 import numpy as np
@@ -79,9 +80,11 @@ class OpenAIEmbedder:
             raise DocchatError(f"The embeddings server at {self._base_url} returned {len(matrix)} "
                                f"embeddings for {len(texts)} texts.")
         matrix /= np.maximum(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12)
-        return matrix.tolist()
+        vectors: list[list[float]] = matrix.tolist()
+        return vectors
 
-    def _request(self, method: str, path: str, **options) -> dict:
+    # Any: the reply's JSON, whatever its shape; each caller checks what it reads.
+    def _request(self, method: str, path: str, **options: Any) -> Any:
         try:
             response = self._http.request(method, self._base_url + path, **options)
         except httpx.TimeoutException:

@@ -22,7 +22,9 @@ Invariants (beside docchat.documents.parsing's, which hold here too):
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from functools import partial
+from typing import TYPE_CHECKING, Any
 
 from docchat.documents import code_blocks
 from docchat.documents.code_blocks import Part
@@ -30,6 +32,9 @@ from docchat.documents.kinds import Kind
 from docchat.documents.text_reading import decode
 from docchat.domain import Section
 from docchat.errors import InvalidInput
+
+if TYPE_CHECKING:
+    import ast
 
 # As plain text's (kinds.text): a long run of lines outside definitions is cut at about this size.
 SECTION_CHARS = 4000
@@ -67,7 +72,7 @@ def read_python(shown: str, data: bytes, max_bytes: int) -> list[Section]:
     return _sections(lines, code_blocks.cover(0, len(lines) - 1, definitions, MODULE))
 
 
-def _python_definitions(lines: list[str], body: list, prefix: str, floor: int) -> list[Part]:
+def _python_definitions(lines: list[str], body: list[ast.stmt], prefix: str, floor: int) -> list[Part]:
     import ast
 
     parts: list[Part] = []
@@ -148,14 +153,15 @@ def read_notebook(shown: str, data: bytes, max_bytes: int) -> list[Section]:
         raise InvalidInput(f"{shown} is not a readable Jupyter notebook (.ipynb)") from None
 
 
-def _cells(notebook) -> list:
+# Any: the JSON as json.loads gives it; a shape it is not raises what read_notebook catches.
+def _cells(notebook: Any) -> list[dict[str, Any]]:
     cells = notebook["cells"] if "cells" in notebook else notebook["worksheets"][0]["cells"]
     if not isinstance(cells, list) or not all(isinstance(cell, dict) for cell in cells):
         raise ValueError("not a list of cells")
     return cells
 
 
-def _cell(number: int, cell: dict) -> Section:
+def _cell(number: int, cell: dict[str, Any]) -> Section:
     kind = cell["cell_type"]
     if not isinstance(kind, str):
         raise ValueError("a cell type is not a string")
@@ -167,7 +173,7 @@ def _cell(number: int, cell: dict) -> Section:
     return Section(f"cell {number}: {re.sub(r'[^a-z_]', '', kind.lower())[:20] or 'cell'}", None, source)
 
 
-def _output(output: dict) -> str:
+def _output(output: dict[str, Any]) -> str:
     kind = output["output_type"]
     if kind == "stream":
         return _joined(output.get("text", ""))
@@ -178,7 +184,7 @@ def _output(output: dict) -> str:
     return ""
 
 
-def _joined(text) -> str:
+def _joined(text: object) -> str:
     """A notebook's text: a string, or a list of strings (its lines)."""
     if isinstance(text, str):
         return text
@@ -187,7 +193,7 @@ def _joined(text) -> str:
     raise ValueError("text that is neither a string nor a list of strings")
 
 
-_PARSERS = {
+_PARSERS: dict[str, Callable[[str, bytes, int], list[Section]]] = {
     "python": read_python,
     "notebook": read_notebook,
     "ruby": read_ruby,

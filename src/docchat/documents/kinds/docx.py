@@ -8,11 +8,16 @@ from __future__ import annotations
 import io
 import re
 import zipfile
+from typing import TYPE_CHECKING
 
 from docchat.documents.kinds import Kind
 from docchat.documents.text_reading import size, split_at_headings
 from docchat.domain import Section
 from docchat.errors import InvalidInput
+
+if TYPE_CHECKING:
+    from docx.table import Table
+    from docx.text.paragraph import Paragraph
 
 WORDS = "DOCX"
 # A DOCX is a zip: refuse one that unpacks to far more than an upload may weigh (a zip bomb).
@@ -28,7 +33,7 @@ def read_docx(shown: str, data: bytes, max_bytes: int) -> list[Section]:
             unpacked = sum(entry.file_size for entry in archive.infolist())
         if unpacked > MAX_EXPANSION * max_bytes:
             raise InvalidInput(f"{shown} unpacks to {size(unpacked)}, too much for a Word document")
-        blocks = []
+        blocks: list[tuple[str | None, str]] = []
         for block in docx.Document(io.BytesIO(data)).iter_inner_content():
             if isinstance(block, Table):
                 blocks.append((None, _table_text(block)))
@@ -42,7 +47,7 @@ def read_docx(shown: str, data: bytes, max_bytes: int) -> list[Section]:
     return split_at_headings(blocks)
 
 
-def _heading(paragraph) -> str | None:
+def _heading(paragraph: Paragraph) -> str | None:
     """The heading text when the paragraph is a title or a level 1-3 heading."""
     style = getattr(paragraph.style, "name", "") or ""
     if style == "Title" or re.fullmatch(r"Heading [1-3]", style):
@@ -50,10 +55,10 @@ def _heading(paragraph) -> str | None:
     return None
 
 
-def _table_text(table) -> str:
+def _table_text(table: Table) -> str:
     rows = []
     for row in table.rows:
-        cells = []
+        cells: list[str] = []
         for cell in row.cells:
             # Merged cells repeat in python-docx's grid; keep each once.
             if not cells or cell.text != cells[-1]:

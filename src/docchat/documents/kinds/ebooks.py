@@ -24,6 +24,7 @@ import io
 import posixpath
 import re
 import zipfile
+from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
 from docchat.documents.kinds import Kind
@@ -31,6 +32,9 @@ from docchat.documents.kinds.html import read_html
 from docchat.documents.text_reading import BEGINNING, size, stray_bytes_allowed
 from docchat.domain import Section
 from docchat.errors import InvalidInput
+
+if TYPE_CHECKING:
+    from xml.etree.ElementTree import Element
 
 WORDS = "e-books (EPUB)"
 # A book unpacks to its size many times over only when it is a zip bomb (as a Word document's, kinds.docx).
@@ -108,7 +112,7 @@ class _Book:
                 if algorithm not in FONT_OBFUSCATION and _inside("", reference.get("URI", "")) in chapters:
                     raise InvalidInput(f"{self.shown} is protected by DRM (its chapters are encrypted)")
 
-    def _nav_titles(self, folder: str, manifest: dict) -> dict[str, str]:
+    def _nav_titles(self, folder: str, manifest: dict[str | None, Element]) -> dict[str, str]:
         """Chapter path -> title, from the EPUB 3 navigation document's table of contents."""
         from bs4 import BeautifulSoup
 
@@ -123,7 +127,7 @@ class _Book:
                                           for link in toc.find_all("a")]
         return _first_titles(posixpath.dirname(nav_path), entries)
 
-    def _ncx_titles(self, folder: str, manifest: dict, spine) -> dict[str, str]:
+    def _ncx_titles(self, folder: str, manifest: dict[str | None, Element], spine: Element | None) -> dict[str, str]:
         """Chapter path -> title, from the EPUB 2 NCX the spine names (or any in the manifest)."""
         named = None if spine is None else manifest.get(spine.get("toc") or "")
         ncx_item = named if named is not None else next(
@@ -149,7 +153,7 @@ class _Book:
         heading = next((part.label for part in parts if part.label != BEGINNING and part.label.strip()), None)
         return Section(title or heading or f"chapter {number}", None, "\n\n".join(part.text for part in parts))
 
-    def _xml(self, path: str):
+    def _xml(self, path: str) -> Element | None:
         from xml.etree import ElementTree
 
         data = self.read(path)
@@ -197,12 +201,12 @@ def _local(tag: object) -> str:
     return tag.rsplit("}", 1)[-1] if isinstance(tag, str) else ""
 
 
-def _descendants(element, name: str) -> list:
+def _descendants(element: Element, name: str) -> list[Element]:
     """Elements named `name` in any namespace (OPF, NCX and OCF files use several, or none)."""
     return [found for found in element.iter() if _local(found.tag) == name]
 
 
-def _children(root, parent: str, name: str | None = None) -> list:
+def _children(root: Element, parent: str, name: str | None = None) -> list[Element]:
     """The `parent` elements of the package, or their `name` children."""
     parents = _descendants(root, parent)
     if name is None:

@@ -21,8 +21,8 @@ _BLOCKS = {
 
 
 def read_html(shown: str, data: bytes, max_bytes: int) -> list[Section]:
-    from bs4 import BeautifulSoup, NavigableString, Tag
-    from bs4.element import PreformattedString
+    from bs4 import BeautifulSoup, Tag
+    from bs4.element import NavigableString, PreformattedString
 
     refuse_binary(shown, data)
     # Bytes, not str: BeautifulSoup honours the page's declared charset.

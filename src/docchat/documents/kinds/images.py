@@ -15,11 +15,15 @@ from __future__ import annotations
 import io
 import warnings
 from collections.abc import Iterator
+from typing import TYPE_CHECKING
 
 from docchat.documents import ocr
 from docchat.documents.kinds import Kind, PageProgress
 from docchat.domain import Section
 from docchat.errors import InvalidInput
+
+if TYPE_CHECKING:
+    from PIL import Image
 
 WORDS = "images and scans by OCR (PNG, JPEG, TIFF, WebP)"
 # 60 megapixels: an A4 page scanned at 600 dpi is 35; a phone photo 12 to 50.
@@ -47,7 +51,7 @@ def image_sections(shown: str, data: bytes, max_bytes: int, progress: PageProgre
     return sections
 
 
-def frames(shown: str, data: bytes) -> Iterator[tuple[int, int, object]]:
+def frames(shown: str, data: bytes) -> Iterator[tuple[int, int, Image.Image]]:
     """(number, count, decoded frame) for each frame of the image, each one's size checked
     before it is decoded."""
     from PIL import Image, UnidentifiedImageError
@@ -86,14 +90,14 @@ def frames(shown: str, data: bytes) -> Iterator[tuple[int, int, object]]:
             yield number, count, frame
 
 
-def ocr_words(shown: str, grey, *, timeout_s: float | None = None) -> list[ocr.Word]:
+def ocr_words(shown: str, grey: Image.Image, *, timeout_s: float | None = None) -> list[ocr.Word]:
     """The words OCR reads on a picture grey_for_ocr gave, boxes in its pixels."""
     out = io.BytesIO()
     grey.save(out, format="PNG", compress_level=1)
     return ocr.words(shown, out.getvalue(), timeout_s=timeout_s)
 
 
-def grey_for_ocr(picture):
+def grey_for_ocr(picture: Image.Image) -> tuple[Image.Image, float]:
     """The picture as 8-bit grey on white, scaled down to at most ocr.MAX_OCR_PIXELS, and the scale."""
     from PIL import Image
 
@@ -112,7 +116,7 @@ def grey_for_ocr(picture):
     return grey, scale
 
 
-def _upright(image):
+def _upright(image: Image.Image) -> Image.Image:
     """A photo turned as its camera's EXIF says it was held (OCR reads upright text only); as it
     is when its EXIF cannot be read."""
     from PIL import ImageOps

@@ -24,7 +24,9 @@ Invariants (beside docchat.documents.parsing's, which hold here too):
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import PurePath
+from typing import TYPE_CHECKING
 
 from docchat.documents.kinds import Kind
 from docchat.documents.kinds.html import read_html
@@ -32,6 +34,9 @@ from docchat.documents.text_reading import refuse_binary
 from docchat.domain import Attachment, Section, content_hash
 from docchat.errors import InvalidInput
 from docchat.text import with_replacement_characters
+
+if TYPE_CHECKING:
+    from email.message import EmailMessage, MIMEPart
 
 WORDS = "mail (EML, MSG)"
 HEADERS = ("From", "To", "Cc", "Date", "Subject")
@@ -61,8 +66,8 @@ def read_eml(shown: str, data: bytes, max_bytes: int) -> Read:
 
 
 def read_msg(shown: str, data: bytes, max_bytes: int) -> Read:
-    from aspose.email_foss.cfb import CFBReader
-    from aspose.email_foss.msg import MapiMessage, MsgDocument, MsgReader
+    from aspose.email_foss.cfb import CFBReader  # type: ignore[import-untyped]
+    from aspose.email_foss.msg import MapiMessage, MsgDocument, MsgReader  # type: ignore[import-untyped]
 
     try:
         with MsgReader(CFBReader(data)) as reader:
@@ -74,7 +79,7 @@ def read_msg(shown: str, data: bytes, max_bytes: int) -> Read:
         raise InvalidInput(f"{shown} is not a readable Outlook message (.msg)") from None
 
 
-def _sections(shown: str, message) -> Read:
+def _sections(shown: str, message: EmailMessage) -> Read:
     if message.get_content_type() in PROTECTED:
         raise InvalidInput(f"{shown} is encrypted (S/MIME or OpenPGP); docchat cannot read it")
     headers = [(name, value) for name in HEADERS if (value := _header(message, name))]
@@ -97,7 +102,7 @@ def _sections(shown: str, message) -> Read:
     return sections, _readable_attachments(message, body_part)
 
 
-def _header(message, name: str) -> str:
+def _header(message: EmailMessage, name: str) -> str:
     """The header's value as one line, decoded (RFC 2047); as written when it cannot be parsed."""
     try:
         value = message[name]
@@ -107,7 +112,7 @@ def _header(message, name: str) -> str:
     return with_replacement_characters(" ".join(str(value).split())) if value is not None else ""
 
 
-def _body_text(shown: str, part) -> str:
+def _body_text(shown: str, part: MIMEPart) -> str:
     text = part.get_content()
     if not isinstance(text, str):
         return ""
@@ -119,13 +124,13 @@ def _body_text(shown: str, part) -> str:
     return "\n\n".join(section.text for section in read_html(shown, data, 0))
 
 
-def _is_attachment(part, body_part) -> bool:
+def _is_attachment(part: MIMEPart, body_part: MIMEPart | None) -> bool:
     if part is body_part or part.is_multipart() and part.get_content_type() != "message/rfc822":
         return False
     return part.is_attachment() or part.get_filename() is not None or part.get_content_type() == "message/rfc822"
 
 
-def _attachment_name(part) -> str:
+def _attachment_name(part: MIMEPart) -> str:
     name = part.get_filename()
     if name:
         return " ".join(name.split())
@@ -134,7 +139,7 @@ def _attachment_name(part) -> str:
     return f"an unnamed {part.get_content_type()}"
 
 
-def _readable_attachments(message, body_part) -> tuple[Attachment, ...]:
+def _readable_attachments(message: EmailMessage, body_part: MIMEPart | None) -> tuple[Attachment, ...]:
     """The attachments of a kind docchat reads, whole, each content once; not those inside a
     forwarded mail (that mail is one of them)."""
     # The registry gathers this module: imported here, when a mail is read, not when it is gathered.
@@ -159,7 +164,7 @@ def _readable_attachments(message, body_part) -> tuple[Attachment, ...]:
     return tuple(found.values())
 
 
-def _attached_parts(message):
+def _attached_parts(message: MIMEPart) -> Iterator[MIMEPart]:
     """Every leaf part, and every forwarded mail as one part, in order."""
     for part in message.iter_parts():
         if part.get_content_type() == "message/rfc822":
@@ -170,10 +175,11 @@ def _attached_parts(message):
             yield part
 
 
-def _payload(part, forwarded: bool) -> bytes:
+def _payload(part: MIMEPart, forwarded: bool) -> bytes:
     try:
         if forwarded:
-            return bytes(part.get_payload(0).as_bytes())
+            # A payload that is not a mail has no as_bytes: the AttributeError is caught below.
+            return bytes(part.get_payload(0).as_bytes())  # type: ignore[union-attr]
         data = part.get_payload(decode=True)
     except Exception:  # a part the email package cannot decode or write out: named only
         return b""

@@ -6,12 +6,16 @@ printing opens with the empty password, as readers do. pypdf is imported when a 
 from __future__ import annotations
 
 import io
+from typing import TYPE_CHECKING
 
 from docchat.documents import scans
 from docchat.documents.kinds import Kind, PageProgress
 from docchat.documents.kinds.images import MAX_OCR_PAGES
 from docchat.domain import Section
 from docchat.errors import InvalidInput
+
+if TYPE_CHECKING:
+    from pypdf import PdfReader
 
 WORDS = "PDF"
 
@@ -42,7 +46,7 @@ def read_pdf(shown: str, data: bytes, max_bytes: int, progress: PageProgress | N
         raise InvalidInput(f"{shown} is not a readable PDF (it may be damaged)") from None
 
 
-def _opens_without_password(reader) -> bool:
+def _opens_without_password(reader: PdfReader) -> bool:
     try:
         return bool(reader.decrypt(""))
     except Exception:

@@ -48,7 +48,7 @@ Row = tuple[int, Sequence[object]]  # the row's number as the spreadsheet shows 
 
 def xlsx_sections(shown: str, data: bytes, max_bytes: int) -> list[Section]:
     open_checked(shown, data, max_bytes, what="a workbook", suffix=".xlsx", unreadable=XLSX_UNREADABLE).close()
-    import openpyxl
+    import openpyxl  # type: ignore[import-untyped]
 
     try:
         with warnings.catch_warnings():

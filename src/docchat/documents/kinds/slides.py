@@ -14,11 +14,21 @@ file (a linked picture, a hyperlink): nothing is fetched.
 from __future__ import annotations
 
 import io
+from typing import TYPE_CHECKING, cast
 
 from docchat.domain import Section
 from docchat.documents.kinds import Kind
 from docchat.documents.zip_formats import open_checked
 from docchat.errors import InvalidInput
+
+if TYPE_CHECKING:
+    from pptx.chart.chart import Chart
+    from pptx.shapes.autoshape import Shape
+    from pptx.shapes.base import BaseShape
+    from pptx.shapes.graphfrm import GraphicFrame
+    from pptx.slide import Slide
+    from pptx.table import Table
+    from pptx.text.text import TextFrame
 
 WORDS = "slides (PPTX)"
 UNREADABLE = "is not a readable PowerPoint presentation (.pptx)"
@@ -40,7 +50,7 @@ def pptx_sections(shown: str, data: bytes, max_bytes: int) -> list[Section]:
         raise InvalidInput(f"{shown} {UNREADABLE}") from None
 
 
-def _slide(number: int, slide) -> Section:
+def _slide(number: int, slide: Slide) -> Section:
     title_shape = slide.shapes.title
     title = _one_line(title_shape.text_frame.text) if title_shape is not None and title_shape.has_text_frame else ""
     texts = [title] if title else []
@@ -52,20 +62,21 @@ def _slide(number: int, slide) -> Section:
     return Section(f"slide {number}: {title}" if title else f"slide {number}", None, "\n\n".join(texts))
 
 
-def _shape_texts(shape) -> list[str]:
+def _shape_texts(shape: BaseShape) -> list[str]:
     """The shape's text, or its group's shapes' texts, in order."""
     if hasattr(shape, "shapes"):  # a group
         return [text for inner in shape.shapes for text in _shape_texts(inner)]
+    # python-pptx says which shape it is by these flags: a table or a chart is a GraphicFrame, text a Shape.
     if getattr(shape, "has_table", False) and shape.has_table:
-        return [_table_text(shape.table)]
+        return [_table_text(cast("GraphicFrame", shape).table)]
     if getattr(shape, "has_chart", False) and shape.has_chart:
-        return [_chart_text(shape.chart)]
+        return [_chart_text(cast("GraphicFrame", shape).chart)]
     if getattr(shape, "has_text_frame", False) and shape.has_text_frame:
-        return [_frame_text(shape.text_frame)]
+        return [_frame_text(cast("Shape", shape).text_frame)]
     return []
 
 
-def _table_text(table) -> str:
+def _table_text(table: Table) -> str:
     rows = []
     for row in table.rows:
         # A merged cell is one origin cell and the cells it spans, which python-pptx also lists.
@@ -74,7 +85,7 @@ def _table_text(table) -> str:
     return "\n".join(rows)
 
 
-def _chart_text(chart) -> str:
+def _chart_text(chart: Chart) -> str:
     """`Chart: <title>`, then a line per series: `<series>: <category> <value>; ...` (categories
     are left out of a chart that has none, an XY or bubble chart's points being values only)."""
     lines = [f"Chart: {_one_line(chart.chart_title.text_frame.text)}" if chart.has_title else "Chart"]
@@ -93,14 +104,14 @@ def _value(value: float | None) -> str:
     return str(int(value)) if value.is_integer() and abs(value) < 1e15 else f"{value:.15g}"
 
 
-def _notes(slide) -> str:
+def _notes(slide: Slide) -> str:
     if not slide.has_notes_slide:  # asking for notes_slide would add one
         return ""
     frame = slide.notes_slide.notes_text_frame
     return _frame_text(frame) if frame is not None else ""
 
 
-def _frame_text(frame) -> str:
+def _frame_text(frame: TextFrame) -> str:
     # python-pptx gives a line break inside a paragraph as a vertical tab, a control character
     # that parse drops (joining the words on either side).
     return frame.text.replace("\v", "\n").strip()
