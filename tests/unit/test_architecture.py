@@ -64,7 +64,7 @@ ADAPTERS = (
     "docchat.documents.ocr", "docchat.documents.scans",
     "docchat.documents.folders",  # followed folders on disk and their watcher
     "docchat.memory.llama_index_memory", "docchat.memory.tokens",
-    "docchat.preferences", "docchat.environment",
+    "docchat.preferences",
 )
 # What wires the services, and what calls them: the services import neither.
 WIRING = ("docchat.bootstrap", "docchat.shared")
@@ -208,7 +208,7 @@ def test_the_composition_roots_wiring_and_start_order_hold_no_class_thread_or_po
     path = PACKAGE / "bootstrap" / name
     assert [node.name for node in ast.parse(path.read_text()).body if isinstance(node, ast.ClassDef)] == []
     assert "threading" not in _imported_roots(path)
-    assert "os" not in _imported_roots(path)  # the environment is docchat.environment's
+    assert "os" not in _imported_roots(path)  # the environment is bootstrap/environment.py's
 
 
 def test_the_wiring_opens_nothing():

@@ -6,12 +6,13 @@ and the order a process starts in.
 - `database.py`: the database opened for this docchat (upgraded, claimed, recovered);
 - `adapters.py`: the real adapters, built from the settings, unless given (tests give fakes);
 - `wiring.py`: the services wired over them, nothing opened or asked;
-- `backup.py`: backup and restore, wired apart from the services.
+- `backup.py`: backup and restore, wired apart from the services;
+- `environment.py`: what the libraries read when they load, set before any of them is imported.
 """
 
 from __future__ import annotations
 
-import docchat.environment  # noqa: F401  (first: before any library under docchat loads)
+import docchat.bootstrap.environment  # noqa: F401  (first: before any library under docchat loads)
 from docchat.bootstrap.adapters import gateway_for
 from docchat.bootstrap.backup import build_backup
 from docchat.bootstrap.startup import build_services
