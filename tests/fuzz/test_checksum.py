@@ -9,7 +9,7 @@ import math
 import pytest
 from hypothesis import example, given
 
-from docchat.json_writing import canonical_json
+from docchat.exchange.json_writing import canonical_json
 
 from tests.fuzz.checks import examples
 from tests.fuzz.texts import json_values

@@ -38,7 +38,7 @@ from docchat.domain import (
     answer_note,
 )
 from docchat.errors import InvalidExport
-from docchat.json_writing import canonical_json, indented_json
+from docchat.exchange.json_writing import canonical_json, indented_json
 from docchat.text import NUL, one_line, unstorable
 from docchat.wording import count
 

@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import json
 import math
+from typing import Any
 
 import orjson
 
 
-def canonical_json(value) -> bytes:
+def canonical_json(value: object) -> bytes:
     """json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False) in UTF-8,
     exactly: what export checksums are taken of, by every version of docchat."""
     if _written_alike(value):
@@ -26,7 +27,7 @@ def canonical_json(value) -> bytes:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode("utf-8")
 
 
-def indented_json(document) -> str:
+def indented_json(document: object) -> str:
     """json.dumps(document, ensure_ascii=False, indent=2), but for the notation of small floats
     and NaN (which no stored message holds), written as null."""
     try:
@@ -35,10 +36,11 @@ def indented_json(document) -> str:
         return json.dumps(document, ensure_ascii=False, indent=2)
 
 
-def _written_alike(value) -> bool:
+def _written_alike(value: object) -> bool:
     """No float that orjson writes otherwise than json (small or not finite), nor a value of
     another type than JSON's own."""
-    pending = [value]
+    # Any: the exact type of each item is checked below (a subclass is not written alike).
+    pending: list[Any] = [value]
     while pending:
         item = pending.pop()
         kind = type(item)
