@@ -117,7 +117,7 @@ def expected_model(settings: Settings) -> str | None:
     return CPU_MODEL_NAME if settings.llm_profile == "cpu" and settings.llm_url is None else None
 
 
-def _following_counter(settings: Settings, client: Client, info: ServerInfo | None) -> ServedCounter:
+def _following_counter(settings: Settings, client: Client, info: ServerInfo | None) -> ServedCounter[ServerInfo]:
     """The served model's tokenizer (once it follows the server); until it answers, the profile's."""
     return ServedCounter(lambda: counter_for(*guessed_tokenizer(settings)), served=info,
                          by_server=partial(_counter_asking, client))

@@ -14,13 +14,10 @@ import unicodedata
 from functools import lru_cache
 from importlib.metadata import version
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import Callable, Generic, TypeVar
 
 from docchat.errors import LLMError
-from docchat.ports import TokenCounter
-
-if TYPE_CHECKING:
-    from docchat.llm.discovery import ServerInfo
+from docchat.ports import ServerInfo, TokenCounter
 
 IM_START, IM_END = "<|im_start|>", "<|im_end|>"
 
@@ -151,15 +148,19 @@ def counter_for(model: str, tokenizer_file: Path | None = None) -> TokenCounter:
     return EstimateCounter()
 
 
-class ServedCounter:
+# What the server said it serves: the client's own kind of ServerInfo, which `by_server` is given back.
+Info = TypeVar("Info", bound=ServerInfo)
+
+
+class ServedCounter(Generic[Info]):
     """The counter of whatever model the server serves, following it when the server comes up
     or changes model. Until the server has said which model it serves, the counter is a guess
     (the profile's), and it does not call its counts exact. The guess is loaded when first
     used: a command that counts nothing (`docchat folders sync`, `documents list`) does not pay
     for loading a tokenizer (0.3 to 0.5 s for Qwen's on two cores)."""
 
-    def __init__(self, guess: Callable[[], TokenCounter], served: ServerInfo | None = None,
-                 by_server: Callable[[ServerInfo], TokenCounter | None] = lambda info: None):
+    def __init__(self, guess: Callable[[], TokenCounter], served: Info | None = None,
+                 by_server: Callable[[Info], TokenCounter | None] = lambda info: None):
         """`served`: what the server said (a ServerInfo), if it answered; else `guess()` counts.
         `by_server(info)`: a counter that asks the server, for a model docchat has no tokenizer of."""
         self._by_server = by_server
@@ -192,7 +193,7 @@ class ServedCounter:
     def generation_prompt_tokens(self) -> int:
         return getattr(self._counter, "generation_prompt_tokens", 0)
 
-    def follow(self, info: ServerInfo) -> None:
+    def follow(self, info: Info) -> None:
         """Called with what the server says (a ServerInfo) each time it is asked afresh."""
         served = (info.model, info.root)
         with self._lock:
