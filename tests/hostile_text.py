@@ -11,7 +11,7 @@ from datetime import datetime, timezone
 
 from markdown_it import MarkdownIt
 
-from docchat.domain import Citation, Conversation, Message, Role
+from docchat.domain import AnswerFacts, Citation, Conversation, Message, Role
 from docchat.exchange import to_document, to_json
 
 CONVERSATION_ID = "5e1f0a11-7a2b-4c3d-8e4f-0123456789ab"
@@ -59,7 +59,8 @@ def hostile_export(base: str) -> bytes:
         Message(id="a1b2c3d4-0000-4000-8000-000000000001", conversation_id=CONVERSATION_ID, seq=1,
                 role=Role.USER, content=hostile_question(base), created_at=at),
         Message(id="a1b2c3d4-0000-4000-8000-000000000002", conversation_id=CONVERSATION_ID, seq=2,
-                role=Role.ASSISTANT, content=hostile_answer(base), created_at=at, citations=[citation],
+                role=Role.ASSISTANT, content=hostile_answer(base), created_at=at,
+                facts=AnswerFacts(citations=[citation]),
                 rewritten_query=f"Determination Date ![q]({base}/rewritten.png)",
                 parent_id="a1b2c3d4-0000-4000-8000-000000000001"),
     ]

@@ -18,8 +18,8 @@ from datetime import datetime, timedelta
 
 from docchat import __version__
 from docchat_bench.memory import make_history
-from docchat.domain import (Budget, Citation, Conversation, ConversationSettings, MemoryStats, Message, Role,
-                            SessionMemory, TitleSource, utcnow)
+from docchat.domain import (NO_FACTS, AnswerFacts, Budget, Citation, Conversation, ConversationSettings, MemoryStats,
+                            Message, Role, SessionMemory, TitleSource, utcnow)
 from docchat.exchange import to_document, to_json
 
 PLACES = ("Aldwych Holborn Kestrel Marylebone Pimlico Rotherhithe Southwark Tottenham Vauxhall Wapping "
@@ -98,7 +98,7 @@ def as_the_app_writes(messages: int, counter, *, title: str, seed: int) -> tuple
                                     for n in range(1, PASSAGES + 1))
             written.append(replace(message, sent_content=f"{passages}\n\nQuestion: {message.content}"))
         else:
-            written.append(replace(message, budget=_budget(message.seq), stats=_stats(message.seq, counter)))
+            written.append(message.with_facts(budget=_budget(message.seq), stats=_stats(message.seq, counter)))
     return conversation, written
 
 
@@ -117,10 +117,10 @@ def _conversation(title: str, texts: list[str], counter, rng: random.Random, *,
             id=str(uuid.UUID(int=rng.getrandbits(128), version=4)), conversation_id=conversation_id, seq=seq,
             role=role, content=text, created_at=started + timedelta(minutes=seq),
             token_count=counter.count_message(role.value, text), tokenizer=counter.id,
-            citations=_citations(rng, texts[seq - 2]) if answer and rng.random() < CITED_SHARE else [],
-            model=MODEL if answer else None,
-            usage={"prompt_tokens": 125 * seq, "completion_tokens": 125} if answer else None,
             parent_id=parent,
+            facts=AnswerFacts(
+                citations=_citations(rng, texts[seq - 2]) if rng.random() < CITED_SHARE else [], model=MODEL,
+                usage={"prompt_tokens": 125 * seq, "completion_tokens": 125}) if answer else NO_FACTS,
         )
         messages.append(message)
         parent = message.id

@@ -2,7 +2,6 @@
 answer is checked by the real check (MiniLM through the services) and stored as a turn stores
 it; no LLM server is needed."""
 
-from dataclasses import replace
 
 from playwright.sync_api import expect
 
@@ -25,8 +24,8 @@ def _checked_answer(services) -> None:
     services.messages.append_message(conversation.id, "user", "What does the lease say about rent?")
     answer = services.messages.append_message(conversation.id, "assistant", text)
     with services.conversations._uow(write=True) as uow:
-        uow.conversations.settle_message(replace(answer, citations=given,
-                                                 grounding=services.chat.checker(text, given)))
+        uow.conversations.settle_message(answer.with_facts(citations=given,
+                                                           grounding=services.chat.checker(text, given)))
         uow.commit()
     services.index.open().close()  # local mode: the page opens the index itself
     return rent

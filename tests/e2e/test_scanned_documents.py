@@ -2,7 +2,6 @@
 are read by OCR one by one in view, and both end ready in the library; a source cited on a
 scanned page opens as the scan with the cited words marked. No LLM server behind the page."""
 
-from dataclasses import replace
 
 from playwright.sync_api import expect
 
@@ -52,7 +51,7 @@ def test_a_cited_scanned_page_opens_as_the_scan_with_the_cited_words_marked(seed
     seeded.messages.append_message(conversation.id, "user", "Who supplied the anchor chain?")
     answer = seeded.messages.append_message(conversation.id, "assistant", "Harbour Forge [1].")
     with seeded.conversations._uow(write=True) as uow:  # stored as the pipeline stores an answer
-        uow.conversations.settle_message(replace(answer, citations=[hit.citation(1)]))
+        uow.conversations.settle_message(answer.with_facts(citations=[hit.citation(1)]))
         uow.commit()
     seeded.index.open().close()  # local mode: the page opens the index itself
     open_app(page, app_url)

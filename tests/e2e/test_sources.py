@@ -3,7 +3,6 @@ the passage marked; the source list opens a Markdown section with the passage fl
 offers the original file. No LLM server is needed: the answer is stored as the pipeline
 stores one."""
 
-from dataclasses import replace
 
 from playwright.sync_api import expect
 
@@ -24,7 +23,7 @@ def _cited_answer(services) -> None:
     answer = services.messages.append_message(
         conversation.id, "assistant", "The 15th calendar day of each month [1]; the lease can end early [2].")
     with services.conversations._uow(write=True) as uow:
-        uow.conversations.settle_message(replace(answer, citations=[trust.citation(1), lease.citation(2)]))
+        uow.conversations.settle_message(answer.with_facts(citations=[trust.citation(1), lease.citation(2)]))
         uow.commit()
     services.index.open().close()  # local mode: the page opens the index itself
 

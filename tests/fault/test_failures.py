@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from docchat.bootstrap import STALE_STREAM, build_services
-from docchat.domain import Message, Role, Status, utcnow
+from docchat.domain import AnswerFacts, Message, Role, Status, utcnow
 from docchat.errors import ContextOverflow, InvalidInput, LLMServerError, LLMTimeout, LLMUnavailable, StreamCut
 
 from tests.fault.conftest import CONNECT_RETRIES
@@ -70,10 +70,10 @@ def test_a_normal_answer_streams_in_pieces_and_is_stored_complete(chat_services,
     assert answer.role is Role.ASSISTANT
     assert answer.status is Status.COMPLETE
     assert answer.content == FULL_ANSWER
-    assert answer.error is None
-    assert answer.model == MODEL
-    assert answer.usage["prompt_tokens"] == USAGE["prompt_tokens"]
-    assert answer.usage["completion_tokens"] == USAGE["completion_tokens"]
+    assert answer.facts.error is None
+    assert answer.facts.model == MODEL
+    assert answer.facts.usage["prompt_tokens"] == USAGE["prompt_tokens"]
+    assert answer.facts.usage["completion_tokens"] == USAGE["completion_tokens"]
 
 
 def test_the_request_asks_for_at_most_the_answer_reserve_with_the_system_prompt_first(chat_services, fake_llm):
@@ -119,7 +119,7 @@ def test_a_refused_connection_says_the_server_is_not_running_and_keeps_the_quest
     assert answer.role is Role.ASSISTANT
     assert answer.status is Status.ERROR
     assert answer.content == ""
-    assert "not running" in answer.error
+    assert "not running" in answer.facts.error
 
 
 def test_a_dropped_connection_is_retried_and_the_answer_still_arrives(fake_llm, settings_for):
@@ -185,7 +185,7 @@ def test_a_server_error_is_reported_with_its_status_and_stored_as_an_error(chat_
     assert_question_kept(question)
     assert answer.status is Status.ERROR
     assert answer.content == ""
-    assert "500" in answer.error
+    assert "500" in answer.facts.error
 
 
 def test_retrying_after_a_server_error_answers_and_keeps_the_failed_answer(chat_services, fake_llm):
@@ -230,7 +230,7 @@ def test_a_prompt_too_long_for_the_window_is_a_context_overflow(chat_services, f
     question, answer = transcript(chat_services, turn.conversation_id)
     assert_question_kept(question)
     assert answer.status is Status.ERROR
-    assert "maximum context length" in answer.error
+    assert "maximum context length" in answer.facts.error
 
 
 # the answer breaks off
@@ -250,7 +250,7 @@ def test_a_stream_cut_mid_answer_keeps_the_text_that_arrived_as_interrupted(chat
     assert_question_kept(question)
     assert answer.status is Status.INTERRUPTED
     assert answer.content == PARTIAL_ANSWER
-    assert answer.error == str(raised.value)
+    assert answer.facts.error == str(raised.value)
 
 
 def test_a_server_silent_before_the_first_token_times_out_as_an_error(chat_services, fake_llm):
@@ -264,7 +264,7 @@ def test_a_server_silent_before_the_first_token_times_out_as_an_error(chat_servi
     assert_question_kept(question)
     assert answer.status is Status.ERROR
     assert answer.content == ""
-    assert "first token" in answer.error
+    assert "first token" in answer.facts.error
 
 
 def test_a_server_silent_between_tokens_times_out_keeping_the_partial_answer(chat_services, fake_llm):
@@ -278,7 +278,7 @@ def test_a_server_silent_between_tokens_times_out_keeping_the_partial_answer(cha
     assert_question_kept(question)
     assert answer.status is Status.INTERRUPTED
     assert answer.content == PARTIAL_ANSWER
-    assert "next token" in answer.error
+    assert "next token" in answer.facts.error
 
 
 # the user or the page goes away
@@ -320,7 +320,7 @@ def test_an_answer_left_streaming_by_a_crash_is_interrupted_at_the_next_start(ch
     with chat_services.conversations._uow(write=True) as uow:
         uow.conversations.append_message(Message(
             id=str(uuid.uuid4()), conversation_id=conversation.id, seq=0, role=Role.ASSISTANT,
-            content=PARTIAL_ANSWER, created_at=crashed_at, status=Status.STREAMING, model=MODEL,
+            content=PARTIAL_ANSWER, created_at=crashed_at, status=Status.STREAMING, facts=AnswerFacts(model=MODEL),
         ))
         uow.commit()
 
@@ -338,7 +338,7 @@ def test_an_answer_still_streaming_in_another_process_is_left_alone_at_start(cha
     with chat_services.conversations._uow(write=True) as uow:
         uow.conversations.append_message(Message(
             id=str(uuid.uuid4()), conversation_id=conversation.id, seq=0, role=Role.ASSISTANT,
-            content=PARTIAL_ANSWER, created_at=utcnow(), status=Status.STREAMING, model=MODEL,
+            content=PARTIAL_ANSWER, created_at=utcnow(), status=Status.STREAMING, facts=AnswerFacts(model=MODEL),
         ))
         uow.commit()
 

@@ -6,7 +6,7 @@ import uuid
 from datetime import datetime
 
 from docchat.bootstrap import Services
-from docchat.domain import Citation, Conversation, Summary, utcnow
+from docchat.domain import AnswerFacts, Citation, Conversation, Summary, utcnow
 
 
 def set_updated_at(services: Services, conversation_id: str, moment: datetime) -> None:
@@ -67,10 +67,9 @@ def quarterly_conversation(services: Services) -> str:
     memory.add(
         "assistant",
         "Recurring revenue rose 8.4% quarter on quarter, to EUR 12.7 million (page 4).",
-        citations=[Citation.from_dict({"document": "q3-2025-report.pdf", "page": 4}, number=1)],
         rewritten_query="recurring revenue Q3 2025 versus Q2 2025",
-        model="Qwen/Qwen3-4B-Instruct-2507",
-        usage={"prompt_tokens": 1812, "completion_tokens": 27},
+        facts=AnswerFacts(citations=[Citation.from_dict({"document": "q3-2025-report.pdf", "page": 4}, number=1)],
+                          model="Qwen/Qwen3-4B-Instruct-2507", usage={"prompt_tokens": 1812, "completion_tokens": 27}),
     )
     memory.add("user", "And the gross margin — naïve question, but did it hold up?")
     add_summary(services, conversation.id, "Q3 recurring revenue up 8.4% to EUR 12.7M.", last_seq=3)

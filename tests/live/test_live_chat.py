@@ -26,16 +26,16 @@ def test_an_answer_streams_in_pieces_and_its_usage_is_stored(live_services, live
     assert (question.role, answer.role) == (Role.USER, Role.ASSISTANT)
     assert answer.status is Status.COMPLETE
     assert answer.content == "".join(pieces) != ""
-    assert answer.model == "SmolLM2-135M-Instruct"
+    assert answer.facts.model == "SmolLM2-135M-Instruct"
     if live_server.streams_usage:
-        assert 0 < answer.usage["completion_tokens"] <= ANSWER_TOKENS
+        assert 0 < answer.facts.usage["completion_tokens"] <= ANSWER_TOKENS
 
 
 def test_an_answer_cut_at_the_token_limit_is_marked_and_the_model_goes_on_with_it(live_services):
     cut = live_services.chat.answer(None, "Write a long story about a dragon who learns to bake bread.")
     cut.text()
     assert cut.answer.status is Status.TRUNCATED
-    assert cut.answer.usage["completion_tokens"] == ANSWER_TOKENS
+    assert cut.answer.facts.usage["completion_tokens"] == ANSWER_TOKENS
 
     continued = live_services.chat.continue_answer(cut.conversation_id)
     added = "".join(continued)

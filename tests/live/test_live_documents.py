@@ -29,7 +29,7 @@ def test_a_question_about_an_ingested_pdf_is_answered_from_passages_citing_the_r
     # prompt, computed afresh and from the prefix cache; both ran past 48 tokens).
     assert turn.answer.status in FINISHED and turn.answer.content
     assert turn.budget.mode == "passages" and turn.budget.passages >= 1
-    first = turn.answer.citations[0]
+    first = turn.answer.facts.citations[0]
     assert (first.number, first.document, first.where) == (1, "Harbour Street Trust.pdf", "page 2")
     # The model was given the passages, numbered, before the question, and they are stored as sent.
     question = services.messages.history(turn.conversation_id)[0]
@@ -39,7 +39,7 @@ def test_a_question_about_an_ingested_pdf_is_answered_from_passages_citing_the_r
     # "Cited in" counts what the answer cited: the tiny model writes no [n], so the passages the
     # check attributed its sentences to, if any (what it says varies from run to run).
     uses = services.documents.usage(document.id)
-    assert turn.answer.grounding is not None and turn.answer.grounding.attributed
+    assert turn.answer.facts.grounding is not None and turn.answer.facts.grounding.attributed
     assert [u.conversation_id for u in uses] == ([turn.conversation_id] if turn.answer.cited else [])
 
 
@@ -54,7 +54,7 @@ def test_a_pdf_that_fits_goes_in_whole_and_the_next_turn_reads_it_from_the_prefi
     assert first.budget.mode == follow_up.budget.mode == "documents"
     assert first.usage["prompt_tokens"] == first.budget.prompt
     assert follow_up.usage["prompt_tokens"] == follow_up.budget.prompt
-    assert first.answer.citations[0].where == "page 2"
+    assert first.answer.facts.citations[0].where == "page 2"
     question = live_services.messages.history(first.conversation_id)[0]
     assert question.sent_content is None  # the question goes alone: the documents are in the prefix
     # The whole block (and the first exchange) came from vLLM's prefix cache, bar its last block.

@@ -86,7 +86,7 @@ def _answered(services, title: str, answers: int) -> str:
                         history_messages=2 * n, dropped_messages=0, counter="qwen", exact=True,
                         mode="passages", passages=3, chunks=700, chunks_cap=2000)
         with services.conversations._uow(write=True) as uow:
-            uow.conversations.settle_message(replace(answer, budget=budget))
+            uow.conversations.settle_message(answer.with_facts(budget=budget))
             uow.commit()
     return conversation.id
 
@@ -232,7 +232,7 @@ def test_the_meter_says_when_the_window_was_assumed_rather_than_reported(chat_pa
                     history_messages=0, dropped_messages=0, counter="server-tokenize:llama-cpp-python:smollm2",
                     exact=True, window_source="assumed")
     with services.conversations._uow(write=True) as uow:
-        uow.conversations.settle_message(replace(answer, budget=budget))
+        uow.conversations.settle_message(answer.with_facts(budget=budget))
         uow.commit()
 
     page = chat_page(conversation.id)

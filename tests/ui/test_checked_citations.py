@@ -1,7 +1,6 @@
 """An answer's sources on the chat page (AppTest): what it cited under Sources, what it was only
 given apart, and the citation check's marks, all read back from the store after a reload."""
 
-from dataclasses import replace
 
 from docchat.grounding.citation_check import check
 from docchat.domain import Citation
@@ -21,7 +20,7 @@ def _answer(services, text: str) -> str:
     given = [Citation(number=n, document=doc, where=where, text=passage) for n, (doc, where, passage) in PASSAGES.items()]
     grounding = check(text, {c.number: c.text for c in given}, None)
     with services.conversations._uow(write=True) as uow:
-        uow.conversations.settle_message(replace(answer, citations=given, grounding=grounding))
+        uow.conversations.settle_message(answer.with_facts(citations=given, grounding=grounding))
         uow.commit()
     return conversation.id
 

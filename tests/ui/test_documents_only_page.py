@@ -31,7 +31,7 @@ def test_a_question_the_documents_do_not_answer_is_replied_to_without_any_llm_se
 
     question, answer = services.messages.history(conversation.id)
     assert answer.content.startswith(NOT_FOUND_REPLY)
-    assert answer.evidence.judgement is Judgement.NOT_FOUND
+    assert answer.facts.evidence.judgement is Judgement.NOT_FOUND
     assert page.chat_message[1].markdown[0].value.startswith(NOT_FOUND_REPLY)
     # No "model's own" note on docchat's own reply, and no failed answer for want of a server.
     assert not [w for w in page.warning if "model's own" in w.value]

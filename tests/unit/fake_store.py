@@ -84,7 +84,7 @@ class FakeConversations:
 
     def set_rating(self, message_id: str, rating) -> None:
         for stored in self.messages_by.values():
-            stored[:] = [replace(m, rating=rating) if m.id == message_id else m for m in stored]
+            stored[:] = [m.with_facts(rating=rating) if m.id == message_id else m for m in stored]
 
     def settle_message(self, message: Message) -> None:
         stored = self.messages_by[message.conversation_id]

@@ -29,7 +29,7 @@ def answered(reply: str, embedder: WordsEmbedder | None = None):
 
 
 def numbered(answer, document: str, words: str) -> int:
-    return next(c.number for c in answer.citations if c.document == document and words in c.text)
+    return next(c.number for c in answer.facts.citations if c.document == document and words in c.text)
 
 
 def test_a_sentence_its_passage_supports_is_not_marked():
@@ -38,7 +38,7 @@ def test_a_sentence_its_passage_supports_is_not_marked():
     _, answer = answered(f"The annual rent is GBP 62,000, exclusive of VAT, payable quarterly [{rent}].")
 
     assert [c.number for c in answer.cited] == [rent]
-    assert answer.grounding is not None and answer.grounding.flagged == ()
+    assert answer.facts.grounding is not None and answer.facts.grounding.flagged == ()
 
 
 def test_a_sentence_its_passage_does_not_hold_is_marked_not_found_in_that_passage():
@@ -46,8 +46,8 @@ def test_a_sentence_its_passage_does_not_hold_is_marked_not_found_in_that_passag
     rent = numbered(given, "Riverside Lease", "annual rent")
     _, answer = answered(f"The landlord must repaint the building every winter at his own expense [{rent}].")
 
-    [flagged] = answer.grounding.flagged
-    assert answer.grounding.note(flagged) == f"not found in [{rent}]"
+    [flagged] = answer.facts.grounding.flagged
+    assert answer.facts.grounding.note(flagged) == f"not found in [{rent}]"
 
 
 def test_a_wrong_number_is_marked_even_where_the_words_match():
@@ -55,9 +55,9 @@ def test_a_wrong_number_is_marked_even_where_the_words_match():
     rent = numbered(given, "Riverside Lease", "annual rent")
     _, answer = answered(f"The annual rent is GBP 64,000, exclusive of VAT, payable quarterly in advance [{rent}].")
 
-    [flagged] = answer.grounding.flagged
+    [flagged] = answer.facts.grounding.flagged
     assert flagged.absent_numbers == ("64,000",)
-    assert "64,000 not found in the cited passages" in answer.grounding.note(flagged)
+    assert "64,000 not found in the cited passages" in answer.facts.grounding.note(flagged)
 
 
 def test_a_number_in_a_sentence_without_a_mark_is_checked_against_the_cited_passages():
@@ -65,7 +65,7 @@ def test_a_number_in_a_sentence_without_a_mark_is_checked_against_the_cited_pass
     rent = numbered(given, "Riverside Lease", "annual rent")
     _, answer = answered(f"The annual rent is GBP 62,000 [{rent}]. Service charges add GBP 9,500 a year.")
 
-    [flagged] = answer.grounding.flagged
+    [flagged] = answer.facts.grounding.flagged
     assert flagged.text == "Service charges add GBP 9,500 a year."
     assert flagged.absent_numbers == ("9,500",)
 
@@ -77,8 +77,8 @@ def test_citations_out_of_order_are_listed_in_order_of_first_mention_and_the_res
                              f"The annual rent is GBP 62,000, payable quarterly [{rent}], [{fee}].")
 
     assert [c.number for c in answer.cited] == [fee, rent]
-    assert {c.number for c in answer.uncited} == {c.number for c in answer.citations} - {fee, rent}
-    assert answer.grounding.flagged == ()
+    assert {c.number for c in answer.uncited} == {c.number for c in answer.facts.citations} - {fee, rent}
+    assert answer.facts.grounding.flagged == ()
     # "Cited in" counts the passages cited, not all those given.
     assert sorted(row["number"] for row in setup.uow.documents.citations) == sorted([fee, rent])
 
@@ -87,7 +87,7 @@ def test_an_answer_without_marks_is_attributed_sentence_by_sentence_and_unsuppor
     _, answer = answered("The tenant may break the lease on the fifth anniversary with six months' notice. "
                          "The building has a rooftop swimming pool open to every tenant.")
 
-    grounding = answer.grounding
+    grounding = answer.facts.grounding
     assert grounding.attributed
     assert [c.document for c in answer.cited] == ["Riverside Lease"]
     assert "break" in answer.cited[0].text
@@ -113,8 +113,8 @@ def test_the_check_is_kept_with_the_answer():
     setup, answer = answered("The landlord must repaint the building every winter [1].")
 
     [stored] = [m for m in setup.messages.history(answer.conversation_id) if m.id == answer.id]
-    assert stored.grounding == answer.grounding
-    assert stored.grounding.flagged
+    assert stored.facts.grounding == answer.facts.grounding
+    assert stored.facts.grounding.flagged
 
 
 def test_an_embedder_that_fails_leaves_the_check_to_words_and_numbers():

@@ -32,10 +32,10 @@ def test_a_question_the_documents_do_not_answer_gets_docchat_s_reply_and_no_mode
 
     assert setup.gateway.requests == []
     assert turn.answer.content.startswith(NOT_FOUND_REPLY)
-    assert (turn.answer.status, turn.answer.model) == (Status.COMPLETE, DOCUMENTS_ONLY)
+    assert (turn.answer.status, turn.answer.facts.model) == (Status.COMPLETE, DOCUMENTS_ONLY)
     assert turn.evidence.judgement is Judgement.NOT_FOUND
     # The closest passages are offered as its sources.
-    assert [c.document for c in turn.answer.citations] == ["Kitchen Notebook"]
+    assert [c.document for c in turn.answer.facts.citations] == ["Kitchen Notebook"]
 
 
 def test_the_reply_is_stored_like_any_answer_with_its_judgement_and_sources():
@@ -46,8 +46,8 @@ def test_the_reply_is_stored_like_any_answer_with_its_judgement_and_sources():
     question, answer = setup.messages.history(conversation_id)
     assert (question.role, answer.role) == (Role.USER, Role.ASSISTANT)
     assert answer.content.startswith(NOT_FOUND_REPLY)
-    assert answer.evidence.judgement is Judgement.NOT_FOUND
-    assert answer.citations and answer.model == DOCUMENTS_ONLY
+    assert answer.facts.evidence.judgement is Judgement.NOT_FOUND
+    assert answer.facts.citations and answer.facts.model == DOCUMENTS_ONLY
 
 
 def test_a_question_the_documents_answer_goes_to_the_model_as_usual():
@@ -125,7 +125,7 @@ def test_with_no_llm_server_answering_again_says_what_it_did_not_find_and_keeps_
     turn.text()
 
     assert len(setup.gateway.requests) == 1  # the first answer's; none since
-    assert turn.answer.content.startswith(NOT_FOUND_REPLY) and turn.answer.model == DOCUMENTS_ONLY
+    assert turn.answer.content.startswith(NOT_FOUND_REPLY) and turn.answer.facts.model == DOCUMENTS_ONLY
     shown = [m.content for m in setup.messages.history(conversation_id) if m.shown]
     assert shown == ["How long does a turkey roast for?", turn.answer.content]
     versions = [m for m in setup.messages.history(conversation_id) if m.role is Role.ASSISTANT]

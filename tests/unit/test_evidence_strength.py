@@ -56,7 +56,7 @@ def test_an_answer_carries_the_judgement_of_what_was_retrieved_and_keeps_it_stor
     turn = setup.ask("How much is the annual rent under the lease?")
     assert turn.evidence == EvidenceStrength(Judgement.FOUND, 0.96)
     [answer] = [m for m in setup.messages.history(turn.conversation_id) if m.role is Role.ASSISTANT]
-    assert answer.evidence == turn.evidence
+    assert answer.facts.evidence == turn.evidence
 
 
 def test_a_question_the_documents_do_not_answer_is_answered_by_the_model_and_marked_not_found():
@@ -79,8 +79,8 @@ def test_the_judgement_survives_export_and_import():
     raw = to_json(to_document(conversation(), [first, plain, judged], summaries(), app_version="0.1.0",
                               exported_at=judged.created_at)).encode()
     [imported] = parse_export(raw, source="lease.json")
-    assert imported.messages[-1].evidence == EvidenceStrength(Judgement.WEAK, 0.5123)
-    assert imported.messages[1].evidence is None
+    assert imported.messages[-1].facts.evidence == EvidenceStrength(Judgement.WEAK, 0.5123)
+    assert imported.messages[1].facts.evidence is None
 
 
 def test_a_stored_judgement_of_an_unknown_shape_is_left_out():

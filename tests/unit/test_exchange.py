@@ -233,7 +233,7 @@ def test_an_older_citation_without_where_or_text_reads_its_page_and_quote():
     data = document()
     data["messages"][2]["citations"] = [{"document": "trust-agreement.pdf", "page": 12, "quote": "the 15th day"}]
 
-    [cited] = read_export(resealed(data)).messages[2].citations
+    [cited] = read_export(resealed(data)).messages[2].facts.citations
 
     assert (cited.number, cited.document, cited.where, cited.text) == (1, "trust-agreement.pdf", "page 12", "the 15th day")
 
@@ -253,12 +253,12 @@ def test_an_export_of_version_1_without_ratings_still_imports():
 
     imported = read_export(resealed(data))
 
-    assert [m.rating for m in imported.messages] == [None] * 5
+    assert [m.facts.rating for m in imported.messages] == [None] * 5
     assert [m.content for m in imported.messages] == [m.content for m in messages()]
 
 
 def test_a_rating_is_exported_and_imported_back():
-    assert [m.rating for m in read_export(exported_bytes()).messages] == [None, None, Rating.UP, None, None]
+    assert [m.facts.rating for m in read_export(exported_bytes()).messages] == [None, None, Rating.UP, None, None]
 
 
 def test_an_answer_exported_before_the_citation_check_imports_citing_what_its_marks_name():
@@ -273,6 +273,6 @@ def test_an_answer_exported_before_the_citation_check_imports_citing_what_its_ma
 
     [imported] = read_export(resealed(data)).messages
 
-    assert imported.grounding is None
+    assert imported.facts.grounding is None
     assert [c.number for c in imported.cited] == [3, 1]
     assert [c.number for c in imported.uncited] == [2]

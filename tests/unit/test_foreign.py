@@ -101,7 +101,7 @@ def test_imported_messages_are_complete_and_left_for_docchat_to_count():
     [lease] = parse_export(as_file([chatgpt_lease_conversation()]))
 
     assert {(m.status, m.token_count, m.tokenizer) for m in lease.messages} == {(Status.COMPLETE, None, None)}
-    assert [m.model for m in lease.messages] == [None, "gpt-4o", None, "gpt-4o"]
+    assert [m.facts.model for m in lease.messages] == [None, "gpt-4o", None, "gpt-4o"]
 
 
 def test_a_title_keeps_its_words_and_is_never_replaced_by_an_automatic_one():
@@ -150,7 +150,7 @@ def test_open_webui_follows_the_current_message_back_through_its_parents():
         (Role.USER, "And did the gross margin hold up?"),
     ]
     assert quarterly.conversation.title == "Q3 2025 quarterly report"
-    assert quarterly.messages[1].model == "llama3.1:8b"
+    assert quarterly.messages[1].facts.model == "llama3.1:8b"
 
 
 def test_open_webui_history_wins_over_the_messages_list():

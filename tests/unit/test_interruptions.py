@@ -30,7 +30,7 @@ def test_an_answer_closed_by_a_page_that_went_away_keeps_that_reason():
     turn.close(PAGE_GONE)
 
     answer = stored_answer(setup, turn)
-    assert (answer.status, answer.content, answer.error) == (Status.INTERRUPTED, "The Determination ", PAGE_GONE)
+    assert (answer.status, answer.content, answer.facts.error) == (Status.INTERRUPTED, "The Determination ", PAGE_GONE)
 
 
 def test_the_next_look_can_say_it_was_the_user_who_stopped_it_after_all():
@@ -40,9 +40,9 @@ def test_the_next_look_can_say_it_was_the_user_who_stopped_it_after_all():
 
     turn.interrupted_by(None)
 
-    assert stored_answer(setup, turn).error is None  # shown as "stopped before the end"
+    assert stored_answer(setup, turn).facts.error is None  # shown as "stopped before the end"
     turn.interrupted_by("cut short by another click on the page")
-    assert stored_answer(setup, turn).error == "cut short by another click on the page"
+    assert stored_answer(setup, turn).facts.error == "cut short by another click on the page"
 
 
 def test_a_reason_from_the_llm_server_is_kept():
@@ -56,4 +56,5 @@ def test_a_reason_from_the_llm_server_is_kept():
     turn.interrupted_by(None)
 
     answer = stored_answer(setup, turn)
-    assert (answer.status, answer.error) == (Status.INTERRUPTED, "the LLM server closed the answer before it was finished")
+    assert (answer.status, answer.facts.error) == (Status.INTERRUPTED,
+                                                   "the LLM server closed the answer before it was finished")

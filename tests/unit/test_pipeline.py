@@ -9,7 +9,7 @@ import pytest
 from docchat.context.engine import ContextEngine
 from docchat.context.pipeline import PASSAGE_FRAME_TOKENS, AnswerPipeline, PassageLimits
 from docchat.context.planner import Caps
-from docchat.domain import Citation, Conversation, Message, Role, Status, utcnow
+from docchat.domain import AnswerFacts, Citation, Conversation, Message, Role, Status, utcnow
 from docchat.errors import InvalidInput, LLMUnavailable
 from docchat.services.chat import ChatService
 from docchat.services.conversation_log import ConversationLog
@@ -72,7 +72,7 @@ def test_a_small_library_goes_in_whole_right_after_the_system_prompt_and_the_que
     assert "[1] Trust Agreement, page 2: The Determination Date is the 15th" in prompt[1]["content"]
     assert "[2] Trust Agreement, page 3: The Payment Date" in prompt[1]["content"]
     assert prompt[-1] == {"role": "user", "content": "When is the Determination Date?"}
-    assert [c.number for c in turn.answer.citations][:1] == [1]
+    assert [c.number for c in turn.answer.facts.citations][:1] == [1]
     assert turn.budget.chunks == setup.counter.count_message("system", prompt[1]["content"])
 
 
@@ -101,7 +101,7 @@ def test_documents_too_large_for_the_passage_budget_fall_back_to_passages_in_the
     assert prompt[-1]["content"].startswith("Context:\n[1] Trust Agreement, page 2: The Determination Date is")
     assert prompt[-1]["content"].endswith("Question: When is the Determination Date?")
     # The two chunks of page 2 are one passage, without the words they share repeated.
-    assert turn.answer.citations[0].text.count("The Determination Date is the 15th") == 1
+    assert turn.answer.facts.citations[0].text.count("The Determination Date is the 15th") == 1
     question = setup.messages.history(turn.conversation_id)[0]
     assert question.content == "When is the Determination Date?" and question.sent_content == prompt[-1]["content"]
 
@@ -173,7 +173,7 @@ def test_a_stateless_answer_retrieves_and_cites_like_a_stored_one_and_writes_not
     turn.text()
 
     assert turn.budget.mode == "passages"
-    assert any("moves to the next Business Day" in c.text for c in turn.answer.citations)
+    assert any("moves to the next Business Day" in c.text for c in turn.answer.facts.citations)
     assert turn.answer.content == "fine." and turn.conversation_id is None
     assert turn.budget.history_messages == 2
     assert (setup.uow.opened, setup.uow.commits) == (0, 0)
@@ -225,7 +225,7 @@ def test_an_unreachable_server_keeps_the_question_and_stores_why_the_answer_fail
 
     question, answer = setup.messages.history(turn.conversation_id)
     assert question.content == "When is the Determination Date?"
-    assert (answer.status, answer.error) == (Status.ERROR, "the LLM server is not running at http://fake/v1")
+    assert (answer.status, answer.facts.error) == (Status.ERROR, "the LLM server is not running at http://fake/v1")
 
 
 def test_a_conversation_imported_with_old_style_citations_can_still_be_continued():
@@ -237,7 +237,8 @@ def test_a_conversation_imported_with_old_style_citations_can_still_be_continued
                               (Role.ASSISTANT, "The 15th.", [{"page": 2, "quote": "the 15th"}])):
         store.append_message(Message(id=f"imported-{role}", conversation_id="imported", seq=0, role=role, content=text,
                                      created_at=now, token_count=setup.counter.count_message(role, text),
-                                     tokenizer=setup.counter.id, citations=[Citation.from_dict(c, number=1) for c in cited]))
+                                     tokenizer=setup.counter.id,
+                                     facts=AnswerFacts(citations=[Citation.from_dict(c, number=1) for c in cited])))
 
     follow_up = setup.ask("And the Payment Date?", "imported")
 
@@ -254,8 +255,8 @@ def test_a_turn_says_what_it_is_doing_before_the_first_token_and_keeps_its_figur
 
     assert stages == ["Searching your documents…", "Fitting the conversation into the window…"]
     stored = setup.messages.history(first.conversation_id)[-1]
-    assert (stored.budget, stored.stats) == (turn.budget, turn.stats)
-    assert stored.budget.mode == "passages"
+    assert (stored.facts.budget, stored.facts.stats) == (turn.budget, turn.stats)
+    assert stored.facts.budget.mode == "passages"
 
 
 def test_an_answer_cut_at_the_token_limit_is_marked_and_continued_in_the_same_message():

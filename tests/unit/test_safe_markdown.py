@@ -7,7 +7,7 @@ from datetime import datetime, timezone
 
 import pytest
 
-from docchat.domain import Citation, Message, Role
+from docchat.domain import AnswerFacts, Citation, Message, Role
 from docchat.web.safe_markdown import inert, link_allowed
 from docchat.ui.sources import linked
 
@@ -187,7 +187,8 @@ def test_citation_links_added_after_it_still_open_their_sources():
     answer = Message(id="m-77", conversation_id="c-42", seq=2, role=Role.ASSISTANT,
                      content=f"The Determination Date is the 15th [1]. ![chart]({LEAK})",
                      created_at=datetime(2025, 3, 14, tzinfo=timezone.utc),
-                     citations=[Citation(number=1, document="trust-deed.pdf", where="page 4", text="the 15th")])
+                     facts=AnswerFacts(citations=[Citation(number=1, document="trust-deed.pdf", where="page 4",
+                                                           text="the 15th")]))
 
     shown = linked(answer)
 

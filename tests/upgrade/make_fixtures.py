@@ -184,8 +184,10 @@ def cited_sources(services, conversations) -> dict[str, list[dict]]:
     sources = {}
     for conversation in conversations:
         answers = [m for m in _messages(services).history(conversation.id) if m.role == "assistant"]
-        if answers and answers[-1].citations:
-            sources[conversation.id] = [source_view(services.documents.source(c)) for c in answers[-1].citations]
+        # An answer's citations are among its facts since issue 36.
+        given = getattr(answers[-1], "facts", answers[-1]).citations if answers else []
+        if given:
+            sources[conversation.id] = [source_view(services.documents.source(c)) for c in given]
     return sources
 
 

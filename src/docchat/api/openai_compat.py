@@ -149,9 +149,9 @@ def _usage(turn) -> dict:
 
 
 def _extension(turn) -> dict:
-    return {"citations": [citation_wire.to_api(c) for c in turn.answer.citations],
+    return {"citations": [citation_wire.to_api(c) for c in turn.answer.facts.citations],
             "cited": [citation_wire.to_api(c) for c in turn.answer.cited],
-            "citation_check": citation_wire.check_to_api(turn.answer.grounding),
+            "citation_check": citation_wire.check_to_api(turn.answer.facts.grounding),
             "rewritten_query": turn.stats.rewritten_query if turn.stats else None,
             "evidence": turn.evidence.as_dict() if turn.evidence else None,
             "status": turn.answer.status.value, "mode": turn.budget.mode if turn.budget else None}

@@ -289,14 +289,15 @@ def from_conversation(conversation) -> dict:
 
 
 def from_message(message) -> dict:
+    facts = message.facts
     return {"id": message.id, "seq": message.seq, "role": message.role.value, "content": message.content,
             "status": message.status.value, "created_at": message.created_at,
-            "citations": [citation_wire.to_api(c) for c in message.citations],
+            "citations": [citation_wire.to_api(c) for c in facts.citations],
             "cited": [citation_wire.to_api(c) for c in message.cited],
-            "citation_check": citation_wire.check_to_api(message.grounding), "rewritten_query": message.rewritten_query,
-            "evidence": message.evidence.as_dict() if message.evidence else None,
-            "model": message.model, "usage": message.usage, "error": message.error,
-            "rating": message.rating.value if message.rating else None, "version_of": message.version_of}
+            "citation_check": citation_wire.check_to_api(facts.grounding), "rewritten_query": message.rewritten_query,
+            "evidence": facts.evidence.as_dict() if facts.evidence else None,
+            "model": facts.model, "usage": facts.usage, "error": facts.error,
+            "rating": facts.rating.value if facts.rating else None, "version_of": message.version_of}
 
 
 def from_document(document) -> dict:
@@ -311,17 +312,17 @@ def from_turn(turn) -> dict:
     return {
         "answer": answer.content if answer else "",
         "status": answer.status.value if answer else "error",
-        "citations": [citation_wire.to_api(c) for c in (answer.citations if answer else turn.citations)],
+        "citations": [citation_wire.to_api(c) for c in (answer.facts.citations if answer else turn.citations)],
         "evidence": turn.evidence.as_dict() if turn.evidence else None,
         "cited": [citation_wire.to_api(c) for c in answer.cited] if answer else [],
-        "citation_check": citation_wire.check_to_api(answer.grounding) if answer else None,
+        "citation_check": citation_wire.check_to_api(answer.facts.grounding) if answer else None,
         "rewritten_query": stats.rewritten_query if stats else None,
         "memory": stats.as_dict() if stats else None,
         "usage": turn.usage,
         "budget": budget.as_dict() if budget else None,
         "mode": budget.mode if budget else None,
-        "model": answer.model if answer else None,
-        "error": answer.error if answer else None,
+        "model": answer.facts.model if answer else None,
+        "error": answer.facts.error if answer else None,
     }
 
 

@@ -95,8 +95,8 @@ def _turn_json(turn, services) -> dict:
         "question": turn.question.content,
         "answer": answer.content if answer else None,
         "status": answer.status.value if answer else None,
-        "error": answer.error if answer else None,
-        "model": answer.model if answer else None,
+        "error": answer.facts.error if answer else None,
+        "model": answer.facts.model if answer else None,
         "usage": turn.usage,
         "budget": turn.budget.as_dict() if turn.budget else None,
         # How the documents reached the model: "documents" (whole, in the cached prefix),
@@ -106,12 +106,12 @@ def _turn_json(turn, services) -> dict:
         "memory": turn.stats.as_dict() if turn.stats else None,
         "session": turn.session.as_dict() if turn.session else None,
         # The full text of every chunk the model was given, numbered as the prompt numbers them.
-        "citations": [c.as_dict() for c in answer.citations] if answer else [],
+        "citations": [c.as_dict() for c in answer.facts.citations] if answer else [],
         # Whether the documents in scope held the answer: found, weak or not found (null: none searched).
         "evidence": turn.evidence.as_dict() if turn.evidence else None,
         # The passages the answer cites (its [n] marks in order of first mention, or those docchat
         # attributed its sentences to) and how each cited sentence was checked against them.
         "cited": [c.as_dict() for c in answer.cited] if answer else [],
-        "citation_check": citation_wire.check_to_api(answer.grounding) if answer else None,
+        "citation_check": citation_wire.check_to_api(answer.facts.grounding) if answer else None,
         "counter": services.conversations.counter.id,
     }

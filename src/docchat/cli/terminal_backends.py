@@ -101,10 +101,10 @@ class TurnAnswer:
                 self._turn.close()
             answer = self._turn.answer
             self._outcome = Outcome(answer.status.value if answer else Status.ERROR.value,
-                                    list(answer.citations) if answer else [], evidence=self._turn.evidence,
-                                    model=answer.model if answer else None,
+                                    list(answer.facts.citations) if answer else [], evidence=self._turn.evidence,
+                                    model=answer.facts.model if answer else None,
                                     cited=list(answer.cited) if answer else [],
-                                    check=answer.grounding if answer else None)
+                                    check=answer.facts.grounding if answer else None)
             self._kept(answer.content if answer else "")
         return self._outcome
 
@@ -136,7 +136,7 @@ class LocalChat:
         shown = [m for m in self._services.messages.history(conversation_id) if m.shown and m.role is not Role.SYSTEM]
         self.conversation_id = conversation_id
         return conversations.get(conversation_id).title, [
-            Said(m.role.value, m.content, m.status.value, list(m.citations)) for m in shown[-SHOWN_ON_OPEN:]]
+            Said(m.role.value, m.content, m.status.value, list(m.facts.citations)) for m in shown[-SHOWN_ON_OPEN:]]
 
     def export(self, format: str) -> bytes:
         if self.conversation_id is None:

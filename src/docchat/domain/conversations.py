@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
@@ -198,6 +198,33 @@ def _score(value: Any) -> float:
 
 
 @dataclass(frozen=True)
+class AnswerFacts:
+    """What only an answer has: the model that wrote it and what it cost, why it failed, the
+    passages it was given and how its citations checked, its prompt's figures, how well the
+    documents held it, and the user's rating. A question's are NO_FACTS."""
+
+    model: str | None = None
+    usage: dict[str, Any] | None = None
+    # Why an answer failed, in words a user can read (status error or interrupted).
+    error: str | None = None
+    # Every passage it was given, numbered as the prompt numbered them (see Message.cited).
+    citations: list[Citation] = field(default_factory=list)
+    # Its prompt budget and what the memory did for it.
+    budget: "Budget | None" = None
+    stats: "MemoryStats | None" = None
+    # How well the documents in scope held the answer (found, weak, not found), judged when
+    # its passages were retrieved; None for an answer given without searching.
+    evidence: "EvidenceStrength | None" = None
+    rating: Rating | None = None
+    # The check of the answer's citations (docchat.domain.grounding); None before it existed.
+    grounding: Grounding | None = None
+
+
+# Shared by every question and system message: a frozen value, so one is enough.
+NO_FACTS = AnswerFacts()
+
+
+@dataclass(frozen=True)
 class Message:
     id: str
     conversation_id: str
@@ -208,22 +235,11 @@ class Message:
     status: Status = Status.COMPLETE
     token_count: int | None = None
     tokenizer: str | None = None
-    citations: list[Citation] = field(default_factory=list)
+    # A question's own: what it was searched with, when that differs from its words.
     rewritten_query: str | None = None
-    model: str | None = None
-    usage: dict[str, Any] | None = None
-    # Why an answer failed, in words a user can read (status error or interrupted).
-    error: str | None = None
     # What the model was sent for this user turn when it differs from what is shown
     # (retrieved context first, then the question); later turns resend it byte for byte.
     sent_content: str | None = None
-    # An answer's prompt budget and what the memory did for it.
-    budget: "Budget | None" = None
-    stats: "MemoryStats | None" = None
-    # How well the documents in scope held the answer (found, weak, not found), judged when
-    # its passages were retrieved; None for an answer given without searching.
-    evidence: "EvidenceStrength | None" = None
-    rating: Rating | None = None
     # Versions: a regenerated answer names the first version of its group; the version shown
     # is the one the history (and the model) follows, the others are kept.
     version_of: str | None = None
@@ -231,22 +247,27 @@ class Message:
     # The message this one follows: the conversation is a tree once a question is edited or
     # an answer regenerated, and the messages shown are one path through it, root to leaf.
     parent_id: str | None = None
-    # The check of the answer's citations (docchat.domain.grounding); None before it existed.
-    grounding: Grounding | None = None
+    # An answer's own fields.
+    facts: AnswerFacts = NO_FACTS
+
+    def with_facts(self, **changes: Any) -> "Message":
+        """This message with some of its answer's facts changed."""
+        return replace(self, facts=replace(self.facts, **changes))
 
     @property
     def cited(self) -> list[Citation]:
         """The given passages the answer cites, in order of first mention (read from its [n]
         marks when it was kept without a check); `citations` are all those it was given."""
-        numbers = self.grounding.cited if self.grounding is not None else marks_in(self.content)
-        given = {c.number: c for c in self.citations}
+        grounding = self.facts.grounding
+        numbers = grounding.cited if grounding is not None else marks_in(self.content)
+        given = {c.number: c for c in self.facts.citations}
         return [given[n] for n in numbers if n in given]
 
     @property
     def uncited(self) -> list[Citation]:
         """The passages given to the model that the answer does not cite, in the prompt's order."""
         cited = {c.number for c in self.cited}
-        return [c for c in self.citations if c.number not in cited]
+        return [c for c in self.facts.citations if c.number not in cited]
 
     @property
     def group(self) -> str:

@@ -2,7 +2,7 @@
 docchat.grounding.evidence) and what a page or a terminal says of it.
 
 What an answer cited, apart from what it was given, and how each cited sentence was checked:
-an answer is given passages numbered [1]..[k] by their place in the prompt (`Message.citations`).
+an answer is given passages numbered [1]..[k] by their place in the prompt (`AnswerFacts.citations`).
 It *cites* the ones its [n] marks name, in order of first mention; when the model wrote no mark
 at all, docchat attributes each sentence to the given passage that supports it (`attributed`).
 The check (docchat.grounding.citation_check) is kept with the answer as a `Grounding`; an answer

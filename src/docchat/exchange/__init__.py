@@ -25,6 +25,7 @@ from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, Strict
 
 from docchat.exchange import citation_wire
 from docchat.domain import (
+    AnswerFacts,
     Citation,
     Conversation,
     ConversationSettings,
@@ -73,6 +74,7 @@ def _parse_iso(value: str) -> datetime:
 def message_record(message: Message) -> dict[str, Any]:
     # A message still streaming when exported was cut short as far as the file is concerned.
     status = Status.INTERRUPTED if message.status is Status.STREAMING else message.status
+    facts = message.facts
     return {
         "id": message.id,
         "seq": message.seq,
@@ -82,18 +84,18 @@ def message_record(message: Message) -> dict[str, Any]:
         "status": status.value,
         "token_count": message.token_count,
         "tokenizer": message.tokenizer,
-        "citations": citation_wire.to_stored(message.citations),
+        "citations": citation_wire.to_stored(facts.citations),
         "rewritten_query": message.rewritten_query,
-        "model": message.model,
-        "usage": message.usage,
-        "rating": message.rating.value if message.rating else None,
+        "model": facts.model,
+        "usage": facts.usage,
+        "rating": facts.rating.value if facts.rating else None,
         "version_of": message.version_of,
         "shown": message.shown,
         "parent_id": message.parent_id,
         # Only when judged: an export of answers from before the judgement reads as it did.
-        **({"evidence": message.evidence.as_dict()} if message.evidence is not None else {}),
+        **({"evidence": facts.evidence.as_dict()} if facts.evidence is not None else {}),
         # Only on a checked answer: an unchecked message exports as version 3 wrote it.
-        **({"grounding": message.grounding.as_dict()} if message.grounding is not None else {}),
+        **({"grounding": facts.grounding.as_dict()} if facts.grounding is not None else {}),
     }
 
 
@@ -173,21 +175,21 @@ def to_markdown(conversation: Conversation, messages: list[Message]) -> str:
 
 def _message_lines(message: Message, level: str) -> list[str]:
     heading = f"{level} {message.role.value.capitalize()} · {_readable(message.created_at)}"
+    facts, grounding = message.facts, message.facts.grounding
     if message.status is not Status.COMPLETE:
         heading += f" ({message.status.value})"
-    if message.rating:
-        heading += " · rated 👍" if message.rating is Rating.UP else " · rated 👎"
+    if facts.rating:
+        heading += " · rated 👍" if facts.rating is Rating.UP else " · rated 👎"
     lines = [heading, ""]
-    if note := answer_note(message.evidence, message.model):
+    if note := answer_note(facts.evidence, facts.model):
         lines += [f"> {note}", ""]  # as the page shows it: above the answer
     lines += [message.content.rstrip(), ""]
-    if message.grounding is not None and message.grounding.flagged:
-        lines += ["**Checked**", ""] + [f"- “{s.text}”: {message.grounding.note(s)}"
-                                        for s in message.grounding.flagged] + [""]
+    if grounding is not None and grounding.flagged:
+        lines += ["**Checked**", ""] + [f"- “{s.text}”: {grounding.note(s)}" for s in grounding.flagged] + [""]
     cited, uncited = message.cited, message.uncited
     if cited:
         attributed = " (attributed by docchat: the answer has no [n] marks)" \
-            if message.grounding is not None and message.grounding.attributed else ""
+            if grounding is not None and grounding.attributed else ""
         lines += [f"**Sources**{attributed}", ""] + [_source_line(c) for c in cited] + [""]
     if uncited:
         lines += [f"**Also given to the model** ({len(uncited)})", ""] + [_source_line(c) for c in uncited] + [""]
@@ -388,10 +390,11 @@ def _to_domain(document: _DocumentIn, source: str) -> ImportedConversation:
                 id=m.id, conversation_id=c.id, seq=m.seq, role=Role(m.role), content=m.content,
                 created_at=_parse_iso(m.created_at), status=Status(m.status), token_count=m.token_count,
                 tokenizer=m.tokenizer, rewritten_query=m.rewritten_query,
-                citations=citation_wire.from_stored(m.citations), grounding=Grounding.from_dict(m.grounding),
-                model=m.model, usage=m.usage, rating=Rating(m.rating) if m.rating else None,
                 version_of=m.version_of, shown=m.shown, parent_id=m.parent_id,
-                evidence=EvidenceStrength.from_dict(m.evidence),
+                facts=AnswerFacts(citations=citation_wire.from_stored(m.citations),
+                                  grounding=Grounding.from_dict(m.grounding), model=m.model, usage=m.usage,
+                                  rating=Rating(m.rating) if m.rating else None,
+                                  evidence=EvidenceStrength.from_dict(m.evidence)),
             )
             for m in document.messages
         ]

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, Literal, overload
 
-from docchat.domain import Conversation, ConversationSettings, Message, Role, TitleSource
+from docchat.domain import NO_FACTS, AnswerFacts, Conversation, ConversationSettings, Message, Role, TitleSource
 from docchat.errors import InvalidExport
 from docchat.exchange import ImportedConversation, document_from, read_json
 from docchat.domain.titles import MAX_TITLE, clean_title, title_from
@@ -214,7 +214,8 @@ def _conversation(kind: str, source_id: str, title: object, created: datetime, u
         moment = turn.at or moment
         messages.append(Message(
             id=str(uuid.uuid5(NAMESPACE, f"{kind}:{source_id}:{seq}")), conversation_id=conversation_id, seq=seq,
-            role=turn.role, content=turn.text, created_at=moment, model=turn.model, parent_id=parent,
+            role=turn.role, content=turn.text, created_at=moment, parent_id=parent,
+            facts=AnswerFacts(model=turn.model) if turn.model else NO_FACTS,
         ))
         parent = messages[-1].id  # the branch shown is imported: each turn follows the one before
     title, title_source = _title(title, turns)

@@ -70,7 +70,7 @@ class ChatService:
 
         def keep(sent: str | None, rewritten: str | None) -> Message:
             return self._messages.post_user_message(conversation_id, question, sent_content=sent,
-                                                         rewritten_query=rewritten)
+                                                    rewritten_query=rewritten)
 
         try:
             info, unavailable = self._server(conversation_id)
@@ -128,7 +128,7 @@ class ChatService:
         def keep(sent: str | None, rewritten: str | None) -> Message:
             # Only now, once the edit is not refused: a refused edit leaves the branch in view.
             return self._messages.post_user_message(conversation_id, text, sent_content=sent,
-                                                         rewritten_query=rewritten, version_of=asked.group)
+                                                    rewritten_query=rewritten, version_of=asked.group)
 
         try:
             info, unavailable = self._server(conversation_id)
@@ -214,7 +214,7 @@ class ChatService:
             scope=list(settings.document_scope) if settings.document_scope is not None else None,
             active_documents=frozenset(settings.session.active_documents),
             # Citations imported from older exports may name no chunk.
-            cited_chunks=frozenset(c.chunk_id for c in answers[-1].citations) - {""} if answers else frozenset(),
+            cited_chunks=frozenset(c.chunk_id for c in answers[-1].facts.citations) - {""} if answers else frozenset(),
             recent=[m for m in view.recent(RECENT_MESSAGES + 1) if m.seq < next_seq][-RECENT_MESSAGES:],
             total_messages=total_messages, total_tokens=total_tokens,
             compactions=settings.compactions, may_condense=next_seq >= settings.condense_after_seq,
@@ -248,9 +248,9 @@ class ChatService:
             return self._failed(prepared.question, unavailable, version_of=version_of)
         if continuing is None:
             started = self._messages.start_answer(conversation_id, model=info.model, version_of=version_of,
-                                                       compaction=compaction)
-            draft = replace(started, citations=prepared.citations, budget=prepared.budget, stats=prepared.stats,
-                            evidence=prepared.evidence)
+                                                  compaction=compaction)
+            draft = started.with_facts(citations=prepared.citations, budget=prepared.budget, stats=prepared.stats,
+                                       evidence=prepared.evidence)
             max_tokens, prefix = reserve, ""
         else:
             draft, prefix = replace(continuing, status=Status.STREAMING), continuing.content
@@ -271,8 +271,8 @@ class ChatService:
         offers = offered(prepared)
         question = prepared.question
         started = self._messages.start_answer(question.conversation_id, model=Reply.model,
-                                                   version_of=version_of, compaction=compaction)
-        draft = replace(started, citations=offers, stats=prepared.stats, evidence=prepared.evidence)
+                                              version_of=version_of, compaction=compaction)
+        draft = started.with_facts(citations=offers, stats=prepared.stats, evidence=prepared.evidence)
         return Turn(conversation_id=question.conversation_id, question=question, draft=draft, budget=None,
                     stats=prepared.stats, citations=offers, evidence=prepared.evidence, saver=self._saver,
                     start=lambda stop: Reply(reply_text(offers)))
@@ -335,7 +335,7 @@ class _Saved:
                          tokenizer=self._counter.id)
         # A documents-only reply cited nothing: the passages it offers are only the closest there were.
         session = self._log.settle(answer, asked=completing.question.content if completing is not None else None,
-                                   cited=[] if answer.model == Reply.model else answer.cited)
+                                   cited=[] if answer.facts.model == Reply.model else answer.cited)
         if completing is not None and completing.stats is not None and completing.stats.total_messages <= 1:
             # The titler is an LLM call (and, the first time, seconds of importing DSPy): the
             # answer is done without it, and the page must not wait for it to show the answer.

@@ -351,7 +351,7 @@ def _compact(uow: UnitOfWork, conversation_id: str, compaction: Compaction) -> N
 def _remember(uow: UnitOfWork, answer: Message, asked: str, cited: Sequence[Citation]) -> SessionMemory:
     """What the conversation remembers of the exchange (the passages it was given are what
     follow-ups lean on), and which documents the answer cited ("Cited in" counts those only)."""
-    given, conversation_id = answer.citations, answer.conversation_id
+    given, conversation_id = answer.facts.citations, answer.conversation_id
     settings = required(uow, conversation_id).settings
     session = updated(settings.session, question=asked, answer=answer.content,
                       documents=[c.document_id for c in given], sections=[f"{c.document}: {c.where}" for c in given])

@@ -8,7 +8,7 @@ from __future__ import annotations
 import uuid
 from dataclasses import dataclass
 
-from docchat.domain import Message, Rating, Role, SearchHit, Status
+from docchat.domain import AnswerFacts, Message, Rating, Role, SearchHit, Status
 from docchat.domain.titles import title_from
 from docchat.errors import InvalidInput, NotFound
 from docchat.memory.conversation_memory import ConversationMemory, counted
@@ -67,8 +67,8 @@ class MessageService:
         """An answer's row, empty and streaming until its turn settles it. A new version of an
         answer hides the others, and what the turn's preparation changed for good (`compaction`)
         is written, in the same unit of work."""
-        message = counted(self._counter, conversation_id, Role.ASSISTANT, "", status=Status.STREAMING, model=model,
-                          version_of=version_of)
+        message = counted(self._counter, conversation_id, Role.ASSISTANT, "", status=Status.STREAMING,
+                          facts=AnswerFacts(model=model), version_of=version_of)
         return self._log.open_answer(message, compaction=compaction)
 
     def append_message(self, conversation_id: str, role: str, content: str) -> Message:

@@ -11,7 +11,7 @@ from dataclasses import replace
 from datetime import datetime
 
 from docchat.context.pipeline import AnswerPipeline, Request
-from docchat.domain import Message, Role, Status, utcnow
+from docchat.domain import AnswerFacts, Message, Role, Status, utcnow
 from docchat.errors import InvalidInput
 from docchat.ports import Gateway, TokenCounter
 from docchat.services.chat import ChatService
@@ -69,8 +69,8 @@ class StatelessChat:
         prepared = self._pipeline.prepare(request,
                                           max_model_len=info.max_model_len, answer_reserve=reserve, keep_question=keep)
         draft = Message(id="stateless-answer", conversation_id="", seq=len(messages) + 2, role=Role.ASSISTANT,
-                        content="", created_at=now, status=Status.STREAMING, model=info.model,
-                        citations=prepared.citations, evidence=prepared.evidence)
+                        content="", created_at=now, status=Status.STREAMING,
+                        facts=AnswerFacts(model=info.model, citations=prepared.citations, evidence=prepared.evidence))
         return streamed(prepared, draft, _Unsaved(self._counter), self._gateway, max_tokens=reserve,
                         conversation_id=None, checker=self._chat.checker)
 

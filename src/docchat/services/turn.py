@@ -88,8 +88,8 @@ class Turn:
         answer that the LLM server cut keeps the server's reason."""
         answer = self.answer
         if (answer is not None and answer.status is Status.INTERRUPTED and not isinstance(self.error, LLMError)
-                and answer.error != why):
-            self.answer = replace(answer, error=why)
+                and answer.facts.error != why):
+            self.answer = answer.with_facts(error=why)
             self.saver.checkpoint(self.answer)  # the settled row again, with its reason
 
     def text(self) -> str:
@@ -135,10 +135,12 @@ class Turn:
                 error_text = self._closed_because
             # A continued answer was remembered when it was first cut.
             completing = self if status in FINISHED and not self.prefix else None
+            drafted = self.draft.facts
             self.answer, self.session = self.saver.settle(replace(
-                self.draft, content=text, status=status, usage=self.usage, error=error_text,
-                model=generation.model if generation is not None else self.draft.model,
-                grounding=self._checked(text) if status in FINISHED else self.draft.grounding,
+                self.draft, content=text, status=status, facts=replace(
+                    drafted, usage=self.usage, error=error_text,
+                    model=generation.model if generation is not None else drafted.model,
+                    grounding=self._checked(text) if status in FINISHED else drafted.grounding),
             ), completing=completing)
 
     def _checked(self, text: str) -> Grounding | None:
@@ -146,7 +148,7 @@ class Turn:
         if self.checker is None:
             return None
         try:
-            return self.checker(text, list(self.draft.citations or self.citations))
+            return self.checker(text, list(self.draft.facts.citations or self.citations))
         except Exception:  # the answer is kept unchecked rather than lost
             log.exception("the citation check failed")
             return None

@@ -249,11 +249,11 @@ class ConversationRepository:
                 status=message.status.value,
                 token_count=message.token_count,
                 tokenizer=message.tokenizer,
-                model=message.model,
-                usage=message.usage,
-                error=message.error,
-                citations=citation_wire.to_column(message.citations, message.grounding),
-                figures=figures_row(message),
+                model=message.facts.model,
+                usage=message.facts.usage,
+                error=message.facts.error,
+                citations=citation_wire.to_column(message.facts.citations, message.facts.grounding),
+                figures=figures_row(message.facts),
                 updated_at=utcnow(),
             )
         )

@@ -192,17 +192,18 @@ def _unsent(conversation_id: str | None, history: list[Message]) -> str | None:
 
 
 def _message(message: Message, *, latest: bool, versions: list[Message] = (), last: bool = False) -> None:
+    facts = message.facts
     with st.chat_message(message.role.value, avatar=AVATARS[message.role.value]):
         found.mark(message)
         editing = st.session_state.get(EDITING)
         if message.role is Role.USER and editing and editing["id"] == message.id:
             _editor(message, editing["text"])
             return
-        if message.role is Role.ASSISTANT and (note := answer_note(message.evidence, message.model)):
+        if message.role is Role.ASSISTANT and (note := answer_note(facts.evidence, facts.model)):
             _evidence_note(note, message)
         if message.content and message.status is not Status.STREAMING:
             # Markdown that fetches nothing, never HTML: user and model text must not inject markup.
-            st.markdown(sources.linked(message) if message.citations else
+            st.markdown(sources.linked(message) if facts.citations else
                         _as_typed(message.content) if message.role is Role.USER else inert(message.content))
         if message.read_with:
             # Two searches, not one glued string: the question, then the question read with the earlier one.
@@ -210,31 +211,32 @@ def _message(message: Message, *, latest: bool, versions: list[Message] = (), la
                        f"“{literal(message.read_with)}”")
         elif message.rewritten_query:
             st.caption(f"Searched as: {literal(message.rewritten_query)}")
-        if message.grounding is not None and message.status is not Status.STREAMING:
+        if facts.grounding is not None and message.status is not Status.STREAMING:
             sources.checked(message)
-        if message.citations:
+        if facts.citations:
             sources.listed(message)
         if message.status is Status.INTERRUPTED:
-            st.caption(f"Interrupted: {literal(message.error or 'stopped before the end')}")
+            st.caption(f"Interrupted: {literal(facts.error or 'stopped before the end')}")
         elif message.status is Status.TRUNCATED:
             st.caption("Cut at the answer length limit: “Continue the answer” goes on from here.")
         elif message.status is Status.ERROR:
-            st.error(f"No answer: {literal(message.error or 'the LLM failed')}", icon=":material/error:")
+            st.error(f"No answer: {literal(facts.error or 'the LLM failed')}", icon=":material/error:")
         elif message.status is Status.STREAMING:
             _being_written(message)
         if message.role is Role.ASSISTANT and (message.status in FINISHED and message.content or len(versions) > 1):
             _answer_actions(message, versions, regenerate=may_regenerate(message, last=last))
         elif message.role is Role.USER:
             _question_actions(message, versions)
-        if message.budget is not None:
-            figures.shown(message.budget, message.stats, expanded=latest)
+        if facts.budget is not None:
+            figures.shown(facts.budget, facts.stats, expanded=latest)
 
 
 def _evidence_note(note: str, answer: Message) -> None:
     """Above the answer, so that it is read first: an answer the documents did not hold (or held
     only weakly) reads like any other."""
-    score = f" (evidence score {answer.evidence.score:.2f})" if answer.evidence else ""
-    if answer.evidence and answer.evidence.judgement is Judgement.NOT_FOUND:
+    evidence = answer.facts.evidence
+    score = f" (evidence score {evidence.score:.2f})" if evidence else ""
+    if evidence and evidence.judgement is Judgement.NOT_FOUND:
         st.warning(note + score, icon=":material/search_off:")
     else:
         st.caption(f":material/help: {note}{score}")
@@ -246,7 +248,7 @@ def _answer_actions(answer: Message, versions: list[Message], *, regenerate: boo
             _version_switch(answer, versions)
         if answer.status in FINISHED and answer.content:
             key = f"{KEY}_rate_{answer.id}"
-            st.feedback("thumbs", key=key, default=THUMBS.get(answer.rating), on_change=_rate, args=(answer, key))
+            st.feedback("thumbs", key=key, default=THUMBS.get(answer.facts.rating), on_change=_rate, args=(answer, key))
             with st.popover("Copy", icon=":material/content_copy:", type="tertiary"):
                 # A code block has the browser's copy button; the answer's Markdown, as written.
                 st.code(answer.content, language="markdown", wrap_lines=True)

@@ -25,7 +25,7 @@ _HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*$")
 def linked(answer: Message) -> str:
     """The answer's Markdown, made inert, with each [n] that names one of its sources made a
     link to it (after: `inert` shows a link's target beside it, a citation's is its own)."""
-    numbers = {c.number for c in answer.citations}
+    numbers = {c.number for c in answer.facts.citations}
 
     def link(match: re.Match) -> str:
         number = int(match.group(1))
@@ -51,11 +51,11 @@ def listed(answer: Message) -> None:
     """The passages the answer cites under Sources, numbered as it numbers them, in order of
     first mention; the others it was given apart, collapsed. A documents-only reply cites
     nothing: the closest passages it offers are its sources."""
-    cited, uncited = answer.cited, answer.uncited
-    if answer.model == DOCUMENTS_ONLY:
-        cited, uncited = answer.citations, []
+    cited, uncited, facts = answer.cited, answer.uncited, answer.facts
+    if facts.model == DOCUMENTS_ONLY:
+        cited, uncited = facts.citations, []
     if cited:
-        attributed = answer.grounding is not None and answer.grounding.attributed
+        attributed = facts.grounding is not None and facts.grounding.attributed
         with st.expander(f"Sources ({len(cited)})" + (", attributed by docchat" if attributed else "")):
             if attributed:
                 st.caption("The answer has no [n] marks: docchat matched its sentences to these passages.")
@@ -70,7 +70,7 @@ def checked(answer: Message) -> None:
     """What the citation check found, one quiet line per sentence it marks. Shown under the
     answer rather than as an underline inside it: the answer's text reaches the page only as
     inert Markdown, and marking a sentence in place would take HTML around model text."""
-    grounding = answer.grounding
+    grounding = answer.facts.grounding
     for sentence in grounding.flagged if grounding is not None else ():
         quoted = sentence.text if len(sentence.text) <= 160 else sentence.text[:159] + "…"
         st.caption(f":material/rule: {literal(_first_upper(grounding.note(sentence)))}: “{literal(quoted)}”")
@@ -93,7 +93,7 @@ def open_linked(history: list[Message]) -> None:
     message_id, _, number = wanted.rpartition(".")
     for message in history:
         if message.id == message_id:
-            for cited in message.citations:
+            for cited in message.facts.citations:
                 if str(cited.number) == number:
                     _show(cited)
                     return
