@@ -207,6 +207,8 @@ def seeded(tmp_path):
 # How each followed page's last run ended, as its own connection to the server told it
 # (ScriptFinishedStatus); None while a run is to come or under way.
 _LAST_RUN_ENDED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+# How many runs of each followed page have ended, as its connection to the server told it.
+_RUNS_ENDED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _STOPPED_FOR_RERUN = 2  # FINISHED_EARLY_FOR_RERUN
 SETTLE_S = 30
 
@@ -220,6 +222,7 @@ def _watch_runs(page) -> None:
     from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
     _LAST_RUN_ENDED[page] = None
+    _RUNS_ENDED[page] = 0
 
     def on_socket(socket) -> None:
         _LAST_RUN_ENDED[page] = None  # a new connection (a reload): its first run is to come
@@ -232,6 +235,7 @@ def _watch_runs(page) -> None:
             kind = message.WhichOneof("type")
             if kind == "script_finished":
                 _LAST_RUN_ENDED[page] = message.script_finished
+                _RUNS_ENDED[page] += 1
             elif kind == "new_session":
                 _LAST_RUN_ENDED[page] = None
 
@@ -261,25 +265,22 @@ def settled(page) -> None:
         page.wait_for_timeout(50)  # lets Playwright deliver the frames that say the next run ended
 
 
-# Counts the runs of the page's script that begin from now on (Streamlit marks the app
-# `data-test-script-state="running"` while one goes).
-_COUNT_RUNS = """() => {
-    const app = document.querySelector("[data-testid='stApp']");
-    window.__docchatRuns = 0;
-    new MutationObserver(() => {
-        if (app.getAttribute("data-test-script-state") === "running") window.__docchatRuns += 1;
-    }).observe(app, {attributes: true, attributeFilter: ["data-test-script-state"]});
-}"""
-
-
 def run_by_click(page, target) -> None:
     """Clicks `target`, a widget whose click reruns the page, and waits for the end of the run it
     starts. `settled` alone, straight after a click, can pass before that run has begun: the
     last run's elements are still there, and a check then reads them, or waits out its own
-    time-out while a run of many elements draws on a busy machine."""
-    page.evaluate(_COUNT_RUNS)
+    time-out while a run of many elements draws on a busy machine. The runs are counted on the
+    page's connection: a short run can begin and end within one drawing of the page, so that its
+    DOM never says "running" (a fresh clone's make test waited 30 s for one)."""
+    if page not in _RUNS_ENDED:
+        raise AssertionError("run_by_click() needs a page from new_context(), which follows its runs")
+    ended = _RUNS_ENDED[page]
     target.click()
-    page.wait_for_function("() => window.__docchatRuns > 0", timeout=30_000)
+    deadline = time.monotonic() + SETTLE_S
+    while _RUNS_ENDED[page] == ended:
+        if time.monotonic() > deadline:
+            raise AssertionError(f"no run of the page ended in {SETTLE_S} s after the click")
+        page.wait_for_timeout(50)  # lets Playwright deliver the frames that say the run ended
     settled(page)
 
 
