@@ -114,9 +114,8 @@ def _import_once() -> None:
     """Everything the workers use, imported here once, before any fork; nothing here starts a
     thread, so the forked workers inherit no half-held lock."""
     import docchat.bootstrap  # noqa: F401
-    import docchat.documents.index.qdrant_index  # noqa: F401
+    import docchat.documents.index.edge_index  # noqa: F401
     import docchat.documents.index.onnx_embeddings  # noqa: F401
-    import qdrant_client  # noqa: F401
 
 
 def _calibrate(scenario: str, paths: Paths, llm_url: str) -> list[tuple[float, float]]:

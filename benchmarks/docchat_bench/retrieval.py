@@ -255,7 +255,8 @@ class _QdrantHybrid:
         from qdrant_client import models
 
         from docchat_bench.sparse import document_vector
-        from docchat.documents.index.qdrant_index import DENSE, UPSERT_BATCH, point_id
+        from docchat.documents.index.points import point_id
+        from docchat.documents.index.qdrant_index import DENSE, UPSERT_BATCH
 
         texts = {hit.chunk.id: hit.chunk.text for hit in library.retrieval.whole(None, max_tokens=10**12)}
         self._client.create_collection(

@@ -309,6 +309,10 @@ class ChunkIndex(Protocol):
         """Chunk id -> document id of every vector the index holds."""
     def vectors_of(self, chunk_ids: Sequence[str]) -> dict[str, list[float]]:
         """Chunk id -> its vector, of those of `chunk_ids` the index holds (the others left out)."""
+    def building(self) -> int:
+        """How many vectors are searched exactly while their approximate index is being built."""
+    def wait_until_built(self) -> None:
+        """Returns once no build of the approximate index is running or due."""
     @property
     def exclusive(self) -> bool:
         """Whether no other process can use the index while this one holds it."""

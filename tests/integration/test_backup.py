@@ -1,4 +1,4 @@
-"""Backup and restore of a data dir: real SQLite files, real migrations, MiniLM, Qdrant local mode.
+"""Backup and restore of a data dir: real SQLite files, real migrations, MiniLM, Qdrant Edge.
 
 The backups are made while the services of the data dir are open, as the running app holds
 them (the document index locked by this process), and one while another connection writes.
@@ -118,7 +118,7 @@ def test_the_manifest_says_what_the_backup_holds(filled, data_dir, tmp_path):
                                   "documents": 2, "chunks": len(TRUST_PASSAGES) + len(COOKERY_PASSAGES), "files": 2}
     assert manifest["made_at"] == report.made_at.isoformat()
     with zipfile.ZipFile(archive) as opened:
-        assert "docchat.db" in opened.namelist() and not any(n.startswith("qdrant") for n in opened.namelist())
+        assert "docchat.db" in opened.namelist() and not any(n.startswith(("vectors", "qdrant")) for n in opened.namelist())
 
 
 def test_a_backup_taken_while_another_connection_writes_is_one_consistent_moment(services, data_dir, tmp_path,

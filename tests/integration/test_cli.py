@@ -364,9 +364,10 @@ def test_ingest_then_reindex_embeds_every_chunk_again(docchat, tmp_path):
 
 
 def test_doctor_reports_a_document_index_held_by_another_process_instead_of_failing(docchat, data_dir):
-    from qdrant_client import QdrantClient
+    from docchat.documents.index.edge_index import EdgeChunkIndex
 
-    held = QdrantClient(path=str(data_dir / "qdrant"))  # as the running app holds it
+    held = EdgeChunkIndex(data_dir / "vectors")  # as the running app holds it
+    held.ensure_collection()
     try:
         library = json.loads(succeeded(docchat("doctor", "--json")))["documents"]
         refused = one_error_line(docchat("documents", "reindex"))

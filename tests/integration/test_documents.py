@@ -129,8 +129,8 @@ def test_reindex_rebuilds_a_lost_index_from_the_text_in_the_database(data_dir, s
 
     first = build_services(Settings(data_dir=data_dir), embedder=shared_embedder)
     document = first.ingestion.ingest("trust.pdf", trust_pdf())
-    first.index.open().close()  # local mode: one client per folder
-    shutil.rmtree(data_dir / "qdrant")
+    first.index.open().close()  # a shard is one process's, and one index's, at a time
+    shutil.rmtree(data_dir / "vectors")
     library = build_services(Settings(data_dir=data_dir), embedder=shared_embedder)
     # The question shares no word with the page that answers it: only the vectors can find it.
     question = "Which monthly deadline applies?"

@@ -1,4 +1,5 @@
-"""The dense chunk index over a real local Qdrant, with the real MiniLM embedder."""
+"""The dense chunk index, with the real MiniLM embedder: over Qdrant Edge (the data dir's engine)
+and over qdrant-client (a Qdrant server's path; its local mode stands in for the server)."""
 
 from __future__ import annotations
 
@@ -6,10 +7,12 @@ import numpy as np
 import pytest
 from qdrant_client import QdrantClient
 
-from docchat.documents.index import qdrant_index as index_module
+from docchat.documents.index.edge_index import EdgeChunkIndex
 from docchat.documents.index.onnx_embeddings import OnnxMiniLMEmbedder
-from docchat.documents.index.qdrant_index import ChunkIndex, Scope
-from docchat.errors import DocchatError
+from docchat.documents.index.qdrant_index import QdrantServerIndex
+from docchat.domain import Scope
+from docchat.errors import DocchatError, IndexInUse
+from docchat.ports import ChunkIndex
 
 from tests.integration.sample_documents import (
     COOKERY, COOKERY_PASSAGES, TRUST, TRUST_PASSAGES, chunk_ids,
@@ -42,6 +45,33 @@ def client(tmp_path):
     client.close()
 
 
+class _Engines:
+    """Opens an index of either engine over the test's folder, with given settings; closes them."""
+
+    def __init__(self, engine: str, tmp_path, request) -> None:
+        self.engine, self._tmp_path, self._request, self._opened = engine, tmp_path, request, []
+
+    def open(self, *, dimension: int = 384, embedder: str | None = None) -> ChunkIndex:
+        if self.engine == "edge":
+            index: ChunkIndex = EdgeChunkIndex(self._tmp_path / "vectors", dimension=dimension, embedder=embedder)
+            self._opened.append(index)
+        else:
+            index = QdrantServerIndex(self._request.getfixturevalue("client"), dimension=dimension, embedder=embedder)
+        return index
+
+    def close(self) -> None:
+        for index in self._opened:
+            index.close()
+        self._opened.clear()
+
+
+@pytest.fixture(params=["edge", "server"])
+def engines(request, tmp_path):
+    opened = _Engines(request.param, tmp_path, request)
+    yield opened
+    opened.close()
+
+
 def _fill(index: ChunkIndex, vectors) -> ChunkIndex:
     index.ensure_collection()
     index.add(TRUST, TRUST_IDS, vectors[TRUST])
@@ -50,8 +80,8 @@ def _fill(index: ChunkIndex, vectors) -> ChunkIndex:
 
 
 @pytest.fixture
-def index(client, vectors) -> ChunkIndex:
-    return _fill(ChunkIndex(client), vectors)
+def index(engines, vectors) -> ChunkIndex:
+    return _fill(engines.open(), vectors)
 
 
 def _nearest(index, embedder, question, **options):
@@ -80,23 +110,11 @@ def test_an_empty_scope_finds_nothing(index, embedder):
     assert _nearest(index, embedder, QUESTION, limit=10, scope=Scope(())) == []
 
 
-@pytest.mark.parametrize("scope", [None, Scope((COOKERY,)), Scope((TRUST, COOKERY))],
-                         ids=["everything", "one document", "both documents"])
-def test_local_mode_ranks_exactly_as_qdrants_own_search(client, index, embedder, scope):
-    vector = embedder.embed(["Which copy was bound in a green cover?"])[0]
-    # The same collection through the server-side path: Qdrant's search, the scope as its filter.
-    expected = ChunkIndex(client, local=False).nearest(vector, limit=6, scope=scope)
-
-    first = index.nearest(vector, limit=6, scope=scope)  # Qdrant's own search, as a one-shot command's
-    assert index.nearest(vector, limit=6, scope=scope) == first == expected
-    assert len(expected) == 6
-
-
-def test_chunks_added_or_removed_after_the_first_search_are_found_or_gone(client, vectors, embedder):
-    index = ChunkIndex(client)
+def test_chunks_added_or_removed_after_the_first_search_are_found_or_gone(engines, vectors, embedder):
+    index = engines.open()
     index.ensure_collection()
     index.add(COOKERY, COOKERY_IDS, vectors[COOKERY])
-    for _ in range(2):  # the second search reads the copy
+    for _ in range(2):
         assert {document for _, document in _nearest(index, embedder, QUESTION, limit=40)} == {COOKERY}
 
     index.add(TRUST, TRUST_IDS, vectors[TRUST])
@@ -114,71 +132,75 @@ def test_deleting_a_document_removes_every_one_of_its_chunks(index, embedder):
     assert {document for _, document in hits} == {COOKERY}
 
 
+def test_deleting_chunks_removes_those_only(index, embedder):
+    index.delete_chunks([DETERMINATION_DATE, COOKERY_IDS[0]])
+
+    assert index.count() == len(TRUST_IDS) + len(COOKERY_IDS) - 2
+    assert set(index.chunk_ids()) == set(TRUST_IDS + COOKERY_IDS) - {DETERMINATION_DATE, COOKERY_IDS[0]}
+    assert DETERMINATION_DATE not in dict(_nearest(index, embedder, QUESTION, limit=100))
+
+
 def test_adding_the_same_chunks_again_replaces_them(index, vectors, embedder):
-    for _ in range(2):
-        _nearest(index, embedder, QUESTION, limit=1)
     index.add(TRUST, TRUST_IDS, vectors[TRUST])
     assert index.count() == len(TRUST_IDS) + len(COOKERY_IDS)
     hits = _nearest(index, embedder, QUESTION, limit=100)
     assert len(hits) == len(set(hits)) == len(TRUST_IDS) + len(COOKERY_IDS)
 
 
-def test_a_reopened_index_finds_what_was_stored_before(tmp_path, vectors, embedder):
-    path = str(tmp_path / "qdrant")
-    first = QdrantClient(path=path)
-    _fill(ChunkIndex(first), vectors)
-    # Local mode locks its folder: one client per path, so the first must close.
-    first.close()
+def test_a_reopened_index_finds_what_was_stored_before(engines, vectors, embedder):
+    _fill(engines.open(), vectors)
+    engines.close()  # a shard, like local mode's folder, is one process's at a time
 
-    second = QdrantClient(path=path)
-    try:
-        index = ChunkIndex(second)
-        index.ensure_collection()
-        assert index.count() == len(TRUST_IDS) + len(COOKERY_IDS)
-        assert _nearest(index, embedder, QUESTION, limit=3)[0] == (DETERMINATION_DATE, TRUST)
-    finally:
-        second.close()
+    index = engines.open()
+    index.ensure_collection()
+    assert index.count() == len(TRUST_IDS) + len(COOKERY_IDS)
+    assert _nearest(index, embedder, QUESTION, limit=3)[0] == (DETERMINATION_DATE, TRUST)
 
 
-def test_an_index_built_for_another_embedding_size_is_refused(client, index):
+def test_an_index_built_for_another_embedding_size_is_refused(engines, vectors):
+    _fill(engines.open(), vectors)
+    engines.close()
+
     with pytest.raises(DocchatError, match="384-dimensional"):
-        ChunkIndex(client, dimension=768).ensure_collection()
+        engines.open(dimension=768).ensure_collection()
 
 
-def test_an_index_built_by_another_model_of_the_same_size_is_refused_until_rebuilt(client, vectors):
-    _fill(ChunkIndex(client, embedder="sentence-transformers/all-MiniLM-L6-v2"), vectors)
-    other = ChunkIndex(client, embedder="another-384-dimensional-model")
+def test_an_index_built_by_another_model_of_the_same_size_is_refused_until_rebuilt(engines, vectors):
+    _fill(engines.open(embedder="sentence-transformers/all-MiniLM-L6-v2"), vectors)
+    engines.close()
+    other = engines.open(embedder="another-384-dimensional-model")
 
     with pytest.raises(DocchatError, match="built with sentence-transformers/all-MiniLM-L6-v2 embeddings"):
         other.ensure_collection()
 
     other.recreate()
     assert other.count() == 0
-    ChunkIndex(client, embedder="another-384-dimensional-model").ensure_collection()  # accepted now
+    engines.close()
+    engines.open(embedder="another-384-dimensional-model").ensure_collection()  # accepted now
 
 
-def test_the_copy_of_the_vectors_is_read_across_pages(index, embedder, monkeypatch):
-    monkeypatch.setattr(index_module, "COPY_PAGE", 3)
+def test_the_vectors_of_given_chunks_are_those_stored(index, vectors):
+    found = index.vectors_of([TRUST_IDS[2], COOKERY_IDS[0], "a-chunk-never-indexed"])
 
-    _nearest(index, embedder, QUESTION, limit=1)
-    hits = _nearest(index, embedder, QUESTION, limit=100)
-
-    assert len(set(hits)) == len(TRUST_IDS) + len(COOKERY_IDS)
-    assert hits[0] == (DETERMINATION_DATE, TRUST)
+    assert sorted(found) == sorted([TRUST_IDS[2], COOKERY_IDS[0]])
+    assert np.allclose(found[TRUST_IDS[2]], vectors[TRUST][2], atol=1e-6)
+    assert np.allclose(found[COOKERY_IDS[0]], vectors[COOKERY][0], atol=1e-6)
 
 
-def test_the_vectors_of_given_chunks_are_those_stored_before_and_after_the_first_search(index, vectors, embedder):
-    wanted = [TRUST_IDS[2], COOKERY_IDS[0], "a-chunk-never-indexed"]
+def test_every_vector_can_be_read_back_with_its_chunk_and_document(index, vectors):
+    read = {chunk_id: (document_id, vector) for chunk_id, document_id, vector in index.vectors(batch=3)}
 
-    def read() -> dict[str, list[float]]:
-        return index.vectors_of(wanted)
+    assert sorted(read) == sorted(TRUST_IDS + COOKERY_IDS)
+    assert read[COOKERY_IDS[1]][0] == COOKERY
+    assert np.allclose(read[COOKERY_IDS[1]][1], vectors[COOKERY][1], atol=1e-6)
 
-    before = read()
-    _nearest(index, embedder, QUESTION, limit=3)
-    _nearest(index, embedder, QUESTION, limit=3)  # the second search reads local mode's copy
-    after = read()
 
-    for found in (before, after):
-        assert sorted(found) == sorted(wanted[:2])
-        assert np.allclose(found[TRUST_IDS[2]], vectors[TRUST][2], atol=1e-6)
-        assert np.allclose(found[COOKERY_IDS[0]], vectors[COOKERY][0], atol=1e-6)
+def test_a_shard_held_by_one_index_is_refused_to_a_second_with_a_plain_reason(tmp_path):
+    first = EdgeChunkIndex(tmp_path / "vectors")
+    first.ensure_collection()
+    try:
+        with pytest.raises(IndexInUse, match="open in another docchat process"):
+            EdgeChunkIndex(tmp_path / "vectors")
+    finally:
+        first.close()
+    EdgeChunkIndex(tmp_path / "vectors").close()  # and let go of at close

@@ -1,8 +1,8 @@
-"""The document index in local mode while the app holds it: the commands that need it stop with
+"""The document index while the app holds it: the commands that need it stop with
 one line saying so and write nothing; `docchat import`, which needs only the database, works.
 
-This test's process plays the app: its services open the index as the page does, and Qdrant's
-local mode lets one process at a time hold the folder, so each `docchat` subprocess is refused.
+This test's process plays the app: its services open the index as the page does, and a Qdrant
+Edge shard is held by one process at a time, so each `docchat` subprocess is refused.
 """
 
 from __future__ import annotations
@@ -47,7 +47,7 @@ def _library_state(services, data_dir: Path, database) -> dict:
 
 
 def _refused_for_the_held_index(line: str) -> None:
-    assert "The document index (" in line and "qdrant) is open in another docchat process" in line
+    assert "The document index (" in line and "vectors) is open in another docchat process" in line
     assert "stop it first, or use a Qdrant server (DOCCHAT_QDRANT_URL)" in line
 
 

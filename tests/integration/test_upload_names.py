@@ -26,7 +26,7 @@ HOSTILE_NAMES = [
 def _files(root) -> set:
     """Every file under root but the database's and the index's own."""
     return {path for path in root.rglob("*") if path.is_file()
-            and not path.name.startswith("docchat.db") and "qdrant" not in path.parts}
+            and not path.name.startswith("docchat.db") and "vectors" not in path.parts}
 
 
 def _content(name: str) -> bytes:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from docchat.retrieval.fusion import Ranked, apply_bias, fuse, rrf
-from docchat.documents.index.qdrant_index import point_id
+from docchat.documents.index.points import point_id
 from docchat.retrieval.words import query_terms, tokenize
 from docchat.store.documents import match_any
 

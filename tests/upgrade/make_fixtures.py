@@ -300,7 +300,7 @@ def _keep_data(data: Path, target: Path) -> None:
         source.backup(copy)
         copy.execute("PRAGMA journal_mode=DELETE")
         copy.execute("VACUUM")
-    for folder in ("qdrant", "documents"):
+    for folder in ("qdrant", "vectors", "documents"):
         if (data / folder).is_dir():
             shutil.copytree(data / folder, target / folder, ignore=shutil.ignore_patterns("*.lock", ".lock"))
 

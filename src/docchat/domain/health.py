@@ -49,6 +49,8 @@ class LibraryHealth:
     vectors: int | None  # None when the index cannot be opened
     embedder: str
     problem: str | None  # what is wrong and what to run, or None
+    # Vectors searched exactly (slower, never less accurate) until their approximate index is built.
+    exact_until_indexed: int = 0
 
 
 @dataclass(frozen=True)

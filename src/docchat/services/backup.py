@@ -2,9 +2,9 @@
 
 A backup is one zip: `manifest.json`, `docchat.db` (a copy made with SQLite's online backup API:
 the database as of one commit), the stored files of the documents that copy lists, and
-`settings.json`. The document index is not in it. In local mode Qdrant lets one process open
-its folder and the running app holds it; its files are qdrant-client's private format, and a
-copy taken beside a writer need not agree with the database copy (a document ingested or
+`settings.json`. The document index is not in it. Qdrant Edge lets one process open its shard
+and the running app holds it; its files are the engine's own format, and a copy taken beside a
+writer need not agree with the database copy (a document ingested or
 deleted in between). The chunks' text is in the database copy, so a restore embeds it again:
 the rebuilt index matches the restored database exactly, made by the embedder the restored
 installation uses. That costs about as long as embedding the documents took at ingestion.
@@ -44,12 +44,14 @@ MANIFEST = "manifest.json"
 DATABASE = "docchat.db"
 SETTINGS = "settings.json"
 DOCUMENTS = "documents"
-INDEX = "qdrant"
+INDEX = "vectors"
+# Where docchat kept the index before Qdrant Edge: moved aside on a restore like the rest.
+OLD_INDEX = "qdrant"
 LAST_BACKUP = "last-backup.json"
 # What a data directory holds besides the database. The models and logs beside them are
 # neither backed up nor replaced (the models are converted again, the logs are this machine's);
 # the record of the last backup is written anew.
-ENTRIES = (DOCUMENTS, INDEX, SETTINGS)
+ENTRIES = (DOCUMENTS, INDEX, OLD_INDEX, SETTINGS)
 # A manifest is a few hundred bytes; a backup holds one entry per stored file, and three more.
 MAX_MANIFEST_BYTES = 1024 * 1024
 MAX_ENTRIES = 1_000_000

@@ -72,7 +72,8 @@ class IndexService:
         chunks = sum(d.chunks for d in documents)
         embedder = getattr(self._embedder, "name", type(self._embedder).__name__)
         try:
-            vectors = self.open().count()
+            index = self.open()
+            vectors, building = index.count(), index.building()
         except DocchatError as error:
             return LibraryHealth(len(documents), chunks, None, embedder, str(error))
         problem = None
@@ -81,7 +82,7 @@ class IndexService:
             # the index could not be opened (never returned, but taking space).
             problem = (f"the index holds {count(vectors, 'vector')} for {count(chunks, 'chunk')}; "
                        "repair it on the Documents page, or with `docchat documents repair`")
-        return LibraryHealth(len(documents), chunks, vectors, embedder, problem)
+        return LibraryHealth(len(documents), chunks, vectors, embedder, problem, exact_until_indexed=building)
 
     def check(self) -> IndexCheck:
         """Whether the chunks, the keyword index and the vector index agree, by counts and ids."""

@@ -109,6 +109,9 @@ def _documents(health: LibraryHealth) -> None:
     columns[2].metric("Vectors", health.vectors if health.vectors is not None else "—")
     if health.problem:
         st.warning(health.problem, icon=":material/warning:")
+    if health.exact_until_indexed:
+        st.caption(f"Building the search index: {health.exact_until_indexed:,} vectors are searched exactly "
+                   "(a little slower) until it is built.")
 
 
 def _trash() -> None:

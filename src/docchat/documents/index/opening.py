@@ -1,5 +1,5 @@
 """Opening the document library's adapters as the settings say: the embedder, and the chunk
-index (Qdrant's local mode in the data dir, or a Qdrant server), at once or early on a thread."""
+index (Qdrant Edge in the data dir, or a Qdrant server), at once or early on a thread."""
 
 from __future__ import annotations
 
@@ -9,11 +9,11 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
 from docchat.config import Settings
-from docchat.errors import IndexInUse
 
 if TYPE_CHECKING:
+    from docchat.documents.index.edge_index import EdgeChunkIndex
     from docchat.documents.index.embeddings import Embedder
-    from docchat.documents.index.qdrant_index import ChunkIndex
+    from docchat.documents.index.qdrant_index import QdrantServerIndex
 
 
 def embedder_for(settings: Settings) -> Embedder:
@@ -27,28 +27,30 @@ def embedder_for(settings: Settings) -> Embedder:
     return OnnxMiniLMEmbedder(settings.resolved_cache_dir)
 
 
-def open_chunk_index(settings: Settings, embedder: Embedder) -> ChunkIndex:
-    from qdrant_client import QdrantClient
-
-    from docchat.documents.index.qdrant_index import ChunkIndex
-
-    # Asked first: a remote embedder may fail here, and a local-mode client made before that
-    # would keep the folder locked against the next try.
+def open_chunk_index(settings: Settings, embedder: Embedder) -> EdgeChunkIndex | QdrantServerIndex:
+    """The data dir's Qdrant Edge shard (moved there from an older docchat's local-mode folder
+    first, once), or the collection on the Qdrant server the settings name. Raises IndexInUse
+    when another process holds the shard."""
+    # Asked first: a remote embedder may fail here, and an index opened before that would keep
+    # the folder locked against the next try.
     dimension, model_id = embedder.dimension, embedder.model_id
     if settings.qdrant_url:
+        from qdrant_client import QdrantClient
+
+        from docchat.documents.index.qdrant_index import QdrantServerIndex
+
         client = QdrantClient(url=settings.qdrant_url)
-    else:
-        folder = settings.resolved_data_dir / "qdrant"
-        try:
-            client = QdrantClient(path=str(folder))
-        except RuntimeError as error:
-            if "already accessed" not in str(error):
-                raise
-            raise IndexInUse(f"The document index ({folder}) is open in another docchat process (the app?); "
-                               "stop it first, or use a Qdrant server (DOCCHAT_QDRANT_URL).") from None
-    # An unclosed local-mode client complains from __del__ at interpreter exit.
-    atexit.register(client.close)
-    return ChunkIndex(client, dimension=dimension, local=not settings.qdrant_url, embedder=model_id)
+        atexit.register(client.close)
+        return QdrantServerIndex(client, dimension=dimension, embedder=model_id)
+    from docchat.documents.index.edge_index import EdgeChunkIndex
+    from docchat.documents.index.moving import NEW, move_local_mode
+
+    move_local_mode(settings.resolved_data_dir)
+    index = EdgeChunkIndex(settings.resolved_data_dir / NEW, dimension=dimension, embedder=model_id)
+    # A shard left open at exit loses nothing (its log is written at each change), but closing
+    # flushes its segments and waits for an index build under way.
+    atexit.register(index.close)
+    return index
 
 
 class _Closable(Protocol):
