@@ -31,7 +31,7 @@ class DatabaseNotOpened(DocchatError):
 
 
 class IndexInUse(DocchatError):
-    """The local document index is open in another process (the app): Qdrant's local mode
+    """The local document index is open in another process (the app): a Qdrant Edge shard
     allows one at a time."""
 
 

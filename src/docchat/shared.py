@@ -1,6 +1,6 @@
 """The services of this process, shared by the page and the HTTP API that `docchat run` serves
-beside it. One process, one set: the local document index (Qdrant local mode) can be open in
-one process only, so the page and the API must use the same one."""
+beside it. One process, one set: the local document index (a Qdrant Edge shard) can be open
+in one process only, so the page and the API must use the same one."""
 
 from __future__ import annotations
 

@@ -11,7 +11,7 @@ import pytest
 from docchat.cli import main
 from docchat_bench import retrieval
 
-MODES = ("all", "scoped_5", "scoped_25")
+MODES = ("all", "scoped_1", "scoped_5", "scoped_25")
 
 
 @pytest.fixture
@@ -32,6 +32,9 @@ def test_the_library_holds_the_chunks_asked_for(capsys, small):
         for mode in MODES:
             assert report[f"{prefix}{mode}_p95_ms"] >= report[f"{prefix}{mode}_p50_ms"] > 0
             assert report[f"{prefix}{mode}_cpu_p50_ms"] >= 0
+    # A library this small is searched exactly: the index finds what exact search finds.
+    assert report["recall_at_10_vs_exact"] == 1.0
+    assert report["open_s"] > 0 and report["resident_mb"] > 0 and report["index_build_s"] >= 0
 
 
 def test_stand_in_vectors_are_unit_length_and_stay_near_a_real_chunk_of_the_same_topic():

@@ -2,7 +2,7 @@
 
 A chunk lives in the database (its row: text, page, section), in the keyword index (SQLite
 FTS5, kept by triggers) and in the vector index (Qdrant). A crash between two of them, a
-document deleted while the index could not be opened, a data/qdrant folder restored from
+document deleted while the index could not be opened, a data/vectors folder restored from
 another day, or a hand edit of the database leaves them apart, and then a passage is silently
 not found by meaning, or not by its words. `check` says what differs, by counts and ids;
 `repair` mends it from the database, which is what the library is: missing vectors are embedded

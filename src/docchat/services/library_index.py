@@ -1,5 +1,5 @@
-"""The library's vector index as this process holds it: opened once (Qdrant's local mode allows
-one client per folder), what a crash left cleared at its first opening, and its care: how it
+"""The library's vector index as this process holds it: opened once (a Qdrant Edge shard allows
+one holder), what a crash left cleared at its first opening, and its care: how it
 stands against the chunks, checked, mended and rebuilt from the database.
 """
 

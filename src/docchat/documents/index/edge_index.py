@@ -23,6 +23,7 @@ added since the last one (docs/perf/vector-engines.md gives the figures).
 from __future__ import annotations
 
 import json
+import logging
 import shutil
 import threading
 from collections.abc import Iterator, Sequence
@@ -35,15 +36,19 @@ from docchat.documents.index.points import point_id
 from docchat.domain import Scope
 from docchat.errors import DocchatError, IndexInUse
 
+log = logging.getLogger(__name__)
+
 DENSE = "dense"
 WRITE_BATCH = 1_000
 READ_PAGE = 10_000
-# HNSW: 16 links per node and 100 candidates while building are Qdrant's defaults; 128 candidates
-# per search gave recall@10 >= 0.99 against exact search on the bench's MiniLM library.
-LINKS, BUILD_CANDIDATES, SEARCH_CANDIDATES = 16, 100, 128
-# Below this many vectors a segment is searched exactly (~3 ms at 384 dimensions on this machine),
+# HNSW: 16 links per node and 100 candidates while building are Qdrant's defaults. Candidates per
+# search (docs/perf/vector-engines.md): recall@10 against exact search was 0.94 with 128 and 0.99
+# with 512 on the retrieval bench's 10,000 MiniLM vectors (generated texts, nearly alike), and
+# 0.93 / 0.97 / 0.99 with 128 / 256 / 512 on a million generated vectors (p95 17 -> 25 ms).
+LINKS, BUILD_CANDIDATES, SEARCH_CANDIDATES = 16, 100, 512
+# Below this many vectors a segment is searched exactly (~1 ms at 384 dimensions on this machine),
 # and so is never indexed: each build then costs seconds, not the whole library again.
-INDEX_FROM = 20_000
+INDEX_FROM = 10_000
 # Sealed segments are merged while there are more than this many, into segments of at most
 # MERGED_SIZE vectors: merging re-indexes what it merges, so both bound a build's length.
 SEGMENTS, MERGED_SIZE = 16, 200_000
@@ -55,7 +60,8 @@ class EdgeChunkIndex:
     """Chunks of every document, searchable by meaning; the shard in `folder`, which this
     process alone holds until `close`."""
 
-    def __init__(self, folder: Path, *, dimension: int = 384, embedder: str | None = None) -> None:
+    def __init__(self, folder: Path, *, dimension: int = 384, embedder: str | None = None,
+                 search_candidates: int | None = None) -> None:
         self._folder = folder
         self._dimension = dimension
         # Which model made the vectors: two models of one size still make vectors that cannot
@@ -65,6 +71,7 @@ class EdgeChunkIndex:
         self._builder: threading.Thread | None = None
         self._build_again = False
         self._build_lock = threading.Lock()
+        self._candidates = search_candidates or SEARCH_CANDIDATES  # given: `docchat bench engines --ef`
 
     def ensure_collection(self) -> None:
         """Creates the shard on first use; refuses one built by another embedding model."""
@@ -121,7 +128,7 @@ class EdgeChunkIndex:
         found = self._opened().query(qe.QueryRequest(
             limit=limit, query=qe.Query.Nearest(list(query_vector), using=DENSE),
             filter=_scope_filter(scope.document_ids) if scope else None,
-            params=qe.SearchParams(hnsw_ef=max(SEARCH_CANDIDATES, limit)), with_payload=True))
+            params=qe.SearchParams(hnsw_ef=max(self._candidates, limit)), with_payload=True))
         return [(_payload(point)["chunk_id"], _payload(point)["document_id"], float(point.score)) for point in found]
 
     def delete_document(self, document_id: str) -> None:
@@ -226,15 +233,21 @@ class EdgeChunkIndex:
             self._builder.start()
 
     def _build(self) -> None:
-        while True:
-            shard = self._shard
-            if shard is not None:
-                shard.optimize()
+        try:
+            while True:
+                shard = self._shard
+                if shard is not None:
+                    shard.optimize()
+                with self._build_lock:  # a write meanwhile asked for another pass, or this one ends
+                    if not self._build_again:
+                        self._builder = None
+                        return
+                    self._build_again = False
+        except Exception:
+            # Searches stay exact where the build did not get to; the next write or opening tries again.
+            log.exception("building the document index's approximate index failed")
             with self._build_lock:
-                if not self._build_again:
-                    self._builder = None
-                    return
-                self._build_again = False
+                self._builder = None
 
     def _wait_for_build(self) -> None:
         with self._build_lock:

@@ -62,8 +62,8 @@ Index = TypeVar("Index", bound=_Closable)
 
 class OpenedEarly(Generic[Index]):
     """The document index, opened on a thread from the moment this is made, then the embedding
-    model loaded on the same thread: a first question typed meanwhile finds them ready (Qdrant's
-    import and local mode's loading of every vector take seconds of CPU).
+    model loaded on the same thread: a first question typed meanwhile finds them ready (loading
+    the model takes seconds of CPU, and so does an older docchat's index moved at its first opening).
     Called, it hands the index over, waiting for it if need be, or raises what opening it
     raised; after that it opens a new one each time, as the plain factory does."""
 
