@@ -1,4 +1,4 @@
-"""API-tier fixtures: the app over real services (SQLite, Qdrant local mode, MiniLM) in a
+"""API-tier fixtures: the app over real services (SQLite, Qdrant Edge, MiniLM) in a
 temporary data dir, with a scripted LLM (`gateway.enqueue(...)`) in place of vLLM."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """The citation check over real services: the passages' vectors come from the document index
-(Qdrant local mode), so the check embeds the answer's own sentences and nothing of the passages."""
+(Qdrant Edge), so the check embeds the answer's own sentences and nothing of the passages."""
 
 from __future__ import annotations
 

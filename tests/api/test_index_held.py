@@ -1,4 +1,4 @@
-"""`docchat api` beside the page, with the document index in local mode: the page holds the
+"""`docchat api` beside the page, with the document index in Qdrant Edge: the page holds the
 index, so the API refuses what would change it, as a 503 that says why, and changes nothing."""
 
 from __future__ import annotations

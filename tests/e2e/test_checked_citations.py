@@ -27,7 +27,7 @@ def _checked_answer(services) -> None:
         uow.conversations.settle_message(answer.with_facts(citations=given,
                                                            grounding=services.chat.checker(text, given)))
         uow.commit()
-    services.index.open().close()  # local mode: the page opens the index itself
+    services.index.open().close()  # one process at a time: the page opens the index itself
     return rent
 
 

@@ -30,7 +30,7 @@ def test_the_open_conversation_stays_open_across_pages_and_its_documents_are_cho
     _with_exchange(seeded, "Lease renewal", "When can the lease end?", "On the fifth anniversary.")
     _with_exchange(seeded, "Trust questions", "Who is the trustee?", "Harbour Street Bank.")
     seeded.ingestion.ingest("lease.md", LEASE)
-    seeded.index.open().close()  # local mode: the page opens the index itself
+    seeded.index.open().close()  # one process at a time: the page opens the index itself
     open_app(page, app_url)
     _open_thread(page, "Trust questions")
 

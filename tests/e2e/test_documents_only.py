@@ -14,7 +14,7 @@ KITCHEN = (b"# Kitchen notebook\n\n## Roast chicken\n\nRoast a chicken at 200 de
 def test_a_documents_only_conversation_says_what_its_documents_do_not_hold(seeded, app_url, page):
     seeded.ingestion.ingest("kitchen-notebook.md", KITCHEN)
     seeded.conversations.create("Cookery")
-    seeded.index.open().close()  # local mode: the page opens the index itself
+    seeded.index.open().close()  # one process at a time: the page opens the index itself
     open_app(page, app_url)
     page.get_by_test_id("stSidebar").get_by_role("button", name="Cookery").click()
     settled(page)

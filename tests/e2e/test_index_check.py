@@ -20,7 +20,7 @@ def test_a_lost_vector_is_found_by_the_check_and_mended_by_repair(seeded, app_ur
     index = seeded.index.open()
     lost = seeded.retrieval.whole(None, max_tokens=10_000)[0].chunk
     index.delete_chunks([lost.id])
-    index.close()  # local mode: the page opens the index itself
+    index.close()  # one process at a time: the page opens the index itself
 
     open_app(page, app_url)
     go_to(page, "Documents")

@@ -53,7 +53,7 @@ def test_a_cited_scanned_page_opens_as_the_scan_with_the_cited_words_marked(seed
     with seeded.conversations._uow(write=True) as uow:  # stored as the pipeline stores an answer
         uow.conversations.settle_message(answer.with_facts(citations=[hit.citation(1)]))
         uow.commit()
-    seeded.index.open().close()  # local mode: the page opens the index itself
+    seeded.index.open().close()  # one process at a time: the page opens the index itself
     open_app(page, app_url)
     page.get_by_test_id("stSidebar").get_by_role("button", name="Shipping").click()
 

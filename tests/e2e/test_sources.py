@@ -6,7 +6,7 @@ stores one."""
 
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import ARTIFACTS, open_app, settled
+from tests.e2e.conftest import ARTIFACTS, open_app, run_by_click, settled
 from tests.integration.test_documents import trust_pdf
 
 LEASE = (b"# Lease\n\n## Break clause\n\nThe tenant may end the lease on the fifth anniversary with six "
@@ -25,13 +25,13 @@ def _cited_answer(services) -> None:
     with services.conversations._uow(write=True) as uow:
         uow.conversations.settle_message(answer.with_facts(citations=[trust.citation(1), lease.citation(2)]))
         uow.commit()
-    services.index.open().close()  # local mode: the page opens the index itself
+    services.index.close()  # the index is one process's at a time: the page opens it itself
 
 
 def test_an_answer_s_marks_and_sources_open_the_cited_passage_in_its_document(seeded, app_url, page):
     _cited_answer(seeded)
     open_app(page, app_url)
-    page.get_by_test_id("stSidebar").get_by_role("button", name="Trust and lease").click()
+    run_by_click(page, page.get_by_test_id("stSidebar").get_by_role("button", name="Trust and lease"))
 
     with page.context.expect_page() as opened:
         page.get_by_role("link", name="[1]").click()
@@ -45,7 +45,7 @@ def test_an_answer_s_marks_and_sources_open_the_cited_passage_in_its_document(se
     # ends, and the click is lost: in a fresh clone under load this dialog never opened.
     settled(page)
     page.get_by_text("Sources (2)").click()
-    page.get_by_role("button", name="Open the source").nth(1).click()
+    run_by_click(page, page.get_by_role("button", name="Open the source").nth(1))
     dialog = page.get_by_role("dialog")
     expect(dialog.get_by_text("The tenant may end the lease on the fifth anniversary")).to_be_visible()
     expect(dialog.get_by_role("button", name="Download lease.md")).to_be_visible()

@@ -40,7 +40,7 @@ def test_a_chat_server_without_embeddings_is_named_with_its_refusal(data_dir, fa
 def test_when_the_embeddings_server_goes_away_passages_are_still_found_by_keywords(data_dir):
     bundled = build_services(Settings(data_dir=data_dir))
     bundled.ingestion.ingest("trust.pdf", trust_pdf())
-    bundled.index.open().close()  # local mode: one client per folder
+    bundled.index.open().close()  # one holder at a time
 
     services = build_services(Settings(data_dir=data_dir, embeddings_url=NO_SERVER))
     [best, *_] = services.retrieval.retrieve("When is the Determination Date?", top_k=3)

@@ -1,4 +1,4 @@
-"""Many files in one go (`DocumentService.add_many`): real parsing, MiniLM, Qdrant local mode.
+"""Many files in one go (`DocumentService.add_many`): real parsing, MiniLM, Qdrant Edge.
 Each file is all or nothing; a bad one is refused alone and leaves nothing behind."""
 
 from __future__ import annotations

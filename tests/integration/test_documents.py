@@ -1,4 +1,4 @@
-"""The document library through the services: real parsing, embeddings, Qdrant local mode."""
+"""The document library through the services: real parsing, embeddings, Qdrant Edge."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Follow-ups through the real retrieval (SQLite FTS5, MiniLM, Qdrant local mode), over the
+"""Follow-ups through the real retrieval (SQLite FTS5, MiniLM, Qdrant Edge), over the
 library of `docchat bench followups`: history finds the previous topic; a topic switch keeps its own."""
 
 from __future__ import annotations

@@ -205,7 +205,7 @@ def test_a_stateless_chat_sends_its_history_with_each_question_and_stores_nothin
 
 def test_sources_after_an_answer_show_the_cited_document_and_passage(terminal, data_dir, library):
     library.ingestion.ingest("harbour-trust.md", markdown(TRUST_PASSAGES))
-    library.index.close()  # Qdrant's local mode lets one process at a time hold the index
+    library.index.close()  # one process at a time holds the index
     child = terminal()
     child.sendline(QUESTION)
     child.expect_exact(FULL_ANSWER)
