@@ -310,7 +310,7 @@ class ChunkIndex(Protocol):
     def vectors_of(self, chunk_ids: Sequence[str]) -> dict[str, list[float]]:
         """Chunk id -> its vector, of those of `chunk_ids` the index holds (the others left out)."""
     def building(self) -> int:
-        """How many vectors are searched exactly while their approximate index is being built."""
+        """How many vectors are searched exactly, for want of an approximate index (0 when few)."""
     def wait_until_built(self) -> None:
         """Returns once no build of the approximate index is running or due."""
     @property

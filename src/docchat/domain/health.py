@@ -49,7 +49,7 @@ class LibraryHealth:
     vectors: int | None  # None when the index cannot be opened
     embedder: str
     problem: str | None  # what is wrong and what to run, or None
-    # Vectors searched exactly (slower, never less accurate) until their approximate index is built.
+    # Vectors searched exactly (slower, never less accurate): their segment has no approximate index yet.
     exact_until_indexed: int = 0
 
 

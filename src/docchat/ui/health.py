@@ -110,8 +110,8 @@ def _documents(health: LibraryHealth) -> None:
     if health.problem:
         st.warning(health.problem, icon=":material/warning:")
     if health.exact_until_indexed:
-        st.caption(f"Building the search index: {health.exact_until_indexed:,} vectors are searched exactly "
-                   "(a little slower) until it is built.")
+        st.caption(f"{health.exact_until_indexed:,} vectors are searched one by one (exact, a little slower) "
+                   "until their part of the index is built.")
 
 
 def _trash() -> None:

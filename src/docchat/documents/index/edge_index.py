@@ -10,7 +10,7 @@ payload; the text, page and section stay in the database, which also answers the
 Invariants:
 - A search within a scope returns only that scope's chunks, best first.
 - Until a segment's approximate index is built, the engine searches it exactly; `building()`
-  says how many vectors are still waiting (`docchat doctor` shows it).
+  says how many vectors are searched so (`docchat doctor` shows it).
 
 Building the approximate index (`optimize()`) holds Python's GIL for as long as it runs
 (qdrant-edge-py 0.9.0; measured: a thread ticking every 5 ms stood still for the whole 12 s of
@@ -90,7 +90,9 @@ class EdgeChunkIndex:
         if built_by and self._embedder and built_by != self._embedder:
             raise DocchatError(f"The document index was built with {built_by} embeddings, but docchat is set "
                                f"up for {self._embedder}. Run `docchat documents reindex`.")
-        self._build_if_due()
+        # No build is started here: `doctor` opens the index to say how many vectors wait for one
+        # (left by a process stopped before its build), and a build would hold it until done.
+        # The next write starts it.
 
     def recreate(self) -> None:
         """Drops every vector and starts an empty shard for this embedder."""
@@ -166,8 +168,10 @@ class EdgeChunkIndex:
         return self._opened().count(qe.CountRequest(exact=True))
 
     def building(self) -> int:
-        """How many vectors are still searched exactly while their segment waits for its
-        approximate index (0 once every segment large enough to need one has it)."""
+        """How many vectors are searched exactly, in segments that have no approximate index,
+        when they are INDEX_FROM or more (fewer cost about a millisecond, and are never indexed).
+        A process stopped during a build leaves its vectors so, in segments that may each be too
+        small to be indexed until later writes fill them."""
         info = self._opened().info()
         waiting = info.points_count - info.indexed_vectors_count
         return waiting if waiting >= INDEX_FROM else 0
