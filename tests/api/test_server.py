@@ -89,7 +89,10 @@ def test_while_one_answer_streams_other_clients_are_served(settings, counter, em
             served_in = time.monotonic() - started
             still_streaming = next(line for line in lines if line.startswith("event: "))
 
-    assert listed.status_code == 200 and served_in < 1.0
+    # Served while the answer still streamed (40 words, one every 0.2 s: 8 s), not after it: the
+    # bound is the stream's length, not a speed. With the live tier's model server starting on the
+    # other worker, both cores busy, a fresh clone's make test took 1.24 s here.
+    assert listed.status_code == 200 and served_in < 4.0
     assert still_streaming == "event: delta"
     services.close()
 

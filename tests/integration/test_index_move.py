@@ -89,34 +89,46 @@ def test_the_first_opening_moves_every_vector_and_the_searches_find_what_they_di
     assert move_local_mode(data_dir) is None  # once
 
 
+_MOVER = """
+import sys
+from pathlib import Path
+from docchat.documents.index import moving
+moving.PAGE = 500
+moving.move_local_mode(Path(sys.argv[1]), progress=lambda copied, total: print(copied, flush=True))
+"""
+
+
 def test_a_move_killed_at_any_moment_leaves_the_old_index_as_it_was_and_the_next_start_moves_it(
         old_data_dir, tmp_path, shared_embedder):
+    """Killed after a random page of the copy (so surely mid-move, whatever the machine's
+    speed), then once at a random time of a whole move's length, which may be any step."""
     data_dir = tmp_path / "data"
     shutil.copytree(old_data_dir, data_dir)
     before = _state(data_dir, _queries())
-    command = [sys.executable, "-c", "import sys; from pathlib import Path; "
-               "from docchat.documents.index.moving import move_local_mode; move_local_mode(Path(sys.argv[1]))",
-               str(data_dir)]
+    pages = CHUNKS // 500
     calibration = tmp_path / "calibration"
     shutil.copytree(old_data_dir, calibration)
     began = time.monotonic()
-    subprocess.run(command[:-1] + [str(calibration)], check=True, capture_output=True, timeout=300)
+    subprocess.run([sys.executable, "-c", _MOVER, str(calibration)], check=True, capture_output=True, timeout=300)
     length = time.monotonic() - began
-    rng, outcomes = random.Random(5), []
+    rng = random.Random(5)
 
-    for _ in range(KILLS):
-        mover = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        time.sleep(rng.uniform(0.05, 0.9) * length)
+    for round_ in range(KILLS):
+        mover = subprocess.Popen([sys.executable, "-c", _MOVER, str(data_dir)], stdout=subprocess.PIPE, text=True)
+        assert mover.stdout is not None
+        if round_ < KILLS - 1:
+            for _ in range(rng.randint(1, pages - 1)):
+                assert mover.stdout.readline()
+        else:
+            time.sleep(rng.uniform(0.0, 1.0) * length)
         mover.send_signal(signal.SIGKILL)
         mover.wait()
-        moved = (data_dir / "vectors").is_dir()
-        outcomes.append(moved)
-        if moved:
-            break  # it had finished: nothing left to kill
+        if (data_dir / "vectors").is_dir():
+            assert round_ == KILLS - 1  # only the kill at a random time can come after the rename
+            break
         assert (data_dir / "qdrant").is_dir()
         assert _state(data_dir, _queries()) == before
 
-    assert not all(outcomes), "every kill came after the move had ended"
     services = build_services(Settings(data_dir=data_dir, llm_url=NO_SERVER, database_url=None, qdrant_url=None),
                               embedder=shared_embedder)
     try:
