@@ -32,7 +32,7 @@ from typing import Any, cast
 
 import qdrant_edge as qe
 
-from docchat.documents.index.points import point_id
+from docchat.documents.index.points import ByChunk, point_id
 from docchat.domain import Scope
 from docchat.errors import DocchatError, IndexInUse
 
@@ -59,7 +59,7 @@ ABOUT = "about.json"
 SHARD = "shard"
 
 
-class EdgeChunkIndex:
+class EdgeChunkIndex(ByChunk):
     """Chunks of every document, searchable by meaning; the shard in `folder`, which this
     process alone holds until `close`."""
 
@@ -103,12 +103,6 @@ class EdgeChunkIndex:
         shutil.rmtree(self._folder, ignore_errors=True)
         self._create()
 
-    def add(self, document_id: str, chunk_ids: Sequence[str], vectors: Sequence[Sequence[float]]) -> None:
-        """Stores a document's chunks with their dense vectors (same order)."""
-        if len(chunk_ids) != len(vectors):
-            raise ValueError(f"{len(chunk_ids)} chunks but {len(vectors)} vectors")
-        self.add_points([(chunk_id, document_id, vector) for chunk_id, vector in zip(chunk_ids, vectors)])
-
     def add_points(self, points: Sequence[tuple[str, str, Sequence[float]]]) -> None:
         """Stores (chunk id, document id, vector) of chunks of any documents."""
         shard = self._opened()
@@ -117,13 +111,6 @@ class EdgeChunkIndex:
                 qe.Point(point_id(chunk_id), {DENSE: list(vector)}, {"document_id": document_id, "chunk_id": chunk_id})
                 for chunk_id, document_id, vector in points[start:start + WRITE_BATCH]]))
         self._build_if_due()
-
-    def nearest(self, query_vector: Sequence[float], *, limit: int,
-                scope: Scope | None = None) -> list[tuple[str, str]]:
-        """(chunk id, document id) of the `limit` chunks closest in meaning, best first.
-        `scope=None` searches everything; a scope without documents finds nothing."""
-        return [(chunk_id, document_id) for chunk_id, document_id, _ in
-                self.closest(query_vector, limit=limit, scope=scope)]
 
     def closest(self, query_vector: Sequence[float], *, limit: int,
                 scope: Scope | None = None) -> list[tuple[str, str, float]]:

@@ -19,7 +19,7 @@ from typing import Any, cast
 
 from qdrant_client import QdrantClient, models
 
-from docchat.documents.index.points import point_id
+from docchat.documents.index.points import ByChunk, point_id
 from docchat.domain import Scope
 from docchat.errors import DocchatError
 
@@ -32,7 +32,7 @@ UPSERT_BATCH = 256
 READ_PAGE = 25_000
 
 
-class QdrantServerIndex:
+class QdrantServerIndex(ByChunk):
     """Chunks of every document, searchable by meaning, in a Qdrant collection."""
 
     def __init__(self, client: QdrantClient, collection: str = "docchat_chunks", dimension: int = 384,
@@ -68,12 +68,6 @@ class QdrantServerIndex:
             self._client.delete_collection(self._collection)
         self.ensure_collection()
 
-    def add(self, document_id: str, chunk_ids: Sequence[str], vectors: Sequence[Sequence[float]]) -> None:
-        """Stores a document's chunks with their dense vectors (same order)."""
-        if len(chunk_ids) != len(vectors):
-            raise ValueError(f"{len(chunk_ids)} chunks but {len(vectors)} vectors")
-        self.add_points([(chunk_id, document_id, vector) for chunk_id, vector in zip(chunk_ids, vectors)])
-
     def add_points(self, points: Sequence[tuple[str, str, Sequence[float]]]) -> None:
         """Stores (chunk id, document id, vector) of chunks of any documents: the chunks of many
         small files go in a few requests instead of one each."""
@@ -84,13 +78,6 @@ class QdrantServerIndex:
         ]
         for start in range(0, len(structs), UPSERT_BATCH):
             self._client.upsert(self._collection, structs[start:start + UPSERT_BATCH], wait=True)
-
-    def nearest(self, query_vector: Sequence[float], *, limit: int,
-                scope: Scope | None = None) -> list[tuple[str, str]]:
-        """(chunk id, document id) of the `limit` chunks closest in meaning, best first.
-        `scope=None` searches everything; a scope without documents finds nothing."""
-        return [(chunk_id, document_id) for chunk_id, document_id, _ in
-                self.closest(query_vector, limit=limit, scope=scope)]
 
     def closest(self, query_vector: Sequence[float], *, limit: int,
                 scope: Scope | None = None) -> list[tuple[str, str, float]]:
