@@ -131,6 +131,7 @@ class EmbeddedServer:
         try:
             while not self._stopped.wait(0.5):
                 if self.process.poll() is not None:
+                    watch.read()  # its last lines: written after the last look, they say where it died
                     raise DocchatError(f"the LLM server exited during start-up ({self.process.returncode}) while "
                                        f"{watch.phase}; last log line: {self._last_log_line()}")
                 if is_healthy(self.url, timeout=1.0):
