@@ -65,7 +65,7 @@ $(LLAMACPP_STAMP): requirements-llamacpp.txt
 
 # Debian packages. The app's: tesseract-ocr and its English model (images and scanned pages).
 # The tests' add Debian's Chromium for the browser tests (Playwright cannot download its own
-# here), PostgreSQL and the DejaVu fonts the OCR tests draw with.
+# here) and the DejaVu fonts the OCR tests draw with.
 app-system-deps:
 	@scripts/system-deps.sh run
 

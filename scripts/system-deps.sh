@@ -3,10 +3,9 @@
 #   scripts/system-deps.sh run    what the app needs: tesseract-ocr and its English model, which
 #                                 read images and scanned PDF pages (OCR) (`make run`)
 #   scripts/system-deps.sh        all of the above, and what the tests need (`make test`): Chromium
-#                                 for the e2e tier, PostgreSQL for the store tests that also run
-#                                 on it (the tests start their own cluster; the package's own
-#                                 cluster, if it made one, is not used), DejaVu fonts, which the
-#                                 tests draw their scanned pages with.
+#                                 for the e2e tier and DejaVu fonts, which the tests draw their
+#                                 scanned pages with. (Their PostgreSQL, with pgvector, comes in a
+#                                 wheel of the test extra: Debian has no pgvector package here.)
 set -euo pipefail
 
 missing=()
@@ -15,7 +14,6 @@ command -v tesseract >/dev/null || missing+=(tesseract-ocr)
 tesseract --list-langs 2>/dev/null | grep -qx eng || missing+=(tesseract-ocr-eng)
 if [ "${1:-test}" != "run" ]; then
     [ -x /usr/bin/chromium ] || missing+=(chromium)
-    compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || missing+=(postgresql)
     [ -f /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ] || missing+=(fonts-dejavu-core)
 fi
 [ ${#missing[@]} -eq 0 ] && exit 0

