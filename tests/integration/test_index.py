@@ -1,5 +1,6 @@
-"""The dense chunk index, with the real MiniLM embedder: over Qdrant Edge (the data dir's engine)
-and over qdrant-client (a Qdrant server's path; its local mode stands in for the server)."""
+"""The dense chunk index, with the real MiniLM embedder: over Qdrant Edge (the data dir's engine),
+over pgvector (a team server's PostgreSQL; the tests' cluster) and over qdrant-client (a Qdrant
+server's path; its local mode stands in for the server)."""
 
 from __future__ import annotations
 
@@ -9,10 +10,12 @@ from qdrant_client import QdrantClient
 
 from docchat.documents.index.edge_index import EdgeChunkIndex
 from docchat.documents.index.onnx_embeddings import OnnxMiniLMEmbedder
+from docchat.documents.index.pgvector_index import PgVectorChunkIndex
 from docchat.documents.index.qdrant_index import QdrantServerIndex
 from docchat.domain import Scope
 from docchat.errors import DocchatError, IndexInUse
 from docchat.ports import ChunkIndex
+from docchat.store.engine import make_engine
 
 from tests.integration.sample_documents import (
     COOKERY, COOKERY_PASSAGES, TRUST, TRUST_PASSAGES, chunk_ids,
@@ -46,17 +49,22 @@ def client(tmp_path):
 
 
 class _Engines:
-    """Opens an index of either engine over the test's folder, with given settings; closes them."""
+    """Opens an index of one engine over the test's folder or database, with given settings;
+    closes them."""
 
     def __init__(self, engine: str, tmp_path, request) -> None:
         self.engine, self._tmp_path, self._request, self._opened = engine, tmp_path, request, []
+        self._database = request.getfixturevalue("postgres").create_database() if engine == "pgvector" else None
 
     def open(self, *, dimension: int = 384, embedder: str | None = None) -> ChunkIndex:
+        index: ChunkIndex
         if self.engine == "edge":
-            index: ChunkIndex = EdgeChunkIndex(self._tmp_path / "vectors", dimension=dimension, embedder=embedder)
-            self._opened.append(index)
+            index = EdgeChunkIndex(self._tmp_path / "vectors", dimension=dimension, embedder=embedder)
+        elif self._database is not None:
+            index = PgVectorChunkIndex(make_engine(self._database), dimension=dimension, embedder=embedder)
         else:
-            index = QdrantServerIndex(self._request.getfixturevalue("client"), dimension=dimension, embedder=embedder)
+            return QdrantServerIndex(self._request.getfixturevalue("client"), dimension=dimension, embedder=embedder)
+        self._opened.append(index)
         return index
 
     def close(self) -> None:
@@ -64,12 +72,17 @@ class _Engines:
             index.close()
         self._opened.clear()
 
+    def drop(self) -> None:
+        self.close()
+        if self._database is not None:
+            self._request.getfixturevalue("postgres").drop_database(self._database)
 
-@pytest.fixture(params=["edge", "server"])
+
+@pytest.fixture(params=["edge", "pgvector", "server"])
 def engines(request, tmp_path):
     opened = _Engines(request.param, tmp_path, request)
     yield opened
-    opened.close()
+    opened.drop()
 
 
 def _fill(index: ChunkIndex, vectors) -> ChunkIndex:

@@ -32,7 +32,7 @@ from typing import Any, cast
 
 import qdrant_edge as qe
 
-from docchat.documents.index.points import ByChunk, point_id
+from docchat.documents.index.points import ByChunk, check_built_for, point_id
 from docchat.domain import Scope
 from docchat.errors import DocchatError, IndexInUse
 
@@ -82,14 +82,7 @@ class EdgeChunkIndex(ByChunk):
             self._create()
             return
         about = self._about()
-        size = about.get("dimension")
-        if size != self._dimension:
-            raise DocchatError(f"The document index was built for {size}-dimensional embeddings, but the "
-                               f"embedder makes {self._dimension}. Run `docchat documents reindex`.")
-        built_by = about.get("embedder")
-        if built_by and self._embedder and built_by != self._embedder:
-            raise DocchatError(f"The document index was built with {built_by} embeddings, but docchat is set "
-                               f"up for {self._embedder}. Run `docchat documents reindex`.")
+        check_built_for(about.get("dimension"), about.get("embedder"), self._dimension, self._embedder)
         # No build is started here: `doctor` opens the index to say how many vectors wait for one
         # (left by a process stopped before its build), and a build would hold it until done.
         # The next write starts it.

@@ -1,11 +1,13 @@
 """A library's vectors moved once from qdrant-client's local mode (`data/qdrant`, what docchat
-used before Qdrant Edge) into the Edge shard (`data/vectors`), without embedding anything again.
+used before Qdrant Edge) into the Edge shard (`data/vectors`), and on PostgreSQL from there into
+pgvector, without embedding anything again.
 
 The copy is made in `vectors.moving` beside them, and only a whole copy, closed, is renamed to
 `vectors`: a failure or a kill leaves the old folder as it was, and the next opening starts the
 copy again from nothing. The old folder is removed after the rename; a kill between the two
 leaves both, and the next opening finishes by removing the old one. The same rules as a schema
-upgrade (docchat.store.upgrade), tested the same way: by killing it (tests/integration).
+upgrade (docchat.store.upgrade), tested the same way: by killing it (tests/integration). Into
+pgvector, the copy is one transaction: a kill leaves no table, and the shard as it was.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from __future__ import annotations
 import logging
 import os
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from itertools import islice
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -22,6 +24,7 @@ from docchat.documents.index.edge_index import EdgeChunkIndex
 from docchat.errors import IndexInUse
 
 if TYPE_CHECKING:
+    from docchat.documents.index.pgvector_index import PgVectorChunkIndex
     from docchat.documents.index.qdrant_index import QdrantServerIndex
 
 log = logging.getLogger(__name__)
@@ -35,6 +38,10 @@ COLLECTION = "docchat_chunks"
 
 def _told(copied: int, total: int) -> None:
     log.warning("moving the document index to its new engine: %s of %s vectors", f"{copied:,}", f"{total:,}")
+
+
+def _told_shared(copied: int, total: int) -> None:
+    log.warning("moving the document index into PostgreSQL (pgvector): %s of %s vectors", f"{copied:,}", f"{total:,}")
 
 
 def move_local_mode(data_dir: Path, *, progress: Callable[[int, int], None] = _told) -> int | None:
@@ -86,3 +93,37 @@ def _copy(source: QdrantServerIndex, moving: Path, progress: Callable[[int, int]
     finally:
         target.close()
     return copied
+
+
+def move_into_pgvector(data_dir: Path, target: PgVectorChunkIndex, *, dimension: int, embedder: str | None,
+                       progress: Callable[[int, int], None] = _told_shared) -> int | None:
+    """Copies the data dir's shard (moved from local mode first) into pgvector's table when the
+    table is not there yet, then removes the shard; returns the number of vectors moved, or None
+    when there was nothing to move. A table already there (another machine of the team filled
+    it) is left as it is, and so is the shard, which is no longer read."""
+    move_local_mode(data_dir, progress=progress)
+    folder = data_dir / NEW
+    if not folder.is_dir():
+        return None
+    source = EdgeChunkIndex(folder, dimension=dimension, embedder=embedder)
+    try:
+        source.ensure_collection()  # refuses a shard of another embedder, as opening it would
+        total, moved = source.count(), 0
+
+        def pages() -> Iterator[list[tuple[str, str, list[float]]]]:
+            nonlocal moved
+            points = source.vectors(batch=PAGE)
+            while page := list(islice(points, PAGE)):
+                yield page
+                moved += len(page)
+                progress(moved, total)
+
+        filled = target.fill(pages())
+    finally:
+        source.close()
+    if not filled:
+        log.warning("the document index in %s is no longer read: this database's pgvector table holds the "
+                    "library's vectors", folder)
+        return None
+    shutil.rmtree(folder)
+    return moved

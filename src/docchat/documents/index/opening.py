@@ -1,18 +1,25 @@
 """Opening the document library's adapters as the settings say: the embedder, and the chunk
-index (Qdrant Edge in the data dir, or a Qdrant server), at once or early on a thread."""
+index (Qdrant Edge in the data dir, pgvector in the store's PostgreSQL, or a Qdrant server), at
+once or early on a thread."""
 
 from __future__ import annotations
 
 import atexit
+import logging
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
+from sqlalchemy.engine import make_url
+
 from docchat.config import Settings
+
+log = logging.getLogger(__name__)
 
 if TYPE_CHECKING:
     from docchat.documents.index.edge_index import EdgeChunkIndex
     from docchat.documents.index.embeddings import Embedder
+    from docchat.documents.index.pgvector_index import PgVectorChunkIndex
     from docchat.documents.index.qdrant_index import QdrantServerIndex
 
 
@@ -27,9 +34,10 @@ def embedder_for(settings: Settings) -> Embedder:
     return OnnxMiniLMEmbedder(settings.resolved_cache_dir)
 
 
-def open_chunk_index(settings: Settings, embedder: Embedder) -> EdgeChunkIndex | QdrantServerIndex:
-    """The data dir's Qdrant Edge shard (moved there from an older docchat's local-mode folder
-    first, once), or the collection on the Qdrant server the settings name. Raises IndexInUse
+def open_chunk_index(settings: Settings, embedder: Embedder) -> EdgeChunkIndex | PgVectorChunkIndex | QdrantServerIndex:
+    """The collection on the Qdrant server the settings name; else, with the store on PostgreSQL,
+    its pgvector table (filled once from this data dir's shard); else the data dir's Qdrant Edge
+    shard (moved there from an older docchat's local-mode folder first, once). Raises IndexInUse
     when another process holds the shard."""
     # Asked first: a remote embedder may fail here, and an index opened before that would keep
     # the folder locked against the next try.
@@ -42,6 +50,10 @@ def open_chunk_index(settings: Settings, embedder: Embedder) -> EdgeChunkIndex |
         client = QdrantClient(url=settings.qdrant_url)
         atexit.register(client.close)
         return QdrantServerIndex(client, dimension=dimension, embedder=model_id)
+    if settings.database_url and make_url(settings.database_url).get_backend_name() == "postgresql":
+        shared = _pgvector_index(settings, dimension, model_id)
+        if shared is not None:
+            return shared
     from docchat.documents.index.edge_index import EdgeChunkIndex
     from docchat.documents.index.moving import NEW, move_local_mode
 
@@ -49,6 +61,25 @@ def open_chunk_index(settings: Settings, embedder: Embedder) -> EdgeChunkIndex |
     index = EdgeChunkIndex(settings.resolved_data_dir / NEW, dimension=dimension, embedder=model_id)
     # A shard left open at exit loses nothing (its log is written at each change), but closing
     # flushes its segments and waits for an index build under way.
+    atexit.register(index.close)
+    return index
+
+
+def _pgvector_index(settings: Settings, dimension: int, model_id: str | None) -> PgVectorChunkIndex | None:
+    """The store's pgvector table, or None when its server has no pgvector: the vectors then
+    stay in this machine's data dir, as before docchat kept them in PostgreSQL."""
+    from docchat.documents.index.moving import move_into_pgvector
+    from docchat.documents.index.pgvector_index import PgVectorChunkIndex, pgvector_installed
+    from docchat.store.engine import make_engine
+
+    engine = make_engine(settings.resolved_database_url)
+    if not pgvector_installed(engine):
+        engine.dispose()
+        log.warning("this PostgreSQL server has no pgvector: the document index stays in %s, this machine's "
+                    "own; install pgvector on the server to share it", settings.resolved_data_dir)
+        return None
+    index = PgVectorChunkIndex(engine, dimension=dimension, embedder=model_id)
+    move_into_pgvector(settings.resolved_data_dir, index, dimension=dimension, embedder=model_id)
     atexit.register(index.close)
     return index
 

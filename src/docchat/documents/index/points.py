@@ -6,6 +6,7 @@ import uuid
 from collections.abc import Sequence
 
 from docchat.domain import Scope
+from docchat.errors import DocchatError
 
 _POINT_NAMESPACE = uuid.UUID("5d0c3c1e-2a7b-4f4e-9a51-6b1f0c9e4d27")
 
@@ -14,6 +15,18 @@ def point_id(chunk_id: str) -> str:
     """A chunk's point id: a UUID that depends on the chunk id only, so re-adding a chunk
     replaces it, and a copy into another engine keeps it."""
     return str(uuid.uuid5(_POINT_NAMESPACE, chunk_id))
+
+
+def check_built_for(size: int | None, built_by: str | None, dimension: int, embedder: str | None) -> None:
+    """Refuses an index whose vectors (`size` long, made by `built_by`) this embedder's cannot be
+    compared with: two models of one size still make vectors that cannot be compared. An index
+    made before the model was recorded carries none, and is taken as it is."""
+    if size != dimension:
+        raise DocchatError(f"The document index was built for {size}-dimensional embeddings, but the "
+                           f"embedder makes {dimension}. Run `docchat documents reindex`.")
+    if built_by and embedder and built_by != embedder:
+        raise DocchatError(f"The document index was built with {built_by} embeddings, but docchat is set "
+                           f"up for {embedder}. Run `docchat documents reindex`.")
 
 
 class ByChunk:

@@ -19,9 +19,8 @@ from typing import Any, cast
 
 from qdrant_client import QdrantClient, models
 
-from docchat.documents.index.points import ByChunk, point_id
+from docchat.documents.index.points import ByChunk, check_built_for, point_id
 from docchat.domain import Scope
-from docchat.errors import DocchatError
 
 DENSE = "dense"
 # Local mode commits every point in its own SQLite transaction whatever the batch, but larger
@@ -158,18 +157,7 @@ class QdrantServerIndex(ByChunk):
         return size, (config.metadata or {}).get("embedder")
 
     def _check_embedder(self) -> None:
-        size, built_by = self.dimension_and_embedder()
-        if size != self._dimension:
-            raise DocchatError(
-                f"The document index '{self._collection}' was built for {size}-dimensional "
-                f"embeddings, but the embedder makes {self._dimension}. Run `docchat documents reindex`."
-            )
-        # Collections made before the model was recorded carry none; they are taken as they are.
-        if built_by and self._embedder and built_by != self._embedder:
-            raise DocchatError(
-                f"The document index was built with {built_by} embeddings, but docchat is set up for "
-                f"{self._embedder}. Run `docchat documents reindex`."
-            )
+        check_built_for(*self.dimension_and_embedder(), self._dimension, self._embedder)
 
 
 def _payload(point: models.Record | models.ScoredPoint) -> dict[str, Any]:
