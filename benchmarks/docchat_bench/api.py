@@ -99,7 +99,7 @@ class InstantGateway:
         raise LLMError("the instant stand-in does not count tokens")
 
     def stream(self, messages, *, max_tokens: int, stop=None, continue_last: bool = False,
-               varied: bool = False) -> _Answer:
+               varied: bool = False, conversation: str | None = None) -> _Answer:
         return _Answer()
 
 

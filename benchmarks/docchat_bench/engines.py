@@ -3,7 +3,9 @@
 The engine that holds the document library's vectors was chosen with these figures (issue 37;
 docs/perf/vector-engines.md): Qdrant Edge against LanceDB, and against exact search in numpy
 (what qdrant-client's local mode and docchat's own copy did). LanceDB is not one of docchat's
-dependencies (pyarrow and lance add some 350 MB): it is measured when it is installed.
+dependencies (pyarrow and lance add some 350 MB): it is measured when it is installed. pgvector
+(a team server's engine, through docchat's own index) is measured in the PostgreSQL database
+given with `--database-url`; its table there is replaced.
 
 The library is generated: documents of 200 chunks, each document's vectors spread around a
 centre of its own, the centres around a few dozen topics, every vector unit length (MiniLM's
@@ -32,6 +34,7 @@ PER_DOCUMENT = 200
 TOPICS = 40
 QUESTIONS = 200
 TOP_K = 10
+DATABASE_URL = "database_url"  # the file in an engine's folder that names pgvector's database
 SCOPES = (1, 25)
 WRITE_BATCH = 1_000
 
@@ -121,6 +124,53 @@ def edge_search(folder: Path, ef: int):
     return search
 
 
+# --- pgvector, through docchat's own index (pgvector_index.py), in the database named in `folder` -
+
+def pgvector_build(folder: Path, vectors: np.ndarray, owner: np.ndarray) -> dict[str, float]:
+    """Written as the one-time move writes (`fill`): rows first, the HNSW index built once after
+    them, in one transaction; `write_s` is the rows, `build_s` the index."""
+    from sqlalchemy import text
+
+    from docchat.documents.index import pgvector_index
+
+    index = _pgvector(folder)
+    index.recreate()
+    began = time.perf_counter()
+    with index._engine.begin() as connection:  # the bench times the two halves of `fill` apart
+        connection.execute(text(f"DROP INDEX {pgvector_index.TABLE}_embedding"))
+        for start in range(0, len(vectors), 10 * WRITE_BATCH):
+            rows = vectors[start:start + 10 * WRITE_BATCH].tolist()
+            pgvector_index._upsert(connection, [(f"c{start + n}", f"d{owner[start + n]}", row) for n, row in enumerate(rows)])
+        write_s = time.perf_counter() - began
+        pgvector_index._index(connection)
+        connection.execute(text(f"ANALYZE {pgvector_index.TABLE}"))  # the planner's figures, as autovacuum would
+    build_s = time.perf_counter() - began - write_s
+    with index._engine.connect() as connection:
+        size = connection.execute(text(f"SELECT pg_total_relation_size('{pgvector_index.TABLE}')")).scalar_one()
+    index.close()
+    return {"write_s": write_s, "build_s": build_s, "disk_mb": size / 2**20}
+
+
+def pgvector_search(folder: Path, ef: int):
+    from docchat.domain import Scope
+
+    index = _pgvector(folder)
+    index.ensure_collection()
+
+    def search(query: np.ndarray, scope: list[int] | None) -> list[int]:
+        found = index.nearest(query.tolist(), limit=TOP_K,
+                              scope=None if scope is None else Scope(tuple(f"d{d}" for d in scope)))
+        return [int(chunk_id[1:]) for chunk_id, _ in found]
+    return search
+
+
+def _pgvector(folder: Path):
+    from docchat.documents.index.pgvector_index import PgVectorChunkIndex
+    from docchat.store.engine import make_engine
+
+    return PgVectorChunkIndex(make_engine((folder / DATABASE_URL).read_text()), dimension=DIMENSION)
+
+
 # --- LanceDB -----------------------------------------------------------------------------------
 
 def lance_build(folder: Path, vectors: np.ndarray, owner: np.ndarray) -> dict[str, float]:
@@ -183,6 +233,7 @@ def numpy_search(folder: Path, ef: int):
 
 
 ENGINES = {"qdrant_edge": (edge_build, edge_search, "docchat.documents.index.edge_index"),
+           "pgvector": (pgvector_build, pgvector_search, "docchat.documents.index.pgvector_index"),
            "lancedb": (lance_build, lance_search, "lancedb"),
            "numpy_exact": (numpy_build, numpy_search, "numpy")}
 
@@ -225,9 +276,13 @@ def _rss_kb() -> int:
     return 0
 
 
-def run_engines_bench(*, chunks: int, engines: list[str], ef: int = 0, as_json: bool = False) -> list[dict]:
+def run_engines_bench(*, chunks: int, engines: list[str], ef: int = 0, as_json: bool = False,
+                      database_url: str | None = None) -> list[dict]:
     rows = []
     engines = [engine for engine in engines if engine != "lancedb" or _installed("lancedb")]
+    if "pgvector" in engines and not database_url:
+        print("pgvector needs a PostgreSQL database with pgvector (--database-url), so it is left out", file=sys.stderr)
+        engines.remove("pgvector")
     with tempfile.TemporaryDirectory(prefix="docchat-bench-engines-") as tmp:
         data = Path(tmp) / "data"
         data.mkdir()
@@ -238,7 +293,11 @@ def run_engines_bench(*, chunks: int, engines: list[str], ef: int = 0, as_json: 
         (data / "truth.json").write_text(json.dumps(exact(vectors, owner, queries, scopes)))
         for engine in engines:
             folder = Path(tmp) / engine
+            if engine == "pgvector":
+                folder.mkdir()
+                (folder / DATABASE_URL).write_text(str(database_url))
             built = ENGINES[engine][0](folder, vectors, owner)
+            disk_mb = built.pop("disk_mb", sum(f.stat().st_blocks * 512 for f in folder.rglob("*") if f.is_file()) / 2**20)
             # Dropped from the page cache would be a cold start; the figures are a warm one, as a
             # second start of the app is.
             measured = subprocess.run(
@@ -248,7 +307,7 @@ def run_engines_bench(*, chunks: int, engines: list[str], ef: int = 0, as_json: 
                  engine, str(folder), str(data), str(ef)],
                 capture_output=True, text=True, check=True, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
             row = {"engine": engine, "chunks": chunks, "ef": ef, **{k: round(v, 2) for k, v in built.items()},
-                   "disk_mb": round(sum(f.stat().st_blocks * 512 for f in folder.rglob("*") if f.is_file()) / 2**20, 1),
+                   "disk_mb": round(disk_mb, 1),
                    **json.loads(measured.stdout.strip().splitlines()[-1])}
             rows.append(row)
             print(json.dumps(row) if as_json else _line(row), flush=True)

@@ -267,8 +267,10 @@ class Gateway(Protocol):
     def count_tokens(self, messages: list[dict[str, str]]) -> int:
         """The server's own count of a chat prompt; raises LLMError when it cannot say."""
     def stream(self, messages: list[dict[str, str]], *, max_tokens: int, stop: threading.Event | None = None,
-               continue_last: bool = False, varied: bool = False) -> Generation:
-        """`varied`: a new version of an answer, sampled so that it is a new answer."""
+               continue_last: bool = False, varied: bool = False, conversation: str | None = None) -> Generation:
+        """`varied`: a new version of an answer, sampled so that it is a new answer.
+        `conversation`: the conversation's id, told to the server where a router in front of
+        several replicas can read it (keeping a conversation on one keeps its prefix cached)."""
 
 
 class SkillRecord(Protocol):

@@ -41,6 +41,8 @@ class FakeLLMServer:
         # In mode "flaky", how many completion attempts are dropped before one is answered.
         self.resets = 2
         self.requests: list[dict] = []
+        # The headers of each completion request, names in lower case, in order.
+        self.headers: list[dict[str, str]] = []
         # Every path asked for with GET (/v1/models, /health), in order.
         self.looked_up: list[str] = []
         # Set when a client hangs up on an answer before its end, as vLLM notices to abort it.
@@ -111,6 +113,7 @@ def _handler_for(server: FakeLLMServer):
             if self.path.rstrip("/") != "/v1/chat/completions":
                 self._json(404, {"object": "error", "message": f"no route {self.path}", "code": 404})
                 return
+            server.headers.append({name.lower(): value for name, value in self.headers.items()})
             attempt = server.record(body)
             mode = server.mode
             try:

@@ -89,6 +89,19 @@ def test_the_request_asks_for_at_most_the_answer_reserve_with_the_system_prompt_
     assert turn.budget.prompt + turn.budget.answer_reserve <= turn.budget.max_model_len
 
 
+def test_each_answer_names_its_conversation_where_a_router_of_several_model_servers_reads_it(
+        chat_services, fake_llm):
+    first = chat_services.chat.answer(None, QUESTION)
+    first.text()
+    second = chat_services.chat.answer(None, QUESTION)
+    second.text()
+    chat_services.chat.answer(first.conversation_id, "And then?").text()
+
+    assert [headers["x-docchat-conversation"] for headers in fake_llm.headers] == [
+        first.conversation_id, second.conversation_id, first.conversation_id]
+    assert first.conversation_id != second.conversation_id
+
+
 def test_a_long_answer_is_checkpointed_while_it_streams(chat_services, fake_llm):
     fake_llm.mode = "slow"
     turn = chat_services.chat.answer(None, QUESTION)

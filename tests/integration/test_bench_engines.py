@@ -1,5 +1,6 @@
 """`docchat bench engines` at a tiny size: each engine's row comes out of one run with every
-figure, and below the size Qdrant Edge indexes, its search is exact (no timing is asserted)."""
+figure; below the size Qdrant Edge indexes, its search is exact, and pgvector's HNSW search at
+this size finds the exact top 10 (no timing is asserted)."""
 
 from __future__ import annotations
 
@@ -8,13 +9,14 @@ import json
 from docchat.cli import main
 
 
-def test_each_engine_reports_every_figure_and_small_libraries_are_searched_exactly(capsys):
-    assert main(["bench", "engines", "--chunks", "3000", "--engines", "qdrant_edge,lancedb,numpy_exact",
-                 "--json"]) == 0
+def test_each_engine_reports_every_figure_and_small_libraries_are_searched_exactly(capsys, postgres):
+    database_url = postgres.create_database()
+    assert main(["bench", "engines", "--chunks", "3000", "--engines", "qdrant_edge,pgvector,lancedb,numpy_exact",
+                 "--database-url", database_url, "--json"]) == 0
 
     captured = capsys.readouterr()
     rows = {row["engine"]: row for row in map(json.loads, captured.out.strip().splitlines())}
-    assert sorted(rows) == ["numpy_exact", "qdrant_edge"]  # LanceDB is not one of docchat's dependencies
+    assert sorted(rows) == ["numpy_exact", "pgvector", "qdrant_edge"]  # LanceDB is not one of docchat's dependencies
     assert "lancedb is not installed" in captured.err
     for row in rows.values():
         assert row["chunks"] == 3000

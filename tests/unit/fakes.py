@@ -258,7 +258,7 @@ class FakeGateway:
             getattr(self._counter, "generation_prompt_tokens", 0)
 
     def stream(self, messages: list[dict], *, max_tokens: int, stop=None, continue_last: bool = False,
-               varied: bool = False) -> FakeGeneration:
+               varied: bool = False, conversation: str | None = None) -> FakeGeneration:
         self.requests.append((messages, max_tokens))
         self.continued.append(continue_last)
         self.varied.append(varied)

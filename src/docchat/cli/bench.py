@@ -44,12 +44,14 @@ def add_commands(commands) -> None:
     retrieval.add_argument("--json", action="store_true")
     retrieval.set_defaults(handler=bench_retrieval)
     engines = suites.add_parser("engines", help="vector engines side by side on generated vectors: Qdrant Edge "
-                                "(docchat's), LanceDB when installed, exact numpy search")
+                                "(docchat's), pgvector given a database, LanceDB when installed, exact numpy search")
     engines.add_argument("--chunks", type=_chunk_count, default=100_000, help="vectors (default: %(default)s)")
     engines.add_argument("--engines", default="qdrant_edge,lancedb,numpy_exact",
                          help="comma-separated (default: %(default)s)")
     engines.add_argument("--ef", type=int, default=0, help="HNSW candidates per search for Qdrant Edge and LanceDB "
                          "(default: docchat's for Qdrant Edge, 128 for LanceDB)")
+    engines.add_argument("--database-url", help="a PostgreSQL database with pgvector, for the pgvector engine "
+                         "(its chunk_vectors table is replaced)")
     engines.add_argument("--json", action="store_true")
     engines.set_defaults(handler=bench_engines)
     ingesting = suites.add_parser("ingest", help="chunks/s and files/s of ingestion: file by file as before "
@@ -167,7 +169,8 @@ def bench_retrieval(args) -> None:
 def bench_engines(args) -> None:
     from docchat_bench.engines import run_engines_bench
 
-    run_engines_bench(chunks=args.chunks, engines=args.engines.split(","), ef=args.ef, as_json=args.json)
+    run_engines_bench(chunks=args.chunks, engines=args.engines.split(","), ef=args.ef, as_json=args.json,
+                      database_url=args.database_url)
 
 
 @_suite

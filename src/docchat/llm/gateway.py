@@ -39,6 +39,10 @@ from docchat.llm.server_tokens import server_token_count
 from docchat.llm.watchdog import notice
 
 _POLL_S = 0.05
+# The header each answer's request names its conversation in: a router in front of several
+# model servers (vLLM's production-stack router: --routing-logic session --session-key
+# x-docchat-conversation) sends a conversation to the same one, whose prefix cache holds it.
+CONVERSATION_HEADER = "X-Docchat-Conversation"
 
 
 @dataclass(frozen=True)
@@ -139,14 +143,16 @@ class ServerGateway:
             raise LLMServerError(f"counting tokens at the server failed ({error})") from None
 
     def stream(self, messages: list[dict], *, max_tokens: int, stop: threading.Event | None = None,
-               continue_last: bool = False, varied: bool = False) -> Generation:
+               continue_last: bool = False, varied: bool = False, conversation: str | None = None) -> Generation:
         """`continue_last`: the last message is an assistant answer cut short, and the model
         goes on writing it (vLLM's continue_final_message) instead of starting a new one.
-        `varied`: a new version of an answer, with the regeneration's sampling."""
+        `varied`: a new version of an answer, with the regeneration's sampling. `conversation`:
+        sent in CONVERSATION_HEADER."""
         info = self.info()
         generation = Generation(model=info.model)
         body = self._body(info, messages, max_tokens, continue_last, self._varied if varied else self._sampling)
-        generation._chunks = self._deltas(body, stop or threading.Event(), generation)
+        headers = {CONVERSATION_HEADER: conversation} if conversation else {}
+        generation._chunks = self._deltas(body, headers, stop or threading.Event(), generation)
         return generation
 
     # internals
@@ -168,7 +174,7 @@ class ServerGateway:
             body.update(continue_final_message=True, add_generation_prompt=False)
         return body
 
-    def _deltas(self, body: dict, stop, generation) -> Iterator[str]:
+    def _deltas(self, body: dict, headers: dict[str, str], stop, generation) -> Iterator[str]:
         import httpx
 
         events: queue.Queue = queue.Queue()
@@ -178,7 +184,7 @@ class ServerGateway:
         # does not wake a worker blocked in a read; shutdown() does.
         responses: list = []
         http = httpx.Client(timeout=httpx.Timeout(None, connect=self._timeouts.connect_s), verify=tls(),
-                            headers=auth(self.api_key()), event_hooks={"response": [responses.append]})
+                            headers={**auth(self.api_key()), **headers}, event_hooks={"response": [responses.append]})
         worker = threading.Thread(
             target=self._pump, args=(http, body, events, abandon),
             daemon=True, name="docchat-llm-stream",

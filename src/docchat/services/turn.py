@@ -168,4 +168,5 @@ def streamed(prepared: Prepared, draft: Message, saver: Saver, gateway: Gateway,
                 prefix=prefix, checker=checker,
                 summary=summary.content if summary else None,
                 start=lambda stop: gateway.stream(messages, max_tokens=max_tokens, stop=stop,
-                                                  continue_last=bool(prefix), varied=varied))
+                                                  continue_last=bool(prefix), varied=varied,
+                                                  conversation=conversation_id))
