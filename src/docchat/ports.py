@@ -124,16 +124,28 @@ class DocumentRepository(Protocol):
     def chunks_of(self, document_id: str) -> builtins.list[ChunkRecord]: ...
     def token_total(self, document_ids: Sequence[str]) -> int: ...
     def keyword_search(self, terms: Sequence[str], *, limit: int,
-                       document_ids: Sequence[str] | None = None) -> builtins.list[tuple[str, str]]: ...
+                       document_ids: Sequence[str] | None = None) -> builtins.list[tuple[str, str]]:
+        """The store's own keyword side (PostgreSQL's text search, in the chunk's row); a SQLite
+        store's is a WordIndex beside it."""
     def delete(self, document_id: str) -> None: ...
     def add_citations(self, rows: builtins.list[dict[str, Any]]) -> None: ...
     def usage(self, document_id: str) -> builtins.list[DocumentUse]: ...
     def ready_chunk_ids(self) -> dict[str, str]:
         """Chunk id -> document id of every chunk of a ready document."""
-    def keyword_index_state(self) -> tuple[int, int, bool] | None:
-        """(chunks the keyword index lacks, its entries of no chunk, whether it holds the chunks'
-        text as it is); None where it cannot disagree with the chunks (a column of their row)."""
-    def rebuild_keyword_index(self) -> None: ...
+
+
+class WordIndex(Protocol):
+    """The chunks by their words, beside a store that does not search them itself (SQLite):
+    ranked by BM25, kept in step with the chunk rows, which stay the truth."""
+
+    def search(self, terms: Sequence[str], *, limit: int,
+               document_ids: Sequence[str] | None = None) -> builtins.list[tuple[str, str]]:
+        """(chunk id, document id) of the chunks of ready documents that best match any of the
+        terms, best first; `document_ids=None` searches every document."""
+    def check(self) -> tuple[int, int]:
+        """(chunks it does not hold, its entries of no chunk)."""
+    def rebuild(self) -> None:
+        """Builds it again from the chunk rows."""
 
 
 class FolderRepository(Protocol):

@@ -19,7 +19,7 @@ import pytest
 
 
 # Never on the way of a command that does not ask the model, search or embed.
-HEAVY = ("qdrant_client", "qdrant_edge", "torch", "onnxruntime", "httpx", "openai", "dspy", "litellm", "llama_index", "streamlit",
+HEAVY = ("qdrant_client", "qdrant_edge", "tantivy", "torch", "onnxruntime", "httpx", "openai", "dspy", "litellm", "llama_index", "streamlit",
          "sentence_transformers", "transformers", "tokenizers", "alembic")
 # Nor on the way of `--help`: the store, the settings' library, the composition root, the parsers.
 OPENED_BY_A_COMMAND = ("sqlalchemy", "pydantic", "docchat.bootstrap", "docchat.documents.parsing")

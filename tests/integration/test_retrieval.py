@@ -26,9 +26,8 @@ def labels(found) -> list[str]:
     return [r.chunk.label for r in found]
 
 
-def keyword_side(services, question: str, limit: int = 40, document_ids=None) -> list[tuple[str, str]]:
-    with services.documents._uow() as uow:
-        return uow.documents.keyword_search(query_terms(question), limit=limit, document_ids=document_ids)
+def keyword_side(library, question: str, limit: int = 40, document_ids=None) -> list[tuple[str, str]]:
+    return library.retrieval.by_words(query_terms(question), limit=limit, document_ids=document_ids)
 
 
 def test_a_question_about_the_determination_date_finds_its_definition_first(library, books):
@@ -48,7 +47,7 @@ def test_a_code_is_matched_exactly_and_not_by_a_look_alike(library, books, share
 
 def test_on_the_keyword_side_a_rare_word_outweighs_a_common_one(services, library, books):
     # "trustee" is in most clauses, twice in one; "gilts" in a single chunk. Only IDF tells them apart.
-    [(best, _), *_] = keyword_side(services, "Trustee gilts")
+    [(best, _), *_] = keyword_side(library, "Trustee gilts")
     with library.documents._uow() as uow:
         assert uow.documents.chunks([best])[best].label == "Schedule, item 2"
 
@@ -56,7 +55,7 @@ def test_on_the_keyword_side_a_rare_word_outweighs_a_common_one(services, librar
 def test_the_answer_is_the_rrf_fusion_of_the_dense_and_keyword_sides(services, library, books, shared_embedder):
     question = "How long should the chicken rest before carving?"
     dense = library.index.open().nearest(shared_embedder.embed([question])[0], limit=40)
-    keyword = keyword_side(services, question)
+    keyword = keyword_side(library, question)
     expected = rrf([[chunk for chunk, _ in dense], [chunk for chunk, _ in keyword]])[:10]
 
     found = library.retrieval.retrieve(question, top_k=10)
@@ -93,7 +92,7 @@ def test_a_deleted_document_is_found_by_neither_side(services, library, books):
     library.documents.delete(books["trust"])
 
     assert library.index.open().count() == len(COOKERY_PASSAGES)
-    assert keyword_side(services, "Determination Date Trustee") == []
+    assert keyword_side(library, "Determination Date Trustee") == []
     found = library.retrieval.retrieve("When is the Determination Date?", top_k=10)
     assert {r.chunk.document_id for r in found} == {books["cookery"]}
 

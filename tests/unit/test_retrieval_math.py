@@ -7,7 +7,6 @@ import pytest
 from docchat.retrieval.fusion import Ranked, apply_bias, fuse, rrf
 from docchat.documents.index.points import point_id
 from docchat.retrieval.words import query_terms, tokenize
-from docchat.store.documents import match_any
 
 # rrf
 
@@ -120,6 +119,3 @@ def test_a_question_is_searched_for_each_distinct_word_once_in_order():
 def test_a_question_of_stopwords_alone_has_no_words_to_search():
     assert query_terms("what is it?") == []
 
-
-def test_every_word_is_quoted_so_fts5_operators_are_searched_as_words():
-    assert match_any(["near", "or", 'say"s']) == '"near" OR "or" OR "say""s"'

@@ -17,14 +17,14 @@ from docchat.config import Settings
 from docchat.documents.files import StoredFiles
 from docchat.documents.folders.disk_files import DiskFolders
 from docchat.documents.index.batching import QueryBatcher
-from docchat.documents.index.opening import OpenedEarly, embedder_for, open_chunk_index
+from docchat.documents.index.opening import OpenedEarly, embedder_for, open_chunk_index, words_for
 from docchat.documents.isolated import IsolatedParser
 from docchat.documents.render import page_with_passage
 from docchat.llm.profiles import CPU_MODEL_NAME, CPU_SAMPLING, CPU_VARIED_SAMPLING, GPU_SAMPLING, guessed_tokenizer
 from docchat.llm.server_key import llm_key
 from docchat.memory.tokens import ServedCounter, counter_for
 from docchat.ports import (Embedder, FileStore, FolderFiles, PageRenderer, Parser, Preferences, Programs, Retriever,
-                           SkillRecord, TokenCounter)
+                           SkillRecord, TokenCounter, WordIndex)
 from docchat.services.library_index import ClosableIndex
 
 if TYPE_CHECKING:
@@ -44,6 +44,8 @@ class Adapters:
     client: Client
     embedder: Embedder
     index: Callable[[], ClosableIndex]
+    # The chunks by their words, beside a SQLite store (None: PostgreSQL searches them itself).
+    words: Callable[[], WordIndex] | None
     parser: Parser
     files: FileStore
     renderer: PageRenderer
@@ -78,7 +80,7 @@ def adapters_for(settings: Settings, client: Client, info: ServerInfo | None, *,
         counter = _following_counter(settings, client, info)
         listeners = (counter.follow,)
     return Adapters(
-        counter=counter, client=client, embedder=embedder, index=index,
+        counter=counter, client=client, embedder=embedder, index=index, words=words_for(settings),
         parser=parser or IsolatedParser(timeout_s=settings.parse_timeout_s, memory_mb=settings.parse_memory_mb),
         files=files or StoredFiles(settings.resolved_data_dir),
         renderer=renderer or page_with_passage,

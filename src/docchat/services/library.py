@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from docchat.ports import Embedder, FileStore, PageRenderer, Parser, TokenCounter, UnitOfWorkFactory
+from docchat.ports import Embedder, FileStore, PageRenderer, Parser, TokenCounter, UnitOfWorkFactory, WordIndex
 from docchat.services.documents import DocumentService
 from docchat.services.ingestion import IngestionService
 from docchat.services.library_index import ClosableIndex, IndexService
@@ -25,9 +25,10 @@ class Library:
 
 def build_library(uow: UnitOfWorkFactory, index_factory: Callable[[], ClosableIndex], embedder: Embedder,
                   counter: TokenCounter, *, parser: Parser, files: FileStore, renderer: PageRenderer,
-                  max_bytes: int) -> Library:
-    index = IndexService(uow, index_factory, embedder, files)
+                  max_bytes: int, words: Callable[[], WordIndex] | None = None) -> Library:
+    """`words`: the word index of a store that does not search its chunks by words itself."""
+    index = IndexService(uow, index_factory, embedder, files, words)
     documents = DocumentService(uow, index.open, files=files, renderer=renderer)
     ingestion = IngestionService(uow, counter, embedder, parser=parser, files=files, open_index=index.open,
                                  remove=documents.remove, max_bytes=max_bytes)
-    return Library(documents, ingestion, RetrievalService(uow, index.open, embedder), index)
+    return Library(documents, ingestion, RetrievalService(uow, index.open, embedder, words), index)

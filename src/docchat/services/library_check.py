@@ -1,7 +1,8 @@
 """Checking that a chunk's three homes agree, and mending them when they do not.
 
-A chunk lives in the database (its row: text, page, section), in the keyword index (SQLite
-FTS5, kept by triggers) and in the vector index (Qdrant). A crash between two of them, a
+A chunk lives in the database (its row: text, page, section), in the keyword index (on SQLite
+a Tantivy index that follows the rows; on PostgreSQL a column of the row itself) and in the
+vector index. A crash between two of them, a
 document deleted while the index could not be opened, a data/vectors folder restored from
 another day, or a hand edit of the database leaves them apart, and then a passage is silently
 not found by meaning, or not by its words. `check` says what differs, by counts and ids;
@@ -15,7 +16,7 @@ import threading
 from collections.abc import Callable
 
 from docchat.domain import ChunkRecord, IndexCheck, IndexRepair
-from docchat.ports import ChunkIndex, Embedder, UnitOfWorkFactory
+from docchat.ports import ChunkIndex, Embedder, UnitOfWorkFactory, WordIndex
 from docchat.services.ingestion import IngestionCancelled, embed_chunks
 from docchat.wording import count
 
@@ -40,10 +41,12 @@ def problems(check: IndexCheck) -> list[str]:
 
 
 class LibraryCheck:
-    def __init__(self, uow: UnitOfWorkFactory, open_index: Callable[[], ChunkIndex], embedder: Embedder):
+    def __init__(self, uow: UnitOfWorkFactory, open_index: Callable[[], ChunkIndex], embedder: Embedder,
+                 words: Callable[[], WordIndex] | None = None):
         self._uow = uow
         self._open_index = open_index
         self._embedder = embedder
+        self._words = words  # None: the keyword index is part of the chunk's row (PostgreSQL)
 
     def check(self) -> IndexCheck:
         """Compares the ids of the ready documents' chunks with the vector index's, and the
@@ -51,15 +54,16 @@ class LibraryCheck:
         index = self._open_index()
         with self._uow() as uow:
             chunks = uow.documents.ready_chunk_ids()
-            keywords = uow.documents.keyword_index_state()
         vectors = index.chunk_ids()
-        missing_keywords, stray_keywords, text_matches = keywords if keywords is not None else (None, None, None)
+        missing_keywords, stray_keywords = self._words().check() if self._words else (None, None)
         return IndexCheck(
             chunks=len(chunks), vectors=len(vectors),
             missing_vectors=tuple(sorted(set(chunks) - set(vectors))),
             # A vector whose chunk moved to another document is as stray as one of no chunk.
             stray_vectors=tuple(sorted(c for c, d in vectors.items() if chunks.get(c) != d)),
-            missing_keywords=missing_keywords, stray_keywords=stray_keywords, keyword_text_matches=text_matches)
+            missing_keywords=missing_keywords, stray_keywords=stray_keywords,
+            # The word index takes each chunk's text from its row, so it cannot hold another.
+            keyword_text_matches=None)
 
     def repair(self, *, progress: Progress, cancel: threading.Event) -> IndexRepair:
         """Mends what `check` finds, from the database. Cancelled, what was embedded stays (a
@@ -69,12 +73,10 @@ class LibraryCheck:
         if found.stray_vectors:
             progress(f"dropping {count(len(found.stray_vectors), 'stray vector')}", 0.0)
             index.delete_chunks(found.stray_vectors)
-        rebuilt = bool(found.missing_keywords or found.stray_keywords or found.keyword_text_matches is False)
-        if rebuilt:
+        rebuilt = bool(found.missing_keywords or found.stray_keywords)
+        if rebuilt and self._words:
             progress("rebuilding the keyword index", 0.05)
-            with self._uow(write=True) as uow:
-                uow.documents.rebuild_keyword_index()
-                uow.commit()
+            self._words().rebuild()
         embedded = 0
         if found.missing_vectors:
             records: list[ChunkRecord] = []

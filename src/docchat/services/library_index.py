@@ -13,7 +13,7 @@ from typing import Protocol
 
 from docchat.domain import ChunkRecord, DocumentStatus, IndexCheck, IndexRepair, LibraryHealth
 from docchat.errors import DocchatError
-from docchat.ports import ChunkIndex, Embedder, FileStore, UnitOfWorkFactory
+from docchat.ports import ChunkIndex, Embedder, FileStore, UnitOfWorkFactory, WordIndex
 from docchat.services.ingestion import IngestionCancelled, Progress, embed_chunks
 from docchat.services.library_check import LibraryCheck
 from docchat.wording import count
@@ -29,7 +29,7 @@ class ClosableIndex(ChunkIndex, Protocol):
 
 class IndexService:
     def __init__(self, uow: UnitOfWorkFactory, index_factory: Callable[[], ClosableIndex], embedder: Embedder,
-                 files: FileStore):
+                 files: FileStore, words: Callable[[], WordIndex] | None = None):
         self._uow = uow
         self._files = files
         self._embedder = embedder
@@ -37,7 +37,7 @@ class IndexService:
         self._index: ClosableIndex | None = None
         self._checked = False
         self._lock = threading.Lock()
-        self._check = LibraryCheck(uow, self.open, embedder)
+        self._check = LibraryCheck(uow, self.open, embedder, words)
 
     def open(self) -> ClosableIndex:
         """The one index client of this process, opened at the first call. Raises IndexInUse

@@ -13,7 +13,7 @@ from collections.abc import Set as AbstractSet
 
 from docchat.domain import ChunkRecord, DocumentStatus, Retrieved, Scope
 from docchat.errors import DocchatError
-from docchat.ports import ChunkIndex, Embedder, UnitOfWorkFactory
+from docchat.ports import ChunkIndex, Embedder, UnitOfWorkFactory, WordIndex
 from docchat.retrieval.fusion import fuse
 from docchat.retrieval.words import query_terms, tokenize
 
@@ -45,30 +45,31 @@ def term_coverage(terms: Sequence[str], chunk: ChunkRecord) -> float:
 
 
 class RetrievalService:
-    def __init__(self, uow: UnitOfWorkFactory, open_index: Callable[[], ChunkIndex], embedder: Embedder):
+    def __init__(self, uow: UnitOfWorkFactory, open_index: Callable[[], ChunkIndex], embedder: Embedder,
+                 words: Callable[[], WordIndex] | None = None):
         self._uow = uow
         self._open_index = open_index
         self._embedder = embedder
+        self._words = words  # None: the store searches its chunks by words itself (PostgreSQL)
         self._whole: OrderedDict[WholeKey, list[Retrieved] | None] = OrderedDict()
         self._whole_lock = threading.Lock()
 
     def retrieve(self, query: str, *, top_k: int, document_ids: builtins.list[str] | None = None,
                  active: AbstractSet[str] = frozenset()) -> builtins.list[Retrieved]:
-        """The `top_k` passages for a question: the closest in meaning (Qdrant) and the best by
-        BM25 (SQLite FTS5), fused with RRF, chunks of `active` documents lifted a little.
+        """The `top_k` passages for a question: the closest in meaning (the vector index) and the
+        best by BM25 (the word index, or the store's text search), fused with RRF, chunks of
+        `active` documents lifted a little.
         `document_ids=None` searches every document; an empty list searches none."""
         candidates = CANDIDATES_PER_HIT * top_k
         terms = query_terms(query)
         with self._uow() as uow:
             names = {d.id: d.name for d in uow.documents.list() if d.status is DocumentStatus.READY}
-            scope = None
-            if document_ids is not None:
-                in_scope = [d for d in document_ids if d in names]
-                scope = Scope(tuple(in_scope))
-            keyword = uow.documents.keyword_search(terms, limit=candidates,
-                                                   document_ids=scope.document_ids if scope else None)
+        scope = None
+        if document_ids is not None:
+            scope = Scope(tuple(d for d in document_ids if d in names))
         if not names or (scope is not None and not scope.document_ids):
             return []
+        keyword = self.by_words(terms, limit=candidates, document_ids=scope.document_ids if scope else None)
         try:
             closest = self._open_index().closest(self._embedder.embed([query])[0], limit=candidates, scope=scope)
         except DocchatError as error:
@@ -85,6 +86,15 @@ class RetrievalService:
         return [Retrieved(records[r.chunk_id], names[r.document_id], r.score, similarity=similarity.get(r.chunk_id),
                           coverage=term_coverage(terms, records[r.chunk_id]) if rank < WORDS_COUNTED else 0.0)
                 for rank, r in enumerate(r for r in ranked if r.chunk_id in records)]
+
+    def by_words(self, terms: Sequence[str], *, limit: int,
+                 document_ids: Sequence[str] | None = None) -> builtins.list[tuple[str, str]]:
+        """The keyword side alone: (chunk id, document id) of the chunks of ready documents that
+        best match any of the terms by BM25, best first."""
+        if self._words is not None:
+            return self._words().search(terms, limit=limit, document_ids=document_ids)
+        with self._uow() as uow:
+            return uow.documents.keyword_search(terms, limit=limit, document_ids=document_ids)
 
     def whole(self, document_ids: builtins.list[str] | None, *, max_tokens: int) -> builtins.list[Retrieved] | None:
         """Every chunk of the documents in scope, in document order (oldest document first), when

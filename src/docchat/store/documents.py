@@ -1,9 +1,10 @@
 """Reads and writes of documents, their chunks' metadata and the citations of answers.
 
-Vectors live in Qdrant; this store keeps what a citation needs to stand on its own
-(document, page or section, the chunk's text), which conversations cited what, and the
-keyword side of retrieval: BM25 over chunk text, with SQLite's FTS5, or on PostgreSQL its
-text search weighted by the same inverse document frequency.
+Vectors live in the vector index; this store keeps what a citation needs to stand on its own
+(document, page or section, the chunk's text), which conversations cited what, and on
+PostgreSQL the keyword side of retrieval: its text search weighted by BM25's inverse document
+frequency. On SQLite the keyword side is a Tantivy index beside the store
+(docchat.documents.index.word_index), which follows the chunk rows through `chunk_changes`.
 """
 
 from __future__ import annotations
@@ -11,26 +12,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from sqlalchemy import Connection, bindparam, delete, func, insert, select, text, update
-from sqlalchemy.exc import DatabaseError
 
 from docchat.domain import ChunkRecord, Document, DocumentStatus, DocumentUse
 from docchat.store.tables import attachments, chunks, citations, conversations, documents
 
 
-# Best BM25 first (FTS5's bm25() is lower for better matches); pk breaks ties so the same
-# query always ranks the same way. Only chunks of finished documents: a document still being
-# ingested has its chunks stored before its vectors.
-_KEYWORD_SEARCH = """
-    SELECT c.id AS chunk_id, c.document_id AS document_id
-    FROM chunks_fts
-    JOIN chunks c ON c.pk = chunks_fts.rowid
-    JOIN documents d ON d.id = c.document_id
-    WHERE chunks_fts MATCH :query AND d.status = 'ready' {scope}
-    ORDER BY bm25(chunks_fts), c.pk
-    LIMIT :limit
-"""
-
-# PostgreSQL's ts_rank knows nothing of how rare a word is: each term's rank is weighted by
+# Only chunks of finished documents: a document still being ingested has its chunks stored
+# before its vectors. PostgreSQL's ts_rank knows nothing of how rare a word is: each term's rank is weighted by
 # BM25's inverse document frequency over all chunks, so "gilts" in one chunk outweighs
 # "trustee" in most. ts_rank of a single term saturates as the term repeats, and
 # normalisation 1 favours short chunks, as BM25's tf and length terms do. search_vector is
@@ -56,19 +44,8 @@ _KEYWORD_SEARCH_POSTGRESQL = """
     LIMIT :limit
 """
 _SCOPE = "AND c.document_id IN :scope"
-_KEYWORD_QUERIES = {
-    "sqlite": (text(_KEYWORD_SEARCH.format(scope="")),
-               text(_KEYWORD_SEARCH.format(scope=_SCOPE)).bindparams(bindparam("scope", expanding=True))),
-    "postgresql": (text(_KEYWORD_SEARCH_POSTGRESQL.format(scope="")),
-                   text(_KEYWORD_SEARCH_POSTGRESQL.format(scope=_SCOPE)).bindparams(
-                       bindparam("scope", expanding=True))),
-}
-
-
-def match_any(terms: Sequence[str]) -> str:
-    """An FTS5 query matching chunks with any of the terms (BM25 rewards those with more).
-    Each term is quoted, so nothing a user types is read as an FTS5 operator."""
-    return " OR ".join('"' + term.replace('"', '""') + '"' for term in terms)
+_KEYWORD_QUERIES = (text(_KEYWORD_SEARCH_POSTGRESQL.format(scope="")),
+                    text(_KEYWORD_SEARCH_POSTGRESQL.format(scope=_SCOPE)).bindparams(bindparam("scope", expanding=True)))
 
 
 def ts_terms(terms: Sequence[str]) -> list[str]:
@@ -175,15 +152,15 @@ class DocumentRepository:
     def keyword_search(self, terms: Sequence[str], *, limit: int,
                        document_ids: Sequence[str] | None = None) -> list[tuple[str, str]]:
         """(chunk id, document id) of the chunks that best match the terms by BM25, best first.
-        `document_ids=None` searches every document."""
+        `document_ids=None` searches every document. PostgreSQL only: a SQLite store's keyword
+        side is its word index."""
         if not terms or (document_ids is not None and not document_ids):
             return []
         if self._db.dialect.name == "sqlite":
-            params = {"query": match_any(terms), "limit": limit}
-        else:
-            quoted = ts_terms(terms)
-            params = {"terms": quoted, "query": " | ".join(quoted), "limit": limit}
-        every, scoped = _KEYWORD_QUERIES[self._db.dialect.name]
+            raise NotImplementedError("a SQLite store's chunks are searched by words in its word index")
+        quoted = ts_terms(terms)
+        params = {"terms": quoted, "query": " | ".join(quoted), "limit": limit}
+        every, scoped = _KEYWORD_QUERIES
         if document_ids is None:
             rows = self._db.execute(every, params)
         else:
@@ -200,28 +177,6 @@ class DocumentRepository:
         rows = self._db.execute(select(chunks.c.id, chunks.c.document_id).join(documents)
                                 .where(documents.c.status == DocumentStatus.READY.value))
         return {row.id: row.document_id for row in rows}
-
-    def keyword_index_state(self) -> tuple[int, int, bool] | None:
-        """(chunks the keyword index lacks, its entries of no chunk, whether its entries hold the
-        chunks' text as it is). None on PostgreSQL, where the keyword index is a generated
-        column of the chunk's own row. FTS5 keeps one `_docsize` row per entry, so entries are
-        counted there; its integrity check compares the index with the chunks' text."""
-        if self._db.dialect.name != "sqlite":
-            return None
-        missing = self._db.execute(text(
-            "SELECT count(*) FROM chunks WHERE pk NOT IN (SELECT id FROM chunks_fts_docsize)")).scalar_one()
-        stray = self._db.execute(text(
-            "SELECT count(*) FROM chunks_fts_docsize WHERE id NOT IN (SELECT pk FROM chunks)")).scalar_one()
-        try:
-            self._db.execute(text("INSERT INTO chunks_fts(chunks_fts, rank) VALUES ('integrity-check', 1)"))
-        except DatabaseError:
-            return missing, stray, False
-        return missing, stray, True
-
-    def rebuild_keyword_index(self) -> None:
-        """Builds the keyword index again from the chunks' text (PostgreSQL's needs nothing)."""
-        if self._db.dialect.name == "sqlite":
-            self._db.execute(text("INSERT INTO chunks_fts(chunks_fts) VALUES ('rebuild')"))
 
     def add_citations(self, rows: list[dict]) -> None:
         if rows:

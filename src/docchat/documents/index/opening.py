@@ -1,6 +1,6 @@
-"""Opening the document library's adapters as the settings say: the embedder, and the chunk
-index (Qdrant Edge in the data dir, pgvector in the store's PostgreSQL, or a Qdrant server), at
-once or early on a thread."""
+"""Opening the document library's adapters as the settings say: the embedder, the chunk index
+(Qdrant Edge in the data dir, pgvector in the store's PostgreSQL, or a Qdrant server), at once
+or early on a thread, and the word index beside a SQLite store."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ import atexit
 import logging
 import threading
 from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
 from sqlalchemy.engine import make_url
@@ -21,6 +22,8 @@ if TYPE_CHECKING:
     from docchat.documents.index.embeddings import Embedder
     from docchat.documents.index.pgvector_index import PgVectorChunkIndex
     from docchat.documents.index.qdrant_index import QdrantServerIndex
+    from docchat.documents.index.word_index import TantivyWordIndex
+    from docchat.ports import WordIndex
 
 
 def embedder_for(settings: Settings) -> Embedder:
@@ -82,6 +85,23 @@ def _pgvector_index(settings: Settings, dimension: int, model_id: str | None) ->
     move_into_pgvector(settings.resolved_data_dir, index, dimension=dimension, embedder=model_id)
     atexit.register(index.close)
     return index
+
+
+def words_for(settings: Settings) -> Callable[[], WordIndex] | None:
+    """The word index beside a SQLite store, made at its first use (it opens at its first
+    search); None with the store on PostgreSQL, which searches its chunks by words itself."""
+    from docchat.services.registry import Once
+
+    if make_url(settings.resolved_database_url).get_backend_name() != "sqlite":
+        return None
+    return Once(partial(open_word_index, settings))
+
+
+def open_word_index(settings: Settings) -> TantivyWordIndex:
+    from docchat.documents.index.word_index import FOLDER, TantivyWordIndex
+    from docchat.store.engine import make_engine
+
+    return TantivyWordIndex(settings.resolved_data_dir / FOLDER, make_engine(settings.resolved_database_url))
 
 
 class _Closable(Protocol):
