@@ -71,16 +71,17 @@ def adapters_for(settings: Settings, client: Client, info: ServerInfo | None, *,
     model loads, on a thread at once (see OpenedEarly)."""
     embedder = embedder or QueryBatcher(embedder_for(settings))
     index = index or partial(open_chunk_index, settings, embedder)
+    words = words_for(settings)
     if index_early:
         # Before the token counter: its tokenizer loads without holding the GIL, so it loads
         # while that thread imports Qdrant.
-        index = OpenedEarly(index, embedder)
+        index = OpenedEarly(index, embedder, words)
     listeners: tuple[Callable[[ServerInfo], None], ...] = ()
     if counter is None:  # one built here follows the model the server serves; one given stays as it is
         counter = _following_counter(settings, client, info)
         listeners = (counter.follow,)
     return Adapters(
-        counter=counter, client=client, embedder=embedder, index=index, words=words_for(settings),
+        counter=counter, client=client, embedder=embedder, index=index, words=words,
         parser=parser or IsolatedParser(timeout_s=settings.parse_timeout_s, memory_mb=settings.parse_memory_mb),
         files=files or StoredFiles(settings.resolved_data_dir),
         renderer=renderer or page_with_passage,

@@ -54,6 +54,11 @@ def add_commands(commands) -> None:
                          "(its chunk_vectors table is replaced)")
     engines.add_argument("--json", action="store_true")
     engines.set_defaults(handler=bench_engines)
+    keywords = suites.add_parser("keywords", help="the keyword side alone: Tantivy (today's) against FTS5 "
+                                 "(before), over every document, scoped, and a long question of common words")
+    keywords.add_argument("--chunks", type=_chunk_count, default=200_000, help="default: %(default)s")
+    keywords.add_argument("--json", action="store_true")
+    keywords.set_defaults(handler=bench_keywords)
     ingesting = suites.add_parser("ingest", help="chunks/s and files/s of ingestion: file by file as before "
                                   "vs in shared batches")
     ingesting.add_argument("--pages", type=int, default=60, help="pages of the long document "
@@ -166,6 +171,12 @@ def bench_retrieval(args) -> None:
 
 
 @_suite
+def bench_keywords(args) -> None:
+    from docchat_bench.keywords import run_keywords_bench
+
+    run_keywords_bench(chunks=args.chunks, as_json=args.json)
+
+
 def bench_engines(args) -> None:
     from docchat_bench.engines import run_engines_bench
 

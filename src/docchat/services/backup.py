@@ -47,11 +47,13 @@ DOCUMENTS = "documents"
 INDEX = "vectors"
 # Where docchat kept the index before Qdrant Edge: moved aside on a restore like the rest.
 OLD_INDEX = "qdrant"
+# The keyword index beside a SQLite store: built again from the restored rows at the first search.
+WORDS = "words"
 LAST_BACKUP = "last-backup.json"
 # What a data directory holds besides the database. The models and logs beside them are
 # neither backed up nor replaced (the models are converted again, the logs are this machine's);
 # the record of the last backup is written anew.
-ENTRIES = (DOCUMENTS, INDEX, OLD_INDEX, SETTINGS)
+ENTRIES = (DOCUMENTS, INDEX, OLD_INDEX, WORDS, SETTINGS)
 # A manifest is a few hundred bytes; a backup holds one entry per stored file, and three more.
 MAX_MANIFEST_BYTES = 1024 * 1024
 MAX_ENTRIES = 1_000_000

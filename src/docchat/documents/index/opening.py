@@ -23,7 +23,6 @@ if TYPE_CHECKING:
     from docchat.documents.index.pgvector_index import PgVectorChunkIndex
     from docchat.documents.index.qdrant_index import QdrantServerIndex
     from docchat.documents.index.word_index import TantivyWordIndex
-    from docchat.ports import WordIndex
 
 
 def embedder_for(settings: Settings) -> Embedder:
@@ -87,7 +86,7 @@ def _pgvector_index(settings: Settings, dimension: int, model_id: str | None) ->
     return index
 
 
-def words_for(settings: Settings) -> Callable[[], WordIndex] | None:
+def words_for(settings: Settings) -> Callable[[], TantivyWordIndex] | None:
     """The word index beside a SQLite store, made at its first use (it opens at its first
     search); None with the store on PostgreSQL, which searches its chunks by words itself."""
     from docchat.services.registry import Once
@@ -118,15 +117,17 @@ class OpenedEarly(Generic[Index]):
     Called, it hands the index over, waiting for it if need be, or raises what opening it
     raised; after that it opens a new one each time, as the plain factory does."""
 
-    def __init__(self, open_index: Callable[[], Index], embedder: Embedder) -> None:
+    def __init__(self, open_index: Callable[[], Index], embedder: Embedder,
+                 words: Callable[[], TantivyWordIndex] | None = None) -> None:
         self._open_index = open_index
         self._opened = threading.Event()
         self._lock = threading.Lock()
         self._index: Index | None = None
         self._error: Exception | None = None
-        threading.Thread(target=self._open, args=(embedder,), name="docchat-open-documents", daemon=True).start()
+        threading.Thread(target=self._open, args=(embedder, words), name="docchat-open-documents",
+                         daemon=True).start()
 
-    def _open(self, embedder: Embedder) -> None:
+    def _open(self, embedder: Embedder, words: Callable[[], TantivyWordIndex] | None) -> None:
         try:
             self._index = self._open_index()
         except Exception as error:  # raised to whoever asks for the index first
@@ -137,6 +138,11 @@ class OpenedEarly(Generic[Index]):
             embedder.embed(["warming up"])
         except Exception:
             pass  # the first question meets the same failure, and says what it is
+        try:
+            if words is not None:
+                words().prepare()  # built at the first start after an upgrade: seconds per 100,000 chunks
+        except Exception:
+            log.exception("the keyword index could not be opened; the first question tries again")
 
     def __call__(self) -> Index:
         self._opened.wait()

@@ -100,6 +100,11 @@ class TantivyWordIndex:
             found = {pk: (chunk_id, document_id) for pk, chunk_id, document_id in connection.execute(_FOUND, {"pks": pks})}
         return [found[pk] for pk in pks if pk in found]
 
+    def prepare(self) -> None:
+        """Opens the index, building it or bringing it up to date if need be: at start, on a
+        thread, so that the first question does not wait for it."""
+        self._brought_up_to_date()
+
     def check(self) -> tuple[int, int]:
         """(chunks the index does not hold, entries of no chunk), by pk."""
         index = self._brought_up_to_date()
