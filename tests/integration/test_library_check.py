@@ -67,7 +67,7 @@ def test_a_library_as_ingested_agrees(two_documents, library):
     found = library.index.check()
     assert found.agrees
     assert found.chunks == found.vectors == sum(d.chunks for d in two_documents)
-    assert (found.missing_keywords, found.stray_keywords, found.keyword_text_matches) == (0, 0, None)
+    assert (found.missing_keywords, found.stray_keywords) == (0, 0)
 
 
 def test_a_lost_vector_and_a_stray_one_are_found_by_id_and_mended(two_documents, library):
@@ -96,7 +96,7 @@ def test_a_chunk_missing_from_the_keyword_index_is_found_again_by_its_words_afte
     assert roof.id not in _found_by_words(library, "repointing")
 
     found = library.index.check()
-    assert (found.missing_keywords, found.stray_keywords, found.keyword_text_matches) == (1, 1, None)
+    assert (found.missing_keywords, found.stray_keywords) == (1, 1)
 
     assert library.index.repair().keyword_index_rebuilt
     assert library.index.check().agrees
@@ -135,7 +135,7 @@ def test_on_postgresql_the_vectors_are_checked_and_the_keyword_index_is_part_of_
     library.index.open().delete_chunks([rent.id])
     found = library.index.check()
     assert found.missing_vectors == (rent.id,)
-    assert found.keyword_text_matches is None
+    assert (found.missing_keywords, found.stray_keywords) == (None, None)
     assert library.index.repair().embedded == 1
     assert library.index.check().agrees
 

@@ -1,15 +1,16 @@
 """A disk that really fills during an upgrade. The real command runs in its own process over a
 copy of the data folder docchat 0008 wrote (tests/fixtures/upgrade/0008), grown with 20,000
 chunks so that the upgrade has a lot to write (0009 fills a heading into every chunk and rebuilds
-the keyword index), under a file size limit (RLIMIT_FSIZE, SIGXFSZ ignored): a write past the
+the keyword index, 0014 drops it again for the word index beside the store), under a file size limit (RLIMIT_FSIZE, SIGXFSZ ignored): a write past the
 limit fails with EFBIG, as a write to a full disk fails with ENOSPC. SQLite reports EFBIG as
 "disk I/O error" (SQLITE_IOERR_WRITE: its VFS turns only ENOSPC into "database or disk is full").
 
-Figures (SQLite 4 KiB pages): the grown database is 8,359,936 bytes, and so is its backup; the
-upgrade's transaction grows the WAL to 9,138,192 bytes (9.3 % more than the database: every chunk
-rewritten, the keyword index built again) and, once committed, the checkpoint grows the database
-to 10,153,984. A limit of the database's size plus 5 % lets the backup through and stops the WAL
-before the commit is written: the transaction, not yet committed, is rolled back. Half the
+Figures (SQLite 4 KiB pages): the grown database is 8,359,936 bytes, and so is its backup. Up to
+0013 the upgrade's transaction grew the WAL to 9,138,192 bytes (9.3 % more than the database:
+every chunk rewritten, the keyword index built again) and failed at its commit under a limit of
+the database's size plus 5 %; 0014, which drops FTS5's chunk table, writes more before the
+commit, and the same limit now stops the WAL in 0014. Either way the backup gets through and the
+transaction, not yet committed, is rolled back. Half the
 database's size stops the backup itself, before anything else happens. Between the WAL's size
 and the upgraded database's, the commit is written whole and the checkpoint after it stops at the
 limit: the WAL keeps the upgrade until a later open has room to finish it.
@@ -100,7 +101,7 @@ def test_a_disk_that_fills_during_the_upgrade_leaves_the_database_as_it_was_and_
     [backup] = automatic_backups(grown_0008 / "backups")
     assert failed.returncode == 1
     assert failed.stdout == ""
-    assert failed.stderr == (f"docchat: the upgrade of the database from schema 0008 to {HEAD} failed at the commit "
+    assert failed.stderr == (f"docchat: the upgrade of the database from schema 0008 to {HEAD} failed at 0014 "
                              f"(OperationalError: disk I/O error); nothing was changed; a backup made before it is in "
                              f"{backup}; the next start tries again\n")
     # No -wal file left to hold anything of the upgrade, and not a byte of the database changed.

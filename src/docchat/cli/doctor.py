@@ -40,9 +40,8 @@ def doctor(args) -> int:
 def _index_figures(found) -> dict:
     from docchat.services.library_check import problems
 
-    keywords = ("part of each chunk's row" if found.keyword_text_matches is None
-                else "agrees" if not (found.missing_keywords or found.stray_keywords or not found.keyword_text_matches)
-                else "differs")
+    keywords = ("part of each chunk's row" if found.missing_keywords is None
+                else "differs" if found.missing_keywords or found.stray_keywords else "agrees")
     return {"checked": True, "agrees": found.agrees, "chunks": found.chunks, "vectors": found.vectors,
             "missing_vectors": len(found.missing_vectors), "stray_vectors": len(found.stray_vectors),
             "keyword_index": keywords, "problems": problems(found),

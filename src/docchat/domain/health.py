@@ -65,12 +65,10 @@ class IndexCheck:
     stray_vectors: tuple[str, ...]  # vectors whose chunk is not in a ready document
     missing_keywords: int | None  # chunks the keyword index does not hold
     stray_keywords: int | None  # keyword entries of no chunk
-    keyword_text_matches: bool | None  # the keyword entries hold the chunks' text as it is
 
     @property
     def agrees(self) -> bool:
-        return not (self.missing_vectors or self.stray_vectors or self.missing_keywords or self.stray_keywords
-                    or self.keyword_text_matches is False)
+        return not (self.missing_vectors or self.stray_vectors or self.missing_keywords or self.stray_keywords)
 
 
 @dataclass(frozen=True)
