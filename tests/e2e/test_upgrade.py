@@ -35,14 +35,14 @@ def test_the_start_line_and_the_settings_page_say_where_the_backup_made_before_t
         older_app_url, page, tmp_path):
     [backup] = automatic_backups(tmp_path / "data" / "backups")
     said = (tmp_path / "streamlit.log").read_text()
-    assert f"docchat: upgraded the database from schema 0008 to 0013; the database as it was is in {backup}" in said
+    assert f"docchat: upgraded the database from schema 0008 to {newest_revision()}; the database as it was is in {backup}" in said
 
     open_app(page, older_app_url)
     expect(page.get_by_text("Flat 19 lease questions")).to_be_visible()
     go_to(page, "Settings")
 
     expect(page.get_by_text(f"Before the last upgrade: {backup}")).to_be_visible(timeout=30_000)
-    expect(page.get_by_text("Schema version: 0013", exact=False)).to_be_visible()
+    expect(page.get_by_text(f"Schema version: {newest_revision()}", exact=False)).to_be_visible()
     page.get_by_text(f"Before the last upgrade: {backup}").scroll_into_view_if_needed()
     page.screenshot(path=str(ARTIFACTS / "settings_before_upgrade.png"))
 

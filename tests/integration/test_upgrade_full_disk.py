@@ -1,8 +1,9 @@
 """A disk that really fills during an upgrade. The real command runs in its own process over a
 copy of the data folder docchat 0008 wrote (tests/fixtures/upgrade/0008), grown with 20,000
 chunks so that the upgrade has a lot to write (0009 fills a heading into every chunk and rebuilds
-the keyword index, 0014 drops it again for the word index beside the store), under a file size limit (RLIMIT_FSIZE, SIGXFSZ ignored): a write past the
-limit fails with EFBIG, as a write to a full disk fails with ENOSPC. SQLite reports EFBIG as
+the keyword index, 0014 drops it again for the word index beside the store), under a file size
+limit (RLIMIT_FSIZE, SIGXFSZ ignored): a write past the limit fails with EFBIG, as a write to a
+full disk fails with ENOSPC. SQLite reports EFBIG as
 "disk I/O error" (SQLITE_IOERR_WRITE: its VFS turns only ENOSPC into "database or disk is full").
 
 Figures (SQLite 4 KiB pages): the grown database is 8,359,936 bytes, and so is its backup. Up to
