@@ -17,7 +17,8 @@ from docchat.config import Settings
 from docchat.documents.files import StoredFiles
 from docchat.documents.folders.disk_files import DiskFolders
 from docchat.documents.index.batching import QueryBatcher
-from docchat.documents.index.opening import OpenedEarly, embedder_for, open_chunk_index, words_for
+from docchat.documents.index.opening import (OpenedEarly, embedder_for, keeps_words_apart, open_chunk_index,
+                                             open_word_index)
 from docchat.documents.isolated import IsolatedParser
 from docchat.documents.render import page_with_passage
 from docchat.llm.profiles import CPU_MODEL_NAME, CPU_SAMPLING, CPU_VARIED_SAMPLING, GPU_SAMPLING, guessed_tokenizer
@@ -26,6 +27,7 @@ from docchat.memory.tokens import ServedCounter, counter_for
 from docchat.ports import (Embedder, FileStore, FolderFiles, PageRenderer, Parser, Preferences, Programs, Retriever,
                            SkillRecord, TokenCounter, WordIndex)
 from docchat.services.library_index import ClosableIndex
+from docchat.services.registry import Once
 
 if TYPE_CHECKING:
     from docchat.llm.discovery import ServerInfo
@@ -71,7 +73,8 @@ def adapters_for(settings: Settings, client: Client, info: ServerInfo | None, *,
     model loads, on a thread at once (see OpenedEarly)."""
     embedder = embedder or QueryBatcher(embedder_for(settings))
     index = index or partial(open_chunk_index, settings, embedder)
-    words = words_for(settings)
+    # One per process, made at its first use: it follows the database's changes as it searches.
+    words = Once(partial(open_word_index, settings)) if keeps_words_apart(settings) else None
     if index_early:
         # Before the token counter: its tokenizer loads without holding the GIL, so it loads
         # while that thread imports Qdrant.

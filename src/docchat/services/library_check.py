@@ -2,12 +2,12 @@
 
 A chunk lives in the database (its row: text, page, section), in the keyword index (on SQLite
 a Tantivy index that follows the rows; on PostgreSQL a column of the row itself) and in the
-vector index. A crash between two of them, a
-document deleted while the index could not be opened, a data/vectors folder restored from
-another day, or a hand edit of the database leaves them apart, and then a passage is silently
-not found by meaning, or not by its words. `check` says what differs, by counts and ids;
-`repair` mends it from the database, which is what the library is: missing vectors are embedded
-again from the chunks' text, vectors of no chunk are dropped, and the keyword index is rebuilt.
+vector index. A crash between two of them, a document deleted while the index could not be
+opened, an index folder restored from another day, or a hand edit of the database leaves them
+apart, and then a passage is silently not found by meaning, or not by its words. `check` says
+what differs, by counts and ids; `repair` mends it from the database, which is what the library
+is: missing vectors are embedded again from the chunks' text, vectors of no chunk are dropped,
+and the keyword index is rebuilt.
 """
 
 from __future__ import annotations

@@ -8,7 +8,6 @@ import atexit
 import logging
 import threading
 from collections.abc import Callable
-from functools import partial
 from typing import TYPE_CHECKING, Generic, Protocol, TypeVar
 
 from sqlalchemy.engine import make_url
@@ -86,17 +85,14 @@ def _pgvector_index(settings: Settings, dimension: int, model_id: str | None) ->
     return index
 
 
-def words_for(settings: Settings) -> Callable[[], TantivyWordIndex] | None:
-    """The word index beside a SQLite store, made at its first use (it opens at its first
-    search); None with the store on PostgreSQL, which searches its chunks by words itself."""
-    from docchat.services.registry import Once
-
-    if make_url(settings.resolved_database_url).get_backend_name() != "sqlite":
-        return None
-    return Once(partial(open_word_index, settings))
+def keeps_words_apart(settings: Settings) -> bool:
+    """Whether the store's chunks are searched by words in a word index beside it (SQLite), not
+    by the store itself (PostgreSQL's text search)."""
+    return make_url(settings.resolved_database_url).get_backend_name() == "sqlite"
 
 
 def open_word_index(settings: Settings) -> TantivyWordIndex:
+    """The word index beside a SQLite store; it opens at its first search (or `prepare`)."""
     from docchat.documents.index.word_index import FOLDER, TantivyWordIndex
     from docchat.store.engine import make_engine
 
