@@ -12,8 +12,8 @@ from a backup) or holding another number of chunks than the rows is built again 
 in a folder beside it renamed into place when whole.
 
 Why not FTS5, which did this before: it scores every chunk holding any word of the question,
-and a question of common words at 200,000 chunks took over a second; Tantivy skips what cannot
-reach the top (docs/perf/keyword-engines.md). Opening maps the index's files; nothing is read
+and a question of fifteen common words took 0.4 s at 200,000 chunks and 2 s at 1,000,000;
+Tantivy skips what cannot reach the top, 3.6 and 15 ms (docs/perf/keyword-engines.md). Opening maps the index's files; nothing is read
 whole.
 
 Invariant: a search returns chunks of ready documents only, within its scope, best first.
@@ -47,7 +47,7 @@ LAYOUT = 1
 WRITER_HEAP = 50_000_000
 BUILD_HEAP = 200_000_000
 PAGE = 5_000
-# The log is pruned up to what the index holds once it holds this many changes the index has.
+# The log is pruned, up to the last change the index holds, once that many changes are behind it.
 PRUNE_FROM = 50_000
 
 _CHANGES = text("SELECT id, chunk_pk FROM chunk_changes WHERE id > :after ORDER BY id")

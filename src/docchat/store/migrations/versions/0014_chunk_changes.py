@@ -3,9 +3,9 @@ data dir (docchat.documents.index.word_index), which follows the chunks through 
 changes written by triggers in the same transactions as the chunks themselves.
 
 FTS5 ranks a query by computing BM25 for every chunk that holds any of its words and sorting
-them: on the retrieval bench's library, 292 ms p50 at 200,000 chunks for two words, 1.4 s for a
+them: on the retrieval bench's text at 200,000 chunks, 80 ms p50 for two words and 391 ms for a
 question of fifteen common words; Tantivy skips the chunks that cannot reach the top (block-max
-WAND) and took 1.0 and 7.9 ms on the same chunks (docs/perf/keyword-engines.md). A chunk's row
+WAND) and took 1.1 and 3.6 ms on the same chunks (docs/perf/keyword-engines.md). A chunk's row
 stays the truth: the log holds only which chunk changed, the index reads its text from the row,
 and an index that is lost, or behind, is rebuilt or brought up to date from the rows.
 
