@@ -136,6 +136,13 @@ class FakeDocuments:
     def list(self) -> list[Document]:
         return list(self.documents.values())
 
+    def ready_names(self, document_ids) -> dict[str, str]:
+        return {d: self.documents[d].name for d in document_ids
+                if d in self.documents and self.documents[d].status is DocumentStatus.READY}
+
+    def any_ready(self) -> bool:
+        return any(d.status is DocumentStatus.READY for d in self.documents.values())
+
     def by_hash(self, content_hash: str) -> Document | None:
         return next((d for d in self.documents.values() if d.content_hash == content_hash), None)
 

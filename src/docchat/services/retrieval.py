@@ -62,13 +62,17 @@ class RetrievalService:
         `document_ids=None` searches every document; an empty list searches none."""
         candidates = CANDIDATES_PER_HIT * top_k
         terms = query_terms(query)
+        # Only the documents in scope, or those found, are looked up: listing the whole library
+        # took 8 ms a question at 1,000 documents and 36 ms at 5,000.
         with self._uow() as uow:
-            names = {d.id: d.name for d in uow.documents.list() if d.status is DocumentStatus.READY}
-        scope = None
-        if document_ids is not None:
-            scope = Scope(tuple(d for d in document_ids if d in names))
-        if not names or (scope is not None and not scope.document_ids):
-            return []
+            scope = None
+            if document_ids is not None:
+                in_scope = uow.documents.ready_names(document_ids)
+                scope = Scope(tuple(d for d in document_ids if d in in_scope))
+                if not scope.document_ids:
+                    return []
+            elif not uow.documents.any_ready():
+                return []
         keyword = self.by_words(terms, limit=candidates, document_ids=scope.document_ids if scope else None)
         try:
             closest = self._open_index().closest(self._embedder.embed([query])[0], limit=candidates, scope=scope)
@@ -76,12 +80,15 @@ class RetrievalService:
             # An embeddings server that is down costs the answer its search by meaning, not the answer.
             log.warning("searching by keywords only: %s", error)
             closest = []
-        # A document being ingested has vectors before it is ready; it is not searched yet.
-        closest = [hit for hit in closest if hit[1] in names]
-        similarity = {chunk_id: value for chunk_id, _, value in closest}
-        dense = [(chunk_id, document_id) for chunk_id, document_id, _ in closest]
-        ranked = fuse(dense, keyword, top_k=top_k, boost_documents=set(active), boost=ACTIVE_BOOST)
         with self._uow() as uow:
+            names = uow.documents.ready_names({document for _, document, _ in closest} | {d for _, d in keyword})
+            # A document being ingested has vectors before it is ready; it is not searched yet
+            # (nor one deleted since the searches).
+            closest = [hit for hit in closest if hit[1] in names]
+            keyword = [hit for hit in keyword if hit[1] in names]
+            similarity = {chunk_id: value for chunk_id, _, value in closest}
+            dense = [(chunk_id, document_id) for chunk_id, document_id, _ in closest]
+            ranked = fuse(dense, keyword, top_k=top_k, boost_documents=set(active), boost=ACTIVE_BOOST)
             records = uow.documents.chunks([r.chunk_id for r in ranked])
         return [Retrieved(records[r.chunk_id], names[r.document_id], r.score, similarity=similarity.get(r.chunk_id),
                           coverage=term_coverage(terms, records[r.chunk_id]) if rank < WORDS_COUNTED else 0.0)

@@ -9,7 +9,7 @@ frequency. On SQLite the keyword side is a Tantivy index beside the store
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from sqlalchemy import Connection, bindparam, delete, func, insert, select, text, update
 
@@ -44,6 +44,8 @@ _KEYWORD_SEARCH_POSTGRESQL = """
     LIMIT :limit
 """
 _SCOPE = "AND c.document_id IN :scope"
+# Ids bound in one IN list at most (SQLite's limit on bound values is 32,766).
+READ_BATCH = 10_000
 _KEYWORD_QUERIES = (text(_KEYWORD_SEARCH_POSTGRESQL.format(scope="")),
                     text(_KEYWORD_SEARCH_POSTGRESQL.format(scope=_SCOPE)).bindparams(bindparam("scope", expanding=True)))
 
@@ -113,6 +115,16 @@ class DocumentRepository:
         held = self.attachments_of(mail_id)
         self._db.execute(delete(attachments).where(attachments.c.mail_id == mail_id))
         return [document for document in held if not self.mails_holding(document.id)]
+
+    def ready_names(self, document_ids: Iterable[str]) -> dict[str, str]:
+        """Id -> name of those of these documents that are ready."""
+        wanted, found = list(dict.fromkeys(document_ids)), {}
+        for start in range(0, len(wanted), READ_BATCH):
+            rows = self._db.execute(select(documents.c.id, documents.c.name).where(
+                documents.c.id.in_(wanted[start:start + READ_BATCH]),
+                documents.c.status == DocumentStatus.READY.value))
+            found.update((row.id, row.name) for row in rows)
+        return found
 
     def any_ready(self) -> bool:
         """Whether the library has a document to search."""
