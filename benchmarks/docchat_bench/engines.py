@@ -112,9 +112,14 @@ def edge_build(folder: Path, vectors: np.ndarray, owner: np.ndarray) -> dict[str
 
 def edge_search(folder: Path, ef: int):
     from docchat.documents.index import edge_index
+
+    return _searcher(edge_index.EdgeChunkIndex(folder, dimension=DIMENSION, search_candidates=ef or None))
+
+
+def _searcher(index):
+    """A bench search over one of docchat's own indexes, whose chunks are "c<row>" of "d<document>"."""
     from docchat.domain import Scope
 
-    index = edge_index.EdgeChunkIndex(folder, dimension=DIMENSION, search_candidates=ef or None)
     index.ensure_collection()
 
     def search(query: np.ndarray, scope: list[int] | None) -> list[int]:
@@ -152,16 +157,7 @@ def pgvector_build(folder: Path, vectors: np.ndarray, owner: np.ndarray) -> dict
 
 
 def pgvector_search(folder: Path, ef: int):
-    from docchat.domain import Scope
-
-    index = _pgvector(folder)
-    index.ensure_collection()
-
-    def search(query: np.ndarray, scope: list[int] | None) -> list[int]:
-        found = index.nearest(query.tolist(), limit=TOP_K,
-                              scope=None if scope is None else Scope(tuple(f"d{d}" for d in scope)))
-        return [int(chunk_id[1:]) for chunk_id, _ in found]
-    return search
+    return _searcher(_pgvector(folder))
 
 
 def _pgvector(folder: Path):

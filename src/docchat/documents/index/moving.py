@@ -83,16 +83,12 @@ def _copy(source: QdrantServerIndex, moving: Path, progress: Callable[[int, int]
     target = EdgeChunkIndex(moving, dimension=dimension or 384, embedder=embedder)
     try:
         target.ensure_collection()
-        copied = 0
-        points = source.vectors(batch=PAGE)
-        while page := list(islice(points, PAGE)):
+        for page in _pages(source.vectors(batch=PAGE), total, progress):
             target.add_points(page)
-            copied += len(page)
-            progress(copied, total)
         target.wait_until_built()
     finally:
         target.close()
-    return copied
+    return total
 
 
 def move_into_pgvector(data_dir: Path, target: PgVectorChunkIndex, *, dimension: int, embedder: str | None,
@@ -108,17 +104,8 @@ def move_into_pgvector(data_dir: Path, target: PgVectorChunkIndex, *, dimension:
     source = EdgeChunkIndex(folder, dimension=dimension, embedder=embedder)
     try:
         source.ensure_collection()  # refuses a shard of another embedder, as opening it would
-        total, moved = source.count(), 0
-
-        def pages() -> Iterator[list[tuple[str, str, list[float]]]]:
-            nonlocal moved
-            points = source.vectors(batch=PAGE)
-            while page := list(islice(points, PAGE)):
-                yield page
-                moved += len(page)
-                progress(moved, total)
-
-        filled = target.fill(pages())
+        total = source.count()
+        filled = target.fill(_pages(source.vectors(batch=PAGE), total, progress))
     finally:
         source.close()
     if not filled:
@@ -126,4 +113,15 @@ def move_into_pgvector(data_dir: Path, target: PgVectorChunkIndex, *, dimension:
                     "library's vectors", folder)
         return None
     shutil.rmtree(folder)
-    return moved
+    return total
+
+
+def _pages(points: Iterator[tuple[str, str, list[float]]], total: int,
+           progress: Callable[[int, int], None]) -> Iterator[list[tuple[str, str, list[float]]]]:
+    """The points PAGE at a time; progress is told as each page has been taken in. The source is
+    held by this process alone meanwhile, so all `total` of them come out."""
+    copied = 0
+    while page := list(islice(points, PAGE)):
+        yield page
+        copied += len(page)
+        progress(copied, total)

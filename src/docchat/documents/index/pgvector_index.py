@@ -21,7 +21,7 @@ from typing import Any
 from sqlalchemy import Connection, Engine, text
 from sqlalchemy.exc import DBAPIError
 
-from docchat.documents.index.points import ByChunk, check_built_for
+from docchat.documents.index.points import SharedByChunk, check_built_for
 from docchat.domain import Scope
 from docchat.errors import DocchatError
 
@@ -37,7 +37,7 @@ LINKS, BUILD_CANDIDATES, SEARCH_CANDIDATES = 16, 64, 512
 CREATING_LOCK = 0x64637678
 
 
-class PgVectorChunkIndex(ByChunk):
+class PgVectorChunkIndex(SharedByChunk):
     """Chunks of every document, searchable by meaning, in the PostgreSQL database `engine`
     connects to (the store's own)."""
 
@@ -143,18 +143,6 @@ class PgVectorChunkIndex(ByChunk):
             if len(page) < batch:
                 return
             after = page[-1][0]
-
-    def building(self) -> int:
-        """None: pgvector's HNSW index takes each vector as it is written."""
-        return 0
-
-    def wait_until_built(self) -> None:
-        """Nothing to wait for (see `building`)."""
-
-    @property
-    def exclusive(self) -> bool:
-        """Every docchat process of the server shares the table."""
-        return False
 
     def close(self) -> None:
         self._engine.dispose()

@@ -51,3 +51,19 @@ class ByChunk:
         `scope=None` searches everything; a scope without documents finds nothing."""
         return [(chunk_id, document_id) for chunk_id, document_id, _ in
                 self.closest(query_vector, limit=limit, scope=scope)]
+
+
+class SharedByChunk(ByChunk):
+    """An index other processes use at the same time, with nothing this process builds or waits
+    for: a Qdrant server's collection (it builds out of this client's sight) or pgvector's table
+    (each write updates its HNSW index)."""
+
+    def building(self) -> int:
+        return 0
+
+    def wait_until_built(self) -> None:
+        pass
+
+    @property
+    def exclusive(self) -> bool:
+        return False

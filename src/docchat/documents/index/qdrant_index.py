@@ -19,7 +19,7 @@ from typing import Any, cast
 
 from qdrant_client import QdrantClient, models
 
-from docchat.documents.index.points import ByChunk, check_built_for, point_id
+from docchat.documents.index.points import SharedByChunk, check_built_for, point_id
 from docchat.domain import Scope
 
 DENSE = "dense"
@@ -31,7 +31,7 @@ UPSERT_BATCH = 256
 READ_PAGE = 25_000
 
 
-class QdrantServerIndex(ByChunk):
+class QdrantServerIndex(SharedByChunk):
     """Chunks of every document, searchable by meaning, in a Qdrant collection."""
 
     def __init__(self, client: QdrantClient, collection: str = "docchat_chunks", dimension: int = 384,
@@ -130,18 +130,6 @@ class QdrantServerIndex(ByChunk):
                 yield _payload(record)["chunk_id"], _payload(record)["document_id"], _dense(record)
             if offset is None:
                 return
-
-    def building(self) -> int:
-        """0: a server builds its own index and says nothing of it through this client."""
-        return 0
-
-    def wait_until_built(self) -> None:
-        """Nothing to wait for here (see `building`)."""
-
-    @property
-    def exclusive(self) -> bool:
-        """A server's collection is shared: other processes may write to it meanwhile."""
-        return False
 
     def close(self) -> None:
         self._client.close()
