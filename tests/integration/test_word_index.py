@@ -91,6 +91,24 @@ def test_a_rare_word_outweighs_a_common_one_and_a_scope_keeps_to_its_documents(t
     assert words.search(["café"], limit=5) == []  # folded to "cafe": found nowhere, no error
 
 
+def test_chunks_of_equal_score_rank_the_same_whether_the_index_was_built_at_once_or_change_by_change(
+        tmp_path, engine):
+    words = _words(tmp_path, engine)
+    _add(engine, "a", ["Harbour dues are paid monthly."] * 3)
+    words.search(["dues"], limit=1)
+    _add(engine, "b", ["Harbour dues are paid monthly."] * 3)
+    words.search(["dues"], limit=1)
+    # The first chunk changes and changes back: this index now holds it after the others.
+    for body in ("Draft.", "Harbour dues are paid monthly."):
+        with engine.begin() as connection:
+            connection.execute(text("UPDATE chunks SET text = :t WHERE id = 'a-0'"), {"t": body})
+        words.search(["dues"], limit=1)
+
+    built = TantivyWordIndex(tmp_path / "rebuilt", engine)
+    assert words.search(["dues"], limit=4) == built.search(["dues"], limit=4)
+    assert [c for c, _ in words.search(["dues"], limit=4)] == ["a-0", "a-1", "a-2", "b-0"]
+
+
 def test_words_that_are_operators_elsewhere_are_searched_as_words(tmp_path, engine):
     words = _words(tmp_path, engine)
     _add(engine, "notes", ["Near or far, NOT a word* of it: say \"no\"."])

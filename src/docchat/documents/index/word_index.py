@@ -92,10 +92,15 @@ class TantivyWordIndex:
             query = tantivy.Query.boolean_query([(tantivy.Occur.Must, query), (
                 tantivy.Occur.Must, tantivy.Query.const_score_query(within, 0.0))])
         searcher = index.searcher()
-        hits = searcher.search(query, limit, count=False).hits
+        # Equal scores come out in the order the entries were written, which depends on how the
+        # index was built (at once from the rows, or change by change): the ties are put in pk
+        # order, as FTS5 did, from twice as many hits as asked for, so that the same library ranks
+        # the same way however its index was made (a restored backup finds what the original did).
+        hits = searcher.search(query, 2 * limit, count=False).hits
         if not hits:
             return []
-        pks = _pks(searcher, hits)
+        ranked = sorted(zip((score for score, _ in hits), _pks(searcher, hits)), key=lambda hit: (-hit[0], hit[1]))
+        pks = [pk for _, pk in ranked[:limit]]
         with self._engine.connect() as connection:
             found = {pk: (chunk_id, document_id) for pk, chunk_id, document_id in connection.execute(_FOUND, {"pks": pks})}
         return [found[pk] for pk in pks if pk in found]
