@@ -37,6 +37,16 @@ def test_the_library_holds_the_chunks_asked_for(capsys, small):
     assert report["open_s"] > 0 and report["resident_mb"] > 0 and report["index_build_s"] >= 0
 
 
+def test_without_the_baseline_only_docchats_figures_come_out(capsys, small):
+    assert main(["bench", "retrieval", "--chunks", "450", "--no-baseline"]) == 0
+
+    shown = capsys.readouterr().out
+    assert "scoped to 1 of 3 documents" in shown
+    rows = [line for line in shown.splitlines() if line.lstrip().startswith(("every document", "scoped to"))]
+    assert len(rows) == 4 and all(line.rstrip().endswith("not run") for line in rows)
+    assert "recall@10 against exact search 1.0" in shown
+
+
 def test_stand_in_vectors_are_unit_length_and_stay_near_a_real_chunk_of_the_same_topic():
     lease_vector = [1.0] + [0.0] * 383
     recipe_vector = [0.0, 1.0] + [0.0] * 382

@@ -41,6 +41,9 @@ def add_commands(commands) -> None:
     retrieval.add_argument("--chunks", type=_chunk_count, default=10_000,
                            help="chunks in the generated library (default: %(default)s; past 10,000 the extra "
                            "chunks get stand-in vectors instead of being embedded)")
+    retrieval.add_argument("--no-baseline", dest="baseline", action="store_false",
+                           help="leave out the baseline (qdrant-client's local mode), which takes minutes past "
+                           "100,000 chunks")
     retrieval.add_argument("--json", action="store_true")
     retrieval.set_defaults(handler=bench_retrieval)
     engines = suites.add_parser("engines", help="vector engines side by side on generated vectors: Qdrant Edge "
@@ -167,7 +170,7 @@ def bench_prefix(args) -> None:
 def bench_retrieval(args) -> None:
     from docchat_bench.retrieval import run_retrieval_bench
 
-    run_retrieval_bench(chunks=args.chunks, as_json=args.json)
+    run_retrieval_bench(chunks=args.chunks, as_json=args.json, baseline=args.baseline)
 
 
 @_suite
