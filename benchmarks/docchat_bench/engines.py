@@ -147,7 +147,7 @@ def pgvector_build(folder: Path, vectors: np.ndarray, owner: np.ndarray) -> dict
             rows = vectors[start:start + 10 * WRITE_BATCH].tolist()
             pgvector_index._upsert(connection, [(f"c{start + n}", f"d{owner[start + n]}", row) for n, row in enumerate(rows)])
         write_s = time.perf_counter() - began
-        pgvector_index._index(connection)
+        pgvector_index._index(connection, rows=len(vectors), dimension=DIMENSION)
         connection.execute(text(f"ANALYZE {pgvector_index.TABLE}"))  # the planner's figures, as autovacuum would
     build_s = time.perf_counter() - began - write_s
     with index._engine.connect() as connection:
