@@ -1,0 +1,102 @@
+"""Choosing how to answer a question before retrieval (docchat.domain.approach): from its words,
+the documents in scope it names and the size of the scope. No model is asked, so the choice costs
+nothing on any profile.
+
+- A comparison: the question names two or more documents in scope, or has a word of comparing
+  ("compare", "difference", "changed", "versus") and the scope holds exactly two.
+- The collection: the question speaks of the documents as a set ("every contract", "all my
+  reports", "which of these files", "summarise these 40 reports"), and the scope holds two or
+  more. The set's noun is a word for documents, or a word two names in scope share
+  ("contract" for contract-acme.pdf and contract-borealis.pdf).
+- Otherwise a lookup.
+
+A question names a document when every word of the document's name (its last path part, its
+extension dropped, stopwords left out) is among the question's words, in any order: "the 2024
+lease" names lease-2024.md. Of two names one of which holds the other's words, the longer wins:
+"the 2024 lease" names lease-2024.md, not lease.md.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import Counter
+from collections.abc import Sequence
+
+from docchat.domain.approach import LOOKUP, Approach, Way
+from docchat.retrieval.words import STOPWORDS
+
+_WORD = re.compile(r"[^\W_]+")
+_COMPARING = frozenset("compare compared comparing comparison versus vs difference differences differ differs "
+                       "different changed".split())
+_QUANTIFIERS = frozenset("all every each".split())
+_WHICH = frozenset("which".split())
+_DETERMINERS = frozenset("of the my our these those your their".split())
+_DOCUMENT_NOUNS = frozenset(
+    "document documents file files pdf pdfs report reports contract contracts agreement agreements lease leases "
+    "invoice invoices letter letters email emails mail mails note notes paper papers policy policies statement "
+    "statements minutes memo memos record records presentation presentations slide slides sheet sheets "
+    "spreadsheet spreadsheets book books chapter chapters article articles source sources".split())
+
+
+def choose(question: str, in_scope: Sequence[tuple[str, str]]) -> Approach:
+    """The plan for `question` over the documents in scope, given as (id, name)."""
+    words = _words(question)
+    named = _named(words, in_scope)
+    if len(named) >= 2:
+        return Approach(Way.COMPARE, tuple(named))
+    if len(in_scope) == 2 and _COMPARING & set(words):
+        return Approach(Way.COMPARE, tuple(document for document, _ in in_scope))
+    if len(in_scope) >= 2 and _speaks_of_the_set(words, _shared_name_words(in_scope)):
+        return Approach(Way.COLLECTION)
+    return LOOKUP
+
+
+def _words(text: str) -> list[str]:
+    return _WORD.findall(text.lower())
+
+
+def _name_words(name: str) -> frozenset[str]:
+    last = re.split(r"[/\\]| › ", name)[-1]
+    stem = last.rsplit(".", 1)[0] if "." in last else last
+    return frozenset(word for word in _words(stem) if word not in STOPWORDS)
+
+
+def _named(words: list[str], in_scope: Sequence[tuple[str, str]]) -> list[str]:
+    """The ids of the documents the question names, in the order it first names them."""
+    present = set(words)
+    matched = {document: name_words for document, name in in_scope
+               if (name_words := _name_words(name)) and name_words <= present}
+    kept = [document for document, name_words in matched.items()
+            if not any(name_words < other for other in matched.values())]
+    return sorted(kept, key=lambda document: min(words.index(word) for word in matched[document]))
+
+
+def _shared_name_words(in_scope: Sequence[tuple[str, str]]) -> frozenset[str]:
+    """Words at least two names in scope have, as nouns a question may call the set by."""
+    counts = Counter(_singular(word) for _, name in in_scope for word in _name_words(name))
+    return frozenset(word for word, count in counts.items() if count >= 2 and not word.isdigit())
+
+
+def _speaks_of_the_set(words: list[str], shared: frozenset[str]) -> bool:
+    """"every supplier contract", "all of my reports", "which of these files", "these 40 reports"."""
+    def is_noun(word: str) -> bool:
+        return word in _DOCUMENT_NOUNS or _singular(word) in shared
+
+    for at, word in enumerate(words):
+        if word in _QUANTIFIERS or word in _WHICH:
+            following = [w for w in words[at + 1:at + 5] if w not in _DETERMINERS]
+            # A quantifier reaches over an adjective or two ("every supplier contract"); "which"
+            # asks of a set only in the plural ("which contracts", "which of my reports").
+            reach = following[:3] if word in _QUANTIFIERS else following[:1]
+            if any(is_noun(w) and (word in _QUANTIFIERS or w.endswith("s")) for w in reach):
+                return True
+        if word in ("these", "those", "my", "our") and at + 2 < len(words) and words[at + 1].isdigit():
+            if is_noun(words[at + 2]):
+                return True
+    return False
+
+
+def _singular(word: str) -> str:
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word

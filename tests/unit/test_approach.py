@@ -1,0 +1,101 @@
+"""Choosing how a question is answered, before retrieval: a lookup, the collection or a
+comparison, from the question's words and the documents in scope."""
+
+from __future__ import annotations
+
+import pytest
+
+from docchat.context.approach import choose
+from docchat.domain.approach import Approach, Coverage, Way, approach_line
+
+LEASES = [("d-2023", "lease-2023.md"), ("d-2024", "lease-2024.md"), ("d-2025", "lease-2025.md")]
+CONTRACTS = [("acme", "contracts/supplier-contract-acme.pdf"), ("borealis", "contracts/supplier-contract-borealis.pdf"),
+             ("cobalt", "contracts/supplier-contract-cobalt.pdf"), ("minutes", "Board minutes March.docx")]
+
+
+def test_a_question_naming_two_documents_in_scope_compares_them_in_the_order_it_names_them():
+    approach = choose("Compare the 2025 lease with the 2024 lease", LEASES)
+
+    assert approach == Approach(Way.COMPARE, ("d-2025", "d-2024"))
+
+
+def test_two_documents_named_without_a_word_of_comparing_are_still_compared():
+    assert choose("What does lease 2023 say about pets, and lease 2025?", LEASES).documents == ("d-2023", "d-2025")
+
+
+def test_a_word_of_comparing_over_a_scope_of_two_compares_the_two():
+    scope = [("old", "Employee handbook.pdf"), ("new", "Staff guide.pdf")]
+
+    assert choose("What changed in the holiday policy?", scope) == Approach(Way.COMPARE, ("old", "new"))
+
+
+def test_a_word_of_comparing_over_a_larger_scope_names_no_sides_and_stays_a_lookup():
+    assert choose("What is the difference between a break clause and a rent review?", LEASES).way is Way.LOOKUP
+
+
+def test_the_longer_of_two_names_that_hold_the_same_words_is_the_one_named():
+    scope = [("plain", "lease.md"), ("dated", "lease-2024.md"), ("other", "lease-2025.md")]
+
+    assert choose("Compare the 2024 lease with the 2025 lease", scope).documents == ("dated", "other")
+
+
+def test_a_document_outside_the_scope_is_never_named():
+    scope = [*LEASES[1:], ("notes", "viewing notes.md")]
+
+    assert choose("Compare the 2023 lease with the 2024 lease", scope).way is Way.LOOKUP
+
+
+def test_names_are_matched_on_their_last_part_without_the_extension():
+    scope = [("a", "mail/Quarterly.eml › budget-2024.xlsx"), ("b", "archive/2023/budget-2025.xlsx")]
+
+    assert choose("How does budget 2024 differ from budget 2025?", scope).documents == ("a", "b")
+
+
+@pytest.mark.parametrize("question", [
+    "List the renewal date of every supplier contract",
+    "Which of my contracts mention penalties?",
+    "Summarise these 3 reports",
+    "Do all the agreements have a termination clause?",
+    "What does each document say about liability?",
+])
+def test_a_question_about_the_documents_as_a_set_reads_the_collection(question):
+    assert choose(question, CONTRACTS).way is Way.COLLECTION
+
+
+def test_the_set_may_be_called_by_a_word_its_names_share():
+    scope = [("n", "Harbour inventory north.xlsx"), ("s", "Harbour inventory south.xlsx")]
+
+    assert choose("Which inventories list pallets of salt?", scope).way is Way.COLLECTION
+
+
+@pytest.mark.parametrize("question", [
+    "What is all the rent due in March?",
+    "Does each party pay its own costs?",
+    "Which contract mentions penalties?",
+    "When is the rent review?",
+])
+def test_a_question_about_the_contents_is_a_lookup(question):
+    assert choose(question, CONTRACTS).way is Way.LOOKUP
+
+
+def test_a_scope_of_one_document_is_always_a_lookup():
+    assert choose("Summarise every contract", CONTRACTS[:1]).way is Way.LOOKUP
+
+
+def test_the_page_says_what_each_plan_reads():
+    names = dict(LEASES)
+
+    assert approach_line(Approach(Way.COLLECTION), names, 12) == "Reading all 12 documents in scope"
+    assert approach_line(Approach(Way.COMPARE, ("d-2024", "d-2025")), names, 3) == \
+        "Comparing lease-2024.md and lease-2025.md"
+    assert approach_line(Approach(Way.COMPARE, ("d-2023", "d-2024", "d-2025")), names, 3) == \
+        "Comparing lease-2023.md, lease-2024.md and lease-2025.md"
+
+
+def test_coverage_is_read_back_as_written_and_anything_else_is_none():
+    coverage = Coverage(documents_read=11, documents_in_scope=12)
+
+    assert Coverage.from_dict(coverage.as_dict()) == coverage
+    for damaged in (None, [], {"documents_read": 3}, {"documents_read": 13, "documents_in_scope": 12},
+                    {"documents_read": "3", "documents_in_scope": 12}):
+        assert Coverage.from_dict(damaged) is None
