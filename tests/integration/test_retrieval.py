@@ -105,3 +105,21 @@ def test_each_passage_keeps_how_close_it_is_and_how_many_of_the_question_s_words
     assert best.coverage == 1.0  # "determination" and "date" are both in the definition
     # The local vectors' fast path gives the same similarity as Qdrant's own search did.
     assert library.retrieval.retrieve(question, top_k=5)[0].similarity == pytest.approx(best.similarity, abs=1e-5)
+
+
+def test_each_document_asked_for_gets_its_own_best_passages_from_one_embedding(library, books, monkeypatch):
+    # "Determination Date" is the trust agreement's: over both books, the best passages are the
+    # trust's, but each document searched alone gives its own best.
+    question = "When is the Determination Date?"
+    assert [r.chunk.document_id for r in library.retrieval.retrieve(question, top_k=2)] == [books["trust"]] * 2
+    embedded = []
+    embed = library.retrieval._embedder.embed
+    monkeypatch.setattr(library.retrieval._embedder, "embed", lambda texts: embedded.append(texts) or embed(texts))
+
+    each = library.retrieval.retrieve_each(question, [books["cookery"], books["trust"], "gone"], top_k=2)
+
+    assert list(each) == [books["cookery"], books["trust"]]
+    assert labels(each[books["trust"]])[0] == "1.2 Determination Date"
+    assert [r.chunk.id for r in each[books["cookery"]]] == [
+        r.chunk.id for r in library.retrieval.retrieve(question, top_k=2, document_ids=[books["cookery"]])]
+    assert len(embedded) == 2  # once for all of retrieve_each, once for the retrieve after it
