@@ -409,4 +409,10 @@ class Retriever(Protocol):
     def retrieve(self, query: str, *, top_k: int, document_ids: list[str] | None = None,
                  active: Set[str] = frozenset()) -> list[Retrieved]: ...
 
+    def retrieve_each(self, query: str, document_ids: list[str], *, top_k: int,
+                      active: Set[str] = frozenset()) -> dict[str, list[Retrieved]]: ...
+
+    def in_scope(self, document_ids: list[str] | None) -> list[tuple[str, str]]:
+        """(id, name) of the ready documents in scope (None: all), oldest first."""
+
     def whole(self, document_ids: list[str] | None, *, max_tokens: int) -> list[Retrieved] | None: ...

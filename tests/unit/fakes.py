@@ -298,6 +298,15 @@ class FakeLibrary:
                 scored.append(replace(hit, score=float(shared)))
         return sorted(scored, key=lambda h: (-h.score, h.chunk.id))[:top_k]
 
+    def retrieve_each(self, query: str, document_ids, *, top_k: int, active=frozenset()) -> dict[str, list[Retrieved]]:
+        ready = {document for document, _ in self.in_scope(document_ids)}
+        return {document: self.retrieve(query, top_k=top_k, document_ids=[document])
+                for document in document_ids if document in ready}
+
+    def in_scope(self, document_ids) -> list[tuple[str, str]]:
+        named = {h.chunk.document_id: h.document for h in self.chunks}
+        return [(document, name) for document, name in named.items() if document_ids is None or document in document_ids]
+
     def whole(self, document_ids, *, max_tokens: int):
         found = [h for h in self.chunks if document_ids is None or h.chunk.document_id in document_ids]
         return found if found and sum(h.chunk.token_count for h in found) <= max_tokens else None

@@ -299,3 +299,47 @@ def test_a_conversation_s_instructions_follow_the_system_prompt_and_count_in_its
 
     assert setup.prompt()[0] == {"role": "system", "content": f"{SYSTEM}\n\nAnswer in French, in one sentence."}
     assert instructed.budget.system == plain.budget.system + setup.counter.count_text("Answer in French, in one sentence.")
+
+
+def leases() -> list:
+    """Two leases too long to go in whole; the 2024 one says "rent" far more often."""
+    older = [chunk("lease-2024.md", n, " ".join(["rent is due monthly rent rent"] * 8) + f" clause {n}.", page=n + 1)
+             for n in range(30)]
+    newer = [chunk("lease-2025.md", n, " ".join(["the tenant pays rent quarterly"] * 8) + f" clause {n}.", page=n + 1)
+             for n in range(30)]
+    return older + newer
+
+
+def test_a_question_comparing_two_documents_gives_each_its_passages_side_by_side():
+    setup = Setup(FakeLibrary(*leases()), window=4_096)
+    lookup = setup.ask("How is the rent paid?")
+    assert {c.document for c in lookup.answer.facts.citations} == {"lease-2024.md"}  # the premise
+    stages = []
+
+    turn = setup.chat.answer(None, "Compare how rent is paid in lease 2025 and lease 2024", progress=stages.append)
+    turn.text()
+
+    documents = [c.document for c in turn.answer.facts.citations]
+    assert stages[0] == "Comparing lease-2025.md and lease-2024.md…"
+    assert set(documents) == {"lease-2024.md", "lease-2025.md"}
+    # Side by side: every passage of the first named before any of the second, numbered in that order.
+    assert documents == sorted(documents, key=lambda name: name != "lease-2025.md")
+    assert abs(documents.count("lease-2024.md") - documents.count("lease-2025.md")) <= 1
+    assert [c.number for c in turn.answer.facts.citations] == list(range(1, len(documents) + 1))
+
+
+def test_a_question_about_every_document_reads_each_one_in_scope():
+    manuals = [chunk(f"manual-{name}.md", n, " ".join([f"{name} warranty lasts two years"] * 10) + f" part {n}.",
+                     page=n + 1)
+               for name in ("kettle", "toaster", "blender", "mixer") for n in range(12)]
+    setup = Setup(FakeLibrary(*manuals), window=4_096)
+    lookup = setup.ask("How long is the warranty?")
+    assert len({c.document for c in lookup.answer.facts.citations}) < 4  # the premise
+    stages = []
+
+    turn = setup.chat.answer(None, "How long is the warranty in each manual?", progress=stages.append)
+    turn.text()
+
+    assert stages[0] == "Reading all 4 documents in scope…"
+    assert {c.document for c in turn.answer.facts.citations} == {
+        "manual-kettle.md", "manual-toaster.md", "manual-blender.md", "manual-mixer.md"}

@@ -68,7 +68,8 @@ def _named(words: list[str], in_scope: Sequence[tuple[str, str]]) -> list[str]:
                if (name_words := _name_words(name)) and name_words <= present}
     kept = [document for document, name_words in matched.items()
             if not any(name_words < other for other in matched.values())]
-    return sorted(kept, key=lambda document: min(words.index(word) for word in matched[document]))
+    # Named where the last of its words first comes: "lease 2025 and lease 2024" names 2025 first.
+    return sorted(kept, key=lambda document: max(words.index(word) for word in matched[document]))
 
 
 def _shared_name_words(in_scope: Sequence[tuple[str, str]]) -> frozenset[str]:

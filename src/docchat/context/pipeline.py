@@ -15,14 +15,17 @@ from collections import OrderedDict
 from dataclasses import dataclass
 from typing import Callable
 
+from docchat.context.approach import choose
 from docchat.context.engine import Assembly, ContextEngine
 from docchat.context.evidence import Block, Part, block_text, fill, parts_of
 from docchat.context.followup import joint_query, retrieve_follow_up
 from docchat.context.prompt import user_turn
 from docchat.context.rewrite import RECENT_MESSAGES, RewriteGate, rewrite_due, standalone_query
 from docchat.domain import Budget, Citation, EvidenceStrength, MemoryStats, Message, Role, Summary
+from docchat.domain.approach import LOOKUP, Approach, Coverage, Way, approach_line
 from docchat.grounding.evidence import judge
 from docchat.ports import Retriever, TokenCounter
+from docchat.retrieval.quotas import in_turns
 
 # One passage is asked of retrieval per this many tokens of the budget (then merged and cut to fit).
 TOKENS_PER_CANDIDATE = 96
@@ -72,6 +75,9 @@ class Evidence:
     # Whether the documents hold the answer, judged from the ranking; None when nothing was
     # searched or there was nothing to search (no documents in scope).
     strength: EvidenceStrength | None = None
+    approach: Approach = LOOKUP
+    # For a comparison or the collection: how many of its documents gave passages.
+    coverage: Coverage | None = None
 
     def sent(self, question: str) -> str | None:
         """The user turn as sent, when it is not the bare question."""
@@ -87,6 +93,8 @@ class Prepared:
     stats: MemoryStats
     citations: list[Citation]
     evidence: EvidenceStrength | None = None
+    approach: Approach = LOOKUP
+    coverage: Coverage | None = None
 
 
 class AnswerPipeline:
@@ -116,9 +124,12 @@ class AnswerPipeline:
         if rewrite_due(self._programs, recent, request.question, self._rewrite_gate):
             progress("Reading the question with the conversation…")
         rewritten = standalone_query(self._programs, recent, request.question, self._rewrite_gate)
+        in_scope = self._retriever.in_scope(request.scope) if self._retriever is not None else []
+        approach = choose(rewritten or request.question, in_scope)
         if self._retriever is not None:
-            progress("Searching your documents…")
-        evidence = self._evidence(request, rewritten or request.question, question_tokens, plan)
+            progress("Searching your documents…" if approach is LOOKUP
+                     else f"{approach_line(approach, dict(in_scope), len(in_scope))}…")
+        evidence = self._evidence(request, rewritten or request.question, question_tokens, plan, approach, in_scope)
         method = "rewriter" if rewritten else "none"
         if rewritten is None and evidence.searched:
             # Read with the previous question as well (the stored "searched as" says so).
@@ -128,7 +139,7 @@ class AnswerPipeline:
         question = keep_question(sent, rewritten)
         if question.model_text != (sent or request.question):
             # Asked again, and kept as it was sent then (passages and all); judged as searched now.
-            evidence = Evidence(strength=evidence.strength)
+            evidence = Evidence(strength=evidence.strength, approach=evidence.approach, coverage=evidence.coverage)
         block = evidence.block
         progress("Fitting the conversation into the window…")
         assembly = self._engine.assemble(
@@ -153,11 +164,13 @@ class AnswerPipeline:
             counter=self._counter.id, memory_ms=round((time.perf_counter() - started) * 1000, 2),
             rewritten_query=rewritten, rewrite_method=method,
         )
-        return Prepared(question, assembly, budget, stats, list(evidence.citations), evidence.strength)
+        return Prepared(question, assembly, budget, stats, list(evidence.citations), evidence.strength,
+                        evidence.approach, evidence.coverage)
 
     # evidence
 
-    def _evidence(self, request: Request, query: str, question_tokens: int, plan) -> Evidence:
+    def _evidence(self, request: Request, query: str, question_tokens: int, plan, approach: Approach,
+                  in_scope: list[tuple[str, str]]) -> Evidence:
         if self._retriever is None:
             return Evidence()
         cap = plan.cap("chunks")
@@ -174,6 +187,10 @@ class AnswerPipeline:
         ceiling = min(self._limits.ceiling, request.max_passages or self._limits.ceiling)
         floor = min(self._limits.floor, ceiling)
         top_k = min(self._limits.ceiling, max(floor, cap // TOKENS_PER_CANDIDATE, 1))
+        if approach.way in (Way.COMPARE, Way.COLLECTION):
+            documents = list(approach.documents) or [document for document, _ in in_scope]
+            return self._per_document(request, query, approach, documents, top_k, cap, room, floor=floor,
+                                      ceiling=ceiling)
         while True:
             ranked = self._ranked(request, query, top_k)
             parts = self._fill(request.question, ranked, cap, room, floor=floor, ceiling=ceiling)
@@ -185,6 +202,24 @@ class AnswerPipeline:
         if not parts:
             return Evidence(searched=bool(ranked), strength=_judged(ranked))
         return Evidence("passages", parts=tuple(parts), searched=True, strength=_judged(ranked),
+                        citations=tuple(p.first.citation(n, text=p.text) for n, p in enumerate(parts, start=1)))
+
+    def _per_document(self, request: Request, query: str, approach: Approach, documents: list[str], top_k: int,
+                      cap: int, room: int, *, floor: int, ceiling: int) -> Evidence:
+        """Each document's own best passages, taken in turns into the room, then laid out side by
+        side in the documents' order (the order a comparison names them in)."""
+        found = self._retriever.retrieve_each(query, documents, top_k=max(floor, -(-top_k // len(documents))),
+                                              active=set(request.active_documents))
+        ranked = in_turns([found.get(document, []) for document in documents])
+        parts = self._fill(request.question, ranked, cap, room, floor=floor, ceiling=ceiling)
+        place = {document: n for n, document in enumerate(documents)}
+        parts.sort(key=lambda part: place[part.first.chunk.document_id])
+        coverage = Coverage(len({part.first.chunk.document_id for part in parts}), len(documents))
+        strength = _judged(sorted(ranked, key=lambda hit: -hit.score))
+        if not parts:
+            return Evidence(searched=bool(ranked), strength=strength, approach=approach, coverage=coverage)
+        return Evidence("passages", parts=tuple(parts), searched=True, strength=strength, approach=approach,
+                        coverage=coverage,
                         citations=tuple(p.first.citation(n, text=p.text) for n, p in enumerate(parts, start=1)))
 
     def _ranked(self, request: Request, query: str, top_k: int):
