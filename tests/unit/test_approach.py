@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from docchat.context.approach import choose
+from docchat.context.approach import COLLECTION_MAX, choose
 from docchat.domain.approach import Approach, Coverage, Way, approach_line
 
 LEASES = [("d-2023", "lease-2023.md"), ("d-2024", "lease-2024.md"), ("d-2025", "lease-2025.md")]
@@ -76,6 +76,13 @@ def test_the_set_may_be_called_by_a_word_its_names_share():
 ])
 def test_a_question_about_the_contents_is_a_lookup(question):
     assert choose(question, CONTRACTS).way is Way.LOOKUP
+
+
+def test_a_question_about_a_scope_past_the_collections_limit_is_a_lookup():
+    library = [(f"c{n}", f"contract-{n}.pdf") for n in range(COLLECTION_MAX + 1)]
+
+    assert choose("Which contracts mention penalties?", library[:COLLECTION_MAX]).way is Way.COLLECTION
+    assert choose("Which contracts mention penalties?", library).way is Way.LOOKUP
 
 
 def test_a_scope_of_one_document_is_always_a_lookup():

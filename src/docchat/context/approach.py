@@ -5,8 +5,8 @@ nothing on any profile.
 - A comparison: the question names two or more documents in scope, or has a word of comparing
   ("compare", "difference", "changed", "versus") and the scope holds exactly two.
 - The collection: the question speaks of the documents as a set ("every contract", "all my
-  reports", "which of these files", "summarise these 40 reports"), and the scope holds two or
-  more. The set's noun is a word for documents, or a word two names in scope share
+  reports", "which of these files", "summarise these 40 reports"), and the scope holds two to
+  COLLECTION_MAX. The set's noun is a word for documents, or a word two names in scope share
   ("contract" for contract-acme.pdf and contract-borealis.pdf).
 - Otherwise a lookup.
 
@@ -28,6 +28,10 @@ from docchat.retrieval.words import STOPWORDS
 _WORD = re.compile(r"[^\W_]+")
 _COMPARING = frozenset("compare compared comparing comparison versus vs difference differences differ differs "
                        "different changed".split())
+# The collection is read one search per document (2.2 ms each, scoped, at 200,000 chunks): past this
+# many documents in scope a question about them all is answered as a lookup, until answers are
+# written in rounds (docs/plans/questions-beyond-one-passage.md).
+COLLECTION_MAX = 60
 _QUANTIFIERS = frozenset("all every each".split())
 _WHICH = frozenset("which".split())
 _DETERMINERS = frozenset("of the my our these those your their".split())
@@ -46,7 +50,7 @@ def choose(question: str, in_scope: Sequence[tuple[str, str]]) -> Approach:
         return Approach(Way.COMPARE, tuple(named))
     if len(in_scope) == 2 and _COMPARING & set(words):
         return Approach(Way.COMPARE, tuple(document for document, _ in in_scope))
-    if len(in_scope) >= 2 and _speaks_of_the_set(words, _shared_name_words(in_scope)):
+    if 2 <= len(in_scope) <= COLLECTION_MAX and _speaks_of_the_set(words, _shared_name_words(in_scope)):
         return Approach(Way.COLLECTION)
     return LOOKUP
 
