@@ -45,9 +45,10 @@ READ_PAGE = 10_000
 # passages among many nearly alike ones (template contracts, repeated boilerplate; the retrieval
 # bench's generated prose is an extreme of it): at 200,000 of the bench's chunks, recall@10 against
 # exact search at 512 candidates per search went from 0.978 to 0.988 written in ingestion order,
-# 0.831 to 0.953 written in random order (as a move from another engine writes them), searches
-# no slower; building all 200,000 at once took 94 s instead of 79 (so holds the GIL that much
-# longer), and the links take 256 more bytes per vector (1,536 for the vector itself).
+# 0.831 to 0.953 written in random order (as a move from another engine writes them). The cost,
+# measured on the same vectors: a search for 40 takes about 10% longer (p50 7.9 -> 8.8 ms), writing
+# and building take 20-30% longer (so a build holds the GIL that much longer), and the links take
+# 256 more bytes per vector (1,536 for the vector itself).
 # Candidates per search (docs/perf/vector-engines.md): on a million generated vectors, with 16
 # links, recall@10 0.93 / 0.97 / 0.99 with 128 / 256 / 512 (p95 17 -> 25 ms). A shard keeps the
 # links it was created with; `docchat documents reindex` makes a new one.
