@@ -117,6 +117,8 @@ class DocumentRepository(Protocol):
     def unlink_attachments(self, mail_id: str) -> builtins.list[Document]:
         """Lets go of the mail's attachments; returns those no other mail holds now."""
     def any_ready(self) -> bool: ...
+    def ready_in_order(self) -> builtins.list[tuple[str, str]]:
+        """(id, name) of every ready document, oldest first."""
     def ready_names(self, document_ids: Iterable[str]) -> dict[str, str]:
         """Id -> name of those of these documents that are ready."""
     def mark_removing(self, document_id: str) -> None: ...

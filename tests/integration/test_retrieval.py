@@ -123,3 +123,12 @@ def test_each_document_asked_for_gets_its_own_best_passages_from_one_embedding(l
     assert [r.chunk.id for r in each[books["cookery"]]] == [
         r.chunk.id for r in library.retrieval.retrieve(question, top_k=2, document_ids=[books["cookery"]])]
     assert len(embedded) == 2  # once for all of retrieve_each, once for the retrieve after it
+
+
+def test_the_documents_in_scope_are_the_ready_ones_oldest_first(library, books):
+    assert library.retrieval.in_scope(None) == [(books["trust"], "harbour-trust.md"),
+                                                (books["cookery"], "kitchen-notebook.md")]
+    assert library.retrieval.in_scope([books["cookery"], "gone"]) == [(books["cookery"], "kitchen-notebook.md")]
+    library.documents.delete(books["trust"])
+
+    assert library.retrieval.in_scope(None) == [(books["cookery"], "kitchen-notebook.md")]

@@ -140,6 +140,11 @@ class FakeDocuments:
         return {d: self.documents[d].name for d in document_ids
                 if d in self.documents and self.documents[d].status is DocumentStatus.READY}
 
+    def ready_in_order(self) -> list[tuple[str, str]]:
+        ready = sorted((d for d in self.documents.values() if d.status is DocumentStatus.READY),
+                       key=lambda d: (d.added_at, d.id))
+        return [(d.id, d.name) for d in ready]
+
     def any_ready(self) -> bool:
         return any(d.status is DocumentStatus.READY for d in self.documents.values())
 

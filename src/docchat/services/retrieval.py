@@ -11,9 +11,9 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from collections.abc import Set as AbstractSet
 
-from docchat.domain import ChunkRecord, Document, DocumentStatus, Retrieved, Scope
+from docchat.domain import ChunkRecord, DocumentStatus, Retrieved, Scope
 from docchat.errors import DocchatError
-from docchat.ports import ChunkIndex, Embedder, UnitOfWork, UnitOfWorkFactory, WordIndex
+from docchat.ports import ChunkIndex, Embedder, UnitOfWorkFactory, WordIndex
 from docchat.retrieval.fusion import fuse
 from docchat.retrieval.words import query_terms, tokenize
 
@@ -130,13 +130,21 @@ class RetrievalService:
     def in_scope(self, document_ids: builtins.list[str] | None) -> builtins.list[tuple[str, str]]:
         """(id, name) of the ready documents in scope (None: every one), oldest first."""
         with self._uow() as uow:
-            return [(d.id, d.name) for d in _ready_in(uow, document_ids)]
+            ready = uow.documents.ready_in_order()
+        if document_ids is None:
+            return ready
+        wanted = set(document_ids)
+        return [(document, name) for document, name in ready if document in wanted]
 
     def whole(self, document_ids: builtins.list[str] | None, *, max_tokens: int) -> builtins.list[Retrieved] | None:
         """Every chunk of the documents in scope, in document order (oldest document first), when
         their tokens add up to at most `max_tokens`; None when they do not, or there are none."""
         with self._uow() as uow:
-            ready = _ready_in(uow, document_ids)
+            ready = [d for d in uow.documents.list() if d.status is DocumentStatus.READY]
+            if document_ids is not None:
+                wanted = set(document_ids)
+                ready = [d for d in ready if d.id in wanted]
+            ready.sort(key=lambda d: (d.added_at, d.id))
             key = (tuple((d.id, d.name) for d in ready), max_tokens)
             with self._whole_lock:
                 if key in self._whole:
@@ -156,11 +164,3 @@ class RetrievalService:
                 self._whole.popitem(last=False)
         return list(found) if found is not None else None
 
-
-def _ready_in(uow: UnitOfWork, document_ids: builtins.list[str] | None) -> builtins.list[Document]:
-    """The ready documents in scope (None: every one), oldest first."""
-    ready = [d for d in uow.documents.list() if d.status is DocumentStatus.READY]
-    if document_ids is not None:
-        wanted = set(document_ids)
-        ready = [d for d in ready if d.id in wanted]
-    return sorted(ready, key=lambda d: (d.added_at, d.id))
