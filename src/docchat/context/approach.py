@@ -33,7 +33,6 @@ _COMPARING = frozenset("compare compared comparing comparison versus vs differen
 # written in rounds (docs/plans/questions-beyond-one-passage.md).
 COLLECTION_MAX = 60
 _QUANTIFIERS = frozenset("all every each".split())
-_WHICH = frozenset("which".split())
 _DETERMINERS = frozenset("of the my our these those your their".split())
 _DOCUMENT_NOUNS = frozenset(
     "document documents file files pdf pdfs report reports contract contracts agreement agreements lease leases "
@@ -88,7 +87,7 @@ def _speaks_of_the_set(words: list[str], shared: frozenset[str]) -> bool:
         return word in _DOCUMENT_NOUNS or _singular(word) in shared
 
     for at, word in enumerate(words):
-        if word in _QUANTIFIERS or word in _WHICH:
+        if word in _QUANTIFIERS or word == "which":
             following = [w for w in words[at + 1:at + 5] if w not in _DETERMINERS]
             # A quantifier reaches over an adjective or two ("every supplier contract"); "which"
             # asks of a set only in the plural ("which contracts", "which of my reports").

@@ -127,8 +127,7 @@ class AnswerPipeline:
         in_scope = self._retriever.in_scope(request.scope) if self._retriever is not None else []
         approach = choose(rewritten or request.question, in_scope)
         if self._retriever is not None:
-            progress("Searching your documents…" if approach is LOOKUP
-                     else f"{approach_line(approach, dict(in_scope), len(in_scope))}…")
+            progress(f"{approach_line(approach, dict(in_scope), len(in_scope))}…")
         evidence = self._evidence(request, rewritten or request.question, question_tokens, plan, approach, in_scope)
         method = "rewriter" if rewritten else "none"
         if rewritten is None and evidence.searched:
@@ -199,10 +198,7 @@ class AnswerPipeline:
                     or top_k >= self._limits.ceiling):
                 break
             top_k = min(self._limits.ceiling, top_k * 2)
-        if not parts:
-            return Evidence(searched=bool(ranked), strength=_judged(ranked))
-        return Evidence("passages", parts=tuple(parts), searched=True, strength=_judged(ranked),
-                        citations=tuple(p.first.citation(n, text=p.text) for n, p in enumerate(parts, start=1)))
+        return _passages(parts, searched=bool(ranked), strength=_judged(ranked))
 
     def _per_document(self, request: Request, query: str, approach: Approach, documents: list[str], top_k: int,
                       cap: int, room: int, *, floor: int, ceiling: int) -> Evidence:
@@ -214,13 +210,9 @@ class AnswerPipeline:
         parts = self._fill(request.question, ranked, cap, room, floor=floor, ceiling=ceiling)
         place = {document: n for n, document in enumerate(documents)}
         parts.sort(key=lambda part: place[part.first.chunk.document_id])
-        coverage = Coverage(len({part.first.chunk.document_id for part in parts}), len(documents))
-        strength = _judged(sorted(ranked, key=lambda hit: -hit.score))
-        if not parts:
-            return Evidence(searched=bool(ranked), strength=strength, approach=approach, coverage=coverage)
-        return Evidence("passages", parts=tuple(parts), searched=True, strength=strength, approach=approach,
-                        coverage=coverage,
-                        citations=tuple(p.first.citation(n, text=p.text) for n, p in enumerate(parts, start=1)))
+        return _passages(parts, searched=bool(ranked), strength=_judged(sorted(ranked, key=lambda hit: -hit.score)),
+                         approach=approach,
+                         coverage=Coverage(len({part.first.chunk.document_id for part in parts}), len(documents)))
 
     def _ranked(self, request: Request, query: str, top_k: int):
         def retrieve(text: str):
@@ -291,6 +283,16 @@ class AnswerPipeline:
             mode=evidence.mode, passages=len(evidence.block.parts if evidence.block else evidence.parts),
             chunks_cap=p.cap("chunks"),
         )
+
+
+def _passages(parts: list[Part], *, searched: bool, strength: EvidenceStrength | None, approach: Approach = LOOKUP,
+              coverage: Coverage | None = None) -> Evidence:
+    """The passages that fitted, numbered [1]..[k] in their order, as the user turn sends them."""
+    if not parts:
+        return Evidence(searched=searched, strength=strength, approach=approach, coverage=coverage)
+    return Evidence("passages", parts=tuple(parts), searched=True, strength=strength, approach=approach,
+                    coverage=coverage,
+                    citations=tuple(p.first.citation(n, text=p.text) for n, p in enumerate(parts, start=1)))
 
 
 def _judged(ranked: list) -> EvidenceStrength | None:

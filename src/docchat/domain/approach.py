@@ -69,7 +69,7 @@ def approach_line(approach: Approach, names: dict[str, str], in_scope: int) -> s
         return f"Comparing {_listed(shown)}"
     if approach.way is Way.TABLE:
         return f"Computing from {_listed([names.get(document, 'a table') for document in approach.documents])}"
-    return "Looking up the passages that answer best"
+    return "Searching your documents"
 
 
 def _listed(items: list[str]) -> str:

@@ -11,9 +11,9 @@ from collections import OrderedDict
 from collections.abc import Callable, Sequence
 from collections.abc import Set as AbstractSet
 
-from docchat.domain import ChunkRecord, DocumentStatus, Retrieved, Scope
+from docchat.domain import ChunkRecord, Retrieved, Scope
 from docchat.errors import DocchatError
-from docchat.ports import ChunkIndex, Embedder, UnitOfWorkFactory, WordIndex
+from docchat.ports import ChunkIndex, Embedder, UnitOfWork, UnitOfWorkFactory, WordIndex
 from docchat.retrieval.fusion import fuse
 from docchat.retrieval.words import query_terms, tokenize
 
@@ -130,37 +130,38 @@ class RetrievalService:
     def in_scope(self, document_ids: builtins.list[str] | None) -> builtins.list[tuple[str, str]]:
         """(id, name) of the ready documents in scope (None: every one), oldest first."""
         with self._uow() as uow:
-            ready = uow.documents.ready_in_order()
-        if document_ids is None:
-            return ready
-        wanted = set(document_ids)
-        return [(document, name) for document, name in ready if document in wanted]
+            return _in_scope(uow, document_ids)
 
     def whole(self, document_ids: builtins.list[str] | None, *, max_tokens: int) -> builtins.list[Retrieved] | None:
         """Every chunk of the documents in scope, in document order (oldest document first), when
         their tokens add up to at most `max_tokens`; None when they do not, or there are none."""
         with self._uow() as uow:
-            ready = [d for d in uow.documents.list() if d.status is DocumentStatus.READY]
-            if document_ids is not None:
-                wanted = set(document_ids)
-                ready = [d for d in ready if d.id in wanted]
-            ready.sort(key=lambda d: (d.added_at, d.id))
-            key = (tuple((d.id, d.name) for d in ready), max_tokens)
+            ready = _in_scope(uow, document_ids)
+            key = (tuple(ready), max_tokens)
             with self._whole_lock:
                 if key in self._whole:
                     self._whole.move_to_end(key)
                     kept = self._whole[key]
                     return list(kept) if kept is not None else None
             # Summed in the database: a library too large to go in whole is never read here.
-            if not ready or uow.documents.token_total([d.id for d in ready]) > max_tokens:
+            if not ready or uow.documents.token_total([document for document, _ in ready]) > max_tokens:
                 found = None
             else:
-                found = [Retrieved(record, document.name, 0.0)
-                         for document in ready
-                         for record in uow.documents.chunks_of(document.id)]
+                found = [Retrieved(record, name, 0.0)
+                         for document, name in ready
+                         for record in uow.documents.chunks_of(document)]
         with self._whole_lock:
             self._whole[key] = found
             if len(self._whole) > WHOLE_KEPT:
                 self._whole.popitem(last=False)
         return list(found) if found is not None else None
 
+
+def _in_scope(uow: UnitOfWork, document_ids: builtins.list[str] | None) -> builtins.list[tuple[str, str]]:
+    """(id, name) of the ready documents in scope (None: every one), oldest first, read without
+    building each document in full (36 ms a question at 5,000 documents)."""
+    ready = uow.documents.ready_in_order()
+    if document_ids is None:
+        return ready
+    wanted = set(document_ids)
+    return [(document, name) for document, name in ready if document in wanted]

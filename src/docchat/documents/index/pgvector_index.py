@@ -186,8 +186,8 @@ def _index(connection: Connection, *, rows: int = 0, dimension: int = 0) -> None
     dimensions took 169 s with PostgreSQL's default of 64 MB and 37 s with 1 GB. So this
     transaction raises it (never lowers it) to what the graph needs, up to BUILD_MEMORY_CAP."""
     needed = min(rows * (dimension * 4 + GRAPH_BYTES_PER_ROW), BUILD_MEMORY_CAP)
-    set_to = connection.execute(text("SELECT pg_size_bytes(current_setting('maintenance_work_mem'))")).scalar_one()
-    if needed > set_to:
+    set_to = "SELECT pg_size_bytes(current_setting('maintenance_work_mem'))"
+    if needed and needed > connection.execute(text(set_to)).scalar_one():
         connection.execute(text(f"SET LOCAL maintenance_work_mem = '{needed // 1024 // 1024 + 1}MB'"))
     connection.execute(text(
         f"CREATE INDEX IF NOT EXISTS {TABLE}_embedding ON {TABLE} USING hnsw (embedding vector_cosine_ops) "
