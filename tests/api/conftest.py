@@ -81,6 +81,14 @@ def client(api_services):
 
 
 @pytest.fixture
+def docchat(client):
+    """The OpenAI SDK's client, on docchat's OpenAI-compatible endpoint."""
+    import openai
+
+    return openai.OpenAI(base_url=f"{client.base_url}/v1", api_key="unused", http_client=client, max_retries=0)
+
+
+@pytest.fixture
 def trust(client) -> dict:
     """The trust agreement, uploaded: the document as the API returned it."""
     response = client.post("/api/v1/documents", files={"file": ("harbour-trust.md", TRUST.encode(), "text/markdown")})

@@ -9,11 +9,6 @@ import pytest
 from tests.api.conftest import stored
 
 
-@pytest.fixture
-def docchat(client) -> openai.OpenAI:
-    return openai.OpenAI(base_url=f"{client.base_url}/v1", api_key="unused", http_client=client, max_retries=0)
-
-
 def test_the_client_lists_docchat_as_its_one_model(docchat):
     assert [model.id for model in docchat.models.list()] == ["docchat"]
 

@@ -108,6 +108,8 @@ def test_asking_from_the_documents_imports_no_llamaindex_openai_sdk_torch_or_par
     assert isinstance(answer["cited"], list) and answer["citation_check"]["sentences"] is not None
     # Whether the documents held the answer comes with it: the trust agreement defines the date.
     assert answer["evidence"]["judgement"] == "found"
+    # How it was answered: one fact, looked up in the passages that hold it.
+    assert (answer["plan"], answer["coverage"]) == ("lookup", None)
 
 
 def test_services_closed_before_their_first_question_let_go_of_the_index_opened_early(two_books, fake_llm):

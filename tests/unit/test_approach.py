@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from docchat.context.approach import COLLECTION_MAX, choose
-from docchat.domain.approach import Approach, Coverage, Way, approach_line
+from docchat.domain.approach import LOOKUP, Approach, Coverage, Way, approach_line, covered_line
 
 LEASES = [("d-2023", "lease-2023.md"), ("d-2024", "lease-2024.md"), ("d-2025", "lease-2025.md")]
 CONTRACTS = [("acme", "contracts/supplier-contract-acme.pdf"), ("borealis", "contracts/supplier-contract-borealis.pdf"),
@@ -16,7 +16,7 @@ CONTRACTS = [("acme", "contracts/supplier-contract-acme.pdf"), ("borealis", "con
 def test_a_question_naming_two_documents_in_scope_compares_them_in_the_order_it_names_them():
     approach = choose("Compare the 2025 lease with the 2024 lease", LEASES)
 
-    assert approach == Approach(Way.COMPARE, ("d-2025", "d-2024"))
+    assert approach == Approach(Way.COMPARE, ("d-2025", "d-2024"), ("lease-2025.md", "lease-2024.md"))
 
 
 def test_two_documents_named_without_a_word_of_comparing_are_still_compared():
@@ -26,7 +26,8 @@ def test_two_documents_named_without_a_word_of_comparing_are_still_compared():
 def test_a_word_of_comparing_over_a_scope_of_two_compares_the_two():
     scope = [("old", "Employee handbook.pdf"), ("new", "Staff guide.pdf")]
 
-    assert choose("What changed in the holiday policy?", scope) == Approach(Way.COMPARE, ("old", "new"))
+    assert choose("What changed in the holiday policy?", scope) == \
+        Approach(Way.COMPARE, ("old", "new"), ("Employee handbook.pdf", "Staff guide.pdf"))
 
 
 def test_a_word_of_comparing_over_a_larger_scope_names_no_sides_and_stays_a_lookup():
@@ -90,17 +91,38 @@ def test_a_scope_of_one_document_is_always_a_lookup():
 
 
 def test_the_page_says_what_each_plan_reads():
-    names = dict(LEASES)
-
-    assert approach_line(Approach(Way.COLLECTION), names, 12) == "Reading all 12 documents in scope"
-    assert approach_line(Approach(Way.COMPARE, ("d-2024", "d-2025")), names, 3) == \
+    assert approach_line(Approach(Way.COLLECTION), 12) == "Reading all 12 documents in scope"
+    assert approach_line(choose("Compare the 2024 lease and the 2025 lease", LEASES), 3) == \
         "Comparing lease-2024.md and lease-2025.md"
-    assert approach_line(Approach(Way.COMPARE, ("d-2023", "d-2024", "d-2025")), names, 3) == \
+    assert approach_line(choose("lease 2023 vs lease 2024 vs lease 2025", LEASES), 3) == \
         "Comparing lease-2023.md, lease-2024.md and lease-2025.md"
 
 
+def test_once_answered_the_plan_says_what_it_covered_and_what_it_left_out_and_why():
+    compared = choose("Compare the 2024 lease and the 2025 lease", LEASES)
+
+    assert covered_line(compared, Coverage(2, 2)) == \
+        "Compared lease-2024.md and lease-2025.md: covered 2 of 2 documents."
+    assert covered_line(Approach(Way.COLLECTION), Coverage(10, 12, (("a.pdf", "nothing in it matched the question"),
+                                                                    ("b.pdf", "no room left")))) == \
+        ("Read every document in scope: covered 10 of 12 documents. Left out: a.pdf (nothing in it matched the "
+         "question); b.pdf (no room left).")
+    # A lookup answers as docchat always did, and an answer from before plans were kept says nothing.
+    assert covered_line(LOOKUP, None) is None
+    assert covered_line(None, None) is None
+
+
+def test_a_plan_is_read_back_as_written_and_anything_else_is_none():
+    compared = choose("Compare the 2024 lease and the 2025 lease", LEASES)
+
+    assert Approach.from_dict(compared.as_dict()) == compared
+    assert Approach.from_dict(LOOKUP.as_dict()) == LOOKUP
+    for damaged in (None, [], {"way": "guess"}, {"documents": []}):
+        assert Approach.from_dict(damaged) is None
+
+
 def test_coverage_is_read_back_as_written_and_anything_else_is_none():
-    coverage = Coverage(documents_read=11, documents_in_scope=12)
+    coverage = Coverage(documents_read=11, documents_in_scope=12, left_out=(("b.pdf", "no room left"),))
 
     assert Coverage.from_dict(coverage.as_dict()) == coverage
     for damaged in (None, [], {"documents_read": 3}, {"documents_read": 13, "documents_in_scope": 12},

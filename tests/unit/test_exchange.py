@@ -10,6 +10,7 @@ from dataclasses import replace
 import pytest
 
 from docchat.domain import Citation, ConversationSettings, Rating, Role, Status
+from docchat.domain.approach import Approach, Coverage, Way
 from docchat.errors import InvalidExport
 from docchat.exchange import message_record, to_json
 
@@ -54,7 +55,7 @@ def test_the_checksum_is_the_sha256_of_the_canonical_utf8_messages():
 def test_the_export_names_its_schema_and_version():
     data = json.loads(exported_bytes())
 
-    assert (data["schema"], data["version"]) == ("docchat.conversation", 4)
+    assert (data["schema"], data["version"]) == ("docchat.conversation", 5)
 
 
 def test_a_message_still_streaming_exports_as_interrupted():
@@ -92,9 +93,9 @@ def test_a_json_file_of_another_schema_is_refused_naming_the_schema():
 
 def test_an_export_of_a_newer_version_is_refused_naming_both_versions():
     data = document()
-    data["version"] = 5
+    data["version"] = 6
 
-    with pytest.raises(InvalidExport, match=r"unsupported export version 5 \(this docchat reads versions 1, 2, 3, 4\)"):
+    with pytest.raises(InvalidExport, match=r"unsupported export version 6 \(this docchat reads versions 1, 2, 3, 4, 5\)"):
         read_export(exported_bytes(data))
 
 
@@ -197,7 +198,7 @@ def test_a_timestamp_without_a_time_zone_is_refused():
 
 def test_the_error_names_the_file_it_came_from():
     data = document()
-    data["version"] = 5
+    data["version"] = 6
 
     with pytest.raises(InvalidExport, match=r"^harbour-street-trust\.json: "):
         read_export(exported_bytes(data), source="harbour-street-trust.json")
@@ -276,3 +277,20 @@ def test_an_answer_exported_before_the_citation_check_imports_citing_what_its_ma
     assert imported.facts.grounding is None
     assert [c.number for c in imported.cited] == [3, 1]
     assert [c.number for c in imported.uncited] == [2]
+
+
+def test_an_answers_plan_and_what_it_covered_are_exported_and_imported_back():
+    compared = Approach(Way.COMPARE, ("doc-2024", "doc-2025"), ("lease-2024.md", "lease-2025.md"))
+    coverage = Coverage(1, 2, (("lease-2025.md", "nothing in it matched the question"),))
+    answer = message(1, Role.ASSISTANT, "The rent rose by 4%.", approach=compared, coverage=coverage)
+    data = document(messages=[answer])
+
+    [imported] = read_export(exported_bytes(data)).messages
+
+    assert (imported.facts.approach, imported.facts.coverage) == (compared, coverage)
+
+
+def test_an_answer_without_a_plan_exports_as_version_4_wrote_it():
+    record = message_record(messages()[2])
+
+    assert "plan" not in record and "coverage" not in record

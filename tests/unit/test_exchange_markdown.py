@@ -8,6 +8,7 @@ from datetime import datetime, timedelta, timezone
 from markdown_it import MarkdownIt
 
 from docchat.domain import Citation, Conversation, Message, Role
+from docchat.domain.approach import Approach, Coverage, Way
 from docchat.exchange import to_markdown
 
 from tests.unit.exchange_data import conversation, message, messages
@@ -122,3 +123,13 @@ def test_the_conversations_instructions_are_in_the_markdown():
     assert "**Instructions** (sent to the model after docchat's own):\n\n> Answer in British English.\n>\n" \
            "> Quote the clause number.\n" in markdown
     assert markdown.index("Quote the clause number.") < markdown.index("## System")
+
+
+def test_markdown_says_below_an_answer_what_its_comparison_covered():
+    compared = Approach(Way.COMPARE, ("doc-2024", "doc-2025"), ("lease-2024.md", "lease-2025.md"))
+    answer = message(3, Role.ASSISTANT, "The rent rose by 4%.", approach=compared, coverage=Coverage(2, 2))
+
+    lines = to_markdown(conversation(), [*messages()[:2], answer]).splitlines()
+
+    assert lines[lines.index("The rent rose by 4%.") + 2] == \
+        "Compared lease-2024.md and lease-2025.md: covered 2 of 2 documents."

@@ -7,9 +7,10 @@ import random
 import pytest
 
 from docchat.context.engine import ContextEngine
-from docchat.context.pipeline import PASSAGE_FRAME_TOKENS, AnswerPipeline, PassageLimits
+from docchat.context.pipeline import LEFT_OUT_NO_MATCH, PASSAGE_FRAME_TOKENS, AnswerPipeline, PassageLimits
 from docchat.context.planner import Caps
 from docchat.domain import AnswerFacts, Citation, Conversation, Message, Role, Status, utcnow
+from docchat.domain.approach import LOOKUP, Coverage, Way
 from docchat.errors import InvalidInput, LLMUnavailable
 from docchat.services.chat import ChatService
 from docchat.services.conversation_log import ConversationLog
@@ -326,6 +327,8 @@ def test_a_question_comparing_two_documents_gives_each_its_passages_side_by_side
     assert documents == sorted(documents, key=lambda name: name != "lease-2025.md")
     assert abs(documents.count("lease-2024.md") - documents.count("lease-2025.md")) <= 1
     assert [c.number for c in turn.answer.facts.citations] == list(range(1, len(documents) + 1))
+    assert turn.answer.facts.approach.names == ("lease-2025.md", "lease-2024.md")
+    assert turn.answer.facts.coverage == Coverage(2, 2)
 
 
 def test_a_question_about_every_document_reads_each_one_in_scope():
@@ -343,3 +346,34 @@ def test_a_question_about_every_document_reads_each_one_in_scope():
     assert stages[0] == "Reading all 4 documents in scope…"
     assert {c.document for c in turn.answer.facts.citations} == {
         "manual-kettle.md", "manual-toaster.md", "manual-blender.md", "manual-mixer.md"}
+    assert (turn.answer.facts.approach.way, turn.answer.facts.coverage) == (Way.COLLECTION, Coverage(4, 4))
+
+
+def test_the_collection_says_which_documents_it_left_out_and_why():
+    manuals = [chunk(f"manual-{name}.md", n, " ".join([f"{name} warranty lasts two years"] * 10) + f" part {n}.",
+                     page=n + 1)
+               for name in ("kettle", "toaster", "blender") for n in range(12)]
+    minutes = chunk("minutes-march.md", 0, "Board met Tuesday; agenda approved.")
+    setup = Setup(FakeLibrary(*manuals, minutes), window=4_096)
+
+    turn = setup.ask("How long is the warranty in each of my documents?")
+
+    assert turn.answer.facts.coverage == Coverage(3, 4, (("minutes-march.md", LEFT_OUT_NO_MATCH),))
+
+
+def test_a_collection_that_fits_whole_reads_every_document_whole():
+    notes = [chunk(f"note-{n}.md", 0, f"Note {n}: the warranty lasts {n} years.") for n in range(3)]
+    setup = Setup(FakeLibrary(*notes))
+
+    turn = setup.ask("What does each note say about the warranty?")
+
+    assert turn.budget.mode == "documents"
+    assert turn.answer.facts.coverage == Coverage(3, 3)
+
+
+def test_a_lookup_keeps_its_plan_and_no_coverage():
+    setup = Setup(FakeLibrary(*leases()), window=4_096)
+
+    turn = setup.ask("How is the rent paid?")
+
+    assert (turn.answer.facts.approach, turn.answer.facts.coverage) == (LOOKUP, None)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from docchat.cli.terminal import Session
 from docchat.cli.terminal_backends import Outcome
 from docchat.domain import EvidenceStrength, Judgement
+from docchat.domain.approach import Approach, Coverage, Way
 from docchat.domain.grounding import DOCUMENTS_ONLY
 
 from tests.unit.test_terminal_output import HostileBackend
@@ -59,3 +60,11 @@ def test_an_answer_found_in_the_documents_and_a_documents_only_reply_carry_no_no
     refused = _said(Outcome("complete", evidence=EvidenceStrength(Judgement.NOT_FOUND, 0.2), model=DOCUMENTS_ONLY),
                     capsys)
     assert "in your documents" not in found and "model's own" not in refused
+
+
+def test_a_comparison_says_what_it_compared_and_covered(capsys):
+    compared = Approach(Way.COMPARE, ("a", "b"), ("lease-2024.md", "lease-2025.md"))
+
+    out = _said(Outcome("complete", model="qwen", approach=compared, coverage=Coverage(2, 2)), capsys)
+
+    assert "[Compared lease-2024.md and lease-2025.md: covered 2 of 2 documents.]" in out

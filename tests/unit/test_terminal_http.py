@@ -9,6 +9,7 @@ import httpx
 import pytest
 
 from docchat.cli.terminal_http import HttpChat
+from docchat.domain.approach import covered_line
 from docchat.errors import DocchatError
 
 URL = "http://127.0.0.1:8502"
@@ -103,6 +104,28 @@ def test_a_stateless_chat_sends_the_history_it_kept_and_creates_no_conversation(
         "conversation_history": [{"role": "user", "content": "When is the Determination Date?"},
                                  {"role": "assistant", "content": "On the fifteenth."}],
     }
+
+
+def test_a_comparison_s_plan_and_coverage_come_back_from_the_answer_s_last_event():
+    coverage = {"documents_read": 1, "documents_in_scope": 2,
+                "left_out": [{"document": "lease-2025.md", "why": "nothing in it matched the question"}]}
+    server = StandIn(lambda request: httpx.Response(200, content=answered(
+        "Monthly.", plan="compare", plan_documents=["lease-2024.md", "lease-2025.md"], coverage=coverage)))
+    answer = server.chat(stateless=True).ask("Compare the 2024 lease and the 2025 lease")
+    read(answer)
+
+    outcome = answer.end()
+
+    assert covered_line(outcome.approach, outcome.coverage) == (
+        "Compared lease-2024.md and lease-2025.md: covered 1 of 2 documents. "
+        "Left out: lease-2025.md (nothing in it matched the question).")
+
+
+def test_an_answer_from_an_older_server_has_no_plan():
+    answer = StandIn(lambda request: httpx.Response(200, content=answered("Monthly."))).chat(stateless=True).ask("Rent?")
+    read(answer)
+
+    assert (answer.end().approach, answer.end().coverage) == (None, None)
 
 
 def test_an_error_event_is_one_readable_error():

@@ -39,8 +39,8 @@ ADDED_MESSAGE_FIELDS = {
 # Fields that differ on every export, or that cover the fields above.
 EXPORT_VOLATILE = {
     "exported_at": "the time of the export",
-    "version": "the export format's version: 1 until 0003, 2 from 0004, 3 from 0005, 4 from 0012; "
-               "today's importer reads them all",
+    "version": "the export format's version: 1 until 0003, 2 from 0004, 3 from 0005, 4 from 0012, "
+               "5 since answers keep their plan (no migration); today's importer reads them all",
     "checksum": "the digest of the messages as exported, which covers the added fields",
 }
 

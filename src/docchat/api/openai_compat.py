@@ -25,6 +25,7 @@ from docchat.api import deps
 from docchat.api.errors import error_response, stream_failure
 from docchat.api.streaming import EventStream, TurnReader, finish, sse
 from docchat.domain import Status
+from docchat.domain.approach import plan_fields
 from docchat.errors import InvalidInput
 
 
@@ -154,6 +155,7 @@ def _extension(turn) -> dict:
             "citation_check": citation_wire.check_to_api(turn.answer.facts.grounding),
             "rewritten_query": turn.stats.rewritten_query if turn.stats else None,
             "evidence": turn.evidence.as_dict() if turn.evidence else None,
+            **plan_fields(turn.answer.facts.approach, turn.answer.facts.coverage),
             "status": turn.answer.status.value, "mode": turn.budget.mode if turn.budget else None}
 
 

@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from docchat.domain.approach import plan_fields
 from docchat.exchange import citation_wire
 
 # Long enough for a pasted page of text, short enough that a question never crowds the window.
@@ -113,6 +114,20 @@ class EvidenceOut(BaseModel):
                          "question's words; found at 0.65 or more, not found below 0.55.")
 
 
+class LeftOutOut(BaseModel):
+    document: str
+    why: str
+
+
+class CoverageOut(BaseModel):
+    documents_read: int = Field(description="The documents in scope that gave the answer passages (or were read whole).")
+    documents_in_scope: int
+    left_out: list[LeftOutOut] = Field(default_factory=list, description="The documents not read, and why.")
+
+
+PlanName = Literal["lookup", "collection", "compare", "table"]
+
+
 # A sentence the citation check looked at, as docchat.exchange.citation_wire.check_to_api writes it.
 class CheckedSentenceOut(BaseModel):
     text: str
@@ -137,6 +152,12 @@ class AnswerOut(BaseModel):
                                      "mention), or those docchat attributed its sentences to.")
     citation_check: CitationCheckOut | None = Field(description="Each cited sentence checked against its passage.")
     evidence: EvidenceOut | None = Field(default=None, description="None when no documents were searched.")
+    plan: PlanName | None = Field(default=None, description='How docchat answered: "lookup" (the best passages '
+                                  'of any document), "collection" (every document in scope), "compare" (the named '
+                                  'documents side by side) or "table"; null for an answer from before plans were kept.')
+    plan_documents: list[str] = Field(default_factory=list, description="The documents compared, by name.")
+    coverage: CoverageOut | None = Field(default=None, description="For the collection or a comparison: how many "
+                                         "documents in scope the answer read.")
     rewritten_query: str | None
     memory: dict[str, Any] | None = Field(description="What the memory did for this answer (MemoryStats).")
     usage: dict[str, Any] | None
@@ -175,6 +196,12 @@ class MessageOut(BaseModel):
     created_at: datetime
     citations: list[CitationOut]
     evidence: EvidenceOut | None = None
+    plan: PlanName | None = Field(default=None, description='How docchat answered: "lookup" (the best passages '
+                                  'of any document), "collection" (every document in scope), "compare" (the named '
+                                  'documents side by side) or "table"; null for an answer from before plans were kept.')
+    plan_documents: list[str] = Field(default_factory=list, description="The documents compared, by name.")
+    coverage: CoverageOut | None = Field(default=None, description="For the collection or a comparison: how many "
+                                         "documents in scope the answer read.")
     cited: list[CitationOut]
     citation_check: CitationCheckOut | None
     rewritten_query: str | None
@@ -296,6 +323,7 @@ def from_message(message) -> dict:
             "cited": [citation_wire.to_api(c) for c in message.cited],
             "citation_check": citation_wire.check_to_api(facts.grounding), "rewritten_query": message.rewritten_query,
             "evidence": facts.evidence.as_dict() if facts.evidence else None,
+            **plan_fields(facts.approach, facts.coverage),
             "model": facts.model, "usage": facts.usage, "error": facts.error,
             "rating": facts.rating.value if facts.rating else None, "version_of": message.version_of}
 
@@ -314,6 +342,7 @@ def from_turn(turn) -> dict:
         "status": answer.status.value if answer else "error",
         "citations": [citation_wire.to_api(c) for c in (answer.facts.citations if answer else turn.citations)],
         "evidence": turn.evidence.as_dict() if turn.evidence else None,
+        **plan_fields(answer.facts.approach if answer else None, answer.facts.coverage if answer else None),
         "cited": [citation_wire.to_api(c) for c in answer.cited] if answer else [],
         "citation_check": citation_wire.check_to_api(answer.facts.grounding) if answer else None,
         "rewritten_query": stats.rewritten_query if stats else None,

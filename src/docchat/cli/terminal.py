@@ -17,6 +17,7 @@ from docchat.atomic import write_atomically
 from docchat.cli.signals import ctrl_c_interrupts
 from docchat.cli.terminal_backends import Backend, Outcome, Said
 from docchat.domain import Citation, Status, answer_note
+from docchat.domain.approach import covered_line
 from docchat.errors import DocchatError
 from docchat.text import for_terminal, one_line
 
@@ -175,6 +176,8 @@ class Session:
             return
         if note := answer_note(outcome.evidence, outcome.model):
             print(f"[{note}]")
+        if line := covered_line(outcome.approach, outcome.coverage):
+            print(for_terminal(f"[{line}]"))
         self._citations = outcome.citations
         check = outcome.check
         if outcome.cited:

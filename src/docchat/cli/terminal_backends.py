@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterator, Protocol
 
 from docchat.domain import Citation, EvidenceStrength, Grounding, Role, Status
+from docchat.domain.approach import Approach, Coverage
 from docchat.errors import DocchatError, InvalidInput
 from docchat.services.turn import Turn
 
@@ -30,6 +31,9 @@ class Outcome:
     # The passages the answer cites, and the citation check's notes on its sentences.
     cited: list[Citation] = field(default_factory=list)
     check: Grounding | None = None
+    # How docchat answered, and what a comparison or the collection covered.
+    approach: Approach | None = None
+    coverage: Coverage | None = None
 
 
 @dataclass(frozen=True)
@@ -104,7 +108,9 @@ class TurnAnswer:
                                     list(answer.facts.citations) if answer else [], evidence=self._turn.evidence,
                                     model=answer.facts.model if answer else None,
                                     cited=list(answer.cited) if answer else [],
-                                    check=answer.facts.grounding if answer else None)
+                                    check=answer.facts.grounding if answer else None,
+                                    approach=answer.facts.approach if answer else None,
+                                    coverage=answer.facts.coverage if answer else None)
             self._kept(answer.content if answer else "")
         return self._outcome
 

@@ -15,6 +15,7 @@ import httpx
 from docchat.exchange import citation_wire
 from docchat.cli.terminal_backends import SHOWN_ON_OPEN, Answer, Listed, Outcome, Said, stateless_refusal
 from docchat.domain import EvidenceStrength, Status
+from docchat.domain.approach import from_plan_fields
 from docchat.errors import DocchatError
 
 API = "/api/v1"
@@ -151,10 +152,12 @@ class StreamedAnswer:
                 self._response.close()
             final = self._final or {}
             status = final.get("status") or (Status.INTERRUPTED.value if self._text else Status.ERROR.value)
+            approach, coverage = from_plan_fields(final)
             self._outcome = Outcome(str(status), citation_wire.from_api(final.get("citations")),
                                     evidence=EvidenceStrength.from_dict(final.get("evidence")), model=final.get("model"),
                                     cited=citation_wire.from_api(final.get("cited")),
-                                    check=citation_wire.check_from_api(final.get("citation_check")))
+                                    check=citation_wire.check_from_api(final.get("citation_check")),
+                                    approach=approach, coverage=coverage)
             self._kept(str(final.get("answer", self._text)))
         return self._outcome
 

@@ -45,10 +45,11 @@ def choose(question: str, in_scope: Sequence[tuple[str, str]]) -> Approach:
     """The plan for `question` over the documents in scope, given as (id, name)."""
     words = _words(question)
     named = _named(words, in_scope)
+    names = dict(in_scope)
     if len(named) >= 2:
-        return Approach(Way.COMPARE, tuple(named))
+        return Approach(Way.COMPARE, tuple(named), tuple(names[document] for document in named))
     if len(in_scope) == 2 and _COMPARING & set(words):
-        return Approach(Way.COMPARE, tuple(document for document, _ in in_scope))
+        return Approach(Way.COMPARE, tuple(names), tuple(names.values()))
     if 2 <= len(in_scope) <= COLLECTION_MAX and _speaks_of_the_set(words, _shared_name_words(in_scope)):
         return Approach(Way.COLLECTION)
     return LOOKUP

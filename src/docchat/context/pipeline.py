@@ -36,6 +36,9 @@ BLOCKS_KEPT = 8
 # Around the passages in a user turn ("Context:\n", numbers, "Question: "), an upper bound.
 PASSAGE_FRAME_TOKENS = 8
 PASSAGE_SEPARATOR_TOKENS = 6
+# Why a comparison or the collection left a document out (its coverage says so, by name).
+LEFT_OUT_NO_MATCH = "nothing in it matched the question"
+LEFT_OUT_NO_ROOM = "no room left in the window for its passages"
 
 
 @dataclass(frozen=True)
@@ -127,7 +130,7 @@ class AnswerPipeline:
         in_scope = self._retriever.in_scope(request.scope) if self._retriever is not None else []
         approach = choose(rewritten or request.question, in_scope)
         if self._retriever is not None:
-            progress(f"{approach_line(approach, dict(in_scope), len(in_scope))}…")
+            progress(f"{approach_line(approach, len(in_scope))}…")
         evidence = self._evidence(request, rewritten or request.question, question_tokens, plan, approach, in_scope)
         method = "rewriter" if rewritten else "none"
         if rewritten is None and evidence.searched:
@@ -177,8 +180,12 @@ class AnswerPipeline:
         if block is not None:
             ranked = self._ranked(request, query, DOCUMENT_SOURCES)
             numbered = [(block.number_of(hit.chunk.id), hit) for hit in ranked]
+            # Every document in scope is in the prompt whole: a comparison or the collection covers them all.
+            read = len({part.first.chunk.document_id for part in block.parts})
             return Evidence("documents", block=block, searched=bool(ranked), strength=_judged(ranked),
-                            citations=tuple(hit.citation(n) for n, hit in numbered if n is not None))
+                            citations=tuple(hit.citation(n) for n, hit in numbered if n is not None),
+                            approach=approach,
+                            coverage=None if approach.way is Way.LOOKUP else Coverage(read, max(read, len(in_scope))))
         # Past the floor, passages may take the history's room, never more.
         room = plan.available - plan.system - plan.cap("summary") - question_tokens
         # A request's own limit caps the passages, not the candidates: a follow-up needs a
@@ -188,8 +195,8 @@ class AnswerPipeline:
         top_k = min(self._limits.ceiling, max(floor, cap // TOKENS_PER_CANDIDATE, 1))
         if approach.way in (Way.COMPARE, Way.COLLECTION):
             documents = list(approach.documents) or [document for document, _ in in_scope]
-            return self._per_document(request, query, approach, documents, top_k, cap, room, floor=floor,
-                                      ceiling=ceiling)
+            return self._per_document(request, query, approach, documents, dict(in_scope), top_k, cap, room,
+                                      floor=floor, ceiling=ceiling)
         while True:
             ranked = self._ranked(request, query, top_k)
             parts = self._fill(request.question, ranked, cap, room, floor=floor, ceiling=ceiling)
@@ -200,8 +207,8 @@ class AnswerPipeline:
             top_k = min(self._limits.ceiling, top_k * 2)
         return _passages(parts, searched=bool(ranked), strength=_judged(ranked))
 
-    def _per_document(self, request: Request, query: str, approach: Approach, documents: list[str], top_k: int,
-                      cap: int, room: int, *, floor: int, ceiling: int) -> Evidence:
+    def _per_document(self, request: Request, query: str, approach: Approach, documents: list[str],
+                      names: dict[str, str], top_k: int, cap: int, room: int, *, floor: int, ceiling: int) -> Evidence:
         """Each document's own best passages, taken in turns into the room, then laid out side by
         side in the documents' order (the order a comparison names them in)."""
         found = self._retriever.retrieve_each(query, documents, top_k=max(floor, -(-top_k // len(documents))),
@@ -210,9 +217,11 @@ class AnswerPipeline:
         parts = self._fill(request.question, ranked, cap, room, floor=floor, ceiling=ceiling)
         place = {document: n for n, document in enumerate(documents)}
         parts.sort(key=lambda part: place[part.first.chunk.document_id])
+        read = {part.first.chunk.document_id for part in parts}
+        left_out = tuple((names.get(document, document), LEFT_OUT_NO_ROOM if found.get(document) else LEFT_OUT_NO_MATCH)
+                         for document in documents if document not in read)
         return _passages(parts, searched=bool(ranked), strength=_judged(sorted(ranked, key=lambda hit: -hit.score)),
-                         approach=approach,
-                         coverage=Coverage(len({part.first.chunk.document_id for part in parts}), len(documents)))
+                         approach=approach, coverage=Coverage(len(read), len(documents), left_out))
 
     def _ranked(self, request: Request, query: str, top_k: int):
         def retrieve(text: str):

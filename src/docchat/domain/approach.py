@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import Any
 
 
 class Way(StrEnum):
@@ -26,25 +27,44 @@ class Way(StrEnum):
 @dataclass(frozen=True)
 class Approach:
     """A plan, and the documents it is about: those compared (in the order the question names
-    them); none for a lookup or the collection, which take the scope as it is."""
+    them), by id and by name; none for a lookup or the collection, which take the scope as it is."""
 
     way: Way
     documents: tuple[str, ...] = ()
+    names: tuple[str, ...] = ()
+
+    def as_dict(self) -> dict[str, Any]:
+        """As an answer keeps it, and an export carries it."""
+        return {"way": self.way.value,
+                "documents": [{"id": document, "name": name} for document, name in zip(self.documents, self.names)]}
+
+    @classmethod
+    def from_dict(cls, data: object) -> Approach | None:
+        """What `as_dict` wrote; None for anything else (an answer from before plans were kept)."""
+        if not isinstance(data, dict) or data.get("way") not in _WAYS:
+            return None
+        documents = data.get("documents")
+        pairs = [(str(d["id"]), str(d["name"])) for d in documents if isinstance(d, dict) and "id" in d and "name" in d] \
+            if isinstance(documents, list) else []
+        return cls(Way(data["way"]), tuple(document for document, _ in pairs), tuple(name for _, name in pairs))
 
 
+_WAYS = frozenset(way.value for way in Way)
 LOOKUP = Approach(Way.LOOKUP)
 
 
 @dataclass(frozen=True)
 class Coverage:
-    """How many documents in scope an answer read."""
+    """How many documents in scope an answer read, and those it left out with why, by name."""
 
     documents_read: int
     documents_in_scope: int
+    left_out: tuple[tuple[str, str], ...] = ()
 
-    def as_dict(self) -> dict[str, int]:
+    def as_dict(self) -> dict[str, Any]:
         """As `ask --json`, the API and an export carry it."""
-        return {"documents_read": self.documents_read, "documents_in_scope": self.documents_in_scope}
+        return {"documents_read": self.documents_read, "documents_in_scope": self.documents_in_scope,
+                "left_out": [{"document": name, "why": why} for name, why in self.left_out]}
 
     @classmethod
     def from_dict(cls, data: object) -> Coverage | None:
@@ -57,19 +77,55 @@ class Coverage:
             return None
         if not (isinstance(read, int) and isinstance(in_scope, int)) or not 0 <= read <= in_scope:
             return None
-        return cls(read, in_scope)
+        left_out = data.get("left_out")
+        return cls(read, in_scope, tuple(
+            (str(item["document"]), str(item.get("why") or "")) for item in left_out
+            if isinstance(item, dict) and "document" in item) if isinstance(left_out, list) else ())
 
 
-def approach_line(approach: Approach, names: dict[str, str], in_scope: int) -> str:
-    """What the page says of the plan while it answers, from the names of the documents by id."""
+def approach_line(approach: Approach, in_scope: int) -> str:
+    """What the page says of the plan while it answers."""
     if approach.way is Way.COLLECTION:
         return f"Reading all {in_scope} documents in scope"
     if approach.way is Way.COMPARE:
-        shown = [names.get(document, "a document") for document in approach.documents]
-        return f"Comparing {_listed(shown)}"
+        return f"Comparing {_listed(list(approach.names) or ['the documents'])}"
     if approach.way is Way.TABLE:
-        return f"Computing from {_listed([names.get(document, 'a table') for document in approach.documents])}"
+        return f"Computing from {_listed(list(approach.names) or ['a table'])}"
     return "Searching your documents"
+
+
+def plan_fields(approach: Approach | None, coverage: Coverage | None) -> dict[str, Any]:
+    """An answer's plan as `ask --json`, the API and the OpenAI-compatible extension carry it: the
+    plan (null for an answer from before plans were kept), the documents compared by name, and for
+    a comparison or the collection what it covered."""
+    return {"plan": approach.way.value if approach else None,
+            "plan_documents": list(approach.names) if approach else [],
+            "coverage": coverage.as_dict() if coverage else None}
+
+
+def from_plan_fields(data: dict[str, Any]) -> tuple[Approach | None, Coverage | None]:
+    """What `plan_fields` wrote (the terminal client reads it from the API)."""
+    plan, names = data.get("plan"), data.get("plan_documents")
+    if plan not in _WAYS:
+        return None, None
+    names = tuple(str(name) for name in names) if isinstance(names, list) else ()
+    return Approach(Way(plan), names=names), Coverage.from_dict(data.get("coverage"))
+
+
+def covered_line(approach: Approach | None, coverage: Coverage | None) -> str | None:
+    """What the page, the terminal and an export say of an answer's plan once it is written; None
+    for a lookup (how docchat always answered) and an answer from before plans were kept."""
+    if approach is None or approach.way is Way.LOOKUP:
+        return None
+    done = {Way.COLLECTION: "Read every document in scope",
+            Way.COMPARE: f"Compared {_listed(list(approach.names) or ['the documents'])}",
+            Way.TABLE: f"Computed from {_listed(list(approach.names) or ['a table'])}"}[approach.way]
+    if coverage is None:
+        return f"{done}."
+    line = f"{done}: covered {coverage.documents_read} of {coverage.documents_in_scope} documents."
+    if coverage.left_out:
+        line += " Left out: " + "; ".join(f"{name} ({why})" if why else name for name, why in coverage.left_out) + "."
+    return line
 
 
 def _listed(items: list[str]) -> str:

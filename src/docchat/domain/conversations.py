@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 from docchat.domain.grounding import Grounding, marks_in
 
 if TYPE_CHECKING:
+    from docchat.domain.approach import Approach, Coverage
     from docchat.domain.figures import Budget, MemoryStats
     from docchat.domain.grounding import EvidenceStrength
 
@@ -218,6 +219,10 @@ class AnswerFacts:
     rating: Rating | None = None
     # The check of the answer's citations (docchat.domain.grounding); None before it existed.
     grounding: Grounding | None = None
+    # How it was answered (docchat.domain.approach), and for a comparison or the collection how
+    # many documents it read; None for an answer from before plans were kept.
+    approach: "Approach | None" = None
+    coverage: "Coverage | None" = None
 
 
 # Shared by every question and system message: a frozen value, so one is enough.

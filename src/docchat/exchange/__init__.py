@@ -38,14 +38,15 @@ from docchat.domain import (
     Summary,
     answer_note,
 )
+from docchat.domain.approach import Approach, Coverage, covered_line
 from docchat.errors import InvalidExport
 from docchat.exchange.json_writing import canonical_json, indented_json
 from docchat.text import NUL, one_line, unstorable
 from docchat.wording import count
 
 SCHEMA = "docchat.conversation"
-VERSION = 4
-READABLE = (1, 2, 3, 4)
+VERSION = 5
+READABLE = (1, 2, 3, 4, 5)
 # Exports nest five levels, other apps' about ten; deeper is not a conversation, and would
 # exhaust Python's recursion limit somewhere between reading and storing it.
 MAX_DEPTH = 64
@@ -96,6 +97,9 @@ def message_record(message: Message) -> dict[str, Any]:
         **({"evidence": facts.evidence.as_dict()} if facts.evidence is not None else {}),
         # Only on a checked answer: an unchecked message exports as version 3 wrote it.
         **({"grounding": facts.grounding.as_dict()} if facts.grounding is not None else {}),
+        # Only on an answer with a plan (version 5): older answers export as before.
+        **({"plan": facts.approach.as_dict()} if facts.approach is not None else {}),
+        **({"coverage": facts.coverage.as_dict()} if facts.coverage is not None else {}),
     }
 
 
@@ -184,6 +188,8 @@ def _message_lines(message: Message, level: str) -> list[str]:
     if note := answer_note(facts.evidence, facts.model):
         lines += [f"> {note}", ""]  # as the page shows it: above the answer
     lines += [message.content.rstrip(), ""]
+    if covered := covered_line(facts.approach, facts.coverage):
+        lines += [covered, ""]
     if grounding is not None and grounding.flagged:
         lines += ["**Checked**", ""] + [f"- “{s.text}”: {grounding.note(s)}" for s in grounding.flagged] + [""]
     cited, uncited = message.cited, message.uncited
@@ -251,6 +257,9 @@ class _MessageIn(_Strict):
     shown: StrictBool = True
     parent_id: StrictStr | None = Field(default=None, min_length=1, max_length=36)
     evidence: dict[str, Any] | None = None
+    # How it was answered, and what it covered (version 5).
+    plan: dict[str, Any] | None = None
+    coverage: dict[str, Any] | None = None
 
 
 class _SummaryIn(_Strict):
@@ -394,7 +403,8 @@ def _to_domain(document: _DocumentIn, source: str) -> ImportedConversation:
                 facts=AnswerFacts(citations=citation_wire.from_stored(m.citations),
                                   grounding=Grounding.from_dict(m.grounding), model=m.model, usage=m.usage,
                                   rating=Rating(m.rating) if m.rating else None,
-                                  evidence=EvidenceStrength.from_dict(m.evidence)),
+                                  evidence=EvidenceStrength.from_dict(m.evidence),
+                                  approach=Approach.from_dict(m.plan), coverage=Coverage.from_dict(m.coverage)),
             )
             for m in document.messages
         ]

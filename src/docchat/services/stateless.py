@@ -70,7 +70,8 @@ class StatelessChat:
                                           max_model_len=info.max_model_len, answer_reserve=reserve, keep_question=keep)
         draft = Message(id="stateless-answer", conversation_id="", seq=len(messages) + 2, role=Role.ASSISTANT,
                         content="", created_at=now, status=Status.STREAMING,
-                        facts=AnswerFacts(model=info.model, citations=prepared.citations, evidence=prepared.evidence))
+                        facts=AnswerFacts(model=info.model, citations=prepared.citations, evidence=prepared.evidence,
+                                          approach=prepared.approach, coverage=prepared.coverage))
         return streamed(prepared, draft, _Unsaved(self._counter), self._gateway, max_tokens=reserve,
                         conversation_id=None, checker=self._chat.checker)
 

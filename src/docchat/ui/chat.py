@@ -14,6 +14,7 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import StopException
 
 from docchat.domain import FINISHED, Conversation, Judgement, Message, Rating, Role, Status, answer_note
+from docchat.domain.approach import covered_line
 from docchat.domain.turns import may_continue, may_regenerate, needs_retry
 from docchat.errors import DocchatError, NotFound
 from docchat.web.safe_markdown import inert
@@ -211,6 +212,8 @@ def _message(message: Message, *, latest: bool, versions: list[Message] = (), la
                        f"“{literal(message.read_with)}”")
         elif message.rewritten_query:
             st.caption(f"Searched as: {literal(message.rewritten_query)}")
+        if message.status is not Status.STREAMING and (covered := covered_line(facts.approach, facts.coverage)):
+            st.caption(f":material/library_books: {literal(covered)}")
         if facts.grounding is not None and message.status is not Status.STREAMING:
             sources.checked(message)
         if facts.citations:

@@ -1,0 +1,72 @@
+"""How an answer was planned, over HTTP: a question naming two documents is answered as a
+comparison, and every door (the stateless query, a stored conversation and its messages, the
+OpenAI-compatible extension) says so, with what the answer covered."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.api.conftest import events
+
+LEASE_2024 = """# Lease of 4 Quay Street, 2024
+
+The tenant pays a rent of GBP 1,200 every month, on the first day of the month.
+The tenant may keep one cat.
+"""
+LEASE_2025 = """# Lease of 4 Quay Street, 2025
+
+The tenant pays a rent of GBP 3,900 every quarter, on the first day of the quarter.
+No pets may be kept.
+"""
+COMPARE = "Compare the rent in the 2024 lease and the 2025 lease"
+
+
+@pytest.fixture
+def leases(client) -> None:
+    for name, text in (("lease-2024.md", LEASE_2024), ("lease-2025.md", LEASE_2025)):
+        response = client.post("/api/v1/documents", files={"file": (name, text.encode(), "text/markdown")})
+        assert response.status_code == 201, response.text
+
+
+def test_a_stateless_comparison_says_its_plan_the_documents_compared_and_what_it_covered(client, gateway, leases):
+    gateway.enqueue(["Monthly in 2024 [1], quarterly in 2025 [2]."])
+
+    body = client.post("/api/v1/rag/query", json={"query": COMPARE}).json()
+
+    assert body["plan"] == "compare"
+    assert body["plan_documents"] == ["lease-2024.md", "lease-2025.md"]
+    assert body["coverage"] == {"documents_read": 2, "documents_in_scope": 2, "left_out": []}
+
+
+def test_a_stored_answer_keeps_its_plan_and_the_conversation_gives_it_back(client, gateway, leases):
+    conversation = client.post("/api/v1/conversations", json={}).json()
+    gateway.enqueue(["Monthly in 2024 [1], quarterly in 2025 [2]."])
+
+    response = client.post(f"/api/v1/conversations/{conversation['id']}/messages",
+                           json={"content": COMPARE, "stream": True})
+
+    done = json.loads(events(response.text)[-1][1])
+    assert (done["plan"], done["coverage"]["documents_read"]) == ("compare", 2)
+    [question, answer] = client.get(f"/api/v1/conversations/{conversation['id']}").json()["messages"]
+    assert (question["plan"], question["coverage"]) == (None, None)
+    assert (answer["plan"], answer["plan_documents"], answer["coverage"]["documents_in_scope"]) == \
+        ("compare", ["lease-2024.md", "lease-2025.md"], 2)
+
+
+def test_a_lookup_says_so_and_carries_no_coverage(client, gateway, leases):
+    gateway.enqueue(["One cat [1]."])
+
+    body = client.post("/api/v1/rag/query", json={"query": "May the tenant keep a cat?"}).json()
+
+    assert (body["plan"], body["plan_documents"], body["coverage"]) == ("lookup", [], None)
+
+
+def test_the_openai_compatible_answer_carries_the_plan_in_its_docchat_extra(docchat, gateway, leases):
+    gateway.enqueue(["Monthly in 2024 [1], quarterly in 2025 [2]."])
+
+    completion = docchat.chat.completions.create(model="docchat", messages=[{"role": "user", "content": COMPARE}])
+
+    extra = completion.model_extra["docchat"]
+    assert (extra["plan"], extra["coverage"]["documents_read"]) == ("compare", 2)
