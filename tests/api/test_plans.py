@@ -70,3 +70,43 @@ def test_the_openai_compatible_answer_carries_the_plan_in_its_docchat_extra(docc
 
     extra = completion.model_extra["docchat"]
     assert (extra["plan"], extra["coverage"]["documents_read"]) == ("compare", 2)
+
+
+def test_a_question_asked_with_a_plan_is_answered_with_it(client, gateway, leases):
+    gateway.enqueue(["Both say rent is paid on the first day [1][2]."])
+
+    body = client.post("/api/v1/rag/query", json={"query": "When is the rent paid?", "plan": "compare"}).json()
+
+    assert (body["plan"], body["coverage"]["documents_read"]) == ("compare", 2)
+
+
+def test_an_answer_asked_again_another_way_is_a_new_version_with_that_plan(client, gateway, leases):
+    conversation = client.post("/api/v1/conversations", json={}).json()
+    gateway.enqueue(["One cat [1]."])
+    gateway.enqueue(["The 2024 lease allows a cat [1]; the 2025 lease no pets [2]."])
+    first = client.post(f"/api/v1/conversations/{conversation['id']}/messages",
+                        json={"content": "May the tenant keep a cat?"}).json()
+
+    again = client.post(f"/api/v1/conversations/{conversation['id']}/retry", json={"plan": "compare"}).json()
+
+    assert (first["plan"], again["plan"]) == ("lookup", "compare")
+    [question, answer] = client.get(f"/api/v1/conversations/{conversation['id']}").json()["messages"]
+    assert (question["id"], answer["plan"]) == (again["question_id"], "compare")
+
+
+@pytest.mark.parametrize(("plan", "status"), [("table", 422), ("everything", 422)])
+def test_a_plan_docchat_cannot_follow_is_refused_and_nothing_is_asked(client, gateway, leases, plan, status):
+    response = client.post("/api/v1/rag/query", json={"query": "When is the rent paid?", "plan": plan})
+
+    assert response.status_code == status
+    assert gateway.requests == []
+
+
+def test_a_comparison_asked_of_one_document_is_refused_in_words(client, gateway, leases):
+    one = client.get("/api/v1/documents").json()[0]["id"]
+
+    response = client.post("/api/v1/rag/query",
+                           json={"query": "When is the rent paid?", "plan": "compare", "document_ids": [one]})
+
+    assert response.status_code == 400
+    assert response.json()["detail"] == "a comparison needs two or more documents in scope"

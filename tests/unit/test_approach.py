@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from docchat.context.approach import COLLECTION_MAX, choose
+from docchat.errors import InvalidInput
 from docchat.domain.approach import LOOKUP, Approach, Coverage, Way, approach_line, covered_line
 
 LEASES = [("d-2023", "lease-2023.md"), ("d-2024", "lease-2024.md"), ("d-2025", "lease-2025.md")]
@@ -128,3 +129,24 @@ def test_coverage_is_read_back_as_written_and_anything_else_is_none():
     for damaged in (None, [], {"documents_read": 3}, {"documents_read": 13, "documents_in_scope": 12},
                     {"documents_read": "3", "documents_in_scope": 12}):
         assert Coverage.from_dict(damaged) is None
+
+
+def test_a_plan_the_user_chose_is_followed_where_the_scope_allows_it():
+    assert choose("Compare the 2024 lease and the 2025 lease", LEASES, Way.LOOKUP) == LOOKUP
+    assert choose("When is the rent due?", LEASES, Way.COLLECTION) == Approach(Way.COLLECTION)
+    # Compared: the documents named, or every document in scope when fewer than two are named.
+    assert choose("lease 2023 or lease 2025?", LEASES, Way.COMPARE).documents == ("d-2023", "d-2025")
+    assert choose("When is the rent due?", LEASES, Way.COMPARE).names == (
+        "lease-2023.md", "lease-2024.md", "lease-2025.md")
+
+
+@pytest.mark.parametrize(("chosen", "scope", "refusal"), [
+    (Way.COMPARE, LEASES[:1], "a comparison needs two or more documents in scope"),
+    (Way.COLLECTION, [], "there are no documents in this conversation's scope to read"),
+    (Way.COLLECTION, [(f"d{n}", f"report-{n}.pdf") for n in range(COLLECTION_MAX + 1)],
+     f"at most {COLLECTION_MAX} documents in scope, and this conversation has {COLLECTION_MAX + 1}"),
+    (Way.TABLE, LEASES, "does not compute figures from tables yet"),
+])
+def test_a_chosen_plan_the_scope_cannot_give_is_refused_in_words(chosen, scope, refusal):
+    with pytest.raises(InvalidInput, match=refusal):
+        choose("When is the rent due?", scope, chosen)

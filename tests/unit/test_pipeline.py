@@ -371,6 +371,32 @@ def test_a_collection_that_fits_whole_reads_every_document_whole():
     assert turn.answer.facts.coverage == Coverage(3, 3)
 
 
+def test_a_question_asked_again_with_another_plan_is_a_new_version_and_its_answer_follows_it():
+    setup = Setup(FakeLibrary(*leases()), window=4_096)
+    lookup = setup.ask("How is the rent paid?")
+    stages = []
+
+    again = setup.chat.retry(lookup.conversation_id, plan=Way.COMPARE, progress=stages.append)
+    again.text()
+
+    assert stages[0] == "Comparing lease-2024.md and lease-2025.md…"
+    # The question is kept as it was sent, with the lookup's passages: it is asked again, a new version.
+    assert again.question.version_of == lookup.question.id and again.question.content == lookup.question.content
+    shown = [m.id for m in setup.messages.history(lookup.conversation_id) if m.shown]
+    assert shown[-2:] == [again.question.id, again.answer.id] and lookup.question.id not in shown
+    assert {c.document for c in again.answer.facts.citations} == {"lease-2024.md", "lease-2025.md"}
+    assert again.answer.facts.coverage == Coverage(2, 2)
+
+
+def test_a_chosen_plan_the_scope_cannot_give_is_refused_and_keeps_nothing():
+    setup = Setup(FakeLibrary(*leases()[:30]), window=4_096)
+
+    with pytest.raises(InvalidInput, match="a comparison needs two or more documents"):
+        setup.chat.answer(None, "How is the rent paid?", plan=Way.COMPARE)
+
+    assert setup.uow.conversations.conversations == {} and setup.gateway.requests == []
+
+
 def test_a_lookup_keeps_its_plan_and_no_coverage():
     setup = Setup(FakeLibrary(*leases()), window=4_096)
 

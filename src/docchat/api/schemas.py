@@ -37,6 +37,9 @@ class HistoryItem(Strict):
     content: str
 
 
+AskedPlan = Literal["lookup", "collection", "compare"]
+
+
 class RagQuery(Strict):
     query: str = Field(min_length=1, max_length=MAX_QUESTION)
     conversation_history: list[HistoryItem] | None = Field(
@@ -46,6 +49,9 @@ class RagQuery(Strict):
         "Default: passages fill the documents' share of the window (or the documents go in whole)."))
     document_ids: list[str] | None = Field(default=None, max_length=MAX_IDS,
                                            description="The documents to search (ids or unique prefixes); default: all.")
+    plan: AskedPlan | None = Field(default=None, description='How to answer: "lookup" (the best passages of any '
+                                   'document), "collection" (every document in scope) or "compare" (the documents '
+                                   'named, or all in scope, side by side); default: docchat chooses from the question.')
     stream: bool = False
 
     _query = field_validator("query")(_not_blank)
@@ -64,12 +70,18 @@ class ConversationChange(Strict):
 
 class NewMessage(Strict):
     content: str = Field(min_length=1, max_length=MAX_QUESTION)
+    plan: AskedPlan | None = Field(default=None, description='How to answer: "lookup" (the best passages of any '
+                                   'document), "collection" (every document in scope) or "compare" (the documents '
+                                   'named, or all in scope, side by side); default: docchat chooses from the question.')
     stream: bool = False
 
     _content = field_validator("content")(_not_blank)
 
 
 class Retry(Strict):
+    plan: AskedPlan | None = Field(default=None, description='How to answer: "lookup" (the best passages of any '
+                                   'document), "collection" (every document in scope) or "compare" (the documents '
+                                   'named, or all in scope, side by side); default: docchat chooses from the question.')
     stream: bool = False
 
 

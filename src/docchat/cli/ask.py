@@ -9,6 +9,7 @@ from pathlib import Path
 
 from docchat.cli.common import open_services, print_json
 from docchat.errors import DocchatError
+from docchat.domain.approach import ASKED_PLANS, asked
 from docchat.text import one_line
 
 
@@ -19,6 +20,9 @@ def add_commands(commands) -> None:
     asking.add_argument("--json", action="store_true", help="print the answer, usage and budget split as JSON")
     asking.add_argument("--history", metavar="FILE", help="stateless: answer from this JSON list of "
                         "{role, content} instead of a stored conversation; nothing is stored")
+    asking.add_argument("--plan", choices=ASKED_PLANS, help="how to answer: the best passages of any document "
+                        "(lookup), every document in scope (collection), or the documents named side by side (compare); "
+                        "default: docchat chooses from the question")
     asking.set_defaults(handler=ask)
 
     chatting = commands.add_parser("chat", help="an interactive chat in the terminal (Ctrl-C stops an answer)")
@@ -36,7 +40,7 @@ def ask(args) -> int:
     if args.history:
         return _ask_stateless(services, args)
     conversation_id = services.conversations.resolve_id(args.conversation) if args.conversation else None
-    turn = services.chat.answer(conversation_id, args.question)
+    turn = services.chat.answer(conversation_id, args.question, plan=asked(args.plan))
     try:
         if args.json:
             turn.text()
@@ -56,7 +60,7 @@ def ask(args) -> int:
 
 
 def _ask_stateless(services, args) -> int:
-    turn = services.stateless.answer(_history(args.history), args.question)
+    turn = services.stateless.answer(_history(args.history), args.question, plan=asked(args.plan))
     if args.json:
         turn.text()
         print_json({**_turn_json(turn, services), "summary": turn.summary})

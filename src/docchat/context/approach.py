@@ -23,6 +23,7 @@ from collections import Counter
 from collections.abc import Sequence
 
 from docchat.domain.approach import LOOKUP, Approach, Way
+from docchat.errors import InvalidInput
 from docchat.retrieval.words import STOPWORDS
 
 _WORD = re.compile(r"[^\W_]+")
@@ -41,11 +42,14 @@ _DOCUMENT_NOUNS = frozenset(
     "spreadsheet spreadsheets book books chapter chapters article articles source sources".split())
 
 
-def choose(question: str, in_scope: Sequence[tuple[str, str]]) -> Approach:
-    """The plan for `question` over the documents in scope, given as (id, name)."""
+def choose(question: str, in_scope: Sequence[tuple[str, str]], chosen: Way | None = None) -> Approach:
+    """The plan for `question` over the documents in scope, given as (id, name); `chosen`: the
+    plan the user asked for (re-asking), which docchat follows where the scope allows it."""
     words = _words(question)
     named = _named(words, in_scope)
     names = dict(in_scope)
+    if chosen is not None:
+        return _as_chosen(chosen, named, names)
     if len(named) >= 2:
         return Approach(Way.COMPARE, tuple(named), tuple(names[document] for document in named))
     if len(in_scope) == 2 and _COMPARING & set(words):
@@ -53,6 +57,27 @@ def choose(question: str, in_scope: Sequence[tuple[str, str]]) -> Approach:
     if 2 <= len(in_scope) <= COLLECTION_MAX and _speaks_of_the_set(words, _shared_name_words(in_scope)):
         return Approach(Way.COLLECTION)
     return LOOKUP
+
+
+def _as_chosen(chosen: Way, named: list[str], names: dict[str, str]) -> Approach:
+    """The plan the user chose: a comparison of the documents named, or of every document in
+    scope when fewer than two are named; the collection of the scope. Refused, changing nothing,
+    where the scope cannot give it."""
+    if chosen is Way.LOOKUP:
+        return LOOKUP
+    if chosen is Way.TABLE:
+        raise InvalidInput("docchat does not compute figures from tables yet: ask again another way")
+    if not names:
+        raise InvalidInput("there are no documents in this conversation's scope to read")
+    if len(names) > COLLECTION_MAX and not (chosen is Way.COMPARE and len(named) >= 2):
+        raise InvalidInput(f"docchat reads every document for at most {COLLECTION_MAX} documents in scope, and this "
+                           f"conversation has {len(names):,}: choose fewer documents for it")
+    if chosen is Way.COLLECTION:
+        return Approach(Way.COLLECTION)
+    compared = named if len(named) >= 2 else list(names)
+    if len(compared) < 2:
+        raise InvalidInput("a comparison needs two or more documents in scope")
+    return Approach(Way.COMPARE, tuple(compared), tuple(names[document] for document in compared))
 
 
 def _words(text: str) -> list[str]:

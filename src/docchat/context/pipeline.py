@@ -66,6 +66,8 @@ class Request:
     instructions: str = ""  # the conversation's own, after the system prompt
     # At most this many passages, always retrieved into the user turn (never whole documents).
     max_passages: int | None = None
+    # The plan the user asked for when asking again; None: docchat chooses.
+    plan: Way | None = None
 
 
 @dataclass(frozen=True)
@@ -128,7 +130,7 @@ class AnswerPipeline:
             progress("Reading the question with the conversation…")
         rewritten = standalone_query(self._programs, recent, request.question, self._rewrite_gate)
         in_scope = self._retriever.in_scope(request.scope) if self._retriever is not None else []
-        approach = choose(rewritten or request.question, in_scope)
+        approach = choose(rewritten or request.question, in_scope, request.plan)
         if self._retriever is not None:
             progress(f"{approach_line(approach, len(in_scope))}…")
         evidence = self._evidence(request, rewritten or request.question, question_tokens, plan, approach, in_scope)

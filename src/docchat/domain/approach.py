@@ -50,6 +50,13 @@ class Approach:
 
 
 _WAYS = frozenset(way.value for way in Way)
+# The plans a user may ask for (a table's figures are not computed yet).
+ASKED_PLANS = (Way.LOOKUP.value, Way.COLLECTION.value, Way.COMPARE.value)
+
+
+def asked(plan: str | None) -> Way | None:
+    """The plan a user asked for by name (`ask --plan`, the API); None: docchat chooses."""
+    return Way(plan) if plan else None
 LOOKUP = Approach(Way.LOOKUP)
 
 

@@ -19,6 +19,7 @@ from typing import Callable
 from docchat.context.pipeline import AnswerPipeline, Prepared, Request
 from docchat.context.rewrite import RECENT_MESSAGES
 from docchat.domain import Message, Role, SessionMemory, Status, TitleSource
+from docchat.domain.approach import Way
 from docchat.domain.turns import last_exchange, may_continue
 from docchat.errors import InvalidInput, LLMError, NotFound
 from docchat.ports import Gateway, Programs, ServerInfo, TokenCounter, UnitOfWorkFactory
@@ -60,10 +61,11 @@ class ChatService:
         self._background_lock = threading.Lock()
         self._saver = _Saved(log, counter, conversations, programs, self._background)
 
-    def answer(self, conversation_id: str | None, question: str, *,
+    def answer(self, conversation_id: str | None, question: str, *, plan: Way | None = None,
                progress: Progress = lambda stage: None) -> Turn:
         """Stores the question, then streams the answer. Bad input changes nothing.
 
+        `plan`: how to answer, when the user chose (docchat.domain.approach); None: docchat chooses.
         `progress(stage)` hears, in words, what the turn is doing before the model's first token.
         """
         require_message(question)
@@ -77,7 +79,7 @@ class ChatService:
         except LLMError as error:
             # The question is kept either way; the failure shows when the turn is read.
             return self._failed(self._messages.post_user_message(conversation_id, question), error)
-        return self._turn(conversation_id, question, info, keep, progress, unavailable=unavailable)
+        return self._turn(conversation_id, question, info, keep, progress, unavailable=unavailable, plan=plan)
 
     def _server(self, conversation_id: str | None) -> tuple[ServerInfo, LLMError | None]:
         """The server to plan against. With none answering, a documents-only conversation plans
@@ -100,12 +102,17 @@ class ChatService:
     def _chosen(self, choice: bool | None) -> bool:
         return self._documents_only if choice is None else choice
 
-    def retry(self, conversation_id: str, *, progress: Progress = lambda stage: None) -> Turn:
-        """Answers the last question again (regenerate). An answer it already had is kept as
-        an earlier version, hidden; the new one is shown and the history follows it."""
+    def retry(self, conversation_id: str, *, plan: Way | None = None, progress: Progress = lambda stage: None) -> Turn:
+        """Answers the last question again (regenerate). An answer it already had is kept as an
+        earlier version, hidden; the new one is shown and the history follows it. With `plan`,
+        the question is asked again with that plan, a new version of it (see `edit`)."""
         asked, answered = last_exchange(self._messages.history(conversation_id))
         if asked is None:
             raise InvalidInput("there is no question to answer again in this conversation")
+        if plan is not None:
+            # A question is kept as it was sent, passages and all, and another plan sends other
+            # passages: it is asked again as a new version of the question, as an edit is.
+            return self.edit(conversation_id, asked.id, asked.content, plan=plan, progress=progress)
         version_of = answered.group if answered is not None else None
         try:
             info, unavailable = self._server(conversation_id)
@@ -114,7 +121,7 @@ class ChatService:
         return self._turn(conversation_id, asked.content, info, lambda sent, rewritten: asked, progress,
                           before_seq=asked.seq, version_of=version_of, unavailable=unavailable)
 
-    def edit(self, conversation_id: str, question_id: str, text: str, *,
+    def edit(self, conversation_id: str, question_id: str, text: str, *, plan: Way | None = None,
              progress: Progress = lambda stage: None) -> Turn:
         """Asks an earlier question again, as edited. The edit starts a branch where the question
         was asked: the question as it was, and everything after it, become an earlier version
@@ -134,7 +141,8 @@ class ChatService:
             info, unavailable = self._server(conversation_id)
         except LLMError as error:
             return self._failed(keep(None, None), error)
-        return self._turn(conversation_id, text, info, keep, progress, before_seq=asked.seq, unavailable=unavailable)
+        return self._turn(conversation_id, text, info, keep, progress, before_seq=asked.seq, unavailable=unavailable,
+                          plan=plan)
 
     def continue_answer(self, conversation_id: str, *, progress: Progress = lambda stage: None) -> Turn:
         """Goes on writing the last answer, cut at the token limit, into the same message: the
@@ -223,8 +231,9 @@ class ChatService:
 
     def _turn(self, conversation_id: str | None, question: str, info: ServerInfo, keep: Keep, progress: Progress, *,
               before_seq: int | None = None, continuing: Message | None = None,
-              version_of: str | None = None, unavailable: LLMError | None = None) -> Turn:
+              version_of: str | None = None, unavailable: LLMError | None = None, plan: Way | None = None) -> Turn:
         request, marks, documents_only = self._request(conversation_id, question, before_seq=before_seq)
+        request = replace(request, plan=plan)
         # A cut answer goes on while the model answers; without one, it is judged as a new answer.
         documents_only = documents_only and (continuing is None or unavailable is not None)
         if unavailable is not None:

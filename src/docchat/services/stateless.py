@@ -12,6 +12,7 @@ from datetime import datetime
 
 from docchat.context.pipeline import AnswerPipeline, Request
 from docchat.domain import AnswerFacts, Message, Role, Status, utcnow
+from docchat.domain.approach import Way
 from docchat.errors import InvalidInput
 from docchat.ports import Gateway, TokenCounter
 from docchat.services.chat import ChatService
@@ -49,10 +50,11 @@ class StatelessChat:
         self._gateway = gateway
 
     def answer(self, history: object, question: str, *, document_ids: list[str] | None = None, top_k: int | None = None,
-               instructions: str = "") -> Turn:
+               instructions: str = "", plan: Way | None = None) -> Turn:
         """`history`: the caller's `[{role, content}, ...]`, oldest first; `document_ids`: the
         documents to search (None: all of them); `top_k`: at most this many passages, retrieved
-        even when the documents would fit whole; `instructions`: sent after the system prompt."""
+        even when the documents would fit whole; `instructions`: sent after the system prompt; `plan`:
+        how to answer, when the caller chose (None: docchat chooses)."""
         parsed = parse_history(history)
         require_message(question)
         info = self._gateway.info()
@@ -65,7 +67,7 @@ class StatelessChat:
 
         reserve = self._chat.reserve_for(info.max_model_len)
         request = Request(question=question, history=messages, scope=document_ids, max_passages=top_k,
-                          instructions=instructions)
+                          instructions=instructions, plan=plan)
         prepared = self._pipeline.prepare(request,
                                           max_model_len=info.max_model_len, answer_reserve=reserve, keep_question=keep)
         draft = Message(id="stateless-answer", conversation_id="", seq=len(messages) + 2, role=Role.ASSISTANT,

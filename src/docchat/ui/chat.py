@@ -14,7 +14,7 @@ import streamlit as st
 from streamlit.runtime.scriptrunner import StopException
 
 from docchat.domain import FINISHED, Conversation, Judgement, Message, Rating, Role, Status, answer_note
-from docchat.domain.approach import covered_line
+from docchat.domain.approach import asked, covered_line
 from docchat.domain.turns import may_continue, may_regenerate, needs_retry
 from docchat.errors import DocchatError, NotFound
 from docchat.web.safe_markdown import inert
@@ -34,9 +34,12 @@ UNSENT = f"{KEY}_unsent"
 # The earlier question being edited ({"id", "text"}), and the edit to send on the next run.
 EDITING = f"{KEY}_editing"
 EDITED = f"{KEY}_edited"
-# The last message answered again ({"id", "how": "retry" | "continue"}): Regenerate, Retry or
+# The last message answered again ({"id", "how": "retry" | "continue", "plan"}): Regenerate, Retry or
 # Continue was clicked; the next run streams the answer where that one was drawn.
 AGAIN = f"{KEY}_again"
+# The plans an answer may be asked again with ("Answer another way").
+PLANS = {"lookup": "Search for the best passages", "collection": "Read every document in scope",
+         "compare": "Compare the documents side by side"}
 SETTLE_WAIT_S = 5.0
 # st.feedback's thumbs: 0 is down, 1 is up.
 THUMBS = {Rating.DOWN: 0, Rating.UP: 1}
@@ -98,7 +101,7 @@ def render(conversation_id: str | None) -> None:
             _resend(conversation_id, resend)
     if again:
         with new_turn:
-            _answer_again(conversation_id, again["how"])
+            _answer_again(conversation_id, again["how"], again["plan"])
     _server_notice()
     if conversation_id and history:
         _last_message_actions(history[-1])
@@ -122,15 +125,15 @@ def _last_message_actions(last: Message) -> None:
                   on_click=_start_again, args=(last, "continue"))
 
 
-def _start_again(last: Message, how: str) -> None:
-    st.session_state[AGAIN] = {"id": last.id, "how": how}
+def _start_again(last: Message, how: str, plan: str | None = None) -> None:
+    st.session_state[AGAIN] = {"id": last.id, "how": how, "plan": plan}
 
 
-def _answer_again(conversation_id: str, how: str) -> None:
+def _answer_again(conversation_id: str, how: str, plan: str | None) -> None:
     if how == "continue":
         _stream(lambda progress: services().chat.continue_answer(conversation_id, progress=progress))
     else:
-        _stream(lambda progress: services().chat.retry(conversation_id, progress=progress))
+        _stream(lambda progress: services().chat.retry(conversation_id, plan=asked(plan), progress=progress))
 
 
 def _earlier(conversation_id: str, drawn: int, shown: int) -> None:
@@ -259,6 +262,17 @@ def _answer_actions(answer: Message, versions: list[Message], *, regenerate: boo
             st.button("Regenerate", key=f"{KEY}_regenerate_{answer.id}", icon=":material/refresh:", type="tertiary",
                       help="Answer again; this answer is kept as an earlier version",
                       on_click=_start_again, args=(answer, "retry"))
+            _other_plans(answer)
+
+
+def _other_plans(answer: Message) -> None:
+    """Re-asking the question with a plan the user chooses; the answer is kept as an earlier version."""
+    current = answer.facts.approach.way.value if answer.facts.approach else None
+    with st.popover("Answer another way", icon=":material/alt_route:", type="tertiary"):
+        for plan, label in PLANS.items():
+            if plan != current:
+                st.button(label, key=f"{KEY}_plan_{plan}_{answer.id}", type="tertiary",
+                          on_click=_start_again, args=(answer, "retry", plan))
 
 
 def _question_actions(question: Message, versions: list[Message]) -> None:
