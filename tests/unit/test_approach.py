@@ -56,6 +56,7 @@ def test_names_are_matched_on_their_last_part_without_the_extension():
 @pytest.mark.parametrize("question", [
     "List the renewal date of every supplier contract",
     "Which of my contracts mention penalties?",
+    "Which of my supplier contracts carry a penalty?",
     "Summarise these 3 reports",
     "Do all the agreements have a termination clause?",
     "What does each document say about liability?",
@@ -74,6 +75,7 @@ def test_the_set_may_be_called_by_a_word_its_names_share():
     "What is all the rent due in March?",
     "Does each party pay its own costs?",
     "Which contract mentions penalties?",
+    "Which supplier contract mentions penalties?",
     "When is the rent review?",
 ])
 def test_a_question_about_the_contents_is_a_lookup(question):

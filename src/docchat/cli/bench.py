@@ -72,6 +72,13 @@ def add_commands(commands) -> None:
     followups = suites.add_parser("followups", help="recall of follow-up questions: alone, enriched, history-aware")
     followups.add_argument("--json", action="store_true")
     followups.set_defaults(handler=bench_followups)
+    questions = suites.add_parser("questions", help="questions one passage cannot answer (the collection, "
+                                  "comparisons, tables): docchat's plan against today's lookup")
+    questions.add_argument("--model", choices=("scripted", "served"), default="scripted",
+                           help="scripted: an instant stand-in, for what reaches the model; served: the LLM server "
+                           "docchat is set up for (default: %(default)s)")
+    questions.add_argument("--json", action="store_true")
+    questions.set_defaults(handler=bench_questions)
     grounding = suites.add_parser("grounding", help="does the evidence judgement tell questions the documents "
                                   "answer from those they do not? vs the top fused score alone")
     grounding.add_argument("--json", action="store_true")
@@ -201,6 +208,13 @@ def bench_followups(args) -> None:
     from docchat_bench.followups import run_followups_bench
 
     run_followups_bench(as_json=args.json)
+
+
+@_suite
+def bench_questions(args) -> None:
+    from docchat_bench.questions import run_questions_bench
+
+    run_questions_bench(served=args.model == "served", as_json=args.json)
 
 
 @_suite

@@ -116,8 +116,8 @@ def _speaks_of_the_set(words: list[str], shared: frozenset[str]) -> bool:
         if word in _QUANTIFIERS or word == "which":
             following = [w for w in words[at + 1:at + 5] if w not in _DETERMINERS]
             # A quantifier reaches over an adjective or two ("every supplier contract"); "which"
-            # asks of a set only in the plural ("which contracts", "which of my reports").
-            reach = following[:3] if word in _QUANTIFIERS else following[:1]
+            # asks of a set only in the plural ("which contracts", "which of my supplier contracts").
+            reach = following[:3] if word in _QUANTIFIERS else following[:2]
             if any(is_noun(w) and (word in _QUANTIFIERS or w.endswith("s")) for w in reach):
                 return True
         if word in ("these", "those", "my", "our") and at + 2 < len(words) and words[at + 1].isdigit():

@@ -23,7 +23,7 @@ from docchat.context.prompt import user_turn
 from docchat.context.rewrite import RECENT_MESSAGES, RewriteGate, rewrite_due, standalone_query
 from docchat.domain import Budget, Citation, EvidenceStrength, MemoryStats, Message, Role, Summary
 from docchat.domain.approach import LOOKUP, Approach, Coverage, Way, approach_line
-from docchat.grounding.evidence import judge
+from docchat.grounding.evidence import judge, passage_strength
 from docchat.ports import Retriever, TokenCounter
 from docchat.retrieval.quotas import in_turns
 
@@ -212,10 +212,14 @@ class AnswerPipeline:
     def _per_document(self, request: Request, query: str, approach: Approach, documents: list[str],
                       names: dict[str, str], top_k: int, cap: int, room: int, *, floor: int, ceiling: int) -> Evidence:
         """Each document's own best passages, taken in turns into the room, then laid out side by
-        side in the documents' order (the order a comparison names them in)."""
+        side in the documents' order (the order a comparison names them in). Each turn goes from
+        the document whose best passage is closest to the question down, so that when the room
+        runs out, the documents left out are those that hold the least of it."""
         found = self._retriever.retrieve_each(query, documents, top_k=max(floor, -(-top_k // len(documents))),
                                               active=set(request.active_documents))
-        ranked = in_turns([found.get(document, []) for document in documents])
+        rankings = sorted((found[document] for document in documents if found.get(document)),
+                          key=lambda ranking: -passage_strength(ranking[0]))
+        ranked = in_turns(rankings)
         parts = self._fill(request.question, ranked, cap, room, floor=floor, ceiling=ceiling)
         place = {document: n for n, document in enumerate(documents)}
         parts.sort(key=lambda part: place[part.first.chunk.document_id])

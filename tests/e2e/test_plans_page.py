@@ -1,0 +1,36 @@
+"""Answering another way, in Chromium: a question answered by a lookup is asked again as a
+comparison from the answer's menu, and the page says what the new answer compared and covered.
+The conversation answers from its documents only, so no LLM server is needed: the reply is
+docchat's own, made from the comparison's passages."""
+
+from playwright.sync_api import expect
+
+from tests.e2e.conftest import ARTIFACTS, open_app, open_popover, run_by_click, settled
+
+LEASE = "# Lease of 4 Quay Street, {year}\n\n## Rent\n\nThe tenant pays GBP {rent} on the first day of each month.\n"
+QUESTION = "Who won the football World Cup in 1998?"
+
+
+def test_an_answer_asked_again_as_a_comparison_says_what_it_compared(seeded, app_url, page):
+    for year, rent in ((2024, "1,200"), (2025, "1,300")):
+        seeded.ingestion.ingest(f"lease-{year}.md", LEASE.format(year=year, rent=rent).encode())
+    conversation = seeded.conversations.create("Leases")
+    seeded.messages.append_message(conversation.id, "user", QUESTION)
+    seeded.messages.append_message(conversation.id, "assistant", "France won it, at home.")
+    seeded.conversations.set_documents_only(conversation.id, True)
+    seeded.index.open().close()  # one process at a time: the page opens the index itself
+    open_app(page, app_url)
+    page.get_by_test_id("stSidebar").get_by_role("button", name="Leases").click()
+    expect(page.get_by_text("France won it, at home.")).to_be_visible(timeout=30_000)
+    settled(page)
+
+    menu = open_popover(page, page.get_by_role("button", name="Answer another way"))
+    run_by_click(page, menu.get_by_role("button", name="Compare the documents side by side"))
+
+    expect(page.get_by_text("I could not find this in your documents.")).to_be_visible(timeout=60_000)
+    settled(page)
+    expect(page.get_by_text("Compared lease-2024.md and lease-2025.md: covered 2 of 2 documents.")).to_be_visible()
+    # Asked again as a new version of the question; the first answer is kept with the first version.
+    expect(page.get_by_text("2 / 2")).to_be_visible()
+    expect(page.get_by_text("France won it, at home.")).to_have_count(0)
+    page.screenshot(path=str(ARTIFACTS / "answer_another_way.png"), full_page=True)

@@ -1,0 +1,25 @@
+"""`docchat bench questions` with the scripted model: docchat's plans against today's lookup on
+the same generated library, in one run."""
+
+from __future__ import annotations
+
+import json
+
+from docchat.cli import main
+
+
+def test_the_plans_give_the_model_more_of_the_collection_and_only_the_sides_compared(capsys):
+    assert main(["bench", "questions", "--json"]) == 0
+
+    report = json.loads(capsys.readouterr().out)
+    lookup, docchat = report["lookup (today)"], report["docchat"]
+    assert report["questions"] == {"collection": 5, "compare": 5, "table": 3}
+    # The documents left out when the room runs out are those that hold the least of the question.
+    assert docchat["collection_documents_given"] == 1.0 > lookup["collection_documents_given"]
+    assert docchat["compare_passages_on_its_sides"] == 1.0 > lookup["compare_passages_on_its_sides"]
+    assert docchat["compare_every_side_given"] == 1.0
+    # What the scripted model cannot say is not made up.
+    assert docchat["collection_documents_cited"] is None and docchat["table_exact_figure"] is None
+    # Every collection and comparison question is planned as one; a table is looked up, until figures are computed.
+    assert docchat["plan_as_its_kind"] == round(10 / 13, 3) and lookup["plan_as_its_kind"] == 0
+    assert {a["plan"] for a in report["answers"] if a["path"] == "docchat" and "pallets" in a["question"]} == {"lookup"}
