@@ -206,6 +206,29 @@ def test_a_csv_written_with_semicolons_and_a_tsv_are_read_by_their_columns():
     assert tabs[0].label == "stock, rows 2-4" and "Units: 312; Supplier: Harbour Forge" in tabs[0].text
 
 
+def test_each_sheet_is_also_a_table_with_typed_columns_and_its_totals_told_apart():
+    rows = [["Location", "Item", "Pallets", "Counted"],
+            ["Oslo", "Cardboard boxes", 120, datetime.date(2024, 3, 1)], ["Oslo", "Tape", 45, None],
+            ["Oslo subtotal", None, 165, None], [], ["Grand total", None, 165, None]]
+
+    [stock, notes] = parse("stock.xlsx", xlsx_of({"Stock": rows, "Notes": [["Note"], ["Recount in May"]]})).tables
+
+    assert [(c.name, c.type.value) for c in stock.columns] == [
+        ("Location", "text"), ("Item", "text"), ("Pallets", "integer"), ("Counted", "date")]
+    assert [(r.number, r.kind.value, r.cells[2]) for r in stock.rows] == [
+        (2, "row", "120"), (3, "row", "45"), (4, "subtotal", "165"), (6, "total", "165")]
+    assert (notes.sheet, [r.cells for r in notes.rows]) == ("Notes", [("Recount in May",)])
+
+
+def test_an_ods_and_a_csv_give_their_tables_as_a_workbook_does():
+    [ods] = parse("stock.ods", ods_of({"Stock": [["Item", "Units"], ["Anchor chain", 312.0], ["Total", 312.0]]})).tables
+    [csv] = parse("stock 2024.csv", "Item;Price\nAnchor chain;4.50\nDeck cleat;2.25\n".encode()).tables
+
+    assert [(r.cells, r.kind.value) for r in ods.rows] == [(("Anchor chain", "312"), "row"), (("Total", "312"), "total")]
+    assert (csv.sheet, [(c.name, c.type.value) for c in csv.columns]) == (
+        "stock 2024", [("Item", "text"), ("Price", "real")])
+
+
 def test_a_csv_that_is_not_utf8_text_is_refused_as_any_text_file_is():
     assert refusal("stock.csv", bytes(range(0x80, 0x100)) * 8) == \
         '"stock.csv" is not UTF-8 text (is it a binary file with a text extension?)'

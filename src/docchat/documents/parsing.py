@@ -27,7 +27,7 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from docchat.documents.kinds import PageProgress
+from docchat.documents.kinds import PageProgress, Read
 from docchat.documents.registry import READABLE, kind_of, reads
 from docchat.documents.text_reading import BEGINNING, MB, size
 from docchat.domain import ParsedDocument, Section
@@ -57,7 +57,9 @@ def parse(name: str, data: bytes, *, max_bytes: int = MAX_BYTES,
     if len(data) > max_bytes:
         raise InvalidInput(f"{shown} is {size(len(data))}; the limit is {size(max_bytes)}")
     read = kind.parse(shown, data, max_bytes, progress) if kind.by_pages else kind.parse(shown, data, max_bytes)
-    raw, attachments = read if isinstance(read, tuple) else (read, ())  # a mail hands back its attachments
+    if not isinstance(read, Read):
+        read = Read(read)
+    raw = read.sections
     sections = [
         Section(_label(section.label), section.page, text)
         for section in raw
@@ -65,7 +67,8 @@ def parse(name: str, data: bytes, *, max_bytes: int = MAX_BYTES,
     ]
     if not sections:
         raise InvalidInput(f"{shown} has no text to index" + (" (no text found by OCR)" if kind.by_pages else ""))
-    return ParsedDocument(name=name, kind=kind.name, sections=sections, attachments=attachments)
+    return ParsedDocument(name=name, kind=kind.name, sections=sections, attachments=read.attachments,
+                          tables=read.tables)
 
 
 class InProcessParser:

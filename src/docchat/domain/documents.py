@@ -33,6 +33,45 @@ class Attachment:
     data: bytes
 
 
+class RowKind(StrEnum):
+    ROW = "row"
+    SUBTOTAL = "subtotal"  # adds up rows above it: left out of any figure computed over the sheet
+    TOTAL = "total"
+
+
+class ColumnType(StrEnum):
+    INTEGER = "integer"
+    REAL = "real"
+    DATE = "date"
+    TEXT = "text"
+
+
+@dataclass(frozen=True)
+class Column:
+    name: str
+    type: ColumnType
+
+
+@dataclass(frozen=True)
+class TableRow:
+    """One row of a sheet, by the number the spreadsheet shows it under, its cells as shown (one
+    per column, "" for an empty one), and whether it is a row of data or one that totals others."""
+
+    number: int
+    cells: tuple[str, ...]
+    kind: RowKind = RowKind.ROW
+
+
+@dataclass(frozen=True)
+class SheetTable:
+    """A sheet read as a table: its header's columns typed by their values, and its rows."""
+
+    sheet: str
+    columns: tuple[Column, ...]
+    header_row: int
+    rows: tuple[TableRow, ...]
+
+
 @dataclass(frozen=True)
 class ParsedDocument:
     name: str
@@ -40,6 +79,8 @@ class ParsedDocument:
     sections: list[Section]
     # Files inside it that become documents of their own (a mail's attachments).
     attachments: tuple[Attachment, ...] = ()
+    # A spreadsheet's sheets as tables, beside their sections (docchat.documents.tables).
+    tables: tuple[SheetTable, ...] = ()
 
 
 class DocumentStatus(StrEnum):

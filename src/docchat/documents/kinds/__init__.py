@@ -16,9 +16,21 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from docchat.domain import Attachment, Section
+from docchat.domain.documents import SheetTable
 
-# A parser's result: the sections; a mail also hands back the attachments docchat reads.
-Parsed = list[Section] | tuple[list[Section], tuple[Attachment, ...]]
+
+@dataclass(frozen=True)
+class Read:
+    """A parser's result beyond its sections: a mail's attachments docchat reads, a spreadsheet's
+    sheets as tables."""
+
+    sections: list[Section]
+    attachments: tuple[Attachment, ...] = ()
+    tables: tuple[SheetTable, ...] = ()
+
+
+# A parser's result: its sections, or its sections and more.
+Parsed = list[Section] | Read
 # (page, of pages): called before each page is read by OCR.
 PageProgress = Callable[[int, int], None]
 

@@ -28,7 +28,7 @@ from collections.abc import Iterator
 from pathlib import PurePath
 from typing import TYPE_CHECKING
 
-from docchat.documents.kinds import Kind
+from docchat.documents.kinds import Kind, Read
 from docchat.documents.kinds.html import read_html
 from docchat.documents.text_reading import refuse_binary
 from docchat.domain import Attachment, Section, content_hash
@@ -47,8 +47,6 @@ PROTECTED = {"multipart/encrypted", "application/pkcs7-mime", "application/x-pkc
 # Beyond this many, attachments are named but not made documents (each costs an ingestion).
 MAX_ATTACHMENTS = 50
 FORWARDED = "forwarded message.eml"
-
-Read = tuple[list[Section], tuple[Attachment, ...]]
 
 
 def read_eml(shown: str, data: bytes, max_bytes: int) -> Read:
@@ -99,7 +97,7 @@ def _sections(shown: str, message: EmailMessage) -> Read:
     sections = [Section(first, None, "\n".join(lines) + "\n\n" + parts[0])] + [
         Section(f"{first[:90]}, part {number}", None, text) for number, text in enumerate(parts[1:], start=2)
     ]
-    return sections, _readable_attachments(message, body_part)
+    return Read(sections, _readable_attachments(message, body_part))
 
 
 def _header(message: EmailMessage, name: str) -> str:

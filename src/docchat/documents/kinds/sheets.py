@@ -14,6 +14,8 @@ Invariants:
 - Values are read as the spreadsheet last showed them: a formula as its cached value (never
   computed here), a date as an ISO date (`2024-03-12`, with the time when it has one), a number
   without a float's noise (`312`, not `312.0`), TRUE and FALSE as spreadsheets write them.
+- Each sheet with a header is also read as a table (docchat.documents.tables): its columns typed,
+  its subtotal and total rows told apart, for figures computed over it.
 - XLSX is read by openpyxl in read-only mode (rows streamed; external links not loaded), ODS by
   python-calamine (Rust; its XML reader expands no entity); neither fetches anything, and each is
   imported when a file of its kind is parsed. CSV and TSV are read by the standard csv module from
@@ -31,7 +33,9 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import PurePath
 
 from docchat.domain import Section
-from docchat.documents.kinds import Kind
+from docchat.domain.documents import SheetTable
+from docchat.documents.kinds import Kind, Read
+from docchat.documents.tables import MAX_ROWS, letters, table_of
 from docchat.documents.text_reading import decode
 from docchat.documents.zip_formats import open_checked, refuse_encrypted_odf
 from docchat.errors import InvalidInput
@@ -46,7 +50,7 @@ ODS_UNREADABLE = "is not a readable OpenDocument spreadsheet (.ods)"
 Row = tuple[int, Sequence[object]]  # the row's number as the spreadsheet shows it, and its values from column A
 
 
-def xlsx_sections(shown: str, data: bytes, max_bytes: int) -> list[Section]:
+def xlsx_sections(shown: str, data: bytes, max_bytes: int) -> Read:
     open_checked(shown, data, max_bytes, what="a workbook", suffix=".xlsx", unreadable=XLSX_UNREADABLE).close()
     import openpyxl  # type: ignore[import-untyped]
 
@@ -56,12 +60,11 @@ def xlsx_sections(shown: str, data: bytes, max_bytes: int) -> list[Section]:
             warnings.simplefilter("ignore")
             workbook = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True, keep_links=False)
             try:
-                sections = []
+                sheets = []
                 for sheet in workbook.worksheets:
                     sheet.reset_dimensions()  # the size a file declares may be wrong, or hostile
-                    rows = enumerate(sheet.iter_rows(values_only=True), start=1)
-                    sections += sheet_sections(sheet.title, rows)
-                return sections
+                    sheets.append(read_sheet(sheet.title, enumerate(sheet.iter_rows(values_only=True), start=1)))
+                return _read(sheets)
             finally:
                 workbook.close()
     except (InvalidInput, MemoryError):
@@ -71,7 +74,7 @@ def xlsx_sections(shown: str, data: bytes, max_bytes: int) -> list[Section]:
         raise InvalidInput(f"{shown} {XLSX_UNREADABLE}") from None
 
 
-def ods_sections(shown: str, data: bytes, max_bytes: int) -> list[Section]:
+def ods_sections(shown: str, data: bytes, max_bytes: int) -> Read:
     with open_checked(shown, data, max_bytes, what="a spreadsheet", suffix=".ods",
                       unreadable=ODS_UNREADABLE) as archive:
         refuse_encrypted_odf(shown, archive)
@@ -79,14 +82,14 @@ def ods_sections(shown: str, data: bytes, max_bytes: int) -> list[Section]:
 
     try:
         with CalamineWorkbook.from_filelike(io.BytesIO(data)) as workbook:
-            sections = []
+            sheets = []
             for name in workbook.sheet_names:
                 sheet = workbook.get_sheet_by_name(name)
                 # iter_rows gives every row from the first, and each from the first column with a value.
                 left = sheet.start[1] if sheet.start else 0
                 rows = ((number, [""] * left + values) for number, values in enumerate(sheet.iter_rows(), start=1))
-                sections += sheet_sections(name, rows)
-            return sections
+                sheets.append(read_sheet(name, rows))
+            return _read(sheets)
     except (InvalidInput, MemoryError):
         raise
     except BaseException as error:
@@ -97,25 +100,27 @@ def ods_sections(shown: str, data: bytes, max_bytes: int) -> list[Section]:
         raise InvalidInput(f"{shown} {ODS_UNREADABLE}") from None
 
 
-def delimited_sections(shown: str, text: str, delimiter: str | None) -> list[Section]:
+def delimited_sections(shown: str, text: str, delimiter: str | None) -> Read:
     """A CSV or TSV file's text (decoded as docchat decodes text files) as one sheet named after the
     file. `delimiter`: None for a .csv, whose first line tells comma, semicolon or tab."""
     kind = "CSV" if delimiter is None else "TSV"
     text = text.replace("\0", "")  # a stray NUL, forgiven by the decoding; csv would trip on it
     reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter or _guess_delimiter(text))
     try:
-        return sheet_sections(_file_stem(shown), enumerate(reader, start=1))
+        return _read([read_sheet(_file_stem(shown), enumerate(reader, start=1))])
     except csv.Error as error:
         raise InvalidInput(f"{shown} is not a readable {kind} file (line {reader.line_num}: "
                            f"{one_line(str(error))})") from None
 
 
-def sheet_sections(sheet: str, rows: Iterable[Row]) -> list[Section]:
-    """The sections of one sheet, from its rows in order (see the module's invariants)."""
+def read_sheet(sheet: str, rows: Iterable[Row]) -> tuple[list[Section], SheetTable | None]:
+    """The sections of one sheet, from its rows in order (see the module's invariants), and the
+    sheet as a table (docchat.documents.tables); no table for a sheet with no header."""
     header: list[str] | None = None
     header_line = ""
     header_row = 0
     sections: list[Section] = []
+    kept: list[tuple[int, list[str]]] = []
     run: list[str] = []
     first = last = size = 0
     for number, values in rows:
@@ -126,6 +131,8 @@ def sheet_sections(sheet: str, rows: Iterable[Row]) -> list[Section]:
             header, header_row = cells, number
             header_line = " | ".join(cell for cell in cells if cell)
             continue
+        if len(kept) <= MAX_ROWS:
+            kept.append((number, cells))
         line = f"Row {number}: " + "; ".join(
             f"{_column(header, index)}: {cell}" for index, cell in enumerate(cells) if cell)
         if run and (len(run) >= SECTION_ROWS or size + len(line) > SECTION_CHARS):
@@ -139,7 +146,12 @@ def sheet_sections(sheet: str, rows: Iterable[Row]) -> list[Section]:
         sections.append(_section(sheet, first, last, [header_line, *run]))
     elif header is not None:
         sections.append(_section(sheet, header_row, header_row, [header_line]))
-    return sections
+    return sections, table_of(sheet, header, header_row, kept) if header is not None else None
+
+
+def _read(sheets: list[tuple[list[Section], SheetTable | None]]) -> Read:
+    return Read([section for sections, _ in sheets for section in sections],
+                tables=tuple(table for _, table in sheets if table is not None))
 
 
 def _section(sheet: str, first: int, last: int, lines: list[str]) -> Section:
@@ -149,17 +161,7 @@ def _section(sheet: str, first: int, last: int, lines: list[str]) -> Section:
 
 def _column(header: list[str], index: int) -> str:
     named = header[index] if index < len(header) else ""
-    return named or f"column {_letters(index)}"
-
-
-def _letters(index: int) -> str:
-    """A column's letters as spreadsheets show them: 0 is A, 25 Z, 26 AA."""
-    letters = ""
-    index += 1
-    while index:
-        index, remainder = divmod(index - 1, 26)
-        letters = chr(ord("A") + remainder) + letters
-    return letters
+    return named or f"column {letters(index)}"
 
 
 def _cell(value: object) -> str:
