@@ -37,6 +37,7 @@ from docchat.domain import (
     TitleSource,
     Unreadable,
 )
+from docchat.domain.documents import SheetTable
 
 __all__ = [
     "ChunkIndex", "ConversationRepository", "DocumentRepository", "Embedder", "FileStore", "FolderFiles", "FolderRepository", "Gateway", "Generation",
@@ -150,6 +151,40 @@ class WordIndex(Protocol):
         """(chunks it does not hold, its entries of no chunk)."""
     def rebuild(self) -> None:
         """Builds it again from the chunk rows."""
+
+
+@dataclass(frozen=True)
+class TableShape:
+    """A sheet kept as a table: the SQL table it is queried as, and its columns (name, type)."""
+
+    document_id: str
+    sheet: str
+    table: str
+    columns: tuple[tuple[str, str], ...]
+    rows: int
+
+
+@dataclass(frozen=True)
+class QueryResult:
+    columns: tuple[str, ...]
+    rows: tuple[tuple[object, ...], ...]
+    truncated: bool  # more rows than asked for were there
+
+
+class SheetTables(Protocol):
+    """Spreadsheets' sheets kept as SQL tables (docchat.store.sheet_tables): each sheet's typed
+    columns, and per row `_row` (its number in the spreadsheet) and `_kind` (row, subtotal or
+    total). Derived from the documents, like the word index: rebuilt from their files."""
+
+    def write(self, document_id: str, tables: Sequence[SheetTable]) -> None:
+        """Keeps the document's sheets (those it had before are replaced)."""
+    def drop(self, document_id: str) -> None:
+        """Forgets the document's sheets (none: nothing changes)."""
+    def shapes(self, document_ids: Sequence[str] | None = None) -> builtins.list[TableShape]:
+        """The sheets kept, of the documents given (None: of every document)."""
+    def run(self, query: str, *, max_rows: int, timeout_s: float) -> QueryResult:
+        """A query run read-only, stopped past `timeout_s`, at most `max_rows` rows kept;
+        InvalidInput in one line for one that writes, fails or runs too long."""
 
 
 class FolderRepository(Protocol):

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from docchat import preferences
 from docchat.config import Settings
 from docchat.documents.files import StoredFiles
+from docchat.store.sheet_tables import SqliteSheetTables
 from docchat.documents.folders.disk_files import DiskFolders
 from docchat.documents.index.batching import QueryBatcher
 from docchat.documents.index.opening import (OpenedEarly, embedder_for, keeps_words_apart, open_chunk_index,
@@ -25,7 +26,7 @@ from docchat.llm.profiles import CPU_MODEL_NAME, CPU_SAMPLING, CPU_VARIED_SAMPLI
 from docchat.llm.server_key import llm_key
 from docchat.memory.tokens import ServedCounter, counter_for
 from docchat.ports import (Embedder, FileStore, FolderFiles, PageRenderer, Parser, Preferences, Programs, Retriever,
-                           SkillRecord, TokenCounter, WordIndex)
+                           SheetTables, SkillRecord, TokenCounter, WordIndex)
 from docchat.services.library_index import ClosableIndex
 from docchat.services.registry import Once
 
@@ -50,6 +51,8 @@ class Adapters:
     words: Callable[[], WordIndex] | None
     parser: Parser
     files: FileStore
+    # Spreadsheets' sheets kept as tables, for figures computed over them.
+    tables: SheetTables
     renderer: PageRenderer
     folders: FolderFiles
     preferences: Preferences
@@ -87,6 +90,7 @@ def adapters_for(settings: Settings, client: Client, info: ServerInfo | None, *,
         counter=counter, client=client, embedder=embedder, index=index, words=words,
         parser=parser or IsolatedParser(timeout_s=settings.parse_timeout_s, memory_mb=settings.parse_memory_mb),
         files=files or StoredFiles(settings.resolved_data_dir),
+        tables=SqliteSheetTables(settings.resolved_data_dir, busy_timeout_s=settings.busy_timeout_s),
         renderer=renderer or page_with_passage,
         folders=folders or DiskFolders(skipped=(str(settings.resolved_data_dir),)),
         preferences=saved or preferences.SavedPreferences(settings),

@@ -40,7 +40,8 @@ def wire(settings: Settings, database: Database, adapters: Adapters, info: Serve
     messages = MessageService(uow, counter, log)
     library = build_library(uow, adapters.index, adapters.embedder, counter, parser=adapters.parser,
                             files=adapters.files, renderer=adapters.renderer,
-                            max_bytes=settings.max_upload_mb * 1024 * 1024, words=adapters.words)
+                            max_bytes=settings.max_upload_mb * 1024 * 1024, words=adapters.words,
+                            tables=adapters.tables)
     answering = Once(partial(_answering, settings, adapters.client, info, adapters.listeners, uow=uow,
                              counter=counter, conversations=conversations, messages=messages, log=log,
                              retriever=adapters.retriever or library.retrieval,

@@ -2,7 +2,8 @@
 
 Invariants:
 - The columns are the header's cells; an empty one is named by its letter (`column F`), and a
-  name that comes twice gets its letter too (`Amount (column D)`), so every column has one name.
+  name that comes twice (or is `_row` or `_kind`) gets its letter too (`Amount (column D)`), so
+  every column has one name.
 - A column's type is the narrowest that every non-empty cell of its data rows reads as: an
   integer, a real number (`1200.5`, `1,200`), an ISO date (`2024-03-12`), else text. A column
   with no value is text.
@@ -53,7 +54,8 @@ def row_kind(cells: Sequence[str]) -> RowKind:
 
 def column_names(header: Sequence[str], width: int) -> tuple[str, ...]:
     given = [header[index] if index < len(header) else "" for index in range(width)]
-    names, used = [], set()
+    # Taken from the start: the columns a kept table adds to every sheet's (docchat.store.sheet_tables).
+    names, used = [], {"_row", "_kind"}
     for index, name in enumerate(given):
         letter = f"column {letters(index)}"
         if not name:

@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from docchat.domain import ChunkRecord, Citation, Document, DocumentStatus, DocumentUse, SourceView
 from docchat.errors import DocchatError, IndexInUse, NotFound
-from docchat.ports import ChunkIndex, FileStore, PageRenderer, UnitOfWorkFactory
+from docchat.ports import ChunkIndex, FileStore, PageRenderer, SheetTables, UnitOfWorkFactory
 from docchat.services.id_prefixes import resolve
 
 log = logging.getLogger(__name__)
@@ -23,11 +23,12 @@ DRAWN = ("pdf", "image")
 
 class DocumentService:
     def __init__(self, uow: UnitOfWorkFactory, open_index: Callable[[], ChunkIndex], *, files: FileStore,
-                 renderer: PageRenderer):
+                 renderer: PageRenderer, tables: SheetTables | None = None):
         self._uow = uow
         self._open_index = open_index
         self._files = files
         self._renderer = renderer
+        self._tables = tables
 
     def list(self) -> list[Document]:
         with self._uow() as uow:
@@ -110,6 +111,8 @@ class DocumentService:
             log.warning("document %s removed without touching the index: %s", document.id, error)
         else:
             index.delete_document(document.id)
+        if self._tables is not None:
+            self._tables.drop(document.id)
         with self._uow(write=True) as uow:
             uow.documents.delete(document.id)
             others = uow.documents.by_hash(document.content_hash)

@@ -29,7 +29,8 @@ from docchat.retrieval.chunking import chunk
 from docchat.domain import (ChunkRecord, Document, DocumentStatus, IngestReport, ParsedDocument, chunk_heading,
                             content_hash, utcnow)
 from docchat.errors import DocchatError, InvalidInput
-from docchat.ports import ChunkIndex, Embedder, FileStore, Parser, TokenCounter, UnitOfWorkFactory
+from docchat.ports import ChunkIndex, Embedder, FileStore, Parser, SheetTables, TokenCounter, UnitOfWorkFactory
+from docchat.domain.documents import SheetTable
 from docchat.wording import count
 
 # Texts per call to the embedder: between two calls a cancel is seen and progress is shown.
@@ -75,6 +76,7 @@ class _Pending:
     data: bytes
     document: Document
     records: list[ChunkRecord]
+    tables: tuple[SheetTable, ...] = ()  # a spreadsheet's sheets, kept for figures computed over them
     attached: tuple[_Pending, ...] = ()
     present: tuple[IngestReport, ...] = ()
     refused: tuple[str, ...] = ()
@@ -88,7 +90,7 @@ class _Pending:
 class IngestionService:
     def __init__(self, uow: UnitOfWorkFactory, counter: TokenCounter, embedder: Embedder, *, parser: Parser,
                  files: FileStore, open_index: Callable[[], ChunkIndex], remove: Callable[[Document], None],
-                 max_bytes: int, chunk_tokens: int = 256, overlap: int = 48):
+                 max_bytes: int, chunk_tokens: int = 256, overlap: int = 48, tables: SheetTables | None = None):
         self._uow = uow
         self._embedder = embedder
         self._parser = parser
@@ -99,6 +101,7 @@ class IngestionService:
         self._max_bytes = max_bytes
         self._chunk_tokens = chunk_tokens
         self._overlap = overlap
+        self._tables = tables
 
     def reads(self, name: str) -> bool:
         """Whether a file of this name is of a kind the library reads (by its suffix)."""
@@ -245,7 +248,7 @@ class IngestionService:
         records = [ChunkRecord(id=str(uuid.uuid4()), document_id=document.id, position=p.index, label=p.label,
                                page=p.page, text=p.text, token_count=p.token_count,
                                heading=chunk_heading(document.name, p.label)) for p in pieces]
-        pending = _Pending(name, data, document, records)
+        pending = _Pending(name, data, document, records, tables=parsed.tables)
         return self._with_attachments(pending, parsed) if parsed.attachments else pending
 
     def _with_attachments(self, mail: _Pending, parsed: ParsedDocument) -> _Pending:
@@ -307,6 +310,10 @@ class IngestionService:
             raise
         try:
             embed_chunks(index, self._embedder, [r for p in group for r in p.records], embedded, cancel, cancelled)
+            if self._tables is not None:
+                for document, pending in zip(documents, group):
+                    if pending.tables:
+                        self._tables.write(document.id, pending.tables)
         except BaseException:
             for document in documents:
                 self._remove(document)

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from docchat.ports import Embedder, FileStore, PageRenderer, Parser, TokenCounter, UnitOfWorkFactory, WordIndex
+from docchat.ports import Embedder, FileStore, PageRenderer, Parser, SheetTables, TokenCounter, UnitOfWorkFactory, WordIndex
 from docchat.services.documents import DocumentService
 from docchat.services.ingestion import IngestionService
 from docchat.services.library_index import ClosableIndex, IndexService
@@ -25,10 +25,12 @@ class Library:
 
 def build_library(uow: UnitOfWorkFactory, index_factory: Callable[[], ClosableIndex], embedder: Embedder,
                   counter: TokenCounter, *, parser: Parser, files: FileStore, renderer: PageRenderer,
-                  max_bytes: int, words: Callable[[], WordIndex] | None = None) -> Library:
-    """`words`: the word index of a store that does not search its chunks by words itself."""
+                  max_bytes: int, words: Callable[[], WordIndex] | None = None,
+                  tables: SheetTables | None = None) -> Library:
+    """`words`: the word index of a store that does not search its chunks by words itself;
+    `tables`: where spreadsheets' sheets are kept as tables (None: they are not)."""
     index = IndexService(uow, index_factory, embedder, files, words)
-    documents = DocumentService(uow, index.open, files=files, renderer=renderer)
+    documents = DocumentService(uow, index.open, files=files, renderer=renderer, tables=tables)
     ingestion = IngestionService(uow, counter, embedder, parser=parser, files=files, open_index=index.open,
-                                 remove=documents.remove, max_bytes=max_bytes)
+                                 remove=documents.remove, max_bytes=max_bytes, tables=tables)
     return Library(documents, ingestion, RetrievalService(uow, index.open, embedder, words), index)
