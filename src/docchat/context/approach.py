@@ -103,14 +103,14 @@ def _named(words: list[str], in_scope: Sequence[tuple[str, str]]) -> list[str]:
 
 def _shared_name_words(in_scope: Sequence[tuple[str, str]]) -> frozenset[str]:
     """Words at least two names in scope have, as nouns a question may call the set by."""
-    counts = Counter(_singular(word) for _, name in in_scope for word in _name_words(name))
+    counts = Counter(singular(word) for _, name in in_scope for word in _name_words(name))
     return frozenset(word for word, count in counts.items() if count >= 2 and not word.isdigit())
 
 
 def _speaks_of_the_set(words: list[str], shared: frozenset[str]) -> bool:
     """"every supplier contract", "all of my reports", "which of these files", "these 40 reports"."""
     def is_noun(word: str) -> bool:
-        return word in _DOCUMENT_NOUNS or _singular(word) in shared
+        return word in _DOCUMENT_NOUNS or singular(word) in shared
 
     for at, word in enumerate(words):
         if word in _QUANTIFIERS or word == "which":
@@ -126,7 +126,8 @@ def _speaks_of_the_set(words: list[str], shared: frozenset[str]) -> bool:
     return False
 
 
-def _singular(word: str) -> str:
+def singular(word: str) -> str:
+    """A word's singular, roughly: "contracts" -> "contract", "policies" -> "policy"."""
     if len(word) > 4 and word.endswith("ies"):
         return word[:-3] + "y"
     return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word

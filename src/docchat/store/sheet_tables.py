@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from urllib.parse import quote
 
-from docchat.documents.tables import number
+from docchat.documents.tables import number, quoted
 from docchat.domain.documents import ColumnType, SheetTable
 from docchat.errors import InvalidInput
 from docchat.ports import QueryResult, TableShape
@@ -48,7 +48,7 @@ class SqliteSheetTables:
             _drop(db, document_id)
             for position, table in enumerate(tables):
                 name = f"sheet_{document_id.replace('-', '')[:20]}_{position}"
-                columns = [f"{_quoted(c.name)} {_SQL_TYPES[c.type]}" for c in table.columns]
+                columns = [f"{quoted(c.name)} {_SQL_TYPES[c.type]}" for c in table.columns]
                 db.execute(f"CREATE TABLE {name} (_row INTEGER NOT NULL, _kind TEXT NOT NULL, {', '.join(columns)})")
                 marks = ", ".join("?" * (len(table.columns) + 2))
                 db.executemany(f"INSERT INTO {name} VALUES ({marks})",
@@ -136,11 +136,6 @@ def _drop(db: sqlite3.Connection, document_id: str) -> None:
     for (name,) in db.execute("SELECT table_name FROM sheet_tables WHERE document_id = ?", (document_id,)).fetchall():
         db.execute(f"DROP TABLE IF EXISTS {name}")
     db.execute("DELETE FROM sheet_tables WHERE document_id = ?", (document_id,))
-
-
-def _quoted(name: str) -> str:
-    """A column's name as an SQL identifier (a NUL, which no statement may hold, as U+FFFD)."""
-    return '"' + name.replace("\0", "\ufffd").replace('"', '""') + '"'
 
 
 def _stored(column, cell: str) -> object:

@@ -1,0 +1,110 @@
+"""A figure a question asks of a sheet, as a read-only SQL query docchat writes itself: no model
+is asked, so the bundled model gets exact figures too (issue 38; nothing calls this yet).
+
+The shapes it writes: the total, average, count, highest or lowest of one numeric column of one
+sheet, over its data rows only (`_kind = 'row'`: subtotals and totals are never added again),
+filtered by the values of its text columns that the question names.
+
+- The column: a numeric column whose name's words are all in the question ("pallets" names
+  `Pallets`, "unit price" names `Unit price`); of several, the longest name.
+- The figure: "total", "sum", "altogether" add up; "average" or "mean" average; "highest",
+  "largest", "most" and "maximum" take the highest, their opposites the lowest; "how many" with
+  a column named adds it up ("how many pallets"), without one counts the rows ("how many items").
+- The filters: every value of a text column (up to VALUES_READ of them) that the question holds
+  as a phrase, case aside ("Oslo", "cardboard boxes"); two values of one column are either.
+- No column named and no rows to count, or no figure asked for: no query (passages answer).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from docchat.context.approach import singular
+from docchat.documents.tables import quoted
+from docchat.ports import TableShape
+
+VALUES_READ = 500
+_WORD = re.compile(r"[^\W_]+")
+_FIGURES = (("SUM", ("total", "sum", "altogether", "combined")), ("AVG", ("average", "mean")),
+            ("MAX", ("highest", "largest", "biggest", "most", "maximum")),
+            ("MIN", ("lowest", "smallest", "least", "fewest", "minimum")))
+_IN_WORDS = {"SUM": "total", "AVG": "average", "MAX": "highest", "MIN": "lowest", "COUNT": "number of rows"}
+_NUMERIC = ("integer", "real")
+_HOW_MANY = re.compile(r"\bhow (?:many|much)\b")
+
+
+@dataclass(frozen=True)
+class TableQuery:
+    shape: TableShape
+    sql: str
+    # What it computes, in words: "the total of Pallets where Location is Oslo".
+    what: str
+
+
+def table_query(question: str, shapes: Sequence[TableShape],
+                values: Callable[[TableShape, str], Sequence[str]]) -> TableQuery | None:
+    """The query for the figure `question` asks of one of the sheets, or None. `values(shape,
+    column)`: the distinct values of a text column's data rows."""
+    words = _words(question)
+    text = " ".join(words)
+    figure = _figure(words, text)
+    if figure is None:
+        return None
+    found = [(shape, column) for shape in shapes for column in _named_columns(shape, set(words))]
+    column: str | None
+    if found:
+        shape, column = max(found, key=lambda pair: len(_words(pair[1])))
+    elif _HOW_MANY.search(text) and len(shapes) == 1:
+        shape, column, figure = shapes[0], None, "COUNT"  # "how many suppliers": the rows, counted
+    else:
+        return None
+    conditions = _conditions(shape, text, values)
+    where = " AND ".join(["_kind = 'row'", *(sql for sql, _ in conditions)])
+    measured = "COUNT(*)" if column is None else f"{figure}({quoted(column)})"
+    sql = (f"SELECT {measured} AS value, COUNT(*) AS rows_read, GROUP_CONCAT(_row) AS rows_used "
+           f"FROM {shape.table} WHERE {where}")
+    what = f"the {_IN_WORDS[figure]}" + (f" of {column}" if column else "")
+    if conditions:
+        what += " where " + " and ".join(words_ for _, words_ in conditions)
+    return TableQuery(shape, sql, what)
+
+
+def _figure(words: list[str], text: str) -> str | None:
+    for figure, cues in _FIGURES:
+        if any(cue in words for cue in cues):
+            return figure
+    return "SUM" if _HOW_MANY.search(text) else None
+
+
+def _named_columns(shape: TableShape, present: set[str]) -> list[str]:
+    named = []
+    for name, kind in shape.columns:
+        column_words = {singular(word) for word in _words(name)}
+        if kind in _NUMERIC and column_words and column_words <= {singular(word) for word in present}:
+            named.append(name)
+    return named
+
+
+def _conditions(shape: TableShape, text: str, values: Callable[[TableShape, str], Sequence[str]]) -> list[tuple[str, str]]:
+    conditions = []
+    padded = f" {text} "
+    for name, kind in shape.columns:
+        if kind != "text":
+            continue
+        named = [value for value in values(shape, name)[:VALUES_READ]
+                 if (phrase := " ".join(_words(value))) and f" {phrase} " in padded]
+        if named:
+            listed = ", ".join(_literal(value) for value in named)
+            sql = f"{quoted(name)} = {listed}" if len(named) == 1 else f"{quoted(name)} IN ({listed})"
+            conditions.append((sql, f"{name} is {' or '.join(named)}"))
+    return conditions
+
+
+def _words(text: str) -> list[str]:
+    return _WORD.findall(text.lower())
+
+
+def _literal(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"

@@ -1,0 +1,76 @@
+"""The figures docchat computes from a sheet itself, checked by running its queries on a kept
+table: subtotal and total rows are never added again, and a question it cannot read as a figure
+gets no query (passages answer it)."""
+
+from __future__ import annotations
+
+import pytest
+
+from docchat.context.table_query import table_query
+from docchat.documents.tables import quoted, table_of
+from docchat.store.sheet_tables import SqliteSheetTables
+
+ROWS = [("Oslo", "Cardboard boxes", "120", "4.5"), ("Oslo", "Bubble wrap", "45", "12"), ("Oslo subtotal", "", "165", ""),
+        ("Bergen", "Cardboard boxes", "60", "4.5"), ("Bergen", "Tape", "25", "2"), ("Bergen subtotal", "", "85", ""),
+        ("Tromsø", "Cardboard boxes", "40", "5"), ("Grand total", "", "290", "")]
+STOCK = table_of("Stock", ["Location", "Item", "Pallets", "Unit price"], 1,
+                 [(number, list(cells)) for number, cells in enumerate(ROWS, start=2)])
+
+
+@pytest.fixture
+def kept(tmp_path) -> SqliteSheetTables:
+    tables = SqliteSheetTables(tmp_path)
+    tables.write("d-stock", [STOCK])
+    return tables
+
+
+def computed(kept: SqliteSheetTables, question: str):
+    def values(shape, column):
+        query = (f"SELECT DISTINCT {quoted(column)} FROM {shape.table} WHERE _kind = 'row' "
+                 f"AND {quoted(column)} IS NOT NULL")
+        return [row[0] for row in kept.run(query, max_rows=500, timeout_s=2).rows]
+
+    query = table_query(question, kept.shapes(), values)
+    if query is None:
+        return None
+    [(value, read, used)] = kept.run(query.sql, max_rows=1, timeout_s=2).rows
+    return value, read, used, query.what
+
+
+@pytest.mark.parametrize(("question", "value", "what"), [
+    ("How many pallets are stored in Oslo in total?", 165, "the total of Pallets where Location is Oslo"),
+    ("What is the total number of pallets in stock?", 290, "the total of Pallets"),
+    ("How many pallets of cardboard boxes are there across all locations?", 220,
+     "the total of Pallets where Item is Cardboard boxes"),
+    ("How many pallets are in Oslo or Bergen?", 250, "the total of Pallets where Location is Oslo or Bergen"),
+    ("What is the average unit price of cardboard boxes?", pytest.approx(14 / 3),
+     "the average of Unit price where Item is Cardboard boxes"),
+    ("Which location holds the most pallets of a single item?", 120, "the highest of Pallets"),
+    ("What is the lowest unit price in Bergen?", 2, "the lowest of Unit price where Location is Bergen"),
+    ("How many items are stocked in Bergen?", 2, "the number of rows where Location is Bergen"),
+])
+def test_a_figure_asked_of_a_sheet_is_computed_over_its_data_rows_only(kept, question, value, what):
+    got, _, _, said = computed(kept, question)
+
+    assert (got, said) == (value, what)
+
+
+def test_the_rows_a_figure_read_are_named_to_cite_them(kept):
+    _, read, used, _ = computed(kept, "How many pallets are stored in Oslo in total?")
+
+    assert (read, sorted(map(int, used.split(",")))) == (2, [2, 3])
+
+
+@pytest.mark.parametrize("question", [
+    "Who supplies the bubble wrap?",  # no figure asked
+    "What is the total weight of the boxes?",  # no such column
+])
+def test_a_question_it_cannot_read_as_a_figure_gets_no_query(kept, question):
+    assert computed(kept, question) is None
+
+
+def test_a_value_with_a_quote_in_it_is_matched_and_cannot_change_the_query(tmp_path):
+    tables = SqliteSheetTables(tmp_path)
+    tables.write("d", [table_of("Stock", ["Shop", "Pallets"], 1, [(2, ["O'Neill's", "7"]), (3, ["Other", "5"])])])
+
+    assert computed(tables, "How many pallets does O'Neill's hold in total?")[0] == 7
