@@ -12,9 +12,8 @@ before plans) and as docchat chooses.
 - Comparisons ("Compare the rent in the 2024 lease and the 2025 lease"): the share of questions
   with passages of every side given, the share of the passages given that come from the sides
   compared, and (a served model) the share of answers citing every side.
-- Tables ("How many pallets are stored in Oslo in total?"): the share of answers holding the
-  exact figure (a served model). docchat computes no figures from tables yet: both paths are
-  lookups there, and the row says so.
+- Tables ("How many pallets are stored in Oslo in total?"): the share of questions whose exact
+  figure the model was given (stated in a passage), and (a served model) that its answer states.
 - For every question, whether docchat chose the plan its kind calls for.
 
 `--model scripted` (default) answers at once with the same words whatever it is given, so the
@@ -26,6 +25,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import tempfile
 import time
 from contextlib import contextmanager
@@ -202,6 +202,7 @@ class Asked:
     given: frozenset[str]
     cited: frozenset[str]
     passages: tuple[str, ...]  # the document of each passage given, in order
+    given_text: str  # what those passages say
     answer: str
     seconds: float
     model: str | None
@@ -237,13 +238,18 @@ def _ask(services, question: Question, path: str, plan: Way | None) -> Asked:
     facts = turn.answer.facts
     return Asked(question, path, facts.approach.way.value if facts.approach else None,
                  frozenset(c.document for c in facts.citations), frozenset(c.document for c in turn.answer.cited),
-                 tuple(c.document for c in facts.citations),
+                 tuple(c.document for c in facts.citations), "\n".join(c.text for c in facts.citations),
                  text, time.perf_counter() - started, facts.model, turn.budget.mode if turn.budget else None,
                  facts.coverage.as_dict() if facts.coverage else None)
 
 
 def _share(found: frozenset[str], wanted: tuple[str, ...]) -> float:
     return len(found & set(wanted)) / len(wanted)
+
+
+def _holds_figure(text: str, figure: str | None) -> bool:
+    """Whether the text states the figure as a number of its own ("165", "1,650"; not "1650" for 165)."""
+    return figure is not None and re.search(rf"(?<![\d.,]){figure}(?![\d,]|\.\d)", text.replace(",", "")) is not None
 
 
 def _on_sides(asked: Asked) -> float:
@@ -269,7 +275,8 @@ def _figures(asked: list[Asked], served: bool) -> dict:
             "compare_passages_on_its_sides": _mean([_on_sides(a) for a in of[COMPARE]]),
             "compare_every_side_cited": _mean([float(_share(a.cited, a.question.documents) == 1) for a in of[COMPARE]])
             if served else None,
-            "table_exact_figure": _mean([float(a.question.figure in a.answer.replace(",", "")) for a in of[TABLE]])
+            "table_figure_given": _mean([float(_holds_figure(a.given_text, a.question.figure)) for a in of[TABLE]]),
+            "table_exact_figure": _mean([float(_holds_figure(a.answer, a.question.figure)) for a in of[TABLE]])
             if served else None,
             "plan_as_its_kind": _mean([float(a.plan == a.question.kind.value) for a in mine]),
             "documents_whole": _mean([float(a.mode == "documents") for a in mine]),
@@ -296,6 +303,7 @@ ROWS = [("collection: share of its documents given", "collection_documents_given
         ("comparison: every side given", "compare_every_side_given"),
         ("comparison: passages from its sides", "compare_passages_on_its_sides"),
         ("comparison: every side cited", "compare_every_side_cited"),
+        ("table: the exact figure given to the model", "table_figure_given"),
         ("table: the exact figure in the answer", "table_exact_figure"),
         ("plan chosen as the question's kind", "plan_as_its_kind"),
         ("answers given the documents whole", "documents_whole"),
@@ -312,5 +320,5 @@ def _table(report: dict) -> str:
         lines.append(f"{label:<44}" + "".join(f"{'n/a' if cell is None else f'{cell:.3f}':>{width}}"
                                               for cell, width in zip(cells, (16, 10))))
     lines.append("n/a: the scripted model writes the same words whatever it is given (--model served for a real "
-                 "model's); docchat computes no figures from tables yet, so both paths look tables up.")
+                 "model's).")
     return "\n".join(lines)

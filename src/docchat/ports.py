@@ -37,6 +37,7 @@ from docchat.domain import (
     TitleSource,
     Unreadable,
 )
+from docchat.domain.approach import Figure
 from docchat.domain.documents import SheetTable
 
 __all__ = [
@@ -453,3 +454,7 @@ class Retriever(Protocol):
         """(id, name) of the ready documents in scope (None: all), oldest first."""
 
     def whole(self, document_ids: list[str] | None, *, max_tokens: int) -> list[Retrieved] | None: ...
+
+    def figure(self, question: str, document_ids: list[str] | None) -> Figure | None:
+        """The figure the question asks of a sheet in scope, computed from its data rows; None
+        when it asks none that docchat can compute."""

@@ -94,11 +94,15 @@ def test_an_answer_asked_again_another_way_is_a_new_version_with_that_plan(clien
     assert (question["id"], answer["plan"]) == (again["question_id"], "compare")
 
 
-@pytest.mark.parametrize(("plan", "status"), [("table", 422), ("everything", 422)])
-def test_a_plan_docchat_cannot_follow_is_refused_and_nothing_is_asked(client, gateway, leases, plan, status):
+@pytest.mark.parametrize(("plan", "status", "why"), [
+    ("everything", 422, "Input should be 'lookup', 'collection', 'compare' or 'table'"),
+    ("table", 400, "docchat found no figure to compute from a sheet in scope"),
+])
+def test_a_plan_docchat_cannot_follow_is_refused_and_nothing_is_asked(client, gateway, leases, plan, status, why):
     response = client.post("/api/v1/rag/query", json={"query": "When is the rent paid?", "plan": plan})
 
     assert response.status_code == status
+    assert why in str(response.json()["detail"])
     assert gateway.requests == []
 
 
@@ -110,3 +114,17 @@ def test_a_comparison_asked_of_one_document_is_refused_in_words(client, gateway,
 
     assert response.status_code == 400
     assert response.json()["detail"] == "a comparison needs two or more documents in scope"
+
+
+def test_a_figure_asked_of_a_sheet_is_computed_and_said_to_be(client, gateway):
+    from tests.office_files import xlsx_of
+
+    sheet = xlsx_of({"Stock": [["Location", "Pallets"], ["Oslo", 120], ["Oslo", 45], ["Oslo subtotal", 165],
+                               ["Bergen", 25], ["Grand total", 190]]})
+    client.post("/api/v1/documents", files={"file": ("harbour-inventory.xlsx", sheet, "application/octet-stream")})
+    gateway.enqueue(["There are 165 pallets in Oslo [1]."])
+
+    body = client.post("/api/v1/rag/query", json={"query": "How many pallets are stored in Oslo in total?"}).json()
+
+    assert (body["plan"], body["plan_documents"]) == ("table", ["harbour-inventory.xlsx › Stock"])
+    assert body["citations"][0]["text"].endswith("the total of Pallets where Location is Oslo is 165.")

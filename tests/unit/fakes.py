@@ -282,9 +282,10 @@ def chunk(document: str, position: int, text: str, *, page: int | None = None, l
 class FakeLibrary:
     """The Retriever port over chunks in memory: ranks by words shared with the query."""
 
-    def __init__(self, *chunks: Retrieved):
+    def __init__(self, *chunks: Retrieved, computed=None):
         self.chunks = list(chunks)
         self.queries: list[str] = []
+        self.computed = computed  # a Figure the library computes for a question asking a total
 
     def retrieve(self, query: str, *, top_k: int, document_ids=None, active=frozenset()) -> list[Retrieved]:
         self.queries.append(query)
@@ -302,6 +303,10 @@ class FakeLibrary:
         ready = {document for document, _ in self.in_scope(document_ids)}
         return {document: self.retrieve(query, top_k=top_k, document_ids=[document])
                 for document in document_ids if document in ready}
+
+    def figure(self, question: str, document_ids):
+        """The figure set in `computed`, for any question that asks for a total; None otherwise."""
+        return self.computed if "total" in question.lower() else None
 
     def in_scope(self, document_ids) -> list[tuple[str, str]]:
         named = {h.chunk.document_id: h.document for h in self.chunks}

@@ -147,7 +147,7 @@ def test_a_plan_the_user_chose_is_followed_where_the_scope_allows_it():
     (Way.COLLECTION, [], "there are no documents in this conversation's scope to read"),
     (Way.COLLECTION, [(f"d{n}", f"report-{n}.pdf") for n in range(COLLECTION_MAX + 1)],
      f"at most {COLLECTION_MAX} documents in scope, and this conversation has {COLLECTION_MAX + 1}"),
-    (Way.TABLE, LEASES, "does not compute figures from tables yet"),
+    (Way.TABLE, LEASES, "found no figure to compute from a sheet in scope"),
 ])
 def test_a_chosen_plan_the_scope_cannot_give_is_refused_in_words(chosen, scope, refusal):
     with pytest.raises(InvalidInput, match=refusal):

@@ -10,7 +10,7 @@ from docchat.context.engine import ContextEngine
 from docchat.context.pipeline import LEFT_OUT_NO_MATCH, PASSAGE_FRAME_TOKENS, AnswerPipeline, PassageLimits
 from docchat.context.planner import Caps
 from docchat.domain import AnswerFacts, Citation, Conversation, Message, Role, Status, utcnow
-from docchat.domain.approach import LOOKUP, Coverage, Way
+from docchat.domain.approach import LOOKUP, Coverage, Figure, Way
 from docchat.errors import InvalidInput, LLMUnavailable
 from docchat.services.chat import ChatService
 from docchat.services.conversation_log import ConversationLog
@@ -393,6 +393,46 @@ def test_a_chosen_plan_the_scope_cannot_give_is_refused_and_keeps_nothing():
 
     with pytest.raises(InvalidInput, match="a comparison needs two or more documents"):
         setup.chat.answer(None, "How is the rent paid?", plan=Way.COMPARE)
+
+    assert setup.uow.conversations.conversations == {} and setup.gateway.requests == []
+
+
+def stock() -> list:
+    """A stock sheet's sections as chunks: rows 2-4 hold Oslo's, rows 5-7 the rest."""
+    return [chunk("harbour-inventory.xlsx", 0, "Location | Pallets\nRow 2: Location: Oslo; Pallets: 120\n"
+                  "Row 3: Location: Oslo; Pallets: 45\nRow 4: Location: Oslo subtotal; Pallets: 165",
+                  label="Stock, rows 2-4"),
+            chunk("harbour-inventory.xlsx", 1, "Location | Pallets\nRow 5: Location: Bergen; Pallets: 25\n"
+                  "Row 6: Location: Pallets in transit; Pallets: 9\nRow 7: Location: Grand total; Pallets: 199",
+                  label="Stock, rows 5-7")]
+
+
+OSLO = Figure("harbour-inventory.xlsx", "harbour-inventory.xlsx", "Stock", "the total of Pallets where Location is Oslo",
+              165, "SELECT SUM(\"Pallets\") ...", (2, 3))
+
+
+def test_a_figure_asked_of_a_sheet_is_given_first_as_docchat_computed_it_then_the_rows_it_read():
+    setup = Setup(FakeLibrary(*stock(), *leases(), computed=OSLO), window=4_096)
+    stages = []
+
+    turn = setup.chat.answer(None, "How many pallets are in Oslo in total?", progress=stages.append)
+    turn.text()
+
+    assert stages[0] == "Computing from harbour-inventory.xlsx › Stock…"
+    [figure, rows, *_] = turn.answer.facts.citations
+    assert figure.text == ("Computed by docchat from the sheet Stock, over rows 2-3 (subtotal and total rows left "
+                           "out): the total of Pallets where Location is Oslo is 165.")
+    assert rows.where == "Stock, rows 2-4" and figure.chunk_id == rows.chunk_id  # opens on the rows it read
+    assert {c.document for c in turn.answer.facts.citations} == {"harbour-inventory.xlsx"}
+    assert "[1] harbour-inventory.xlsx, Stock, rows 2-4: Computed by docchat" in setup.prompt()[-1]["content"]
+    assert turn.answer.facts.approach.way is Way.TABLE
+
+
+def test_a_figure_asked_for_where_none_can_be_computed_is_refused_and_keeps_nothing():
+    setup = Setup(FakeLibrary(*stock()), window=4_096)
+
+    with pytest.raises(InvalidInput, match="found no figure to compute from a sheet in scope"):
+        setup.chat.answer(None, "Who counted the pallets?", plan=Way.TABLE)
 
     assert setup.uow.conversations.conversations == {} and setup.gateway.requests == []
 

@@ -37,7 +37,7 @@ class HistoryItem(Strict):
     content: str
 
 
-AskedPlan = Literal["lookup", "collection", "compare"]
+AskedPlan = Literal["lookup", "collection", "compare", "table"]
 
 
 class RagQuery(Strict):
@@ -50,8 +50,9 @@ class RagQuery(Strict):
     document_ids: list[str] | None = Field(default=None, max_length=MAX_IDS,
                                            description="The documents to search (ids or unique prefixes); default: all.")
     plan: AskedPlan | None = Field(default=None, description='How to answer: "lookup" (the best passages of any '
-                                   'document), "collection" (every document in scope) or "compare" (the documents '
-                                   'named, or all in scope, side by side); default: docchat chooses from the question.')
+                                   'document), "collection" (every document in scope), "compare" (the documents '
+                                   'named, or all in scope, side by side) or "table" (a figure docchat computes from a '
+                                   'sheet in scope); default: docchat chooses from the question.')
     stream: bool = False
 
     _query = field_validator("query")(_not_blank)
@@ -71,8 +72,9 @@ class ConversationChange(Strict):
 class NewMessage(Strict):
     content: str = Field(min_length=1, max_length=MAX_QUESTION)
     plan: AskedPlan | None = Field(default=None, description='How to answer: "lookup" (the best passages of any '
-                                   'document), "collection" (every document in scope) or "compare" (the documents '
-                                   'named, or all in scope, side by side); default: docchat chooses from the question.')
+                                   'document), "collection" (every document in scope), "compare" (the documents '
+                                   'named, or all in scope, side by side) or "table" (a figure docchat computes from a '
+                                   'sheet in scope); default: docchat chooses from the question.')
     stream: bool = False
 
     _content = field_validator("content")(_not_blank)
@@ -80,8 +82,9 @@ class NewMessage(Strict):
 
 class Retry(Strict):
     plan: AskedPlan | None = Field(default=None, description='How to answer: "lookup" (the best passages of any '
-                                   'document), "collection" (every document in scope) or "compare" (the documents '
-                                   'named, or all in scope, side by side); default: docchat chooses from the question.')
+                                   'document), "collection" (every document in scope), "compare" (the documents '
+                                   'named, or all in scope, side by side) or "table" (a figure docchat computes from a '
+                                   'sheet in scope); default: docchat chooses from the question.')
     stream: bool = False
 
 

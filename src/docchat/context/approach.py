@@ -33,6 +33,9 @@ _COMPARING = frozenset("compare compared comparing comparison versus vs differen
 # many documents in scope a question about them all is answered as a lookup, until answers are
 # written in rounds (docs/plans/questions-beyond-one-passage.md).
 COLLECTION_MAX = 60
+# Said when the user asks for a figure from a sheet and the question names none docchat can compute.
+NO_FIGURE = ("docchat found no figure to compute from a sheet in scope: ask for the total, average, count, highest "
+             "or lowest of a column, naming the column")
 _QUANTIFIERS = frozenset("all every each".split())
 _DETERMINERS = frozenset("of the my our these those your their".split())
 _DOCUMENT_NOUNS = frozenset(
@@ -66,7 +69,7 @@ def _as_chosen(chosen: Way, named: list[str], names: dict[str, str]) -> Approach
     if chosen is Way.LOOKUP:
         return LOOKUP
     if chosen is Way.TABLE:
-        raise InvalidInput("docchat does not compute figures from tables yet: ask again another way")
+        raise InvalidInput(NO_FIGURE)  # a figure is computed by the pipeline, before any plan is chosen here
     if not names:
         raise InvalidInput("there are no documents in this conversation's scope to read")
     if len(names) > COLLECTION_MAX and not (chosen is Way.COMPARE and len(named) >= 2):

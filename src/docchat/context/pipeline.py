@@ -9,6 +9,7 @@ stored first, before any answer is asked for; or only built in memory).
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from collections import OrderedDict
@@ -22,7 +23,7 @@ from docchat.context.followup import joint_query, retrieve_follow_up
 from docchat.context.prompt import user_turn
 from docchat.context.rewrite import RECENT_MESSAGES, RewriteGate, rewrite_due, standalone_query
 from docchat.domain import Budget, Citation, EvidenceStrength, MemoryStats, Message, Role, Summary
-from docchat.domain.approach import LOOKUP, Approach, Coverage, Way, approach_line
+from docchat.domain.approach import LOOKUP, Approach, Coverage, Figure, Way, approach_line
 from docchat.grounding.evidence import judge, passage_strength
 from docchat.ports import Retriever, TokenCounter
 from docchat.retrieval.quotas import in_turns
@@ -36,6 +37,8 @@ BLOCKS_KEPT = 8
 # Around the passages in a user turn ("Context:\n", numbers, "Question: "), an upper bound.
 PASSAGE_FRAME_TOKENS = 8
 PASSAGE_SEPARATOR_TOKENS = 6
+# A sheet's section label ends in the rows it holds ("Stock, rows 2-19"; docchat.documents.kinds.sheets).
+_ROWS = re.compile(r"\brows? (\d+)(?:-(\d+))?$")
 # Why a comparison or the collection left a document out (its coverage says so, by name).
 LEFT_OUT_NO_MATCH = "nothing in it matched the question"
 LEFT_OUT_NO_ROOM = "no room left in the window for its passages"
@@ -130,10 +133,11 @@ class AnswerPipeline:
             progress("Reading the question with the conversation…")
         rewritten = standalone_query(self._programs, recent, request.question, self._rewrite_gate)
         in_scope = self._retriever.in_scope(request.scope) if self._retriever is not None else []
-        approach = choose(rewritten or request.question, in_scope, request.plan)
+        approach, figure = self._approach(request, rewritten or request.question, in_scope)
         if self._retriever is not None:
             progress(f"{approach_line(approach, len(in_scope))}…")
-        evidence = self._evidence(request, rewritten or request.question, question_tokens, plan, approach, in_scope)
+        evidence = self._evidence(request, rewritten or request.question, question_tokens, plan, approach, in_scope,
+                                  figure)
         method = "rewriter" if rewritten else "none"
         if rewritten is None and evidence.searched:
             # Read with the previous question as well (the stored "searched as" says so).
@@ -171,13 +175,27 @@ class AnswerPipeline:
         return Prepared(question, assembly, budget, stats, list(evidence.citations), evidence.strength,
                         evidence.approach, evidence.coverage)
 
+    def _approach(self, request: Request, query: str, in_scope: list[tuple[str, str]]) -> tuple[Approach, Figure | None]:
+        """The plan, and the figure a table plan computed: a figure asked of a sheet in scope is
+        computed first, whatever else the question could be read as."""
+        figure = None
+        if self._retriever is not None and request.plan in (None, Way.TABLE):
+            figure = self._retriever.figure(query, request.scope)
+        if figure is not None:
+            return Approach(Way.TABLE, (figure.document_id,), (f"{figure.document} › {figure.sheet}",)), figure
+        return choose(query, in_scope, request.plan), None
+
     # evidence
 
     def _evidence(self, request: Request, query: str, question_tokens: int, plan, approach: Approach,
-                  in_scope: list[tuple[str, str]]) -> Evidence:
+                  in_scope: list[tuple[str, str]], figure: Figure | None = None) -> Evidence:
         if self._retriever is None:
             return Evidence()
         cap = plan.cap("chunks")
+        # Past the floor, passages may take the history's room, never more.
+        room = plan.available - plan.system - plan.cap("summary") - question_tokens
+        if figure is not None:
+            return self._computed(request, query, approach, figure, cap, room)
         block = self._block(request.scope, cap) if request.max_passages is None else None
         if block is not None:
             ranked = self._ranked(request, query, DOCUMENT_SOURCES)
@@ -188,8 +206,6 @@ class AnswerPipeline:
                             citations=tuple(hit.citation(n) for n, hit in numbered if n is not None),
                             approach=approach,
                             coverage=None if approach.way is Way.LOOKUP else Coverage(read, max(read, len(in_scope))))
-        # Past the floor, passages may take the history's room, never more.
-        room = plan.available - plan.system - plan.cap("summary") - question_tokens
         # A request's own limit caps the passages, not the candidates: a follow-up needs a
         # pool to fuse its two readings from.
         ceiling = min(self._limits.ceiling, request.max_passages or self._limits.ceiling)
@@ -228,6 +244,23 @@ class AnswerPipeline:
                          for document in documents if document not in read)
         return _passages(parts, searched=bool(ranked), strength=_judged(sorted(ranked, key=lambda hit: -hit.score)),
                          approach=approach, coverage=Coverage(len(read), len(documents), left_out))
+
+    def _computed(self, request: Request, query: str, approach: Approach, figure: Figure, cap: int,
+                  room: int) -> Evidence:
+        """The figure first, as docchat computed it, then the sheet's own passages, those holding
+        the rows it read before the others: the model words the answer, the figure is exact."""
+        top_k = max(self._limits.floor, cap // TOKENS_PER_CANDIDATE)
+        ranked = self._retriever.retrieve_each(query, [figure.document_id], top_k=top_k,
+                                               active=set(request.active_documents)).get(figure.document_id, [])
+        holding = [hit for hit in ranked if _holds(hit.chunk.label, figure.rows)]
+        ranked = holding + [hit for hit in ranked if hit not in holding]
+        if not ranked:
+            return Evidence(searched=True, approach=approach)
+        computed = Part(ranked[0], figure.statement, (ranked[0].chunk.id,))
+        spent = self._counter.count_text(computed.source) + PASSAGE_SEPARATOR_TOKENS
+        parts = self._fill(request.question, ranked, cap - spent, room - spent, floor=0,
+                           ceiling=max(0, self._limits.ceiling - 1))
+        return _passages([computed, *parts], searched=True, strength=_judged(ranked), approach=approach)
 
     def _ranked(self, request: Request, query: str, top_k: int):
         def retrieve(text: str):
@@ -308,6 +341,16 @@ def _passages(parts: list[Part], *, searched: bool, strength: EvidenceStrength |
     return Evidence("passages", parts=tuple(parts), searched=True, strength=strength, approach=approach,
                     coverage=coverage,
                     citations=tuple(p.first.citation(n, text=p.text) for n, p in enumerate(parts, start=1)))
+
+
+def _holds(label: str, rows: tuple[int, ...]) -> bool:
+    """Whether a sheet's section ("Stock, rows 2-19", "Stock, row 7") holds any of the rows."""
+    span = _ROWS.search(label)
+    if span is None:
+        return False
+    first = int(span.group(1))
+    last = int(span.group(2) or first)
+    return any(first <= row <= last for row in rows)
 
 
 def _judged(ranked: list) -> EvidenceStrength | None:

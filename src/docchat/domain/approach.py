@@ -50,8 +50,8 @@ class Approach:
 
 
 _WAYS = frozenset(way.value for way in Way)
-# The plans a user may ask for (a table's figures are not computed yet).
-ASKED_PLANS = (Way.LOOKUP.value, Way.COLLECTION.value, Way.COMPARE.value)
+# The plans a user may ask for.
+ASKED_PLANS = tuple(way.value for way in Way)
 
 
 def asked(plan: str | None) -> Way | None:
@@ -88,6 +88,45 @@ class Coverage:
         return cls(read, in_scope, tuple(
             (str(item["document"]), str(item.get("why") or "")) for item in left_out
             if isinstance(item, dict) and "document" in item) if isinstance(left_out, list) else ())
+
+
+@dataclass(frozen=True)
+class Figure:
+    """A figure docchat computed itself from a sheet's data rows (a table plan): what it is, the
+    sheet it came from, the read-only query that computed it, and the rows that query read."""
+
+    document_id: str
+    document: str
+    sheet: str
+    what: str  # "the total of Pallets where Location is Oslo"
+    value: int | float | None
+    sql: str
+    rows: tuple[int, ...]  # the rows read, by their numbers in the spreadsheet
+
+    @property
+    def shown_value(self) -> str:
+        if self.value is None:
+            return "none (no value in those rows)"
+        if isinstance(self.value, int) or float(self.value).is_integer():
+            return f"{int(self.value)}"
+        return format(round(self.value, 4), "f").rstrip("0").rstrip(".")
+
+    @property
+    def statement(self) -> str:
+        """The figure as the model is given it, first among the passages."""
+        return (f"Computed by docchat from the sheet {self.sheet}, over rows {_spans(self.rows)} (subtotal and "
+                f"total rows left out): {self.what} is {self.shown_value}.")
+
+
+def _spans(rows: tuple[int, ...]) -> str:
+    """2, 3, 4, 7 -> "2-4, 7"."""
+    spans: list[list[int]] = []
+    for row in sorted(rows):
+        if spans and row == spans[-1][1] + 1:
+            spans[-1][1] = row
+        else:
+            spans.append([row, row])
+    return ", ".join(str(a) if a == b else f"{a}-{b}" for a, b in spans)
 
 
 def approach_line(approach: Approach, in_scope: int) -> str:

@@ -13,7 +13,10 @@ from collections.abc import Set as AbstractSet
 
 from docchat.domain import ChunkRecord, Retrieved, Scope
 from docchat.errors import DocchatError
-from docchat.ports import ChunkIndex, Embedder, UnitOfWork, UnitOfWorkFactory, WordIndex
+from docchat.context.table_query import VALUES_READ, table_query
+from docchat.documents.tables import quoted
+from docchat.domain.approach import Figure
+from docchat.ports import ChunkIndex, Embedder, SheetTables, TableShape, UnitOfWork, UnitOfWorkFactory, WordIndex
 from docchat.retrieval.fusion import fuse
 from docchat.retrieval.words import query_terms, tokenize
 
@@ -31,6 +34,8 @@ WHOLE_KEPT = 8
 # which reads the first few of a ranking): 80 µs a 256-token chunk, 20 ms for the 256 passages
 # a large budget asks for, against under 1 ms for these.
 WORDS_COUNTED = 12
+# A figure computed from a sheet runs for at most this long (a sheet holds at most 100,000 rows).
+FIGURE_TIMEOUT_S = 2.0
 
 # The ready documents kept in whole (id, name), oldest first, and the token limit they were read under.
 WholeKey = tuple[tuple[tuple[str, str], ...], int]
@@ -46,8 +51,9 @@ def term_coverage(terms: Sequence[str], chunk: ChunkRecord) -> float:
 
 class RetrievalService:
     def __init__(self, uow: UnitOfWorkFactory, open_index: Callable[[], ChunkIndex], embedder: Embedder,
-                 words: Callable[[], WordIndex] | None = None):
+                 words: Callable[[], WordIndex] | None = None, tables: SheetTables | None = None):
         self._uow = uow
+        self._tables = tables
         self._open_index = open_index
         self._embedder = embedder
         self._words = words  # None: the store searches its chunks by words itself (PostgreSQL)
@@ -132,6 +138,28 @@ class RetrievalService:
         with self._uow() as uow:
             return _in_scope(uow, document_ids)
 
+    def figure(self, question: str, document_ids: builtins.list[str] | None) -> Figure | None:
+        """The figure the question asks of a sheet in scope, computed over its data rows
+        (docchat.context.table_query); None when there is no sheet, or no figure it can compute."""
+        tables = self._tables
+        if tables is None:
+            return None
+        names = dict(self.in_scope(document_ids))
+        try:
+            shapes = tables.shapes(builtins.list(names)) if names else []
+            query = table_query(question, shapes, lambda shape, column: _values(tables, shape, column))
+            if query is None:
+                return None
+            [(value, read, used)] = tables.run(query.sql, max_rows=1, timeout_s=FIGURE_TIMEOUT_S).rows
+        except DocchatError as error:  # a damaged or unreadable tables file: the passages answer
+            log.warning("no figure computed from the sheets: %s", error)
+            return None
+        if not read:
+            return None  # no row holds what it names: the passages answer
+        rows = tuple(sorted(int(row) for row in str(used).split(",")))
+        return Figure(query.shape.document_id, names[query.shape.document_id], query.shape.sheet, query.what,
+                      value, query.sql, rows)
+
     def whole(self, document_ids: builtins.list[str] | None, *, max_tokens: int) -> builtins.list[Retrieved] | None:
         """Every chunk of the documents in scope, in document order (oldest document first), when
         their tokens add up to at most `max_tokens`; None when they do not, or there are none."""
@@ -155,6 +183,13 @@ class RetrievalService:
             if len(self._whole) > WHOLE_KEPT:
                 self._whole.popitem(last=False)
         return list(found) if found is not None else None
+
+
+def _values(tables: SheetTables, shape: TableShape, column: str) -> builtins.list[str]:
+    """The distinct values of a text column's data rows."""
+    query = (f"SELECT DISTINCT {quoted(column)} FROM {shape.table} WHERE _kind = 'row' "
+             f"AND {quoted(column)} IS NOT NULL")
+    return [str(row[0]) for row in tables.run(query, max_rows=VALUES_READ, timeout_s=FIGURE_TIMEOUT_S).rows]
 
 
 def _in_scope(uow: UnitOfWork, document_ids: builtins.list[str] | None) -> builtins.list[tuple[str, str]]:

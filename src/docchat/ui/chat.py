@@ -39,7 +39,7 @@ EDITED = f"{KEY}_edited"
 AGAIN = f"{KEY}_again"
 # The plans an answer may be asked again with ("Answer another way").
 PLANS = {"lookup": "Search for the best passages", "collection": "Read every document in scope",
-         "compare": "Compare the documents side by side"}
+         "compare": "Compare the documents side by side", "table": "Compute the figure from a sheet"}
 SETTLE_WAIT_S = 5.0
 # st.feedback's thumbs: 0 is down, 1 is up.
 THUMBS = {Rating.DOWN: 0, Rating.UP: 1}
