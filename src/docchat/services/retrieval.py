@@ -158,7 +158,7 @@ class RetrievalService:
             return None  # no row holds what it names: the passages answer
         rows = tuple(sorted(int(row) for row in str(used).split(",")))
         return Figure(query.shape.document_id, names[query.shape.document_id], query.shape.sheet, query.what,
-                      value, query.sql, rows)
+                      value if isinstance(value, (int, float)) else None, query.sql, rows)
 
     def whole(self, document_ids: builtins.list[str] | None, *, max_tokens: int) -> builtins.list[Retrieved] | None:
         """Every chunk of the documents in scope, in document order (oldest document first), when
