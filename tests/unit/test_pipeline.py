@@ -426,6 +426,7 @@ def test_a_figure_asked_of_a_sheet_is_given_first_as_docchat_computed_it_then_th
     assert {c.document for c in turn.answer.facts.citations} == {"harbour-inventory.xlsx"}
     assert "[1] harbour-inventory.xlsx, Stock, rows 2-4: Computed by docchat" in setup.prompt()[-1]["content"]
     assert turn.answer.facts.approach.way is Way.TABLE
+    assert turn.answer.facts.evidence.found  # the sheet holds the figure, however its words match the question
 
 
 def test_a_figure_asked_for_where_none_can_be_computed_is_refused_and_keeps_nothing():

@@ -22,7 +22,7 @@ from docchat.context.evidence import Block, Part, block_text, fill, parts_of
 from docchat.context.followup import joint_query, retrieve_follow_up
 from docchat.context.prompt import user_turn
 from docchat.context.rewrite import RECENT_MESSAGES, RewriteGate, rewrite_due, standalone_query
-from docchat.domain import Budget, Citation, EvidenceStrength, MemoryStats, Message, Role, Summary
+from docchat.domain import Budget, Citation, EvidenceStrength, Judgement, MemoryStats, Message, Role, Summary
 from docchat.domain.approach import LOOKUP, Approach, Coverage, Figure, Way, approach_line
 from docchat.grounding.evidence import judge, passage_strength
 from docchat.ports import Retriever, TokenCounter
@@ -195,7 +195,8 @@ class AnswerPipeline:
         # Past the floor, passages may take the history's room, never more.
         room = plan.available - plan.system - plan.cap("summary") - question_tokens
         if figure is not None:
-            return self._computed(request, query, approach, figure, cap, room)
+            ceiling = min(self._limits.ceiling, request.max_passages or self._limits.ceiling)
+            return self._computed(request, query, approach, figure, cap, room, ceiling=ceiling)
         block = self._block(request.scope, cap) if request.max_passages is None else None
         if block is not None:
             ranked = self._ranked(request, query, DOCUMENT_SOURCES)
@@ -246,9 +247,10 @@ class AnswerPipeline:
                          approach=approach, coverage=Coverage(len(read), len(documents), left_out))
 
     def _computed(self, request: Request, query: str, approach: Approach, figure: Figure, cap: int,
-                  room: int) -> Evidence:
+                  room: int, *, ceiling: int) -> Evidence:
         """The figure first, as docchat computed it, then the sheet's own passages, those holding
-        the rows it read before the others: the model words the answer, the figure is exact."""
+        the rows it read before the others: the model words the answer, the figure is exact, and
+        the sheet holds it (found, whatever the passages' closeness to the question's words)."""
         top_k = max(self._limits.floor, cap // TOKENS_PER_CANDIDATE)
         ranked = self._retriever.retrieve_each(query, [figure.document_id], top_k=top_k,
                                                active=set(request.active_documents)).get(figure.document_id, [])
@@ -258,9 +260,10 @@ class AnswerPipeline:
             return Evidence(searched=True, approach=approach)
         computed = Part(ranked[0], figure.statement, (ranked[0].chunk.id,))
         spent = self._counter.count_text(computed.source) + PASSAGE_SEPARATOR_TOKENS
-        parts = self._fill(request.question, ranked, cap - spent, room - spent, floor=0,
-                           ceiling=max(0, self._limits.ceiling - 1))
-        return _passages([computed, *parts], searched=True, strength=_judged(ranked), approach=approach)
+        parts = self._fill(request.question, ranked, cap - spent, room - spent, floor=0, ceiling=max(0, ceiling - 1))
+        judged = _judged(ranked)
+        strength = EvidenceStrength(Judgement.FOUND, judged.score if judged else 1.0)
+        return _passages([computed, *parts], searched=True, strength=strength, approach=approach)
 
     def _ranked(self, request: Request, query: str, top_k: int):
         def retrieve(text: str):
