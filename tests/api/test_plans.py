@@ -128,3 +128,7 @@ def test_a_figure_asked_of_a_sheet_is_computed_and_said_to_be(client, gateway):
 
     assert (body["plan"], body["plan_documents"]) == ("table", ["harbour-inventory.xlsx › Stock"])
     assert body["citations"][0]["text"].endswith("the total of Pallets where Location is Oslo is 165.")
+    table = body["table"]
+    assert (table["columns"], table["rows"], table["where"]) == (
+        ["the total of Pallets where Location is Oslo"], [[165]], "Stock, rows 2-3")
+    assert table["sql"].startswith('SELECT SUM("Pallets")') and "_kind = 'row'" in table["sql"]

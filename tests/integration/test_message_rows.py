@@ -10,7 +10,7 @@ import pytest
 from sqlalchemy import update
 
 from docchat.domain import AnswerFacts, Budget, Citation, Conversation, MemoryStats, Message, Rating, Role, Status
-from docchat.domain.approach import Approach, Coverage, Way
+from docchat.domain.approach import Approach, Coverage, Figure, Way
 from docchat.store.engine import make_engine
 from docchat.store.migrate import upgrade
 from docchat.store.tables import messages as message_table
@@ -55,7 +55,9 @@ def answer_with_every_field() -> Message:
             usage={"prompt_tokens": 2_236, "completion_tokens": 14, "prompt_tokens_details": {"cached_tokens": 2_048}},
             error="cut short at the token limit", budget=budget, stats=stats, rating=Rating.UP,
             approach=Approach(Way.COMPARE, ("d-41", "d-42"), ("Hartley trust deed.pdf", "Hartley trust deed 2019.pdf")),
-            coverage=Coverage(1, 2, (("Hartley trust deed 2019.pdf", "nothing in it matched the question"),))),
+            coverage=Coverage(1, 2, (("Hartley trust deed 2019.pdf", "nothing in it matched the question"),)),
+            table=Figure("d-43", "distributions.xlsx", "Payments", "the total of Amount where Year is 2025", 12_500.5,
+                         "SELECT SUM(\"Amount\") ...", (2, 3, 7))),
     )
 
 

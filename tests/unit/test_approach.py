@@ -7,7 +7,7 @@ import pytest
 
 from docchat.context.approach import COLLECTION_MAX, choose
 from docchat.errors import InvalidInput
-from docchat.domain.approach import LOOKUP, Approach, Coverage, Way, approach_line, covered_line
+from docchat.domain.approach import LOOKUP, Approach, Coverage, Figure, Way, approach_line, covered_line
 
 LEASES = [("d-2023", "lease-2023.md"), ("d-2024", "lease-2024.md"), ("d-2025", "lease-2025.md")]
 CONTRACTS = [("acme", "contracts/supplier-contract-acme.pdf"), ("borealis", "contracts/supplier-contract-borealis.pdf"),
@@ -152,3 +152,22 @@ def test_a_plan_the_user_chose_is_followed_where_the_scope_allows_it():
 def test_a_chosen_plan_the_scope_cannot_give_is_refused_in_words(chosen, scope, refusal):
     with pytest.raises(InvalidInput, match=refusal):
         choose("When is the rent due?", scope, chosen)
+
+
+def test_a_computed_figure_is_read_back_as_written_and_anything_else_is_none():
+    figure = Figure("d-1", "harbour-inventory.xlsx", "Stock", "the average of Unit price", 4.6667, "SELECT ...", (2, 3, 5))
+
+    assert Figure.from_dict(figure.as_dict()) == figure
+    assert figure.as_dict()["where"] == "Stock, rows 2-3, 5"
+    for damaged in (None, [], {"columns": ["x"]}, {**figure.as_dict(), "rows": [[1], [2]]},
+                    {**figure.as_dict(), "rows_read": ["two"]}):
+        assert Figure.from_dict(damaged) is None
+    assert Figure.from_dict({**figure.as_dict(), "rows": [[True]]}).value is None
+
+
+def test_once_computed_the_answer_says_what_from_where_and_the_figure():
+    figure = Figure("d-1", "harbour-inventory.xlsx", "Stock", "the total of Pallets where Location is Oslo", 245.0,
+                    "SELECT ...", (2, 3, 4))
+
+    assert covered_line(Approach(Way.TABLE, ("d-1",), ("harbour-inventory.xlsx › Stock",)), None, figure) == (
+        "Computed from harbour-inventory.xlsx › Stock, rows 2-4: the total of Pallets where Location is Oslo is 245.")

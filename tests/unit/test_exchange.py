@@ -10,7 +10,7 @@ from dataclasses import replace
 import pytest
 
 from docchat.domain import Citation, ConversationSettings, Rating, Role, Status
-from docchat.domain.approach import Approach, Coverage, Way
+from docchat.domain.approach import Approach, Coverage, Figure, Way
 from docchat.errors import InvalidExport
 from docchat.exchange import message_record, to_json
 
@@ -283,14 +283,17 @@ def test_an_answers_plan_and_what_it_covered_are_exported_and_imported_back():
     compared = Approach(Way.COMPARE, ("doc-2024", "doc-2025"), ("lease-2024.md", "lease-2025.md"))
     coverage = Coverage(1, 2, (("lease-2025.md", "nothing in it matched the question"),))
     answer = message(1, Role.ASSISTANT, "The rent rose by 4%.", approach=compared, coverage=coverage)
-    data = document(messages=[answer])
+    figure = Figure("d-9", "stock.xlsx", "Stock", "the total of Pallets", 290, "SELECT SUM(\"Pallets\") ...", (2, 3))
+    computed = message(2, Role.ASSISTANT, "290 pallets [1].", approach=Approach(Way.TABLE), table=figure)
+    data = document(messages=[answer, computed])
 
-    [imported] = read_export(exported_bytes(data)).messages
+    [imported, figured] = read_export(exported_bytes(data)).messages
 
     assert (imported.facts.approach, imported.facts.coverage) == (compared, coverage)
+    assert figured.facts.table == figure
 
 
 def test_an_answer_without_a_plan_exports_as_version_4_wrote_it():
     record = message_record(messages()[2])
 
-    assert "plan" not in record and "coverage" not in record
+    assert "plan" not in record and "coverage" not in record and "table" not in record

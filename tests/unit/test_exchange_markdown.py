@@ -8,7 +8,7 @@ from datetime import datetime, timedelta, timezone
 from markdown_it import MarkdownIt
 
 from docchat.domain import Citation, Conversation, Message, Role
-from docchat.domain.approach import Approach, Coverage, Way
+from docchat.domain.approach import Approach, Coverage, Figure, Way
 from docchat.exchange import to_markdown
 
 from tests.unit.exchange_data import conversation, message, messages
@@ -133,3 +133,15 @@ def test_markdown_says_below_an_answer_what_its_comparison_covered():
 
     assert lines[lines.index("The rent rose by 4%.") + 2] == \
         "Compared lease-2024.md and lease-2025.md: covered 2 of 2 documents."
+
+
+def test_markdown_gives_a_computed_figure_and_the_query_that_computed_it():
+    sql = "SELECT SUM(\"Pallets\") FROM sheet_1 WHERE \"Item\" = 'box ```'"
+    figure = Figure("d-9", "stock.xlsx", "Stock", "the total of Pallets where Item is box ```", 7, sql, (4,))
+    answer = message(3, Role.ASSISTANT, "Seven pallets [1].", approach=Approach(Way.TABLE), table=figure)
+
+    markdown = to_markdown(conversation(), [*messages()[:2], answer])
+
+    assert "Computed from stock.xlsx › Stock, rows 4: the total of Pallets where Item is box ``` is 7." in markdown
+    [block] = [token for token in MarkdownIt().parse(markdown) if token.type == "fence"]
+    assert (block.info, block.content) == ("sql", sql + "\n")

@@ -155,7 +155,7 @@ def _extension(turn) -> dict:
             "citation_check": citation_wire.check_to_api(turn.answer.facts.grounding),
             "rewritten_query": turn.stats.rewritten_query if turn.stats else None,
             "evidence": turn.evidence.as_dict() if turn.evidence else None,
-            **plan_fields(turn.answer.facts.approach, turn.answer.facts.coverage),
+            **plan_fields(turn.answer.facts),
             "status": turn.answer.status.value, "mode": turn.budget.mode if turn.budget else None}
 
 

@@ -143,6 +143,17 @@ class CoverageOut(BaseModel):
 PlanName = Literal["lookup", "collection", "compare", "table"]
 
 
+class TableOut(BaseModel):
+    sql: str = Field(description="The read-only query docchat ran over the sheet's data rows.")
+    columns: list[str] = Field(description="What it computed, as the result's one column.")
+    rows: list[list[Any]] = Field(description="The result: one row of one value (null when no row held one).")
+    document: str
+    document_id: str
+    sheet: str
+    where: str = Field(description='The sheet and the rows read: "Stock, rows 2-4".')
+    rows_read: list[int] = Field(description="The rows read, by their numbers in the spreadsheet.")
+
+
 # A sentence the citation check looked at, as docchat.exchange.citation_wire.check_to_api writes it.
 class CheckedSentenceOut(BaseModel):
     text: str
@@ -173,6 +184,7 @@ class AnswerOut(BaseModel):
     plan_documents: list[str] = Field(default_factory=list, description="The documents compared, by name.")
     coverage: CoverageOut | None = Field(default=None, description="For the collection or a comparison: how many "
                                          "documents in scope the answer read.")
+    table: TableOut | None = Field(default=None, description="For a table plan: the figure docchat computed.")
     rewritten_query: str | None
     memory: dict[str, Any] | None = Field(description="What the memory did for this answer (MemoryStats).")
     usage: dict[str, Any] | None
@@ -217,6 +229,7 @@ class MessageOut(BaseModel):
     plan_documents: list[str] = Field(default_factory=list, description="The documents compared, by name.")
     coverage: CoverageOut | None = Field(default=None, description="For the collection or a comparison: how many "
                                          "documents in scope the answer read.")
+    table: TableOut | None = Field(default=None, description="For a table plan: the figure docchat computed.")
     cited: list[CitationOut]
     citation_check: CitationCheckOut | None
     rewritten_query: str | None
@@ -338,7 +351,7 @@ def from_message(message) -> dict:
             "cited": [citation_wire.to_api(c) for c in message.cited],
             "citation_check": citation_wire.check_to_api(facts.grounding), "rewritten_query": message.rewritten_query,
             "evidence": facts.evidence.as_dict() if facts.evidence else None,
-            **plan_fields(facts.approach, facts.coverage),
+            **plan_fields(facts),
             "model": facts.model, "usage": facts.usage, "error": facts.error,
             "rating": facts.rating.value if facts.rating else None, "version_of": message.version_of}
 
@@ -357,7 +370,7 @@ def from_turn(turn) -> dict:
         "status": answer.status.value if answer else "error",
         "citations": [citation_wire.to_api(c) for c in (answer.facts.citations if answer else turn.citations)],
         "evidence": turn.evidence.as_dict() if turn.evidence else None,
-        **plan_fields(answer.facts.approach if answer else None, answer.facts.coverage if answer else None),
+        **plan_fields(answer.facts if answer else None),
         "cited": [citation_wire.to_api(c) for c in answer.cited] if answer else [],
         "citation_check": citation_wire.check_to_api(answer.facts.grounding) if answer else None,
         "rewritten_query": stats.rewritten_query if stats else None,

@@ -176,7 +176,7 @@ class Session:
             return
         if note := answer_note(outcome.evidence, outcome.model):
             print(f"[{note}]")
-        if line := covered_line(outcome.approach, outcome.coverage):
+        if line := covered_line(outcome.approach, outcome.coverage, outcome.table):
             print(for_terminal(f"[{line}]"))
         self._citations = outcome.citations
         check = outcome.check

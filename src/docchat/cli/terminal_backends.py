@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from typing import Callable, Iterator, Protocol
 
 from docchat.domain import Citation, EvidenceStrength, Grounding, Role, Status
-from docchat.domain.approach import Approach, Coverage
+from docchat.domain.approach import Approach, Coverage, Figure
 from docchat.errors import DocchatError, InvalidInput
 from docchat.services.turn import Turn
 
@@ -34,6 +34,7 @@ class Outcome:
     # How docchat answered, and what a comparison or the collection covered.
     approach: Approach | None = None
     coverage: Coverage | None = None
+    table: Figure | None = None
 
 
 @dataclass(frozen=True)
@@ -110,7 +111,8 @@ class TurnAnswer:
                                     cited=list(answer.cited) if answer else [],
                                     check=answer.facts.grounding if answer else None,
                                     approach=answer.facts.approach if answer else None,
-                                    coverage=answer.facts.coverage if answer else None)
+                                    coverage=answer.facts.coverage if answer else None,
+                                    table=answer.facts.table if answer else None)
             self._kept(answer.content if answer else "")
         return self._outcome
 

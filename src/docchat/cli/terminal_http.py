@@ -152,12 +152,12 @@ class StreamedAnswer:
                 self._response.close()
             final = self._final or {}
             status = final.get("status") or (Status.INTERRUPTED.value if self._text else Status.ERROR.value)
-            approach, coverage = from_plan_fields(final)
+            approach, coverage, table = from_plan_fields(final)
             self._outcome = Outcome(str(status), citation_wire.from_api(final.get("citations")),
                                     evidence=EvidenceStrength.from_dict(final.get("evidence")), model=final.get("model"),
                                     cited=citation_wire.from_api(final.get("cited")),
                                     check=citation_wire.check_from_api(final.get("citation_check")),
-                                    approach=approach, coverage=coverage)
+                                    approach=approach, coverage=coverage, table=table)
             self._kept(str(final.get("answer", self._text)))
         return self._outcome
 

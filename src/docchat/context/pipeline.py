@@ -13,7 +13,7 @@ import re
 import threading
 import time
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Callable
 
 from docchat.context.approach import choose
@@ -86,6 +86,7 @@ class Evidence:
     approach: Approach = LOOKUP
     # For a comparison or the collection: how many of its documents gave passages.
     coverage: Coverage | None = None
+    figure: Figure | None = None  # for a table plan: what docchat computed
 
     def sent(self, question: str) -> str | None:
         """The user turn as sent, when it is not the bare question."""
@@ -103,6 +104,7 @@ class Prepared:
     evidence: EvidenceStrength | None = None
     approach: Approach = LOOKUP
     coverage: Coverage | None = None
+    figure: Figure | None = None
 
 
 class AnswerPipeline:
@@ -147,7 +149,8 @@ class AnswerPipeline:
         question = keep_question(sent, rewritten)
         if question.model_text != (sent or request.question):
             # Asked again, and kept as it was sent then (passages and all); judged as searched now.
-            evidence = Evidence(strength=evidence.strength, approach=evidence.approach, coverage=evidence.coverage)
+            evidence = Evidence(strength=evidence.strength, approach=evidence.approach, coverage=evidence.coverage,
+                                figure=evidence.figure)
         block = evidence.block
         progress("Fitting the conversation into the window…")
         assembly = self._engine.assemble(
@@ -173,7 +176,7 @@ class AnswerPipeline:
             rewritten_query=rewritten, rewrite_method=method,
         )
         return Prepared(question, assembly, budget, stats, list(evidence.citations), evidence.strength,
-                        evidence.approach, evidence.coverage)
+                        evidence.approach, evidence.coverage, evidence.figure)
 
     def _approach(self, request: Request, query: str, in_scope: list[tuple[str, str]]) -> tuple[Approach, Figure | None]:
         """The plan, and the figure a table plan computed: a figure asked of a sheet in scope is
@@ -263,7 +266,7 @@ class AnswerPipeline:
         parts = self._fill(request.question, ranked, cap - spent, room - spent, floor=0, ceiling=max(0, ceiling - 1))
         judged = _judged(ranked)
         strength = EvidenceStrength(Judgement.FOUND, judged.score if judged else 1.0)
-        return _passages([computed, *parts], searched=True, strength=strength, approach=approach)
+        return replace(_passages([computed, *parts], searched=True, strength=strength, approach=approach), figure=figure)
 
     def _ranked(self, request: Request, query: str, top_k: int):
         def retrieve(text: str):

@@ -14,7 +14,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from docchat.domain.conversations import AnswerFacts
 
 
 class Way(StrEnum):
@@ -117,6 +120,32 @@ class Figure:
         return (f"Computed by docchat from the sheet {self.sheet}, over rows {_spans(self.rows)} (subtotal and "
                 f"total rows left out): {self.what} is {self.shown_value}.")
 
+    @property
+    def where(self) -> str:
+        return f"{self.sheet}, rows {_spans(self.rows)}"
+
+    def as_dict(self) -> dict[str, Any]:
+        """As `ask --json`, the API, an export and the answer's stored figures carry it: the query,
+        its result (one column, named by what it computes, one row), and where it read."""
+        return {"sql": self.sql, "columns": [self.what], "rows": [[self.value]], "document": self.document,
+                "document_id": self.document_id, "sheet": self.sheet, "where": self.where,
+                "rows_read": list(self.rows)}
+
+    @classmethod
+    def from_dict(cls, data: object) -> Figure | None:
+        """What `as_dict` wrote; None for anything else."""
+        if not isinstance(data, dict):
+            return None
+        try:
+            [what], [[value]] = data["columns"], data["rows"]
+            rows = tuple(int(row) for row in data["rows_read"])
+            fields = (str(data["document_id"]), str(data["document"]), str(data["sheet"]), str(what))
+            sql = str(data["sql"])
+        except (KeyError, TypeError, ValueError):
+            return None
+        return cls(*fields, value if isinstance(value, (int, float)) and not isinstance(value, bool) else None,
+                   sql, rows)
+
 
 def _spans(rows: tuple[int, ...]) -> str:
     """2, 3, 4, 7 -> "2-4, 7"."""
@@ -140,29 +169,33 @@ def approach_line(approach: Approach, in_scope: int) -> str:
     return "Searching your documents"
 
 
-def plan_fields(approach: Approach | None, coverage: Coverage | None) -> dict[str, Any]:
+def plan_fields(facts: AnswerFacts | None) -> dict[str, Any]:
     """An answer's plan as `ask --json`, the API and the OpenAI-compatible extension carry it: the
-    plan (null for an answer from before plans were kept), the documents compared by name, and for
-    a comparison or the collection what it covered."""
+    plan (null for an answer from before plans were kept), the documents compared by name, for a
+    comparison or the collection what it covered, and for a table the figure docchat computed."""
+    approach, coverage, table = (facts.approach, facts.coverage, facts.table) if facts else (None, None, None)
     return {"plan": approach.way.value if approach else None,
             "plan_documents": list(approach.names) if approach else [],
-            "coverage": coverage.as_dict() if coverage else None}
+            "coverage": coverage.as_dict() if coverage else None,
+            "table": table.as_dict() if table else None}
 
 
-def from_plan_fields(data: dict[str, Any]) -> tuple[Approach | None, Coverage | None]:
+def from_plan_fields(data: dict[str, Any]) -> tuple[Approach | None, Coverage | None, Figure | None]:
     """What `plan_fields` wrote (the terminal client reads it from the API)."""
     plan, names = data.get("plan"), data.get("plan_documents")
     if plan not in _WAYS:
-        return None, None
+        return None, None, None
     names = tuple(str(name) for name in names) if isinstance(names, list) else ()
-    return Approach(Way(plan), names=names), Coverage.from_dict(data.get("coverage"))
+    return Approach(Way(plan), names=names), Coverage.from_dict(data.get("coverage")), Figure.from_dict(data.get("table"))
 
 
-def covered_line(approach: Approach | None, coverage: Coverage | None) -> str | None:
+def covered_line(approach: Approach | None, coverage: Coverage | None, table: Figure | None = None) -> str | None:
     """What the page, the terminal and an export say of an answer's plan once it is written; None
     for a lookup (how docchat always answered) and an answer from before plans were kept."""
     if approach is None or approach.way is Way.LOOKUP:
         return None
+    if table is not None:
+        return f"Computed from {table.document} › {table.where}: {table.what} is {table.shown_value}."
     done = {Way.COLLECTION: "Read every document in scope",
             Way.COMPARE: f"Compared {_listed(list(approach.names) or ['the documents'])}",
             Way.TABLE: f"Computed from {_listed(list(approach.names) or ['a table'])}"}[approach.way]

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 from docchat.domain.grounding import Grounding, marks_in
 
 if TYPE_CHECKING:
-    from docchat.domain.approach import Approach, Coverage
+    from docchat.domain.approach import Approach, Coverage, Figure
     from docchat.domain.figures import Budget, MemoryStats
     from docchat.domain.grounding import EvidenceStrength
 
@@ -223,6 +223,8 @@ class AnswerFacts:
     # many documents it read; None for an answer from before plans were kept.
     approach: "Approach | None" = None
     coverage: "Coverage | None" = None
+    # For a table plan: the figure docchat computed, its query and the rows it read.
+    table: "Figure | None" = None
 
 
 # Shared by every question and system message: a frozen value, so one is enough.

@@ -15,6 +15,7 @@ infinities), valid Unicode, nesting a few levels deep, numbers that fit the stor
 from __future__ import annotations
 
 import hashlib
+import re
 import json
 import math
 from dataclasses import dataclass, replace
@@ -38,7 +39,7 @@ from docchat.domain import (
     Summary,
     answer_note,
 )
-from docchat.domain.approach import Approach, Coverage, covered_line
+from docchat.domain.approach import Approach, Coverage, Figure, covered_line
 from docchat.errors import InvalidExport
 from docchat.exchange.json_writing import canonical_json, indented_json
 from docchat.text import NUL, one_line, unstorable
@@ -100,6 +101,7 @@ def message_record(message: Message) -> dict[str, Any]:
         # Only on an answer with a plan (version 5): older answers export as before.
         **({"plan": facts.approach.as_dict()} if facts.approach is not None else {}),
         **({"coverage": facts.coverage.as_dict()} if facts.coverage is not None else {}),
+        **({"table": facts.table.as_dict()} if facts.table is not None else {}),
     }
 
 
@@ -188,8 +190,12 @@ def _message_lines(message: Message, level: str) -> list[str]:
     if note := answer_note(facts.evidence, facts.model):
         lines += [f"> {note}", ""]  # as the page shows it: above the answer
     lines += [message.content.rstrip(), ""]
-    if covered := covered_line(facts.approach, facts.coverage):
+    if covered := covered_line(facts.approach, facts.coverage, facts.table):
         lines += [covered, ""]
+    if facts.table is not None:
+        # A fence longer than any run of backticks in the query (a sheet's values are in it).
+        fence = "`" * max(3, 1 + max((len(run) for run in re.findall(r"`+", facts.table.sql)), default=0))
+        lines += [f"{fence}sql", facts.table.sql, fence, ""]
     if grounding is not None and grounding.flagged:
         lines += ["**Checked**", ""] + [f"- “{s.text}”: {grounding.note(s)}" for s in grounding.flagged] + [""]
     cited, uncited = message.cited, message.uncited
@@ -260,6 +266,7 @@ class _MessageIn(_Strict):
     # How it was answered, and what it covered (version 5).
     plan: dict[str, Any] | None = None
     coverage: dict[str, Any] | None = None
+    table: dict[str, Any] | None = None
 
 
 class _SummaryIn(_Strict):
@@ -404,7 +411,8 @@ def _to_domain(document: _DocumentIn, source: str) -> ImportedConversation:
                                   grounding=Grounding.from_dict(m.grounding), model=m.model, usage=m.usage,
                                   rating=Rating(m.rating) if m.rating else None,
                                   evidence=EvidenceStrength.from_dict(m.evidence),
-                                  approach=Approach.from_dict(m.plan), coverage=Coverage.from_dict(m.coverage)),
+                                  approach=Approach.from_dict(m.plan), coverage=Coverage.from_dict(m.coverage),
+                                  table=Figure.from_dict(m.table)),
             )
             for m in document.messages
         ]

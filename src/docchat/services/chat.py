@@ -260,7 +260,7 @@ class ChatService:
                                                   compaction=compaction)
             draft = started.with_facts(citations=prepared.citations, budget=prepared.budget, stats=prepared.stats,
                                        evidence=prepared.evidence, approach=prepared.approach,
-                                       coverage=prepared.coverage)
+                                       coverage=prepared.coverage, table=prepared.figure)
             max_tokens, prefix = reserve, ""
         else:
             draft, prefix = replace(continuing, status=Status.STREAMING), continuing.content
@@ -283,7 +283,7 @@ class ChatService:
         started = self._messages.start_answer(question.conversation_id, model=Reply.model,
                                               version_of=version_of, compaction=compaction)
         draft = started.with_facts(citations=offers, stats=prepared.stats, evidence=prepared.evidence,
-                                   approach=prepared.approach, coverage=prepared.coverage)
+                                   approach=prepared.approach, coverage=prepared.coverage, table=prepared.figure)
         return Turn(conversation_id=question.conversation_id, question=question, draft=draft, budget=None,
                     stats=prepared.stats, citations=offers, evidence=prepared.evidence, saver=self._saver,
                     start=lambda stop: Reply(reply_text(offers)))

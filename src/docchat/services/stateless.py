@@ -73,7 +73,8 @@ class StatelessChat:
         draft = Message(id="stateless-answer", conversation_id="", seq=len(messages) + 2, role=Role.ASSISTANT,
                         content="", created_at=now, status=Status.STREAMING,
                         facts=AnswerFacts(model=info.model, citations=prepared.citations, evidence=prepared.evidence,
-                                          approach=prepared.approach, coverage=prepared.coverage))
+                                          approach=prepared.approach, coverage=prepared.coverage,
+                                          table=prepared.figure))
         return streamed(prepared, draft, _Unsaved(self._counter), self._gateway, max_tokens=reserve,
                         conversation_id=None, checker=self._chat.checker)
 

@@ -21,7 +21,7 @@ from sqlalchemy import Connection, bindparam, text
 
 from docchat.exchange import citation_wire
 from docchat.domain import AnswerFacts, Budget, EvidenceStrength, MemoryStats, Message, NO_FACTS, Rating, Role, Status
-from docchat.domain.approach import Approach, Coverage
+from docchat.domain.approach import Approach, Coverage, Figure
 from docchat.store.tables import sqlite_json, sqlite_moment
 
 _SELECT = """
@@ -110,7 +110,7 @@ def message_row(message: Message) -> dict:
 
 def figures_row(facts: AnswerFacts) -> dict | None:
     if (facts.budget is None and facts.stats is None and facts.evidence is None and facts.approach is None
-            and facts.coverage is None):
+            and facts.coverage is None and facts.table is None):
         return None
     row = {"budget": facts.budget.as_dict() if facts.budget else None,
            "memory": facts.stats.as_dict() if facts.stats else None}
@@ -121,6 +121,8 @@ def figures_row(facts: AnswerFacts) -> dict | None:
         row["approach"] = facts.approach.as_dict()
     if facts.coverage is not None:
         row["coverage"] = facts.coverage.as_dict()
+    if facts.table is not None:
+        row["table"] = facts.table.as_dict()
     return row
 
 
@@ -151,7 +153,7 @@ def _maker(db: Connection):
     # half of what a dict of all the fields does (0.6 ms over 2,000 messages).
     defaults: dict[str, Any] = {"rewritten_query": None, "sent_content": None, "version_of": None, "facts": NO_FACTS}
     no_facts: dict[str, Any] = {"model": None, "usage": None, "error": None, "budget": None, "stats": None,
-                                "evidence": None, "rating": None, "grounding": None, "approach": None, "coverage": None}
+                                "evidence": None, "rating": None, "grounding": None, "approach": None, "coverage": None, "table": None}
 
     def made(row) -> Message:
         (id, conversation_id, seq, role, content, created_at, status, token_count, tokenizer, citations,
@@ -200,6 +202,7 @@ def _maker(db: Connection):
                     if "approach" in figures:
                         facts["approach"] = Approach.from_dict(figures["approach"])
                         facts["coverage"] = Coverage.from_dict(figures.get("coverage"))
+                        facts["table"] = Figure.from_dict(figures.get("table"))
             if rating:
                 facts["rating"] = _RATINGS.get(rating) or Rating(rating)
             answer_facts = new(AnswerFacts)

@@ -215,8 +215,12 @@ def _message(message: Message, *, latest: bool, versions: list[Message] = (), la
                        f"“{literal(message.read_with)}”")
         elif message.rewritten_query:
             st.caption(f"Searched as: {literal(message.rewritten_query)}")
-        if message.status is not Status.STREAMING and (covered := covered_line(facts.approach, facts.coverage)):
+        if message.status is not Status.STREAMING and (covered := covered_line(facts.approach, facts.coverage,
+                                                                                facts.table)):
             st.caption(f":material/library_books: {literal(covered)}")
+            if facts.table is not None:
+                with st.expander("The query docchat ran"):
+                    st.code(facts.table.sql, language="sql", wrap_lines=True)
         if facts.grounding is not None and message.status is not Status.STREAMING:
             sources.checked(message)
         if facts.citations:
