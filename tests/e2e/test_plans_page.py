@@ -34,3 +34,27 @@ def test_an_answer_asked_again_as_a_comparison_says_what_it_compared(seeded, app
     expect(page.get_by_text("2 / 2")).to_be_visible()
     expect(page.get_by_text("France won it, at home.")).to_have_count(0)
     page.screenshot(path=str(ARTIFACTS / "answer_another_way.png"), full_page=True)
+
+
+def test_a_computed_figure_says_where_it_came_from_and_shows_its_query_on_request(seeded, app_url, page):
+    from docchat.domain.approach import Approach, Figure, Way
+
+    figure = Figure("d-stock", "harbour-inventory.xlsx", "Stock", "the total of Pallets where Location is Oslo", 245,
+                    "SELECT SUM(\"Pallets\") AS value FROM sheet_1 WHERE _kind = 'row' AND \"Location\" = 'Oslo'",
+                    (2, 3, 4))
+    conversation = seeded.conversations.create("Stock")
+    seeded.messages.append_message(conversation.id, "user", "How many pallets are stored in Oslo in total?")
+    answer = seeded.messages.append_message(conversation.id, "assistant", "There are 245 pallets in Oslo.")
+    with seeded.conversations._uow(write=True) as uow:
+        uow.conversations.settle_message(answer.with_facts(
+            approach=Approach(Way.TABLE, ("d-stock",), ("harbour-inventory.xlsx › Stock",)), table=figure))
+        uow.commit()
+    open_app(page, app_url)
+    page.get_by_test_id("stSidebar").get_by_role("button", name="Stock").click()
+
+    expect(page.get_by_text("Computed from harbour-inventory.xlsx › Stock, rows 2-4: the total of Pallets where "
+                            "Location is Oslo is 245.")).to_be_visible(timeout=30_000)
+    settled(page)
+    page.get_by_text("The query docchat ran").click()
+    expect(page.get_by_text("WHERE _kind = 'row' AND \"Location\" = 'Oslo'")).to_be_visible()
+    page.screenshot(path=str(ARTIFACTS / "computed_figure.png"), full_page=True)
