@@ -181,6 +181,8 @@ class SheetTables(Protocol):
         """Keeps the document's sheets (those it had before are replaced)."""
     def drop(self, document_id: str) -> None:
         """Forgets the document's sheets (none: nothing changes)."""
+    def kept(self) -> set[str]:
+        """The documents whose sheets were written (a sheet past the rows a table holds gives none)."""
     def shapes(self, document_ids: Sequence[str] | None = None) -> builtins.list[TableShape]:
         """The sheets kept, of the documents given (None: of every document)."""
     def run(self, query: str, *, max_rows: int, timeout_s: float) -> QueryResult:

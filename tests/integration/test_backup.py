@@ -22,6 +22,7 @@ from docchat.errors import DocchatError, InvalidBackup, InvalidInput
 from docchat.services.backup import BackupStatus
 from docchat.store.engine import make_engine
 from docchat.store.migrate import current_revision, upgrade
+from docchat.store.sheet_tables import SqliteSheetTables
 
 from tests.databases import head_revision
 from tests.integration.sample_data import quarterly_conversation, trust_conversation
@@ -38,12 +39,13 @@ QUESTIONS = [
 
 @pytest.fixture
 def filled(services):
-    """The data dir as a user leaves it: two conversations, one deleted, two documents."""
+    """The data dir as a user leaves it: two conversations, one deleted, three documents (one a sheet)."""
     library = services
     trust_conversation(services)
     services.conversations.delete(quarterly_conversation(services))
     library.ingestion.ingest("harbour-trust.md", markdown(TRUST_PASSAGES))
     library.ingestion.ingest("kitchen-notebook.md", markdown(COOKERY_PASSAGES))
+    library.ingestion.ingest("pantry.csv", b"Item,Jars\nJam,12\nPickles,5\nTotal,17\n")
     return services
 
 
@@ -102,8 +104,11 @@ def test_a_restored_backup_exports_the_same_conversations_and_finds_the_same_pas
     assert restored.trash.list()[0].title == "Q3 2025 quarterly report"
     assert [d.name for d in restored.documents.list()] == [d.name for d in filled.documents.list()]
     assert tree(elsewhere / "documents") == tree(data_dir / "documents")
-    assert report.chunks_indexed == len(TRUST_PASSAGES) + len(COOKERY_PASSAGES) == restored.index.open().count()
+    assert report.chunks_indexed == restored.index.open().count() == sum(d.chunks for d in filled.documents.list())
     assert restored.index.health().problem is None
+    # The spreadsheet's sheet is kept as a table again, read from its restored file.
+    assert [shape.sheet for shape in SqliteSheetTables(elsewhere).shapes()] == ["pantry"]
+    assert restored.index.check().agrees
 
 
 def test_the_manifest_says_what_the_backup_holds(filled, data_dir, tmp_path):
@@ -115,7 +120,8 @@ def test_the_manifest_says_what_the_backup_holds(filled, data_dir, tmp_path):
     assert (manifest["format"], manifest["version"], manifest["schema_revision"]) == (
         "docchat-backup", 1, head_revision())
     assert manifest["counts"] == {"conversations": 1, "deleted_conversations": 1, "messages": 8, "summaries": 2,
-                                  "documents": 2, "chunks": len(TRUST_PASSAGES) + len(COOKERY_PASSAGES), "files": 2}
+                                  "documents": 3, "chunks": len(TRUST_PASSAGES) + len(COOKERY_PASSAGES) + 1,
+                                  "files": 3}
     assert manifest["made_at"] == report.made_at.isoformat()
     with zipfile.ZipFile(archive) as opened:
         assert "docchat.db" in opened.namelist() and not any(n.startswith(("vectors", "qdrant")) for n in opened.namelist())

@@ -102,3 +102,34 @@ def test_an_ingested_workbook_keeps_its_sheets_as_tables_until_it_is_deleted(tmp
         assert kept.shapes() == []
     finally:
         services.close()
+
+
+def test_a_workbook_added_before_tables_were_kept_is_found_by_the_check_and_read_by_the_repair(tmp_path):
+    from docchat.bootstrap import build_services
+    from docchat.config import Settings
+
+    from tests.office_files import xlsx_of
+
+    services = build_services(Settings(data_dir=tmp_path / "data"), contact_llm=False)
+    try:
+        workbook = xlsx_of({"Stock": [["Location", "Pallets"], ["Oslo", 120], ["Bergen", 25], ["Total", 145]]})
+        document = services.ingestion.ingest("harbour-inventory.xlsx", workbook)
+        services.ingestion.ingest("notes.md", b"# Notes\n\nRecount in May.\n")
+        kept = SqliteSheetTables(tmp_path / "data")
+        kept.drop(document.id)  # as a library from before tables were kept has it
+
+        found = services.index.check()
+        done = services.index.repair()
+
+        assert found.sheets_without_tables == (document.id,) and not found.agrees
+        assert done.tables_written == 1 and services.index.check().agrees
+        assert [shape.sheet for shape in kept.shapes([document.id])] == ["Stock"]
+    finally:
+        services.close()
+
+
+def test_the_kinds_whose_sheets_are_kept_are_the_spreadsheet_parsers():
+    from docchat.documents.kinds import sheets
+    from docchat.domain.documents import SHEET_KINDS
+
+    assert SHEET_KINDS == {kind.name for kind in sheets.KINDS}

@@ -14,7 +14,10 @@ from docchat.documents.index.opening import embedder_for, open_chunk_index
 from docchat.errors import DocchatError
 from docchat.ports import Embedder
 from docchat.services.backup import DATABASE, BackupService, Progress
+from docchat.documents.isolated import IsolatedParser
+from docchat.services.library_check import SheetReader
 from docchat.services.library_index import IndexService
+from docchat.store.sheet_tables import SqliteSheetTables
 from docchat.store.backup import SqliteFiles, sqlite_path
 from docchat.store.engine import make_engine
 from docchat.store.migrate import Upgrading, upgrade
@@ -45,12 +48,18 @@ def _rebuild_index(settings: Settings, folder: Path, embedder: Embedder | None, 
             raise DocchatError(f"the backup's database could not be upgraded ({one_line(str(failed), limit=200)}); "
                                "nothing was changed") from None
         embedder = embedder or embedder_for(restored)
+        files = StoredFiles(restored.resolved_data_dir)
+        # The spreadsheets' tables are not in a backup: read again from their files, in isolation.
+        parser = IsolatedParser(timeout_s=restored.parse_timeout_s, memory_mb=restored.parse_memory_mb)
+        sheets = SheetReader(files, parser, SqliteSheetTables(restored.resolved_data_dir,
+                                                              busy_timeout_s=restored.busy_timeout_s))
         index = IndexService(SqlUnitOfWorkFactory(engine), partial(open_chunk_index, restored, embedder), embedder,
-                             StoredFiles(restored.resolved_data_dir))
+                             files, sheets=sheets)
         try:
             return index.reindex(progress=progress)
         finally:
             index.close()
+            parser.close()
     finally:
         # Every connection closed, so the database is one file again before it is moved.
         engine.dispose()

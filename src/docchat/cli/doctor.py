@@ -44,5 +44,6 @@ def _index_figures(found) -> dict:
                 else "differs" if found.missing_keywords or found.stray_keywords else "agrees")
     return {"checked": True, "agrees": found.agrees, "chunks": found.chunks, "vectors": found.vectors,
             "missing_vectors": len(found.missing_vectors), "stray_vectors": len(found.stray_vectors),
-            "keyword_index": keywords, "problems": problems(found),
+            "keyword_index": keywords, "sheets_without_tables": len(found.sheets_without_tables),
+            "problems": problems(found),
             "fix": "docchat documents repair" if not found.agrees else None}

@@ -166,7 +166,8 @@ def repair_documents(args) -> int:
     done = index.repair(progress=progress_bar("repairing"))
     clear_bar()
     print(f"repaired: {count(done.embedded, 'vector')} embedded again, {count(done.dropped, 'stray vector')} dropped"
-          + (", the keyword index rebuilt" if done.keyword_index_rebuilt else ""))
+          + (", the keyword index rebuilt" if done.keyword_index_rebuilt else "")
+          + (f", {count(done.tables_written, 'spreadsheet')} read into tables" if done.tables_written else ""))
     after = index.check()
     if not after.agrees:  # another process changed the library meanwhile
         print("still found: " + "; ".join(problems(after)), file=sys.stderr)

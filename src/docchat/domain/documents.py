@@ -33,6 +33,10 @@ class Attachment:
     data: bytes
 
 
+# The kinds of document whose sheets are kept as tables (docchat.documents.kinds.sheets' kinds).
+SHEET_KINDS = frozenset({"xlsx", "ods", "csv", "tsv"})
+
+
 class RowKind(StrEnum):
     ROW = "row"
     SUBTOTAL = "subtotal"  # adds up rows above it: left out of any figure computed over the sheet

@@ -65,10 +65,13 @@ class IndexCheck:
     stray_vectors: tuple[str, ...]  # vectors whose chunk is not in a ready document
     missing_keywords: int | None  # chunks the keyword index does not hold
     stray_keywords: int | None  # keyword entries of no chunk
+    # Spreadsheets whose sheets are not kept as tables (added before they were, or restored).
+    sheets_without_tables: tuple[str, ...] = ()
 
     @property
     def agrees(self) -> bool:
-        return not (self.missing_vectors or self.stray_vectors or self.missing_keywords or self.stray_keywords)
+        return not (self.missing_vectors or self.stray_vectors or self.missing_keywords or self.stray_keywords
+                    or self.sheets_without_tables)
 
 
 @dataclass(frozen=True)
@@ -79,4 +82,5 @@ class IndexRepair:
     embedded: int
     dropped: int
     keyword_index_rebuilt: bool
+    tables_written: int = 0  # spreadsheets whose sheets were read again into tables
 

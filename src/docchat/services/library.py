@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from docchat.ports import Embedder, FileStore, PageRenderer, Parser, SheetTables, TokenCounter, UnitOfWorkFactory, WordIndex
 from docchat.services.documents import DocumentService
 from docchat.services.ingestion import IngestionService
+from docchat.services.library_check import SheetReader
 from docchat.services.library_index import ClosableIndex, IndexService
 from docchat.services.retrieval import RetrievalService
 
@@ -29,7 +30,8 @@ def build_library(uow: UnitOfWorkFactory, index_factory: Callable[[], ClosableIn
                   tables: SheetTables | None = None) -> Library:
     """`words`: the word index of a store that does not search its chunks by words itself;
     `tables`: where spreadsheets' sheets are kept as tables (None: they are not)."""
-    index = IndexService(uow, index_factory, embedder, files, words)
+    sheets = SheetReader(files, parser, tables) if tables is not None else None
+    index = IndexService(uow, index_factory, embedder, files, words, sheets)
     documents = DocumentService(uow, index.open, files=files, renderer=renderer, tables=tables)
     ingestion = IngestionService(uow, counter, embedder, parser=parser, files=files, open_index=index.open,
                                  remove=documents.remove, max_bytes=max_bytes, tables=tables)

@@ -12,14 +12,18 @@ and the keyword index is rebuilt.
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable
 
-from docchat.domain import ChunkRecord, IndexCheck, IndexRepair
-from docchat.ports import ChunkIndex, Embedder, UnitOfWorkFactory, WordIndex
+from docchat.domain import ChunkRecord, Document, DocumentStatus, IndexCheck, IndexRepair
+from docchat.domain.documents import SHEET_KINDS
+from docchat.errors import DocchatError
+from docchat.ports import ChunkIndex, Embedder, FileStore, Parser, SheetTables, UnitOfWorkFactory, WordIndex
 from docchat.services.ingestion import IngestionCancelled, embed_chunks
 from docchat.wording import count
 
+log = logging.getLogger(__name__)
 Progress = Callable[[str, float], None]
 READ_BATCH = 1000
 
@@ -35,16 +39,51 @@ def problems(check: IndexCheck) -> list[str]:
         found.append(f"{count(check.missing_keywords, 'chunk')} missing from the keyword index (not found by words)")
     if check.stray_keywords:
         found.append(f"{count(check.stray_keywords, 'keyword entry', 'keyword entries')} of no chunk")
+    if check.sheets_without_tables:
+        found.append(f"{count(len(check.sheets_without_tables), 'spreadsheet')} whose sheets are not kept as tables "
+                     "(no figure is computed from them)")
     return found
+
+
+class SheetReader:
+    """Reads spreadsheets' stored files again into their tables: those added before tables were
+    kept, and every one after a restore (the tables file is not in a backup)."""
+
+    def __init__(self, files: FileStore, parser: Parser, tables: SheetTables):
+        self._files = files
+        self._parser = parser
+        self.tables = tables
+
+    def missing(self, documents: list[Document]) -> tuple[str, ...]:
+        kept = self.tables.kept()
+        return tuple(d.id for d in documents if d.kind in SHEET_KINDS and d.id not in kept)
+
+    def write(self, documents: list[Document]) -> int:
+        """Each spreadsheet's tables from its stored file; one that cannot be read again is passed
+        over (its passages answer), and said in the log. Returns how many were written."""
+        written = 0
+        for document in documents:
+            data = self._files.read(document.path) if document.path else None
+            try:
+                if data is None:
+                    raise DocchatError("its stored file is missing")
+                parsed = self._parser.parse(document.name, data, max_bytes=max(len(data), 1))
+            except DocchatError as error:
+                log.warning("the sheets of %s are not kept as tables: %s", document.name, error)
+                continue
+            self.tables.write(document.id, parsed.tables)
+            written += 1
+        return written
 
 
 class LibraryCheck:
     def __init__(self, uow: UnitOfWorkFactory, open_index: Callable[[], ChunkIndex], embedder: Embedder,
-                 words: Callable[[], WordIndex] | None = None):
+                 words: Callable[[], WordIndex] | None = None, sheets: SheetReader | None = None):
         self._uow = uow
         self._open_index = open_index
         self._embedder = embedder
         self._words = words  # None: the keyword index is part of the chunk's row (PostgreSQL)
+        self._sheets = sheets  # None: no sheet is kept as a table
 
     def check(self) -> IndexCheck:
         """Compares the ids of the ready documents' chunks with the vector index's, and the
@@ -52,6 +91,7 @@ class LibraryCheck:
         index = self._open_index()
         with self._uow() as uow:
             chunks = uow.documents.ready_chunk_ids()
+            sheets = [d for d in uow.documents.list() if d.status is DocumentStatus.READY and d.kind in SHEET_KINDS]
         vectors = index.chunk_ids()
         missing_keywords, stray_keywords = self._words().check() if self._words else (None, None)
         return IndexCheck(
@@ -60,7 +100,8 @@ class LibraryCheck:
             # A vector whose chunk moved to another document is as stray as one of no chunk.
             stray_vectors=tuple(sorted(c for c, d in vectors.items() if chunks.get(c) != d)),
             # The word index takes each chunk's text from its row: its entries are counted, not read.
-            missing_keywords=missing_keywords, stray_keywords=stray_keywords)
+            missing_keywords=missing_keywords, stray_keywords=stray_keywords,
+            sheets_without_tables=self._sheets.missing(sheets) if self._sheets else ())
 
     def repair(self, *, progress: Progress, cancel: threading.Event) -> IndexRepair:
         """Mends what `check` finds, from the database. Cancelled, what was embedded stays (a
@@ -93,5 +134,11 @@ class LibraryCheck:
                                          f"{count(len(records), 'chunk')}; run it again to finish")
 
             embed_chunks(index, self._embedder, records, done, cancel, cancelled)
+        written = 0
+        if found.sheets_without_tables and self._sheets is not None:
+            progress(f"reading {count(len(found.sheets_without_tables), 'spreadsheet')} into tables", 1.0)
+            with self._uow() as uow:
+                written = self._sheets.write([d for d in uow.documents.list() if d.id in found.sheets_without_tables])
         progress("done", 1.0)
-        return IndexRepair(embedded=embedded, dropped=len(found.stray_vectors), keyword_index_rebuilt=rebuilt)
+        return IndexRepair(embedded=embedded, dropped=len(found.stray_vectors), keyword_index_rebuilt=rebuilt,
+                           tables_written=written)

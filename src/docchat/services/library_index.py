@@ -12,10 +12,11 @@ from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from docchat.domain import ChunkRecord, DocumentStatus, IndexCheck, IndexRepair, LibraryHealth
+from docchat.domain.documents import SHEET_KINDS
 from docchat.errors import DocchatError
 from docchat.ports import ChunkIndex, Embedder, FileStore, UnitOfWorkFactory, WordIndex
 from docchat.services.ingestion import IngestionCancelled, Progress, embed_chunks
-from docchat.services.library_check import LibraryCheck
+from docchat.services.library_check import LibraryCheck, SheetReader
 from docchat.wording import count
 
 log = logging.getLogger(__name__)
@@ -29,15 +30,16 @@ class ClosableIndex(ChunkIndex, Protocol):
 
 class IndexService:
     def __init__(self, uow: UnitOfWorkFactory, index_factory: Callable[[], ClosableIndex], embedder: Embedder,
-                 files: FileStore, words: Callable[[], WordIndex] | None = None):
+                 files: FileStore, words: Callable[[], WordIndex] | None = None, sheets: SheetReader | None = None):
         self._uow = uow
+        self._sheets = sheets
         self._files = files
         self._embedder = embedder
         self._index_factory = index_factory
         self._index: ClosableIndex | None = None
         self._checked = False
         self._lock = threading.Lock()
-        self._check = LibraryCheck(uow, self.open, embedder, words)
+        self._check = LibraryCheck(uow, self.open, embedder, words, sheets)
 
     def open(self) -> ClosableIndex:
         """The one index client of this process, opened at the first call. Raises IndexInUse
@@ -123,6 +125,9 @@ class IndexService:
 
         records = [record for document in documents for record in chunks[document.id]]
         embed_chunks(index, self._embedder, records, done, cancel, cancelled)
+        if self._sheets is not None:  # a restore's, too: the tables file is not in a backup
+            progress("reading the spreadsheets into tables", 1.0)
+            self._sheets.write([d for d in documents if d.kind in SHEET_KINDS])
         progress("ready", 1.0)
         return indexed
 

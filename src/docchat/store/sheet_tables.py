@@ -46,6 +46,7 @@ class SqliteSheetTables:
     def write(self, document_id: str, tables: Sequence[SheetTable]) -> None:
         with self._writing() as db:
             _drop(db, document_id)
+            db.execute("INSERT INTO sheet_documents VALUES (?)", (document_id,))
             for position, table in enumerate(tables):
                 name = f"sheet_{document_id.replace('-', '')[:20]}_{position}"
                 columns = [f"{quoted(c.name)} {_SQL_TYPES[c.type]}" for c in table.columns]
@@ -58,6 +59,15 @@ class SqliteSheetTables:
                            (document_id, position, table.sheet, name,
                             json.dumps([[c.name, c.type.value] for c in table.columns]), table.header_row,
                             len(table.rows)))
+
+    def kept(self) -> set[str]:
+        if not self._path.exists():
+            return set()
+        db = self._connect()
+        try:
+            return {document for (document,) in db.execute("SELECT document_id FROM sheet_documents")}
+        finally:
+            db.close()
 
     def drop(self, document_id: str) -> None:
         if not self._path.exists():
@@ -108,6 +118,8 @@ class SqliteSheetTables:
             db.execute("CREATE TABLE IF NOT EXISTS sheet_tables (document_id TEXT NOT NULL, position INTEGER NOT NULL, "
                        "sheet TEXT NOT NULL, table_name TEXT NOT NULL UNIQUE, columns TEXT NOT NULL, "
                        "header_row INTEGER NOT NULL, row_count INTEGER NOT NULL, PRIMARY KEY (document_id, position))")
+            # The documents whose sheets were written, a sheet too long for a table or none at all.
+            db.execute("CREATE TABLE IF NOT EXISTS sheet_documents (document_id TEXT PRIMARY KEY)")
             db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
         return db
 
@@ -136,6 +148,7 @@ def _drop(db: sqlite3.Connection, document_id: str) -> None:
     for (name,) in db.execute("SELECT table_name FROM sheet_tables WHERE document_id = ?", (document_id,)).fetchall():
         db.execute(f"DROP TABLE IF EXISTS {name}")
     db.execute("DELETE FROM sheet_tables WHERE document_id = ?", (document_id,))
+    db.execute("DELETE FROM sheet_documents WHERE document_id = ?", (document_id,))
 
 
 def _stored(column, cell: str) -> object:
