@@ -142,6 +142,6 @@ def test_markdown_gives_a_computed_figure_and_the_query_that_computed_it():
 
     markdown = to_markdown(conversation(), [*messages()[:2], answer])
 
-    assert "Computed from stock.xlsx › Stock, rows 4: the total of Pallets where Item is box ``` is 7." in markdown
+    assert "Computed from stock.xlsx › Stock, row 4: the total of Pallets where Item is box ``` is 7." in markdown
     [block] = [token for token in MarkdownIt().parse(markdown) if token.type == "fence"]
     assert (block.info, block.content) == ("sql", sql + "\n")

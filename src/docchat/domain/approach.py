@@ -52,6 +52,7 @@ class Approach:
         return cls(Way(data["way"]), tuple(document for document, _ in pairs), tuple(name for _, name in pairs))
 
 
+LOOKUP = Approach(Way.LOOKUP)
 _WAYS = frozenset(way.value for way in Way)
 # The plans a user may ask for.
 ASKED_PLANS = tuple(way.value for way in Way)
@@ -60,7 +61,6 @@ ASKED_PLANS = tuple(way.value for way in Way)
 def asked(plan: str | None) -> Way | None:
     """The plan a user asked for by name (`ask --plan`, the API); None: docchat chooses."""
     return Way(plan) if plan else None
-LOOKUP = Approach(Way.LOOKUP)
 
 
 @dataclass(frozen=True)
@@ -117,12 +117,12 @@ class Figure:
     @property
     def statement(self) -> str:
         """The figure as the model is given it, first among the passages."""
-        return (f"Computed by docchat from the sheet {self.sheet}, over rows {_spans(self.rows)} (subtotal and "
+        return (f"Computed by docchat from the sheet {self.sheet}, over {_rows(self.rows)} (subtotal and "
                 f"total rows left out): {self.what} is {self.shown_value}.")
 
     @property
     def where(self) -> str:
-        return f"{self.sheet}, rows {_spans(self.rows)}"
+        return f"{self.sheet}, {_rows(self.rows)}"
 
     def as_dict(self) -> dict[str, Any]:
         """As `ask --json`, the API, an export and the answer's stored figures carry it: the query,
@@ -145,6 +145,11 @@ class Figure:
             return None
         return cls(*fields, value if isinstance(value, (int, float)) and not isinstance(value, bool) else None,
                    sql, rows)
+
+
+def _rows(rows: tuple[int, ...]) -> str:
+    """(2, 3, 4, 7) -> "rows 2-4, 7"; (5,) -> "row 5"."""
+    return f"row {rows[0]}" if len(rows) == 1 else f"rows {_spans(rows)}"
 
 
 def _spans(rows: tuple[int, ...]) -> str:
