@@ -7,7 +7,7 @@ them); responses are built from the domain's dataclasses by the `from_*` functio
 from __future__ import annotations
 
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
@@ -37,7 +37,10 @@ class HistoryItem(Strict):
     content: str
 
 
-AskedPlan = Literal["lookup", "collection", "compare", "table"]
+AskedPlan = Annotated[Literal["lookup", "collection", "compare", "table"] | None, Field(
+    description='How to answer: "lookup" (the best passages of any document), "collection" (every document in '
+                'scope), "compare" (the documents named, or all in scope, side by side) or "table" (a figure docchat '
+                'computes from a sheet in scope); default: docchat chooses from the question.')]
 
 
 class RagQuery(Strict):
@@ -49,10 +52,7 @@ class RagQuery(Strict):
         "Default: passages fill the documents' share of the window (or the documents go in whole)."))
     document_ids: list[str] | None = Field(default=None, max_length=MAX_IDS,
                                            description="The documents to search (ids or unique prefixes); default: all.")
-    plan: AskedPlan | None = Field(default=None, description='How to answer: "lookup" (the best passages of any '
-                                   'document), "collection" (every document in scope), "compare" (the documents '
-                                   'named, or all in scope, side by side) or "table" (a figure docchat computes from a '
-                                   'sheet in scope); default: docchat chooses from the question.')
+    plan: AskedPlan = None
     stream: bool = False
 
     _query = field_validator("query")(_not_blank)
@@ -71,20 +71,14 @@ class ConversationChange(Strict):
 
 class NewMessage(Strict):
     content: str = Field(min_length=1, max_length=MAX_QUESTION)
-    plan: AskedPlan | None = Field(default=None, description='How to answer: "lookup" (the best passages of any '
-                                   'document), "collection" (every document in scope), "compare" (the documents '
-                                   'named, or all in scope, side by side) or "table" (a figure docchat computes from a '
-                                   'sheet in scope); default: docchat chooses from the question.')
+    plan: AskedPlan = None
     stream: bool = False
 
     _content = field_validator("content")(_not_blank)
 
 
 class Retry(Strict):
-    plan: AskedPlan | None = Field(default=None, description='How to answer: "lookup" (the best passages of any '
-                                   'document), "collection" (every document in scope), "compare" (the documents '
-                                   'named, or all in scope, side by side) or "table" (a figure docchat computes from a '
-                                   'sheet in scope); default: docchat chooses from the question.')
+    plan: AskedPlan = None
     stream: bool = False
 
 
@@ -140,9 +134,6 @@ class CoverageOut(BaseModel):
     left_out: list[LeftOutOut] = Field(default_factory=list, description="The documents not read, and why.")
 
 
-PlanName = Literal["lookup", "collection", "compare", "table"]
-
-
 class TableOut(BaseModel):
     sql: str = Field(description="The read-only query docchat ran over the sheet's data rows.")
     columns: list[str] = Field(description="What it computed, as the result's one column.")
@@ -152,6 +143,19 @@ class TableOut(BaseModel):
     sheet: str
     where: str = Field(description='The sheet and the rows read: "Stock, rows 2-4".')
     rows_read: list[int] = Field(description="The rows read, by their numbers in the spreadsheet.")
+
+
+class PlannedOut(BaseModel):
+    """How an answer was planned (docchat.domain.approach.plan_fields)."""
+
+    plan: Literal["lookup", "collection", "compare", "table"] | None = Field(
+        default=None, description='How docchat answered: "lookup" (the best passages of any document), "collection" '
+        '(every document in scope), "compare" (the named documents side by side) or "table" (a figure computed from a '
+        'sheet); null for an answer from before plans were kept.')
+    plan_documents: list[str] = Field(default_factory=list, description="The documents compared, or the sheet, by name.")
+    coverage: CoverageOut | None = Field(default=None, description="For the collection or a comparison: how many "
+                                         "documents in scope the answer read.")
+    table: TableOut | None = Field(default=None, description="For a table plan: the figure docchat computed.")
 
 
 # A sentence the citation check looked at, as docchat.exchange.citation_wire.check_to_api writes it.
@@ -170,7 +174,7 @@ class CitationCheckOut(BaseModel):
     sentences: list[CheckedSentenceOut]
 
 
-class AnswerOut(BaseModel):
+class AnswerOut(PlannedOut):
     answer: str
     status: Literal["complete", "truncated", "interrupted", "error"]
     citations: list[CitationOut] = Field(description="Every passage given to the model, as numbered in the prompt.")
@@ -178,13 +182,6 @@ class AnswerOut(BaseModel):
                                      "mention), or those docchat attributed its sentences to.")
     citation_check: CitationCheckOut | None = Field(description="Each cited sentence checked against its passage.")
     evidence: EvidenceOut | None = Field(default=None, description="None when no documents were searched.")
-    plan: PlanName | None = Field(default=None, description='How docchat answered: "lookup" (the best passages '
-                                  'of any document), "collection" (every document in scope), "compare" (the named '
-                                  'documents side by side) or "table"; null for an answer from before plans were kept.')
-    plan_documents: list[str] = Field(default_factory=list, description="The documents compared, by name.")
-    coverage: CoverageOut | None = Field(default=None, description="For the collection or a comparison: how many "
-                                         "documents in scope the answer read.")
-    table: TableOut | None = Field(default=None, description="For a table plan: the figure docchat computed.")
     rewritten_query: str | None
     memory: dict[str, Any] | None = Field(description="What the memory did for this answer (MemoryStats).")
     usage: dict[str, Any] | None
@@ -214,7 +211,7 @@ class ConversationOut(BaseModel):
                                         "default in Settings.")
 
 
-class MessageOut(BaseModel):
+class MessageOut(PlannedOut):
     id: str
     seq: int
     role: str
@@ -223,13 +220,6 @@ class MessageOut(BaseModel):
     created_at: datetime
     citations: list[CitationOut]
     evidence: EvidenceOut | None = None
-    plan: PlanName | None = Field(default=None, description='How docchat answered: "lookup" (the best passages '
-                                  'of any document), "collection" (every document in scope), "compare" (the named '
-                                  'documents side by side) or "table"; null for an answer from before plans were kept.')
-    plan_documents: list[str] = Field(default_factory=list, description="The documents compared, by name.")
-    coverage: CoverageOut | None = Field(default=None, description="For the collection or a comparison: how many "
-                                         "documents in scope the answer read.")
-    table: TableOut | None = Field(default=None, description="For a table plan: the figure docchat computed.")
     cited: list[CitationOut]
     citation_check: CitationCheckOut | None
     rewritten_query: str | None

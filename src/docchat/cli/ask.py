@@ -21,8 +21,8 @@ def add_commands(commands) -> None:
     asking.add_argument("--history", metavar="FILE", help="stateless: answer from this JSON list of "
                         "{role, content} instead of a stored conversation; nothing is stored")
     asking.add_argument("--plan", choices=ASKED_PLANS, help="how to answer: the best passages of any document "
-                        "(lookup), every document in scope (collection), or the documents named side by side (compare); "
-                        "default: docchat chooses from the question")
+                        "(lookup), every document in scope (collection), the documents named side by side (compare), "
+                        "or a figure computed from a sheet (table); default: docchat chooses from the question")
     asking.set_defaults(handler=ask)
 
     chatting = commands.add_parser("chat", help="an interactive chat in the terminal (Ctrl-C stops an answer)")
