@@ -10,7 +10,7 @@ import zipfile
 import pytest
 
 from docchat.errors import InvalidExport
-from docchat.exchange import checksum
+from docchat.exchange import VERSION, checksum
 
 from tests.integration.sample_data import quarterly_conversation, trust_conversation
 
@@ -120,7 +120,8 @@ BAD_FILES = {
     "malformed JSON": (
         lambda export: export.encode("utf-8").replace(b'"messages":', b'"messages"', 1), "not valid JSON"),
     "truncated file": (lambda export: export.encode("utf-8")[: len(export) // 2], "not valid JSON"),
-    "wrong version": (lambda export: edited(export, lambda d: d.update(version=5)), "unsupported export version 5"),
+    "wrong version": (lambda export: edited(export, lambda d: d.update(version=VERSION + 1)),
+                      f"unsupported export version {VERSION + 1}"),
     "checksum mismatch": (
         lambda export: edited(export, lambda d: d["messages"][1].update(content="Recurring revenue fell 40%.")),
         "checksum mismatch",
