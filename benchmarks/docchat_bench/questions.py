@@ -218,7 +218,10 @@ def _services(served: bool) -> Iterator:
     with tempfile.TemporaryDirectory(prefix="docchat-bench-questions-") as folder:
         settings = Settings(data_dir=Path(folder) / "data", context_programs=False)
         if served:
-            services = build_services(settings)
+            from docchat.llm.server_key import llm_key
+
+            # The server's key is in the data dir it was started for, not in this temporary one.
+            services = build_services(settings.model_copy(update={"llm_api_key": llm_key(Settings())()}))
         else:
             from docchat_bench.api import InstantGateway
 
