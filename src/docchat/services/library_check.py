@@ -52,10 +52,10 @@ class SheetReader:
     def __init__(self, files: FileStore, parser: Parser, tables: SheetTables):
         self._files = files
         self._parser = parser
-        self.tables = tables
+        self._tables = tables
 
     def missing(self, documents: list[Document]) -> tuple[str, ...]:
-        kept = self.tables.kept()
+        kept = self._tables.kept()
         return tuple(d.id for d in documents if d.kind in SHEET_KINDS and d.id not in kept)
 
     def write(self, documents: list[Document]) -> int:
@@ -71,7 +71,7 @@ class SheetReader:
             except DocchatError as error:
                 log.warning("the sheets of %s are not kept as tables: %s", document.name, error)
                 continue
-            self.tables.write(document.id, parsed.tables)
+            self._tables.write(document.id, parsed.tables)
             written += 1
         return written
 

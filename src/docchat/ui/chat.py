@@ -270,7 +270,8 @@ def _answer_actions(answer: Message, versions: list[Message], *, regenerate: boo
 
 
 def _other_plans(answer: Message) -> None:
-    """Re-asking the question with a plan the user chooses; the answer is kept as an earlier version."""
+    """Asking the question again with a plan the user chooses: a new version of the question, the
+    earlier one and its answer kept."""
     current = answer.facts.approach.way.value if answer.facts.approach else None
     with st.popover("Answer another way", icon=":material/alt_route:", type="tertiary"):
         for plan, label in PLANS.items():
