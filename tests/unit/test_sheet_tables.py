@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from docchat.documents.tables import MAX_ROWS, column_names, column_type, number, row_kind, table_of
+from docchat.documents.tables import MAX_COLUMNS, MAX_ROWS, column_names, column_type, number, row_kind, table_of
 from docchat.domain.documents import ColumnType, RowKind
 
 STOCK = [
@@ -77,7 +77,8 @@ def test_a_row_shorter_than_the_widest_is_filled_with_empty_cells():
     assert table_of("Notes", ["Item", "Note"], 1, [(2, ["Tape"])]).rows[0].cells == ("Tape", "")
 
 
-def test_a_sheet_past_the_limit_has_no_table():
+def test_a_sheet_past_the_limits_has_no_table():
     rows = [(n, ["x", str(n)]) for n in range(2, MAX_ROWS + 3)]
 
     assert table_of("Log", ["Event", "Count"], 1, rows) is None
+    assert table_of("Wide", [f"c{n}" for n in range(MAX_COLUMNS + 1)], 1, [(2, ["1"])]) is None

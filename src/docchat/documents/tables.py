@@ -10,7 +10,8 @@ Invariants:
 - A row whose first text cell names a total ("Oslo subtotal", "Total", "Grand total", "Sum") is a
   subtotal or a total, never data: a figure added over the rows would count it again. Its type
   is read from the data rows only.
-- A sheet with more than MAX_ROWS rows has no table: its figures are answered from passages.
+- A sheet with more than MAX_ROWS rows or MAX_COLUMNS columns has no table: its figures are
+  answered from passages (SQLite holds at most 2,000 columns in a table).
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from collections.abc import Sequence
 from docchat.domain.documents import Column, ColumnType, RowKind, SheetTable, TableRow
 
 MAX_ROWS = 100_000
+MAX_COLUMNS = 1_000
 _TOTAL = re.compile(r"\b(?:(sub)[\s-]?total|(?:grand\s+)?total|sum)s?\b", re.IGNORECASE)
 _INTEGER = re.compile(r"[+-]?\d+")
 _GROUPED = re.compile(r"[+-]?\d{1,3}(?:,\d{3})+(?:\.\d+)?")  # 1,200 or 12,345.50
@@ -35,6 +37,8 @@ def table_of(sheet: str, header: Sequence[str], header_row: int,
     if len(rows) > MAX_ROWS:
         return None
     width = max([len(header), *(len(cells) for _, cells in rows)])
+    if width > MAX_COLUMNS:
+        return None
     read = tuple(TableRow(number, tuple(cells) + ("",) * (width - len(cells)), row_kind(cells))
                  for number, cells in rows)
     data = [row.cells for row in read if row.kind is RowKind.ROW]

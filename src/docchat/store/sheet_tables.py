@@ -18,6 +18,7 @@ word index, it is derived from the documents' files and can be rebuilt from them
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import time
 from collections.abc import Sequence
@@ -48,7 +49,7 @@ class SqliteSheetTables:
             _drop(db, document_id)
             db.execute("INSERT INTO sheet_documents VALUES (?)", (document_id,))
             for position, table in enumerate(tables):
-                name = f"sheet_{document_id.replace('-', '')[:20]}_{position}"
+                name = f"sheet_{re.sub(r'[^0-9a-zA-Z]', '', document_id)[:20]}_{position}"
                 columns = [f"{quoted(c.name)} {_SQL_TYPES[c.type]}" for c in table.columns]
                 db.execute(f"CREATE TABLE {name} (_row INTEGER NOT NULL, _kind TEXT NOT NULL, {', '.join(columns)})")
                 marks = ", ".join("?" * (len(table.columns) + 2))
