@@ -457,6 +457,6 @@ class Retriever(Protocol):
 
     def whole(self, document_ids: list[str] | None, *, max_tokens: int) -> list[Retrieved] | None: ...
 
-    def figure(self, question: str, document_ids: list[str] | None) -> Figure | None:
-        """The figure the question asks of a sheet in scope, computed from its data rows; None
-        when it asks none that docchat can compute."""
+    def figure(self, question: str, in_scope: Sequence[tuple[str, str]]) -> Figure | None:
+        """The figure the question asks of a sheet of the documents in scope (`in_scope`'s (id,
+        name)), computed from its data rows; None when it asks none that docchat can compute."""

@@ -304,7 +304,7 @@ class FakeLibrary:
         return {document: self.retrieve(query, top_k=top_k, document_ids=[document])
                 for document in document_ids if document in ready}
 
-    def figure(self, question: str, document_ids):
+    def figure(self, question: str, in_scope):
         """The figure set in `computed`, for any question that asks for a total; None otherwise."""
         return self.computed if "total" in question.lower() else None
 

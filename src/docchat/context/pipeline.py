@@ -183,7 +183,7 @@ class AnswerPipeline:
         computed first, whatever else the question could be read as."""
         figure = None
         if self._retriever is not None and request.plan in (None, Way.TABLE):
-            figure = self._retriever.figure(query, request.scope)
+            figure = self._retriever.figure(query, in_scope)
         if figure is not None:
             return Approach(Way.TABLE, (figure.document_id,), (f"{figure.document} › {figure.sheet}",)), figure
         return choose(query, in_scope, request.plan), None

@@ -71,6 +71,12 @@ def table_query(question: str, shapes: Sequence[TableShape],
     return TableQuery(shape, sql, what)
 
 
+def asks_a_figure(question: str) -> bool:
+    """Whether the question asks for a figure at all (no sheet need be read to tell)."""
+    words = _words(question)
+    return _figure(words, " ".join(words)) is not None
+
+
 def _figure(words: list[str], text: str) -> str | None:
     for figure, cues in _FIGURES:
         if any(cue in words for cue in cues):

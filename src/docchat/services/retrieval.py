@@ -13,7 +13,7 @@ from collections.abc import Set as AbstractSet
 
 from docchat.domain import ChunkRecord, Retrieved, Scope
 from docchat.errors import DocchatError
-from docchat.context.table_query import VALUES_READ, table_query
+from docchat.context.table_query import VALUES_READ, asks_a_figure, table_query
 from docchat.documents.tables import quoted
 from docchat.domain.approach import Figure
 from docchat.ports import ChunkIndex, Embedder, SheetTables, TableShape, UnitOfWork, UnitOfWorkFactory, WordIndex
@@ -138,15 +138,16 @@ class RetrievalService:
         with self._uow() as uow:
             return _in_scope(uow, document_ids)
 
-    def figure(self, question: str, document_ids: builtins.list[str] | None) -> Figure | None:
-        """The figure the question asks of a sheet in scope, computed over its data rows
-        (docchat.context.table_query); None when there is no sheet, or no figure it can compute."""
+    def figure(self, question: str, in_scope: Sequence[tuple[str, str]]) -> Figure | None:
+        """The figure the question asks of a sheet of the documents in scope (id, name), computed
+        over its data rows (docchat.context.table_query); None when there is no sheet, or no
+        figure it can compute. A question asking none opens no file."""
         tables = self._tables
-        if tables is None:
+        if tables is None or not in_scope or not asks_a_figure(question):
             return None
-        names = dict(self.in_scope(document_ids))
+        names = dict(in_scope)
         try:
-            shapes = tables.shapes(builtins.list(names)) if names else []
+            shapes = tables.shapes(builtins.list(names))
             query = table_query(question, shapes, lambda shape, column: _values(tables, shape, column))
             if query is None:
                 return None
