@@ -14,6 +14,8 @@ before plans) and as docchat chooses.
   compared, and (a served model) the share of answers citing every side.
 - Tables ("How many pallets are stored in Oslo in total?"): the share of questions whose exact
   figure the model was given (stated in a passage), and (a served model) that its answer states.
+- Lookups near a sheet ("How many days' notice does the Acme supplier contract ask for?", where a
+  sheet has a `Days` column and an Acme row): the share whose contract the model was given.
 - For every question, whether docchat chose the plan its kind calls for.
 
 `--model scripted` (default) answers at once with the same words whatever it is given, so the
@@ -35,7 +37,8 @@ from typing import Iterator
 
 from docchat.domain.approach import Way
 
-COLLECTION, COMPARE, TABLE = Way.COLLECTION, Way.COMPARE, Way.TABLE
+COLLECTION, COMPARE, TABLE, LOOKUP = Way.COLLECTION, Way.COMPARE, Way.TABLE, Way.LOOKUP
+KINDS = (COLLECTION, COMPARE, TABLE, LOOKUP)
 
 # (name, city, renewal date, notice days, penalty or None)
 SUPPLIERS = [
@@ -128,6 +131,10 @@ LEASES = {
 STOCK = [("Oslo", "Cardboard boxes", 120), ("Oslo", "Bubble wrap", 45), ("Oslo", "Pallet wrap", 80),
          ("Bergen", "Cardboard boxes", 60), ("Bergen", "Tape", 25),
          ("Tromsø", "Cardboard boxes", 40), ("Tromsø", "Bubble wrap", 15), ("Tromsø", "Tape", 10)]
+# A second sheet, (supplier, item, days): its `Days` and its suppliers' names are words that
+# questions about the contracts use too, which no figure of it answers.
+LEAD_TIMES = [("Acme", "Cardboard boxes", 5), ("Acme", "Tape", 3), ("Cobalt", "Bubble wrap", 12),
+              ("Halden", "Pallet wrap", 8), ("Elvira", "Cardboard boxes", 6)]
 
 
 def inventory() -> bytes:
@@ -143,6 +150,10 @@ def inventory() -> bytes:
             sheet.append(list(row))
         sheet.append([f"{location} subtotal", "", sum(row[2] for row in rows)])
     sheet.append(["Grand total", "", sum(row[2] for row in STOCK)])
+    leads = book.create_sheet("Lead times")
+    leads.append(["Supplier", "Item", "Days"])
+    for row in LEAD_TIMES:
+        leads.append(list(row))
     out = io.BytesIO()
     book.save(out)
     return out.getvalue()
@@ -190,6 +201,13 @@ QUESTIONS = [
              ("harbour-inventory.xlsx",), str(sum(row[2] for row in STOCK if row[1] == "Cardboard boxes"))),
     Question("What is the total number of pallets in stock?", TABLE, ("harbour-inventory.xlsx",),
              str(sum(row[2] for row in STOCK))),
+    Question("What is the average lead time in days for cardboard boxes?", TABLE, ("harbour-inventory.xlsx",),
+             str(sum(days := [row[2] for row in LEAD_TIMES if row[1] == "Cardboard boxes"]) / len(days))),
+    # Figures a sheet could compute, asked of a contract: "Days" where Supplier is Acme adds up lead times.
+    Question("How many days' notice does the Acme supplier contract ask for before it renews?", LOOKUP,
+             ("supplier-contract-acme.md",)),
+    Question("How many days does the Buyer have to report a damaged delivery from Cobalt?", LOOKUP,
+             ("supplier-contract-cobalt.md",)),
 ]
 PATHS = {"lookup (today)": Way.LOOKUP, "docchat": None}
 
@@ -252,7 +270,7 @@ def _share(found: frozenset[str], wanted: tuple[str, ...]) -> float:
 
 def _holds_figure(text: str, figure: str | None) -> bool:
     """Whether the text states the figure as a number of its own ("165", "1,650"; not "1650" for 165)."""
-    return figure is not None and re.search(rf"(?<![\d.,]){figure}(?![\d,]|\.\d)", text.replace(",", "")) is not None
+    return figure is not None and re.search(rf"(?<![\d.,]){re.escape(figure)}(?![\d,]|\.\d)", text.replace(",", "")) is not None
 
 
 def _on_sides(asked: Asked) -> float:
@@ -269,7 +287,7 @@ def _figures(asked: list[Asked], served: bool) -> dict:
     report = {}
     for path in PATHS:
         mine = [a for a in asked if a.path == path]
-        of = {kind: [a for a in mine if a.question.kind is kind] for kind in (COLLECTION, COMPARE, TABLE)}
+        of = {kind: [a for a in mine if a.question.kind is kind] for kind in KINDS}
         report[path] = {
             "collection_documents_given": _mean([_share(a.given, a.question.documents) for a in of[COLLECTION]]),
             "collection_documents_cited": _mean([_share(a.cited, a.question.documents) for a in of[COLLECTION]])
@@ -281,6 +299,7 @@ def _figures(asked: list[Asked], served: bool) -> dict:
             "table_figure_given": _mean([float(_holds_figure(a.given_text, a.question.figure)) for a in of[TABLE]]),
             "table_exact_figure": _mean([float(_holds_figure(a.answer, a.question.figure)) for a in of[TABLE]])
             if served else None,
+            "lookup_document_given": _mean([_share(a.given, a.question.documents) for a in of[LOOKUP]]),
             "plan_as_its_kind": _mean([float(a.plan == a.question.kind.value) for a in mine]),
             "documents_whole": _mean([float(a.mode == "documents") for a in mine]),
             "seconds_per_answer": _mean([a.seconds for a in mine]),
@@ -292,7 +311,7 @@ def run_questions_bench(*, served: bool = False, as_json: bool = False) -> dict:
     with _services(served) as services:
         asked = [_ask(services, question, path, plan) for question in QUESTIONS for path, plan in PATHS.items()]
     report = {"model": asked[0].model if served else "scripted", "questions": {kind.value: sum(q.kind is kind for q in QUESTIONS)
-                                            for kind in (COLLECTION, COMPARE, TABLE)},
+                                            for kind in KINDS},
               "documents": len(library()), **_figures(asked, served),
               "answers": [{"question": a.question.text, "path": a.path, "plan": a.plan,
                            "given": sorted(a.given), "cited": sorted(a.cited), "coverage": a.coverage}
@@ -308,6 +327,7 @@ ROWS = [("collection: share of its documents given", "collection_documents_given
         ("comparison: every side cited", "compare_every_side_cited"),
         ("table: the exact figure given to the model", "table_figure_given"),
         ("table: the exact figure in the answer", "table_exact_figure"),
+        ("lookup: the document holding it given", "lookup_document_given"),
         ("plan chosen as the question's kind", "plan_as_its_kind"),
         ("answers given the documents whole", "documents_whole"),
         ("seconds per answer", "seconds_per_answer")]
@@ -316,7 +336,8 @@ ROWS = [("collection: share of its documents given", "collection_documents_given
 def _table(report: dict) -> str:
     counts = report["questions"]
     lines = [f"docchat bench questions: {counts['collection']} about the collection, {counts['compare']} comparisons, "
-             f"{counts['table']} over a table, on {report['documents']} documents; model: {report['model']}",
+             f"{counts['table']} over a table, {counts['lookup']} lookups near a sheet, on {report['documents']} "
+             f"documents; model: {report['model']}",
              f"{'':<44}{'lookup (today)':>16}{'docchat':>10}"]
     for label, key in ROWS:
         cells = [report[path][key] for path in PATHS]

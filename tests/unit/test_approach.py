@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from docchat.context.approach import COLLECTION_MAX, choose
+from docchat.context.approach import COLLECTION_MAX, choose, names_any
 from docchat.errors import InvalidInput
 from docchat.domain.approach import LOOKUP, Approach, Coverage, Figure, Way, approach_line, covered_line
 
@@ -171,3 +171,9 @@ def test_once_computed_the_answer_says_what_from_where_and_the_figure():
 
     assert covered_line(Approach(Way.TABLE, ("d-1",), ("harbour-inventory.xlsx › Stock",)), None, figure) == (
         "Computed from harbour-inventory.xlsx › Stock, rows 2-4: the total of Pallets where Location is Oslo is 245.")
+
+
+def test_a_question_names_a_sheet_or_document_by_every_word_of_its_name_singular_or_plural():
+    assert names_any("What is the average lead time in days?", ["harbour-inventory.xlsx", "Lead times"])
+    assert names_any("How much is in the harbour inventory?", ["harbour-inventory.xlsx", "Stock"])
+    assert not names_any("How many days of notice does the lease ask for?", ["harbour-inventory.xlsx", "Lead times"])

@@ -429,6 +429,32 @@ def test_a_figure_asked_of_a_sheet_is_given_first_as_docchat_computed_it_then_th
     assert turn.answer.facts.evidence.found  # the sheet holds the figure, however its words match the question
 
 
+def test_a_figure_a_sheet_could_give_does_not_answer_a_question_about_another_document():
+    setup = Setup(FakeLibrary(*stock(), *leases(), computed=OSLO), window=4_096)
+
+    turn = setup.ask("What is the total rent due monthly?")
+
+    assert turn.answer.facts.approach is LOOKUP and turn.answer.facts.table is None
+    assert {c.document for c in turn.answer.facts.citations} == {"lease-2024.md"}
+
+
+def test_a_figure_is_computed_for_a_question_naming_its_sheet_though_other_passages_match_it_better():
+    setup = Setup(FakeLibrary(*stock(), *leases(), computed=OSLO), window=4_096)
+
+    turn = setup.ask("What is the total in the stock sheet?")
+
+    assert turn.answer.facts.approach.way is Way.TABLE and turn.answer.facts.table == OSLO
+
+
+def test_a_figure_the_user_asks_for_is_computed_whatever_the_question_matches():
+    setup = Setup(FakeLibrary(*stock(), *leases(), computed=OSLO), window=4_096)
+
+    turn = setup.chat.answer(None, "What is the total rent due monthly for pallets?", plan=Way.TABLE)
+    turn.text()
+
+    assert turn.answer.facts.approach.way is Way.TABLE and turn.answer.facts.table == OSLO
+
+
 def test_a_figure_asked_for_where_none_can_be_computed_is_refused_and_keeps_nothing():
     setup = Setup(FakeLibrary(*stock()), window=4_096)
 

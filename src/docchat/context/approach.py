@@ -62,6 +62,13 @@ def choose(question: str, in_scope: Sequence[tuple[str, str]], chosen: Way | Non
     return LOOKUP
 
 
+def names_any(question: str, names: Sequence[str]) -> bool:
+    """Whether the question names one of these (a document's name, a sheet's): every word of it,
+    singular or plural, is among the question's words ("the lead times sheet" names "Lead times")."""
+    present = {singular(word) for word in _words(question)}
+    return any((words := {singular(word) for word in _name_words(name)}) and words <= present for name in names)
+
+
 def _as_chosen(chosen: Way, named: list[str], names: dict[str, str]) -> Approach:
     """The plan the user chose: a comparison of the documents named, or of every document in
     scope when fewer than two are named; the collection of the scope. Refused, changing nothing,

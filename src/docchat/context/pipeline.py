@@ -16,7 +16,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, replace
 from typing import Callable
 
-from docchat.context.approach import choose
+from docchat.context.approach import choose, names_any
 from docchat.context.engine import Assembly, ContextEngine
 from docchat.context.evidence import Block, Part, block_text, fill, parts_of
 from docchat.context.followup import joint_query, retrieve_follow_up
@@ -184,9 +184,23 @@ class AnswerPipeline:
         figure = None
         if self._retriever is not None and request.plan in (None, Way.TABLE):
             figure = self._retriever.figure(query, in_scope)
+            if figure is not None and request.plan is None and not self._about_the_sheet(request, query, figure,
+                                                                                          in_scope):
+                figure = None
         if figure is not None:
             return Approach(Way.TABLE, (figure.document_id,), (f"{figure.document} › {figure.sheet}",)), figure
         return choose(query, in_scope, request.plan), None
+
+    def _about_the_sheet(self, request: Request, query: str, figure: Figure, in_scope: list[tuple[str, str]]) -> bool:
+        """Whether a figure docchat could compute answers this question, not merely shares a column's
+        name with it ("how many days' notice does the lease ask for" and a sheet's `Days`): the sheet
+        is all there is in scope, or the question names it or its document, or its document holds
+        the passage that answers the question best."""
+        if len(in_scope) == 1 or names_any(query, (figure.document, figure.sheet)):
+            return True
+        best = self._retriever.retrieve(query, top_k=1, document_ids=request.scope,
+                                        active=set(request.active_documents))
+        return bool(best) and best[0].chunk.document_id == figure.document_id
 
     # evidence
 

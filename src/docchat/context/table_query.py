@@ -1,5 +1,5 @@
 """A figure a question asks of a sheet, as a read-only SQL query docchat writes itself: no model
-is asked, so the bundled model gets exact figures too (issue 38; nothing calls this yet).
+is asked, so the bundled model gets exact figures too (issue 38).
 
 The shapes it writes: the total, average, count, highest or lowest of one numeric column of one
 sheet, over its data rows only (`_kind = 'row'`: subtotals and totals are never added again),
