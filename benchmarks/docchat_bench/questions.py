@@ -179,7 +179,7 @@ class Question:
     kind: Way
     # The documents that hold the answer: all of them for the collection; each side for a comparison.
     documents: tuple[str, ...] = ()
-    figure: str | None = None  # a table's exact answer, as an answer would write it
+    figure: str | None = None  # a table's exact answer, as an answer would write it (several: space-separated)
 
 
 QUESTIONS = [
@@ -201,6 +201,8 @@ QUESTIONS = [
              ("harbour-inventory.xlsx",), str(sum(row[2] for row in STOCK if row[1] == "Cardboard boxes"))),
     Question("What is the total number of pallets in stock?", TABLE, ("harbour-inventory.xlsx",),
              str(sum(row[2] for row in STOCK))),
+    Question("How many pallets are stored per location?", TABLE, ("harbour-inventory.xlsx",),
+             " ".join(str(sum(row[2] for row in STOCK if row[0] == place)) for place in dict.fromkeys(r[0] for r in STOCK))),
     Question("What is the average lead time in days for cardboard boxes?", TABLE, ("harbour-inventory.xlsx",),
              str(sum(days := [row[2] for row in LEAD_TIMES if row[1] == "Cardboard boxes"]) / len(days))),
     # Figures a sheet could compute, asked of a contract: "Days" where Supplier is Acme adds up lead times.
@@ -269,8 +271,11 @@ def _share(found: frozenset[str], wanted: tuple[str, ...]) -> float:
 
 
 def _holds_figure(text: str, figure: str | None) -> bool:
-    """Whether the text states the figure as a number of its own ("165", "1,650"; not "1650" for 165)."""
-    return figure is not None and re.search(rf"(?<![\d.,]){re.escape(figure)}(?![\d,]|\.\d)", text.replace(",", "")) is not None
+    """Whether the text states the figure (each of its figures, space-separated, for one per value
+    of a column) as a number of its own ("165", "1,650"; not "1650" for 165)."""
+    plain = text.replace(",", "")
+    return figure is not None and all(re.search(rf"(?<![\d.,]){re.escape(part)}(?![\d,]|\.\d)", plain)
+                                      for part in figure.split())
 
 
 def _on_sides(asked: Asked) -> float:

@@ -55,6 +55,28 @@ def test_a_figure_asked_of_a_sheet_is_computed_over_its_data_rows_only(kept, que
     assert (got, said) == (value, what)
 
 
+def computed_per(kept: SqliteSheetTables, question: str):
+    query = table_query(question, kept.shapes(), lambda shape, column: [
+        row[0] for row in kept.run(f"SELECT DISTINCT {quoted(column)} FROM {shape.table} WHERE _kind = 'row'",
+                                   max_rows=500, timeout_s=2).rows])
+    assert query is not None and query.by is not None
+    return [(per, value) for per, value, *_ in kept.run(query.sql, max_rows=50, timeout_s=2).rows], query.what
+
+
+@pytest.mark.parametrize(("question", "values", "what"), [
+    ("How many pallets are stored per location?", [("Oslo", 165), ("Bergen", 85), ("Tromsø", 40)],
+     "the total of Pallets per Location"),
+    ("What is the total of pallets of cardboard boxes for each location?",
+     [("Oslo", 120), ("Bergen", 60), ("Tromsø", 40)], "the total of Pallets per Location where Item is Cardboard boxes"),
+    ("How many items are there in every location?", [("Oslo", 2), ("Bergen", 2), ("Tromsø", 1)],
+     "the number of rows per Location"),
+    ("What is the highest unit price by item?", [("Cardboard boxes", 5), ("Bubble wrap", 12), ("Tape", 2)],
+     "the highest of Unit price per Item"),
+])
+def test_a_figure_asked_per_value_of_a_column_is_computed_for_each_in_the_sheet_s_order(kept, question, values, what):
+    assert computed_per(kept, question) == (values, what)
+
+
 def test_the_rows_a_figure_read_are_named_to_cite_them(kept):
     _, read, used, _ = computed(kept, "How many pallets are stored in Oslo in total?")
 

@@ -173,6 +173,18 @@ def test_once_computed_the_answer_says_what_from_where_and_the_figure():
         "Computed from harbour-inventory.xlsx › Stock, rows 2-4: the total of Pallets where Location is Oslo is 245.")
 
 
+def test_a_figure_per_value_of_a_column_is_said_value_by_value_and_read_back_as_written():
+    figure = Figure("d-1", "harbour-inventory.xlsx", "Stock", "the total of Pallets per Location", None, "SELECT ...",
+                    (2, 3, 4, 6), by="Location", groups=(("Oslo", 245), ("Bergen", 85.0), ("", 9)))
+
+    assert figure.as_dict()["columns"] == ["Location", "the total of Pallets per Location"]
+    assert Figure.from_dict(figure.as_dict()) == figure
+    assert figure.statement == ("Computed by docchat from the sheet Stock, over rows 2-4, 6 (subtotal and total rows "
+                                "left out): the total of Pallets per Location is Oslo: 245; Bergen: 85; (blank): 9.")
+    assert Figure.from_dict({**figure.as_dict(), "rows": [["Oslo"]]}) is None
+    assert Figure.from_dict({**figure.as_dict(), "columns": ["a", "b", "c"]}) is None
+
+
 def test_a_question_names_a_sheet_or_document_by_every_word_of_its_name_singular_or_plural():
     assert names_any("What is the average lead time in days?", ["harbour-inventory.xlsx", "Lead times"])
     assert names_any("How much is in the harbour inventory?", ["harbour-inventory.xlsx", "Stock"])

@@ -12,6 +12,9 @@ filtered by the values of its text columns that the question names.
   a column named adds it up ("how many pallets"), without one counts the rows ("how many items").
 - The filters: every value of a text column (up to VALUES_READ of them) that the question holds
   as a phrase, case aside ("Oslo", "cardboard boxes"); two values of one column are either.
+- Per value of a text column: "per location", "by location", "for each location" (the column's
+  name, singular or plural, after "per", "by", "each" or "every") give the figure for each of its
+  values, in the order the sheet first has them ("how many items per location" counts the rows).
 - No column named and no rows to count, or no figure asked for: no query (passages answer).
 """
 
@@ -33,6 +36,7 @@ _FIGURES = (("SUM", ("total", "sum", "altogether", "combined")), ("AVG", ("avera
 _IN_WORDS = {"SUM": "total", "AVG": "average", "MAX": "highest", "MIN": "lowest", "COUNT": "number of rows"}
 _NUMERIC = ("integer", "real")
 _HOW_MANY = re.compile(r"\bhow (?:many|much)\b")
+_PER = ("per", "by", "each", "every")
 
 
 @dataclass(frozen=True)
@@ -41,6 +45,7 @@ class TableQuery:
     sql: str
     # What it computes, in words: "the total of Pallets where Location is Oslo".
     what: str
+    by: str | None = None  # the column whose values it is computed per (a row each)
 
 
 def table_query(question: str, shapes: Sequence[TableShape],
@@ -56,19 +61,24 @@ def table_query(question: str, shapes: Sequence[TableShape],
     column: str | None
     if found:
         shape, column = max(found, key=lambda pair: len(_words(pair[1])))
-    elif _HOW_MANY.search(text) and len(shapes) == 1:
-        shape, column, figure = shapes[0], None, "COUNT"  # "how many suppliers": the rows, counted
+    elif _HOW_MANY.search(text) and (counted := _counted(shapes, words)) is not None:
+        shape, column, figure = counted, None, "COUNT"  # "how many suppliers": the rows, counted
     else:
         return None
-    conditions = _conditions(shape, text, values)
+    by = _per(shape, words)
+    conditions = _conditions(shape, text, values, besides=by)
     where = " AND ".join(["_kind = 'row'", *(sql for sql, _ in conditions)])
     measured = "COUNT(*)" if column is None else f"{figure}({quoted(column)})"
-    sql = (f"SELECT {measured} AS value, COUNT(*) AS rows_read, GROUP_CONCAT(_row) AS rows_used "
-           f"FROM {shape.table} WHERE {where}")
-    what = f"the {_IN_WORDS[figure]}" + (f" of {column}" if column else "")
+    counts = f"{measured} AS value, COUNT(*) AS rows_read, GROUP_CONCAT(_row) AS rows_used"
+    if by is None:
+        sql = f"SELECT {counts} FROM {shape.table} WHERE {where}"
+    else:
+        sql = (f"SELECT {quoted(by)} AS per, {counts} FROM {shape.table} WHERE {where} "
+               f"GROUP BY {quoted(by)} ORDER BY MIN(_row)")
+    what = f"the {_IN_WORDS[figure]}" + (f" of {column}" if column else "") + (f" per {by}" if by else "")
     if conditions:
         what += " where " + " and ".join(words_ for _, words_ in conditions)
-    return TableQuery(shape, sql, what)
+    return TableQuery(shape, sql, what, by)
 
 
 def asks_a_figure(question: str) -> bool:
@@ -93,11 +103,35 @@ def _named_columns(shape: TableShape, present: set[str]) -> list[str]:
     return named
 
 
-def _conditions(shape: TableShape, text: str, values: Callable[[TableShape, str], Sequence[str]]) -> list[tuple[str, str]]:
+def _counted(shapes: Sequence[TableShape], words: list[str]) -> TableShape | None:
+    """The sheet whose rows "how many" counts: the only one, or the only one with a column the
+    question counts per."""
+    if len(shapes) == 1:
+        return shapes[0]
+    per = [shape for shape in shapes if _per(shape, words) is not None]
+    return per[0] if len(per) == 1 else None
+
+
+def _per(shape: TableShape, words: list[str]) -> str | None:
+    """The text column the question asks the figure per: its name, singular or plural, right
+    after "per", "by", "each" or "every" (a "the" between them aside)."""
+    plain = [singular(word) for word in words if word != "the"]
+    for name, kind in shape.columns:
+        named = [singular(word) for word in _words(name)]
+        if kind != "text" or not named:
+            continue
+        for at in range(1, len(plain) - len(named) + 1):
+            if plain[at - 1] in _PER and plain[at:at + len(named)] == named:
+                return name
+    return None
+
+
+def _conditions(shape: TableShape, text: str, values: Callable[[TableShape, str], Sequence[str]], *,
+                besides: str | None = None) -> list[tuple[str, str]]:
     conditions = []
     padded = f" {text} "
     for name, kind in shape.columns:
-        if kind != "text":
+        if kind != "text" or name == besides:
             continue
         named = [value for value in values(shape, name)[:VALUES_READ]
                  if (phrase := " ".join(_words(value))) and f" {phrase} " in padded]

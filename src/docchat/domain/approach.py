@@ -96,7 +96,9 @@ class Coverage:
 @dataclass(frozen=True)
 class Figure:
     """A figure docchat computed itself from a sheet's data rows (a table plan): what it is, the
-    sheet it came from, the read-only query that computed it, and the rows that query read."""
+    sheet it came from, the read-only query that computed it, and the rows that query read. A
+    figure per value of a column ("the total of Pallets per Location") has `by` and `groups`
+    (each value and its figure, in the sheet's order) and no single `value`."""
 
     document_id: str
     document: str
@@ -105,20 +107,26 @@ class Figure:
     value: int | float | None
     sql: str
     rows: tuple[int, ...]  # the rows read, by their numbers in the spreadsheet
+    by: str | None = None
+    groups: tuple[tuple[str, int | float | None], ...] = ()
 
     @property
     def shown_value(self) -> str:
-        if self.value is None:
-            return "none (no value in those rows)"
-        if isinstance(self.value, int) or float(self.value).is_integer():
-            return f"{int(self.value)}"
-        return format(round(self.value, 4), "f").rstrip("0").rstrip(".")
+        if self.by is not None:
+            return "; ".join(f"{group or '(blank)'}: {_shown(value)}" for group, value in self.groups)
+        return _shown(self.value)
+
+    @property
+    def result(self) -> str:
+        """What it computed and the figure, in words: "the total of Pallets where Location is Oslo
+        is 245"; "the total of Pallets per Location is Oslo: 245; Bergen: 85"."""
+        return f"{self.what} is {self.shown_value}"
 
     @property
     def statement(self) -> str:
         """The figure as the model is given it, first among the passages."""
         return (f"Computed by docchat from the sheet {self.sheet}, over {_rows(self.rows)} (subtotal and "
-                f"total rows left out): {self.what} is {self.shown_value}.")
+                f"total rows left out): {self.result}.")
 
     @property
     def where(self) -> str:
@@ -126,8 +134,13 @@ class Figure:
 
     def as_dict(self) -> dict[str, Any]:
         """As `ask --json`, the API, an export and the answer's stored figures carry it: the query,
-        its result (one column, named by what it computes, one row), and where it read."""
-        return {"sql": self.sql, "columns": [self.what], "rows": [[self.value]], "document": self.document,
+        its result (one column named by what it computes, one row; per value of a column, that
+        column first and a row per value), and where it read."""
+        if self.by is not None:
+            columns, rows = [self.by, self.what], [[group, value] for group, value in self.groups]
+        else:
+            columns, rows = [self.what], [[self.value]]
+        return {"sql": self.sql, "columns": columns, "rows": rows, "document": self.document,
                 "document_id": self.document_id, "sheet": self.sheet, "where": self.where,
                 "rows_read": list(self.rows)}
 
@@ -137,14 +150,32 @@ class Figure:
         if not isinstance(data, dict):
             return None
         try:
-            [what], [[value]] = data["columns"], data["rows"]
+            columns, result = data["columns"], data["rows"]
+            if not isinstance(columns, list) or len(columns) not in (1, 2):
+                return None
             rows = tuple(int(row) for row in data["rows_read"])
-            fields = (str(data["document_id"]), str(data["document"]), str(data["sheet"]), str(what))
+            fields = (str(data["document_id"]), str(data["document"]), str(data["sheet"]), str(columns[-1]))
             sql = str(data["sql"])
-        except (KeyError, TypeError, ValueError):
+            if len(columns) == 2:
+                groups = tuple(("" if group is None else str(group), number(value)) for group, value in result)
+                return cls(*fields, None, sql, rows, by=str(columns[0]), groups=groups)
+            [[value]] = result
+        except (KeyError, TypeError, ValueError, IndexError):
             return None
-        return cls(*fields, value if isinstance(value, (int, float)) and not isinstance(value, bool) else None,
-                   sql, rows)
+        return cls(*fields, number(value), sql, rows)
+
+
+def number(value: object) -> int | float | None:
+    """A figure as a query or a stored answer gave it: a number, else None (a bool is not one)."""
+    return value if isinstance(value, (int, float)) and not isinstance(value, bool) else None
+
+
+def _shown(value: int | float | None) -> str:
+    if value is None:
+        return "none (no value in those rows)"
+    if isinstance(value, int) or float(value).is_integer():
+        return f"{int(value)}"
+    return format(round(value, 4), "f").rstrip("0").rstrip(".")
 
 
 def _rows(rows: tuple[int, ...]) -> str:
@@ -200,7 +231,7 @@ def covered_line(approach: Approach | None, coverage: Coverage | None, table: Fi
     if approach is None or approach.way is Way.LOOKUP:
         return None
     if table is not None:
-        return f"Computed from {table.document} › {table.where}: {table.what} is {table.shown_value}."
+        return f"Computed from {table.document} › {table.where}: {table.result}."
     done = {Way.COLLECTION: "Read every document in scope",
             Way.COMPARE: f"Compared {_listed(list(approach.names) or ['the documents'])}",
             Way.TABLE: f"Computed from {_listed(list(approach.names) or ['a table'])}"}[approach.way]

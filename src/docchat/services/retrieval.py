@@ -15,7 +15,7 @@ from docchat.domain import ChunkRecord, Retrieved, Scope
 from docchat.errors import DocchatError
 from docchat.context.table_query import VALUES_READ, asks_a_figure, table_query
 from docchat.documents.tables import quoted
-from docchat.domain.approach import Figure
+from docchat.domain.approach import Figure, number
 from docchat.ports import ChunkIndex, Embedder, SheetTables, TableShape, UnitOfWork, UnitOfWorkFactory, WordIndex
 from docchat.retrieval.fusion import fuse
 from docchat.retrieval.words import query_terms, tokenize
@@ -36,6 +36,8 @@ WHOLE_KEPT = 8
 WORDS_COUNTED = 12
 # A figure computed from a sheet runs for at most this long (a sheet holds at most 100,000 rows).
 FIGURE_TIMEOUT_S = 2.0
+# A figure per value of a column lists at most this many values; past it the passages answer.
+GROUPS_SHOWN = 50
 
 # The ready documents kept in whole (id, name), oldest first, and the token limit they were read under.
 WholeKey = tuple[tuple[tuple[str, str], ...], int]
@@ -151,15 +153,21 @@ class RetrievalService:
             query = table_query(question, shapes, lambda shape, column: _values(tables, shape, column))
             if query is None:
                 return None
-            [(value, read, used)] = tables.run(query.sql, max_rows=1, timeout_s=FIGURE_TIMEOUT_S).rows
+            result = tables.run(query.sql, max_rows=GROUPS_SHOWN if query.by else 1, timeout_s=FIGURE_TIMEOUT_S)
         except DocchatError as error:  # a damaged or unreadable tables file: the passages answer
             log.warning("no figure computed from the sheets: %s", error)
             return None
-        if not read:
-            return None  # no row holds what it names: the passages answer
-        rows = tuple(sorted(int(row) for row in str(used).split(",")))
-        return Figure(query.shape.document_id, names[query.shape.document_id], query.shape.sheet, query.what,
-                      value if isinstance(value, (int, float)) else None, query.sql, rows)
+        found: builtins.list[tuple[object, ...]] = builtins.list(result.rows)
+        if not found or result.truncated or (query.by is None and not found[0][1]):
+            return None  # no row holds what it names, or too many values to list: the passages answer
+        rows = tuple(sorted(int(row) for *_, used in found for row in str(used).split(",")))
+        shape = query.shape
+        if query.by is None:
+            return Figure(shape.document_id, names[shape.document_id], shape.sheet, query.what, number(found[0][0]),
+                          query.sql, rows)
+        return Figure(shape.document_id, names[shape.document_id], shape.sheet, query.what, None, query.sql, rows,
+                      by=query.by, groups=tuple(("" if per is None else str(per), number(value))
+                                                for per, value, *_ in found))
 
     def whole(self, document_ids: builtins.list[str] | None, *, max_tokens: int) -> builtins.list[Retrieved] | None:
         """Every chunk of the documents in scope, in document order (oldest document first), when
