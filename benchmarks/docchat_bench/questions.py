@@ -203,6 +203,8 @@ QUESTIONS = [
              str(sum(row[2] for row in STOCK))),
     Question("How many pallets are stored per location?", TABLE, ("harbour-inventory.xlsx",),
              " ".join(str(sum(row[2] for row in STOCK if row[0] == place)) for place in dict.fromkeys(r[0] for r in STOCK))),
+    Question("What is the total of pallets over the items stocked with fewer than 50 pallets?", TABLE,
+             ("harbour-inventory.xlsx",), str(sum(row[2] for row in STOCK if row[2] < 50))),
     Question("What is the average lead time in days for cardboard boxes?", TABLE, ("harbour-inventory.xlsx",),
              str(sum(days := [row[2] for row in LEAD_TIMES if row[1] == "Cardboard boxes"]) / len(days))),
     # Figures a sheet could compute, asked of a contract: "Days" where Supplier is Acme adds up lead times.

@@ -55,6 +55,24 @@ def test_a_figure_asked_of_a_sheet_is_computed_over_its_data_rows_only(kept, que
     assert (got, said) == (value, what)
 
 
+@pytest.mark.parametrize(("question", "value", "what"), [
+    ("How many items have more than 50 pallets?", 2, "the number of rows where Pallets is more than 50"),
+    ("How many items are stocked with fewer than 45 pallets?", 2, "the number of rows where Pallets is less than 45"),
+    ("How many items have at least 45 pallets?", 3, "the number of rows where Pallets is at least 45"),
+    ("How many items in Oslo have 45 or more pallets?", 2,
+     "the number of rows where Location is Oslo and Pallets is at least 45"),
+    ("What is the total of pallets of items with a unit price above 4.5?", 85,
+     "the total of Pallets where Unit price is more than 4.5"),
+    ("What is the highest unit price of items with no more than 1,000 pallets?", 12,
+     "the highest of Unit price where Pallets is at most 1000"),
+    ("What is the average number of pallets above 50?", 90, "the average of Pallets where Pallets is more than 50"),
+])
+def test_a_range_of_a_column_keeps_the_rows_in_it(kept, question, value, what):
+    got, _, _, said = computed(kept, question)
+
+    assert (got, said) == (value, what)
+
+
 def computed_per(kept: SqliteSheetTables, question: str):
     query = table_query(question, kept.shapes(), lambda shape, column: [
         row[0] for row in kept.run(f"SELECT DISTINCT {quoted(column)} FROM {shape.table} WHERE _kind = 'row'",

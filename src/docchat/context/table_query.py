@@ -12,6 +12,10 @@ filtered by the values of its text columns that the question names.
   a column named adds it up ("how many pallets"), without one counts the rows ("how many items").
 - The filters: every value of a text column (up to VALUES_READ of them) that the question holds
   as a phrase, case aside ("Oslo", "cardboard boxes"); two values of one column are either.
+- Ranges of a numeric column: "more than 50 pallets", "a unit price below 4.5", "at least 10
+  pallets", "50 or more pallets" keep the rows whose value is in range. "How many items have more
+  than 50 pallets" counts those rows; "the total of pallets of items with a unit price above 4"
+  adds another column over them.
 - Per value of a text column: "per location", "by location", "for each location" (the column's
   name, singular or plural, after "per", "by", "each" or "every") give the figure for each of its
   values, in the order the sheet first has them ("how many items per location" counts the rows).
@@ -37,6 +41,17 @@ _IN_WORDS = {"SUM": "total", "AVG": "average", "MAX": "highest", "MIN": "lowest"
 _NUMERIC = ("integer", "real")
 _HOW_MANY = re.compile(r"\bhow (?:many|much)\b")
 _PER = ("per", "by", "each", "every")
+_NUMBER = r"(\d[\d,]*(?:\.\d+)?)"
+_COMPARED = (
+    (">", r"(?:more|greater|higher|larger|bigger) than|over|above|exceeding"),
+    ("<", r"(?:fewer|less|lower|smaller) than|under|below"),
+    (">=", r"at least|no (?:fewer|less) than"),
+    ("<=", r"at most|no more than"),
+)
+# "more than 50 pallets" / "pallets above 50": the column's words follow the number, or come just before.
+_RANGE = re.compile(rf"\b({'|'.join(words for _, words in _COMPARED)})\s+{_NUMBER}")
+_OR_MORE = re.compile(rf"\b{_NUMBER}\s+or\s+(more|fewer|less)\b")
+_IN_RANGE_WORDS = {">": "more than", "<": "less than", ">=": "at least", "<=": "at most"}
 
 
 @dataclass(frozen=True)
@@ -54,19 +69,30 @@ def table_query(question: str, shapes: Sequence[TableShape],
     column)`: the distinct values of a text column's data rows."""
     words = _words(question)
     text = " ".join(words)
-    figure = _figure(words, text)
+    # "at least 10 pallets" asks for no lowest, nor "at most" for a highest: a range's words are no cue.
+    cues = _words(_OR_MORE.sub(" ", _RANGE.sub(" ", question.lower())))
+    figure = _figure(cues, " ".join(cues))
     if figure is None:
         return None
-    found = [(shape, column) for shape in shapes for column in _named_columns(shape, set(words))]
+    counting = not any(cue in cues for _, listed in _FIGURES for cue in listed)  # "how many" alone
+    found = []
+    for shape in shapes:
+        limited = {column for column, *_ in _ranges(shape, question)}
+        named = _named_columns(shape, set(words))
+        # A column named for its range is what is counted or kept, not what is added up.
+        found += [(shape, column) for column in [c for c in named if c not in limited] or
+                  ([] if counting else named)]
     column: str | None
     if found:
         shape, column = max(found, key=lambda pair: len(_words(pair[1])))
-    elif _HOW_MANY.search(text) and (counted := _counted(shapes, words)) is not None:
+    elif counting and (counted := _counted(shapes, words, question)) is not None:
         shape, column, figure = counted, None, "COUNT"  # "how many suppliers": the rows, counted
     else:
         return None
     by = _per(shape, words)
-    conditions = _conditions(shape, text, values, besides=by)
+    conditions = _conditions(shape, text, values, besides=by) + [
+        (f"{quoted(name)} {operator} {bound}", f"{name} is {_IN_RANGE_WORDS[operator]} {bound}")
+        for name, operator, bound in _ranges(shape, question)]
     where = " AND ".join(["_kind = 'row'", *(sql for sql, _ in conditions)])
     measured = "COUNT(*)" if column is None else f"{figure}({quoted(column)})"
     counts = f"{measured} AS value, COUNT(*) AS rows_read, GROUP_CONCAT(_row) AS rows_used"
@@ -83,7 +109,7 @@ def table_query(question: str, shapes: Sequence[TableShape],
 
 def asks_a_figure(question: str) -> bool:
     """Whether the question asks for a figure at all (no sheet need be read to tell)."""
-    words = _words(question)
+    words = _words(_OR_MORE.sub(" ", _RANGE.sub(" ", question.lower())))
     return _figure(words, " ".join(words)) is not None
 
 
@@ -103,13 +129,46 @@ def _named_columns(shape: TableShape, present: set[str]) -> list[str]:
     return named
 
 
-def _counted(shapes: Sequence[TableShape], words: list[str]) -> TableShape | None:
+def _counted(shapes: Sequence[TableShape], words: list[str], question: str) -> TableShape | None:
     """The sheet whose rows "how many" counts: the only one, or the only one with a column the
-    question counts per."""
+    question counts per or names a range of."""
     if len(shapes) == 1:
         return shapes[0]
-    per = [shape for shape in shapes if _per(shape, words) is not None]
-    return per[0] if len(per) == 1 else None
+    named = [shape for shape in shapes if _per(shape, words) is not None or _ranges(shape, question)]
+    return named[0] if len(named) == 1 else None
+
+
+def _ranges(shape: TableShape, question: str) -> list[tuple[str, str, str]]:
+    """(column, operator, bound) for each range of a numeric column the question names: "more than
+    50 pallets", "a unit price below 4.5", "50 or more pallets"."""
+    lowered = question.lower()
+    found = [(next(op for op, cue in _COMPARED if re.fullmatch(cue, match.group(1))), match)
+             for match in _RANGE.finditer(lowered)]
+    found += [(">=" if match.group(2) == "more" else "<=", match) for match in _OR_MORE.finditer(lowered)
+              if not any(other.start() <= match.start() < other.end() for _, other in found)]
+    ranges = []
+    for operator, match in found:
+        bound = next(group for group in match.groups() if group and group[0].isdigit()).replace(",", "")
+        column = (_column_near(shape, _words(lowered[match.end():])[:4], from_start=True)
+                  or _column_near(shape, _words(lowered[:match.start()])[-4:]))
+        if column is not None and (column, operator, bound) not in ranges:
+            ranges.append((column, operator, bound))
+    return ranges
+
+
+def _column_near(shape: TableShape, words: list[str], *, from_start: bool = False) -> str | None:
+    """The numeric column named by words next to a bound: at their start ("50 pallets") or their
+    end ("a unit price above")."""
+    plain = [singular(word) for word in words]
+    best = None
+    for name, kind in shape.columns:
+        named = [singular(word) for word in _words(name)]
+        if kind not in _NUMERIC or not named or len(named) > len(plain):
+            continue
+        at_edge = plain[:len(named)] if from_start else plain[len(plain) - len(named):]
+        if at_edge == named and (best is None or len(named) > len(_words(best))):
+            best = name
+    return best
 
 
 def _per(shape: TableShape, words: list[str]) -> str | None:
