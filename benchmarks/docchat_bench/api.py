@@ -80,9 +80,10 @@ class InstantGateway:
     """An LLM that answers at once, so that only docchat's own work is timed."""
 
     base_url = "http://127.0.0.1:9/v1"
+    window = 8_192  # the window it says it has (a bench may make it smaller)
 
     def info(self, *, refresh: bool = False) -> _Info:
-        return _Info(self.base_url)
+        return _Info(self.base_url, max_model_len=self.window)
 
     def watch(self, listener) -> None:
         pass  # it never changes model

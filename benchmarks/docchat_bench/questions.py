@@ -214,6 +214,9 @@ QUESTIONS = [
              ("supplier-contract-cobalt.md",)),
 ]
 PATHS = {"lookup (today)": Way.LOOKUP, "docchat": None}
+# The collection is asked again in a window this small (llama.cpp's and Ollama's usual default):
+# the scripted model's only, as a served model's window is its server's.
+SMALL_WINDOW = 4_096
 
 
 @dataclass(frozen=True)
@@ -243,15 +246,17 @@ def _services(served: bool) -> Iterator:
             from docchat.llm.server_key import llm_key
 
             # The server's key is in the data dir it was started for, not in this temporary one.
+            gateway = None
             services = build_services(settings.model_copy(update={"llm_api_key": llm_key(Settings())()}))
         else:
             from docchat_bench.api import InstantGateway
 
-            services = build_services(settings, gateway=InstantGateway(), contact_llm=False)
+            gateway = InstantGateway()
+            services = build_services(settings, gateway=gateway, contact_llm=False)
         try:
             for name, data in library().items():
                 services.ingestion.ingest(name, data)
-            yield services
+            yield services, gateway
         finally:
             services.close()
 
@@ -315,16 +320,32 @@ def _figures(asked: list[Asked], served: bool) -> dict:
 
 
 def run_questions_bench(*, served: bool = False, as_json: bool = False) -> dict:
-    with _services(served) as services:
+    with _services(served) as (services, gateway):
         asked = [_ask(services, question, path, plan) for question in QUESTIONS for path, plan in PATHS.items()]
+        small = _in_a_small_window(services, gateway) if gateway is not None else None
     report = {"model": asked[0].model if served else "scripted", "questions": {kind.value: sum(q.kind is kind for q in QUESTIONS)
                                             for kind in KINDS},
-              "documents": len(library()), **_figures(asked, served),
+              "documents": len(library()), **_figures(asked, served), "small_window": small,
               "answers": [{"question": a.question.text, "path": a.path, "plan": a.plan,
                            "given": sorted(a.given), "cited": sorted(a.cited), "coverage": a.coverage}
                           for a in asked]}
     print(json.dumps(report, indent=2) if as_json else _table(report))
     return report
+
+
+def _in_a_small_window(services, gateway) -> dict:
+    """The collection questions again, the model's window SMALL_WINDOW tokens: too small for every
+    contract's passages in one prompt, so docchat reads them in rounds."""
+    gateway.window = SMALL_WINDOW
+    try:
+        asked = [_ask(services, question, path, plan) for question in QUESTIONS if question.kind is COLLECTION
+                 for path, plan in PATHS.items()]
+    finally:
+        gateway.window = type(gateway).window
+    return {"window": SMALL_WINDOW, **{path: {
+        "collection_documents_given": _mean([_share(a.given, a.question.documents) for a in asked if a.path == path]),
+        "rounds": _mean([float((a.coverage or {}).get("rounds", 1)) for a in asked if a.path == path]),
+        "seconds_per_answer": _mean([a.seconds for a in asked if a.path == path])} for path in PATHS}}
 
 
 ROWS = [("collection: share of its documents given", "collection_documents_given"),
@@ -350,6 +371,12 @@ def _table(report: dict) -> str:
         cells = [report[path][key] for path in PATHS]
         lines.append(f"{label:<44}" + "".join(f"{'n/a' if cell is None else f'{cell:.3f}':>{width}}"
                                               for cell, width in zip(cells, (16, 10))))
+    if small := report.get("small_window"):
+        lines.append(f"in a {small['window']:,}-token window:")
+        for label, key in (("collection: share of its documents given", "collection_documents_given"),
+                           ("rounds a collection question was read in", "rounds")):
+            lines.append(f"  {label:<42}" + "".join(f"{small[path][key]:>{width}.3f}"
+                                                     for path, width in zip(PATHS, (16, 10))))
     lines.append("n/a: the scripted model writes the same words whatever it is given (--model served for a real "
                  "model's).")
     return "\n".join(lines)

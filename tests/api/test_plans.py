@@ -37,7 +37,7 @@ def test_a_stateless_comparison_says_its_plan_the_documents_compared_and_what_it
 
     assert body["plan"] == "compare"
     assert body["plan_documents"] == ["lease-2024.md", "lease-2025.md"]
-    assert body["coverage"] == {"documents_read": 2, "documents_in_scope": 2, "left_out": []}
+    assert body["coverage"] == {"documents_read": 2, "documents_in_scope": 2, "left_out": [], "rounds": 1}
 
 
 def test_a_stored_answer_keeps_its_plan_and_the_conversation_gives_it_back(client, gateway, leases):

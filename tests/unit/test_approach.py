@@ -125,9 +125,12 @@ def test_a_plan_is_read_back_as_written_and_anything_else_is_none():
 
 
 def test_coverage_is_read_back_as_written_and_anything_else_is_none():
-    coverage = Coverage(documents_read=11, documents_in_scope=12, left_out=(("b.pdf", "no room left"),))
+    coverage = Coverage(documents_read=11, documents_in_scope=12, left_out=(("b.pdf", "no room left"),), rounds=3)
 
     assert Coverage.from_dict(coverage.as_dict()) == coverage
+    assert Coverage.from_dict({**coverage.as_dict(), "rounds": None}).rounds == 1  # kept before rounds were
+    assert covered_line(Approach(Way.COLLECTION), coverage) == (
+        "Read every document in scope in 3 rounds: covered 11 of 12 documents. Left out: b.pdf (no room left).")
     for damaged in (None, [], {"documents_read": 3}, {"documents_read": 13, "documents_in_scope": 12},
                     {"documents_read": "3", "documents_in_scope": 12}):
         assert Coverage.from_dict(damaged) is None

@@ -39,7 +39,8 @@ def filler(document: str, count: int, words: int = 60) -> list:
 
 class Setup:
     def __init__(self, library: FakeLibrary, *, window: int = 2_048, caps: Caps = Caps(),
-                 limits: PassageLimits = PassageLimits(), titler=None, rewriter=None, rewrite_gate=None):
+                 limits: PassageLimits = PassageLimits(), titler=None, rewriter=None, rewrite_gate=None,
+                 rounds: bool = False):
         self.counter = WordCounter()
         self.uow = FakeUnitOfWork()
         self.gateway = FakeGateway(max_model_len=window, counter=self.counter)
@@ -48,7 +49,7 @@ class Setup:
         self.messages = MessageService(self.uow, self.counter, self.log)
         engine = ContextEngine(self.counter, None, system_prompt=SYSTEM, caps=caps)
         self.pipeline = AnswerPipeline(engine, self.counter, retriever=library, limits=limits, programs=rewriter,
-                                       rewrite_gate=rewrite_gate)
+                                       rewrite_gate=rewrite_gate, gateway=self.gateway if rounds else None)
         self.chat = ChatService(self.conversations, self.messages, self.log, self.uow, self.gateway, self.counter,
                                 self.pipeline, answer_reserve=RESERVE, programs=titler)
         self.stateless = StatelessChat(self.chat, self.pipeline, self.counter, self.gateway)
@@ -359,6 +360,53 @@ def test_the_collection_says_which_documents_it_left_out_and_why():
     turn = setup.ask("How long is the warranty in each of my documents?")
 
     assert turn.answer.facts.coverage == Coverage(3, 4, (("minutes-march.md", LEFT_OUT_NO_MATCH),))
+
+
+def reports(count: int) -> list:
+    """Reports of one long passage each: about three fit the passage budget of a 2,048-token window."""
+    return [chunk(f"report-{n}.md", 0, f"Report {n}: the audit found {n} issues. " + " ".join(["audit finding"] * 70))
+            for n in range(1, count + 1)]
+
+
+def test_a_collection_too_large_for_one_prompt_is_read_in_rounds_and_answered_from_their_notes():
+    setup = Setup(FakeLibrary(*reports(7)), rounds=True)
+    for n in range(1, 4):
+        setup.gateway.enqueue([f"Round {n} notes: audit issues found [{n}]."])
+    setup.gateway.enqueue(["Every report found issues [1] [7]."])
+    stages = []
+
+    turn = setup.chat.answer(None, "What did each report find in the audit?", progress=stages.append)
+    turn.text()
+
+    rounds = [stage for stage in stages if "round" in stage]
+    assert rounds == [f"Reading the documents in 3 rounds: round {n} of 3 ({k} documents)…"
+                      for n, k in ((1, 3), (2, 3), (3, 1))]
+    *asked, answered = setup.gateway.requests
+    assert len(asked) == 3 and all(messages[0]["content"] == SYSTEM for messages, _ in asked)
+    # Each round's passages are numbered as the answer cites them: 1-3, then 4-6, then 7.
+    assert "[4] report-" in asked[1][0][-1]["content"] and "[1] report-" not in asked[1][0][-1]["content"]
+    assert "Write short notes" in asked[0][0][-1]["content"]
+    final = answered[0][-1]["content"]
+    assert final.startswith("Notes taken from the documents in 3 rounds")
+    assert "Round 2 notes: audit issues found [2]." in final and final.endswith(
+        "Question: What did each report find in the audit?")
+    facts = turn.answer.facts
+    assert facts.coverage == Coverage(7, 7, rounds=3)
+    assert [c.number for c in facts.citations] == list(range(1, 8))
+    assert len({c.document for c in facts.citations}) == 7
+    assert turn.question.model_text == final  # kept as it was sent
+
+
+def test_a_round_that_fails_leaves_the_collection_to_one_prompt_that_says_what_it_left_out():
+    setup = Setup(FakeLibrary(*reports(7)), rounds=True)
+    setup.gateway.enqueue([], failure=LLMUnavailable("the server went away"))
+
+    turn = setup.chat.answer(None, "What did each report find in the audit?")
+    turn.text()
+
+    coverage = turn.answer.facts.coverage
+    assert (coverage.rounds, coverage.documents_read) == (1, 3) and len(coverage.left_out) == 4
+    assert setup.prompt()[-1]["content"].startswith("Context:\n[1] report-")
 
 
 def test_a_collection_that_fits_whole_reads_every_document_whole():

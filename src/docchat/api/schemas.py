@@ -132,12 +132,16 @@ class CoverageOut(BaseModel):
     documents_read: int = Field(description="The documents in scope that gave the answer passages (or were read whole).")
     documents_in_scope: int
     left_out: list[LeftOutOut] = Field(default_factory=list, description="The documents not read, and why.")
+    rounds: int = Field(1, description="The rounds the documents were read in: more than one when their passages "
+                        "did not fit one prompt, and the answer was written from the notes of each round.")
 
 
 class TableOut(BaseModel):
     sql: str = Field(description="The read-only query docchat ran over the sheet's data rows.")
-    columns: list[str] = Field(description="What it computed, as the result's one column.")
-    rows: list[list[Any]] = Field(description="The result: one row of one value (null when no row held one).")
+    columns: list[str] = Field(description="What it computed, as the result's one column; for a figure per value "
+                               "of a column, that column first.")
+    rows: list[list[Any]] = Field(description="The result: one row of one value (null when no row held one); per "
+                                  "value of a column, a row of that value and its figure each, in the sheet's order.")
     document: str
     document_id: str
     sheet: str

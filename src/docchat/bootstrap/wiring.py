@@ -108,7 +108,7 @@ def _answering(settings: Settings, client: Client, info: ServerInfo | None,
     _follow(gateway, info, rewrite_gate.follow)
     pipeline = AnswerPipeline(context, counter, programs=programs, retriever=retriever,
                               limits=PassageLimits(floor=settings.passages_min, ceiling=settings.passages_max),
-                              rewrite_gate=rewrite_gate)
+                              rewrite_gate=rewrite_gate, gateway=gateway)
     chat = ChatService(conversations, messages, log, uow, gateway, counter, pipeline, programs=programs,
                        answer_reserve=answer_tokens(settings), documents_only=settings.documents_only,
                        checker=CitationChecker(embedder, passage_vectors))

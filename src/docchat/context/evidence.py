@@ -86,8 +86,8 @@ def block_text(parts: list[Part]) -> str:
     return DOCUMENTS_HEADING + "\n\n" + numbered([part.source for part in parts])
 
 
-def numbered(sources: list[str]) -> str:
-    return "\n\n".join(f"[{number}] {source}" for number, source in enumerate(sources, start=1))
+def numbered(sources: list[str], *, start: int = 1) -> str:
+    return "\n\n".join(f"[{number}] {source}" for number, source in enumerate(sources, start=start))
 
 
 def fill(ranked: list[Retrieved], *, fits: Callable[[list[Part]], bool], floor: int, ceiling: int,

@@ -9,6 +9,7 @@ stored first, before any answer is asked for; or only built in memory).
 
 from __future__ import annotations
 
+import logging
 import re
 import threading
 import time
@@ -21,12 +22,16 @@ from docchat.context.engine import Assembly, ContextEngine
 from docchat.context.evidence import Block, Part, block_text, fill, parts_of
 from docchat.context.followup import joint_query, retrieve_follow_up
 from docchat.context.prompt import user_turn
+from docchat.context.rounds import NOTE_TOKENS_MIN, Round, in_rounds, noted, notes_asked, notes_turn
 from docchat.context.rewrite import RECENT_MESSAGES, RewriteGate, rewrite_due, standalone_query
 from docchat.domain import Budget, Citation, EvidenceStrength, Judgement, MemoryStats, Message, Role, Summary
 from docchat.domain.approach import LOOKUP, Approach, Coverage, Figure, Way, approach_line
 from docchat.grounding.evidence import judge, passage_strength
-from docchat.ports import Retriever, TokenCounter
+from docchat.errors import LLMError
+from docchat.ports import Gateway, Retriever, TokenCounter
 from docchat.retrieval.quotas import in_turns
+
+log = logging.getLogger(__name__)
 
 # One passage is asked of retrieval per this many tokens of the budget (then merged and cut to fit).
 TOKENS_PER_CANDIDATE = 96
@@ -42,6 +47,8 @@ _ROWS = re.compile(r"\brows? (\d+)(?:-(\d+))?$")
 # Why a comparison or the collection left a document out (its coverage says so, by name).
 LEFT_OUT_NO_MATCH = "nothing in it matched the question"
 LEFT_OUT_NO_ROOM = "no room left in the window for its passages"
+# Around each round's notes in the answer's turn ("Round 2 (a.md, b.md; passages [9]-[16]):"), an upper bound.
+ROUND_FRAME_TOKENS = 32
 
 
 @dataclass(frozen=True)
@@ -87,9 +94,13 @@ class Evidence:
     # For a comparison or the collection: how many of its documents gave passages.
     coverage: Coverage | None = None
     figure: Figure | None = None  # for a table plan: what docchat computed
+    # The collection read in rounds: the answer is written from their notes (context.rounds).
+    rounds: tuple[Round, ...] = ()
 
     def sent(self, question: str) -> str | None:
         """The user turn as sent, when it is not the bare question."""
+        if self.rounds:
+            return notes_turn(question, self.rounds)
         passages = [part.source for part in self.parts]
         return user_turn(question, passages) if passages else None
 
@@ -110,8 +121,11 @@ class Prepared:
 class AnswerPipeline:
     def __init__(self, engine: ContextEngine, counter: TokenCounter, *, programs=None,
                  retriever: Retriever | None = None, limits: PassageLimits = PassageLimits(),
-                 rewrite_gate: RewriteGate | None = None):
+                 rewrite_gate: RewriteGate | None = None, gateway: Gateway | None = None):
+        """`gateway`: the model that reads a collection too large for one prompt in rounds
+        (none: such a collection leaves documents out, and says which)."""
         self._engine = engine
+        self._gateway = gateway
         self._counter = counter
         self._programs = programs
         self._rewrite_gate = rewrite_gate
@@ -139,7 +153,7 @@ class AnswerPipeline:
         if self._retriever is not None:
             progress(f"{approach_line(approach, len(in_scope))}…")
         evidence = self._evidence(request, rewritten or request.question, question_tokens, plan, approach, in_scope,
-                                  figure)
+                                  figure, progress)
         method = "rewriter" if rewritten else "none"
         if rewritten is None and evidence.searched:
             # Read with the previous question as well (the stored "searched as" says so).
@@ -205,7 +219,8 @@ class AnswerPipeline:
     # evidence
 
     def _evidence(self, request: Request, query: str, question_tokens: int, plan, approach: Approach,
-                  in_scope: list[tuple[str, str]], figure: Figure | None = None) -> Evidence:
+                  in_scope: list[tuple[str, str]], figure: Figure | None = None,
+                  progress: Callable[[str], None] = lambda stage: None) -> Evidence:
         if self._retriever is None:
             return Evidence()
         cap = plan.cap("chunks")
@@ -232,7 +247,7 @@ class AnswerPipeline:
         if approach.way in (Way.COMPARE, Way.COLLECTION):
             documents = list(approach.documents) or [document for document, _ in in_scope]
             return self._per_document(request, query, approach, documents, dict(in_scope), top_k, cap, room,
-                                      floor=floor, ceiling=ceiling)
+                                      floor=floor, ceiling=ceiling, progress=progress)
         while True:
             ranked = self._ranked(request, query, top_k)
             parts = self._fill(request.question, ranked, cap, room, floor=floor, ceiling=ceiling)
@@ -244,7 +259,8 @@ class AnswerPipeline:
         return _passages(parts, searched=bool(ranked), strength=_judged(ranked))
 
     def _per_document(self, request: Request, query: str, approach: Approach, documents: list[str],
-                      names: dict[str, str], top_k: int, cap: int, room: int, *, floor: int, ceiling: int) -> Evidence:
+                      names: dict[str, str], top_k: int, cap: int, room: int, *, floor: int, ceiling: int,
+                      progress: Callable[[str], None]) -> Evidence:
         """Each document's own best passages, taken in turns into the room, then laid out side by
         side in the documents' order (the order a comparison names them in). Each turn goes from
         the document whose best passage is closest to the question down, so that when the room
@@ -258,10 +274,44 @@ class AnswerPipeline:
         place = {document: n for n, document in enumerate(documents)}
         parts.sort(key=lambda part: place[part.first.chunk.document_id])
         read = {part.first.chunk.document_id for part in parts}
+        strength = _judged(sorted(ranked, key=lambda hit: -hit.score))
+        if approach.way is Way.COLLECTION and any(found.get(d) for d in documents if d not in read):
+            rounds = self._rounds(request, query, rankings, cap, room, floor=floor, ceiling=ceiling, progress=progress)
+            if rounds:
+                parts = [part for one in rounds for part in one.parts]
+                read = {part.first.chunk.document_id for part in parts}
+        else:
+            rounds = []
         left_out = tuple((names.get(document, document), LEFT_OUT_NO_ROOM if found.get(document) else LEFT_OUT_NO_MATCH)
                          for document in documents if document not in read)
-        return _passages(parts, searched=bool(ranked), strength=_judged(sorted(ranked, key=lambda hit: -hit.score)),
-                         approach=approach, coverage=Coverage(len(read), len(documents), left_out))
+        coverage = Coverage(len(read), len(documents), left_out, rounds=max(1, len(rounds)))
+        return replace(_passages(parts, searched=bool(ranked), strength=strength, approach=approach, coverage=coverage),
+                       rounds=tuple(rounds))
+
+    def _rounds(self, request: Request, query: str, rankings: list, cap: int, room: int, *, floor: int, ceiling: int,
+                progress: Callable[[str], None]) -> list[Round]:
+        """The collection read in rounds of notes (docchat.context.rounds); none when there is no
+        model to read them, they would be one, or a round fails (one prompt then answers)."""
+        if self._gateway is None:
+            return []
+        planned = in_rounds(rankings, lambda ranked: self._fill(request.question, ranked, cap, room, floor=floor,
+                                                                ceiling=ceiling))
+        if len(planned) < 2:
+            return []
+        # Every round's notes go into the answer's one turn, within the passage budget.
+        note_tokens = max(NOTE_TOKENS_MIN, cap // len(planned) - ROUND_FRAME_TOKENS)
+        system = self._engine.system_prompt(request.instructions)
+        rounds = []
+        for n, one in enumerate(planned, start=1):
+            progress(f"Reading the documents in {len(planned)} rounds: round {n} of {len(planned)} "
+                     f"({len(one.documents)} documents)…")
+            try:
+                notes = noted(self._gateway, notes_asked(system, query, one), note_tokens)
+            except LLMError as error:
+                log.warning("reading the collection in rounds failed, so one prompt answers: %s", error)
+                return []
+            rounds.append(replace(one, notes=notes))
+        return rounds
 
     def _computed(self, request: Request, query: str, approach: Approach, figure: Figure, cap: int,
                   room: int, *, ceiling: int) -> Evidence:

@@ -70,11 +70,13 @@ class Coverage:
     documents_read: int
     documents_in_scope: int
     left_out: tuple[tuple[str, str], ...] = ()
+    # More than one: the passages did not fit one prompt, and were read in rounds of notes.
+    rounds: int = 1
 
     def as_dict(self) -> dict[str, Any]:
         """As `ask --json`, the API and an export carry it."""
         return {"documents_read": self.documents_read, "documents_in_scope": self.documents_in_scope,
-                "left_out": [{"document": name, "why": why} for name, why in self.left_out]}
+                "left_out": [{"document": name, "why": why} for name, why in self.left_out], "rounds": self.rounds}
 
     @classmethod
     def from_dict(cls, data: object) -> Coverage | None:
@@ -87,10 +89,11 @@ class Coverage:
             return None
         if not (isinstance(read, int) and isinstance(in_scope, int)) or not 0 <= read <= in_scope:
             return None
-        left_out = data.get("left_out")
+        left_out, rounds = data.get("left_out"), data.get("rounds")
         return cls(read, in_scope, tuple(
             (str(item["document"]), str(item.get("why") or "")) for item in left_out
-            if isinstance(item, dict) and "document" in item) if isinstance(left_out, list) else ())
+            if isinstance(item, dict) and "document" in item) if isinstance(left_out, list) else (),
+            rounds if isinstance(rounds, int) and not isinstance(rounds, bool) and rounds >= 1 else 1)
 
 
 @dataclass(frozen=True)
@@ -237,6 +240,8 @@ def covered_line(approach: Approach | None, coverage: Coverage | None, table: Fi
             Way.TABLE: f"Computed from {_listed(list(approach.names) or ['a table'])}"}[approach.way]
     if coverage is None:
         return f"{done}."
+    if coverage.rounds > 1:
+        done += f" in {coverage.rounds} rounds"
     line = f"{done}: covered {coverage.documents_read} of {coverage.documents_in_scope} documents."
     if coverage.left_out:
         line += " Left out: " + "; ".join(f"{name} ({why})" if why else name for name, why in coverage.left_out) + "."
