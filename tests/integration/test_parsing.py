@@ -166,6 +166,25 @@ def test_a_word_table_is_read_row_by_row():
     assert "Late payment | 2% a month\nReminder | EUR 40" in section.text
 
 
+def test_each_word_table_with_rows_under_its_header_is_also_a_table_figures_are_computed_over():
+    def report(document):
+        document.add_paragraph("Revenue by region for 2025.")
+        lone = document.add_table(rows=1, cols=2)
+        lone.cell(0, 0).text, lone.cell(0, 1).text = "Prepared by", "Finance"
+        table = document.add_table(rows=4, cols=3)
+        for row, cells in enumerate([("Region", "Year", "Revenue"), ("North", "2025", "1,200.50"),
+                                     ("South", "2025", "980"), ("Total", "", "2,180.50")]):
+            for column, text in enumerate(cells):
+                table.cell(row, column).text = text
+
+    [revenue] = parse("report.docx", docx_of(report)).tables
+
+    assert revenue.sheet == "Table 2"  # named in the document's order, the one-row table too
+    assert [(c.name, c.type.value) for c in revenue.columns] == [
+        ("Region", "text"), ("Year", "integer"), ("Revenue", "real")]
+    assert [(r.number, r.kind.value) for r in revenue.rows] == [(2, "row"), (3, "row"), (4, "total")]
+
+
 def test_a_text_file_renamed_to_docx_is_refused():
     with pytest.raises(InvalidInput) as error:
         parse("contract.docx", b"Invoices are payable within thirty days.")

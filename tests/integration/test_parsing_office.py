@@ -89,6 +89,13 @@ def test_grouped_shapes_and_tables_are_read_on_their_slide():
     assert table.text == "Regional sales\n\nRegion | Sales\nNorth | 4,200 tonnes\nSouth | 3,150 tonnes"
 
 
+def test_a_slide_s_table_is_also_a_table_figures_are_computed_over():
+    [sales] = parse("review.pptx", review_deck()).tables
+
+    assert (sales.sheet, [c.name for c in sales.columns]) == ("Slide 3 table", ["Region", "Sales"])
+    assert [(r.number, r.cells) for r in sales.rows] == [(2, ("North", "4,200 tonnes")), (3, ("South", "3,150 tonnes"))]
+
+
 def test_a_chart_is_read_as_its_title_and_each_series_value_with_its_category():
     deck = pptx_of(with_chart("Throughput", "Tonnes by berth", ["Berth 1", "Berth 4"],
                               {"2025": [312, 280.5], "2026": [330, 295]}))

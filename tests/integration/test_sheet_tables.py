@@ -128,8 +128,30 @@ def test_a_workbook_added_before_tables_were_kept_is_found_by_the_check_and_read
         services.close()
 
 
-def test_the_kinds_whose_sheets_are_kept_are_the_spreadsheet_parsers():
-    from docchat.documents.kinds import sheets
-    from docchat.domain.documents import SHEET_KINDS
+def test_a_figure_is_computed_from_a_word_table_and_a_slide_s_table_in_the_library(tmp_path):
+    from docchat.bootstrap import build_services
+    from docchat.config import Settings
 
-    assert SHEET_KINDS == {kind.name for kind in sheets.KINDS}
+    from tests.integration.test_parsing import docx_of
+    from tests.office_files import pptx_of, with_table
+
+    def report(document):
+        document.add_heading("Revenue", level=1)
+        table = document.add_table(rows=4, cols=2)
+        for row, cells in enumerate([("Region", "Revenue"), ("North", "1,200"), ("South", "980"), ("Total", "2,180")]):
+            table.cell(row, 0).text, table.cell(row, 1).text = cells
+
+    services = build_services(Settings(data_dir=tmp_path / "data"), contact_llm=False)
+    try:
+        word = services.ingestion.ingest("regional-report.docx", docx_of(report))
+        deck = services.ingestion.ingest("review.pptx", pptx_of(with_table("Crews", [["Crew", "Divers"], ["Alpha", "4"],
+                                                                                      ["Beta", "3"]])))
+        in_scope = services.retrieval.in_scope(None)
+
+        revenue = services.retrieval.figure("What is the total revenue of the regional report?", in_scope)
+        divers = services.retrieval.figure("How many divers are there in total?", in_scope)
+    finally:
+        services.close()
+
+    assert (revenue.document_id, revenue.sheet, revenue.value, revenue.rows) == (word.id, "Table 1", 2180, (2, 3))
+    assert (divers.document_id, divers.sheet, divers.value) == (deck.id, "Slide 1 table", 7)

@@ -182,8 +182,9 @@ def test_a_figure_per_value_of_a_column_is_said_value_by_value_and_read_back_as_
 
     assert figure.as_dict()["columns"] == ["Location", "the total of Pallets per Location"]
     assert Figure.from_dict(figure.as_dict()) == figure
-    assert figure.statement == ("Computed by docchat from the sheet Stock, over rows 2-4, 6 (subtotal and total rows "
-                                "left out): the total of Pallets per Location is Oslo: 245; Bergen: 85; (blank): 9.")
+    assert figure.statement == ("Computed by docchat from harbour-inventory.xlsx › Stock, over rows 2-4, 6 (subtotal "
+                                "and total rows left out): the total of Pallets per Location is Oslo: 245; Bergen: 85; "
+                                "(blank): 9.")
     assert Figure.from_dict({**figure.as_dict(), "rows": [["Oslo"]]}) is None
     assert Figure.from_dict({**figure.as_dict(), "columns": ["a", "b", "c"]}) is None
 

@@ -468,8 +468,8 @@ def test_a_figure_asked_of_a_sheet_is_given_first_as_docchat_computed_it_then_th
 
     assert stages[0] == "Computing from harbour-inventory.xlsx › Stock…"
     [figure, rows, *_] = turn.answer.facts.citations
-    assert figure.text == ("Computed by docchat from the sheet Stock, over rows 2-3 (subtotal and total rows left "
-                           "out): the total of Pallets where Location is Oslo is 165.")
+    assert figure.text == ("Computed by docchat from harbour-inventory.xlsx › Stock, over rows 2-3 (subtotal and "
+                           "total rows left out): the total of Pallets where Location is Oslo is 165.")
     assert rows.where == "Stock, rows 2-4" and figure.chunk_id == rows.chunk_id  # opens on the rows it read
     assert {c.document for c in turn.answer.facts.citations} == {"harbour-inventory.xlsx"}
     assert "[1] harbour-inventory.xlsx, Stock, rows 2-4: Computed by docchat" in setup.prompt()[-1]["content"]

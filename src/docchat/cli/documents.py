@@ -167,7 +167,7 @@ def repair_documents(args) -> int:
     clear_bar()
     print(f"repaired: {count(done.embedded, 'vector')} embedded again, {count(done.dropped, 'stray vector')} dropped"
           + (", the keyword index rebuilt" if done.keyword_index_rebuilt else "")
-          + (f", {count(done.tables_written, 'spreadsheet')} read into tables" if done.tables_written else ""))
+          + (f", the tables of {count(done.tables_written, 'document')} read" if done.tables_written else ""))
     after = index.check()
     if not after.agrees:  # another process changed the library meanwhile
         print("still found: " + "; ".join(problems(after)), file=sys.stderr)

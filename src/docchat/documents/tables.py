@@ -47,6 +47,18 @@ def table_of(sheet: str, header: Sequence[str], header_row: int,
                                    for index, name in enumerate(names)), header_row, read)
 
 
+def grid_table(name: str, grid: Sequence[Sequence[str]]) -> SheetTable | None:
+    """A table in a document (a Word or PowerPoint table) as a sheet: its first row with any text
+    is the header, the rows after it are numbered from there as the table counts them (the header
+    row 1); None for a table with no row under its header."""
+    numbered = [(number, [" ".join(cell.split()) for cell in cells]) for number, cells in enumerate(grid, start=1)]
+    numbered = [(number, cells) for number, cells in numbered if any(cells)]
+    if len(numbered) < 2:
+        return None
+    (header_row, header), rows = numbered[0], numbered[1:]
+    return table_of(name, header, header_row, rows)
+
+
 def row_kind(cells: Sequence[str]) -> RowKind:
     """Whether a row adds up others, read from its first cell that is not a number."""
     label = next((cell for cell in cells if cell and number(cell) is None), "")

@@ -128,8 +128,8 @@ class Figure:
     @property
     def statement(self) -> str:
         """The figure as the model is given it, first among the passages."""
-        return (f"Computed by docchat from the sheet {self.sheet}, over {_rows(self.rows)} (subtotal and "
-                f"total rows left out): {self.result}.")
+        return (f"Computed by docchat from {self.document} › {self.sheet}, over {_rows(self.rows)} (subtotal "
+                f"and total rows left out): {self.result}.")
 
     @property
     def where(self) -> str:

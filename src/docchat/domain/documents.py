@@ -33,8 +33,9 @@ class Attachment:
     data: bytes
 
 
-# The kinds of document whose sheets are kept as tables (docchat.documents.kinds.sheets' kinds).
-SHEET_KINDS = frozenset({"xlsx", "ods", "csv", "tsv"})
+# The kinds of document whose sheets or tables are kept as tables: docchat.documents.kinds.sheets'
+# kinds, Word documents and presentations.
+TABLE_KINDS = frozenset({"xlsx", "ods", "csv", "tsv", "docx", "pptx"})
 
 
 class RowKind(StrEnum):

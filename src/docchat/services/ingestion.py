@@ -30,7 +30,7 @@ from docchat.domain import (ChunkRecord, Document, DocumentStatus, IngestReport,
                             content_hash, utcnow)
 from docchat.errors import DocchatError, InvalidInput
 from docchat.ports import ChunkIndex, Embedder, FileStore, Parser, SheetTables, TokenCounter, UnitOfWorkFactory
-from docchat.domain.documents import SHEET_KINDS, SheetTable
+from docchat.domain.documents import TABLE_KINDS, SheetTable
 from docchat.wording import count
 
 # Texts per call to the embedder: between two calls a cancel is seen and progress is shown.
@@ -312,7 +312,7 @@ class IngestionService:
             embed_chunks(index, self._embedder, [r for p in group for r in p.records], embedded, cancel, cancelled)
             if self._tables is not None:
                 for document, pending in zip(documents, group):
-                    if document.kind in SHEET_KINDS:
+                    if document.kind in TABLE_KINDS:
                         self._tables.write(document.id, pending.tables)
         except BaseException:
             for document in documents:

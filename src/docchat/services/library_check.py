@@ -17,7 +17,7 @@ import threading
 from collections.abc import Callable
 
 from docchat.domain import ChunkRecord, Document, DocumentStatus, IndexCheck, IndexRepair
-from docchat.domain.documents import SHEET_KINDS
+from docchat.domain.documents import TABLE_KINDS
 from docchat.errors import DocchatError
 from docchat.ports import ChunkIndex, Embedder, FileStore, Parser, SheetTables, UnitOfWorkFactory, WordIndex
 from docchat.services.ingestion import IngestionCancelled, embed_chunks
@@ -40,8 +40,8 @@ def problems(check: IndexCheck) -> list[str]:
     if check.stray_keywords:
         found.append(f"{count(check.stray_keywords, 'keyword entry', 'keyword entries')} of no chunk")
     if check.sheets_without_tables:
-        found.append(f"{count(len(check.sheets_without_tables), 'spreadsheet')} whose sheets are not kept as tables "
-                     "(no figure is computed from them)")
+        found.append(f"{count(len(check.sheets_without_tables), 'document')} whose sheets or tables are not kept as "
+                     "tables (no figure is computed from them)")
     return found
 
 
@@ -56,7 +56,7 @@ class SheetReader:
 
     def missing(self, documents: list[Document]) -> tuple[str, ...]:
         kept = self._tables.kept()
-        return tuple(d.id for d in documents if d.kind in SHEET_KINDS and d.id not in kept)
+        return tuple(d.id for d in documents if d.kind in TABLE_KINDS and d.id not in kept)
 
     def write(self, documents: list[Document]) -> int:
         """Each spreadsheet's tables from its stored file; one that cannot be read again is passed
@@ -91,7 +91,7 @@ class LibraryCheck:
         index = self._open_index()
         with self._uow() as uow:
             chunks = uow.documents.ready_chunk_ids()
-            sheets = [d for d in uow.documents.list() if d.status is DocumentStatus.READY and d.kind in SHEET_KINDS]
+            sheets = [d for d in uow.documents.list() if d.status is DocumentStatus.READY and d.kind in TABLE_KINDS]
         vectors = index.chunk_ids()
         missing_keywords, stray_keywords = self._words().check() if self._words else (None, None)
         return IndexCheck(
@@ -136,7 +136,7 @@ class LibraryCheck:
             embed_chunks(index, self._embedder, records, done, cancel, cancelled)
         written = 0
         if found.sheets_without_tables and self._sheets is not None:
-            progress(f"reading {count(len(found.sheets_without_tables), 'spreadsheet')} into tables", 1.0)
+            progress(f"reading the tables of {count(len(found.sheets_without_tables), 'document')}", 1.0)
             with self._uow() as uow:
                 written = self._sheets.write([d for d in uow.documents.list() if d.id in found.sheets_without_tables])
         progress("done", 1.0)

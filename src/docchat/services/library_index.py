@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import Protocol
 
 from docchat.domain import ChunkRecord, DocumentStatus, IndexCheck, IndexRepair, LibraryHealth
-from docchat.domain.documents import SHEET_KINDS
+from docchat.domain.documents import TABLE_KINDS
 from docchat.errors import DocchatError
 from docchat.ports import ChunkIndex, Embedder, FileStore, UnitOfWorkFactory, WordIndex
 from docchat.services.ingestion import IngestionCancelled, Progress, embed_chunks
@@ -126,8 +126,8 @@ class IndexService:
         records = [record for document in documents for record in chunks[document.id]]
         embed_chunks(index, self._embedder, records, done, cancel, cancelled)
         if self._sheets is not None:  # a restore's, too: the tables file is not in a backup
-            progress("reading the spreadsheets into tables", 1.0)
-            self._sheets.write([d for d in documents if d.kind in SHEET_KINDS])
+            progress("reading the documents' tables", 1.0)
+            self._sheets.write([d for d in documents if d.kind in TABLE_KINDS])
         progress("ready", 1.0)
         return indexed
 

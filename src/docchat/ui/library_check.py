@@ -64,5 +64,5 @@ def _repair(index) -> None:
     st.session_state[f"{KEY}_done"] = (
         f"Repaired: {count(done.embedded, 'vector')} embedded again, {count(done.dropped, 'stray vector')} dropped"
         + (", the keyword index rebuilt" if done.keyword_index_rebuilt else "")
-        + (f", {count(done.tables_written, 'spreadsheet')} read into tables." if done.tables_written else "."))
+        + (f", the tables of {count(done.tables_written, 'document')} read." if done.tables_written else "."))
     st.session_state[KEY] = _check()

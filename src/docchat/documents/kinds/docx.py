@@ -1,6 +1,7 @@
 """Word documents (.docx): one section per title or heading of level 1-3, labelled by it (text
 before the first one is `beginning`); a table's rows as `cell | cell` lines, each merged cell
-once. A document that unpacks to far more than an upload may weigh (a zip bomb) is refused before
+once. Each table with a row under its first is also read as a table figures are computed over
+(`Table 1`, `Table 2`, … in the document's order; docchat.documents.tables). A document that unpacks to far more than an upload may weigh (a zip bomb) is refused before
 it is read. python-docx is imported when a document is parsed."""
 
 from __future__ import annotations
@@ -10,9 +11,10 @@ import re
 import zipfile
 from typing import TYPE_CHECKING
 
-from docchat.documents.kinds import Kind
+from docchat.documents.kinds import Kind, Read
+from docchat.documents.tables import grid_table
+from docchat.domain.documents import SheetTable
 from docchat.documents.text_reading import size, split_at_headings
-from docchat.domain import Section
 from docchat.errors import InvalidInput
 
 if TYPE_CHECKING:
@@ -24,7 +26,7 @@ WORDS = "DOCX"
 MAX_EXPANSION = 20
 
 
-def read_docx(shown: str, data: bytes, max_bytes: int) -> list[Section]:
+def read_docx(shown: str, data: bytes, max_bytes: int) -> Read:
     import docx
     from docx.table import Table
 
@@ -34,9 +36,13 @@ def read_docx(shown: str, data: bytes, max_bytes: int) -> list[Section]:
         if unpacked > MAX_EXPANSION * max_bytes:
             raise InvalidInput(f"{shown} unpacks to {size(unpacked)}, too much for a Word document")
         blocks: list[tuple[str | None, str]] = []
+        tables: list[SheetTable | None] = []
         for block in docx.Document(io.BytesIO(data)).iter_inner_content():
             if isinstance(block, Table):
                 blocks.append((None, _table_text(block)))
+                # Every cell of the grid, a merged one in each column it spans, so the columns line up.
+                tables.append(grid_table(f"Table {len(tables) + 1}",
+                                         [[cell.text for cell in row.cells] for row in block.rows]))
             else:
                 blocks.append((_heading(block), block.text))
     except (InvalidInput, MemoryError):
@@ -44,7 +50,7 @@ def read_docx(shown: str, data: bytes, max_bytes: int) -> list[Section]:
     except Exception:
         # zipfile, lxml and python-docx errors all mean the same thing to the user.
         raise InvalidInput(f"{shown} is not a readable Word document (.docx)") from None
-    return split_at_headings(blocks)
+    return Read(split_at_headings(blocks), tables=tuple(table for table in tables if table is not None))
 
 
 def _heading(paragraph: Paragraph) -> str | None:

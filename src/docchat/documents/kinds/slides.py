@@ -9,15 +9,21 @@ file keeps for it), and the shapes inside groups, however deep. The notes follow
 Pictures and media give no text. python-pptx reads the file (its XML parser resolves no entity), is
 imported when a presentation is parsed, and never follows a relationship that points outside the
 file (a linked picture, a hyperlink): nothing is fetched.
+
+Each table with a row under its first is also read as a table figures are computed over
+(`Slide 3 table`, or `Slide 3 table 2` for a slide's second; docchat.documents.tables).
 """
 
 from __future__ import annotations
 
 import io
+from collections.abc import Iterable
 from typing import TYPE_CHECKING, cast
 
 from docchat.domain import Section
-from docchat.documents.kinds import Kind
+from docchat.documents.kinds import Kind, Read
+from docchat.documents.tables import grid_table
+from docchat.domain.documents import SheetTable
 from docchat.documents.zip_formats import open_checked
 from docchat.errors import InvalidInput
 
@@ -35,13 +41,15 @@ UNREADABLE = "is not a readable PowerPoint presentation (.pptx)"
 NOTES = "Notes:"
 
 
-def pptx_sections(shown: str, data: bytes, max_bytes: int) -> list[Section]:
+def pptx_sections(shown: str, data: bytes, max_bytes: int) -> Read:
     """One section per slide, in order; a slide with no text gives a blank one (dropped by parse)."""
     open_checked(shown, data, max_bytes, what="a presentation", suffix=".pptx", unreadable=UNREADABLE).close()
     from pptx import Presentation
 
     try:
-        return [_slide(number, slide) for number, slide in enumerate(Presentation(io.BytesIO(data)).slides, start=1)]
+        slides = list(enumerate(Presentation(io.BytesIO(data)).slides, start=1))
+        return Read([_slide(number, slide) for number, slide in slides],
+                    tables=tuple(table for number, slide in slides for table in _tables(number, slide)))
     except (InvalidInput, MemoryError):
         raise  # out of memory is the isolation's to report (documents/isolated.py)
     except Exception:
@@ -74,6 +82,21 @@ def _shape_texts(shape: BaseShape) -> list[str]:
     if getattr(shape, "has_text_frame", False) and shape.has_text_frame:
         return [_frame_text(cast("Shape", shape).text_frame)]
     return []
+
+
+def _tables(number: int, slide: Slide) -> list[SheetTable]:
+    """The slide's tables, in its shapes' order (inside groups too), each as a table of rows."""
+    found = [cast("GraphicFrame", shape).table for shape in _flat(slide.shapes)
+             if getattr(shape, "has_table", False) and shape.has_table]
+    tables = [grid_table(f"Slide {number} table" + (f" {n}" if n > 1 else ""),
+                         [[cell.text for cell in row.cells] for row in table.rows])
+              for n, table in enumerate(found, start=1)]
+    return [table for table in tables if table is not None]
+
+
+def _flat(shapes: Iterable[BaseShape]) -> list[BaseShape]:
+    return [inner for shape in shapes
+            for inner in (_flat(shape.shapes) if hasattr(shape, "shapes") else [shape])]  # a group: its shapes
 
 
 def _table_text(table: Table) -> str:
