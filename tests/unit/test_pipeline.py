@@ -370,8 +370,8 @@ def reports(count: int) -> list:
 
 def test_a_collection_too_large_for_one_prompt_is_read_in_rounds_and_answered_from_their_notes():
     setup = Setup(FakeLibrary(*reports(7)), rounds=True)
-    for n in range(1, 4):
-        setup.gateway.enqueue([f"Round {n} notes: audit issues found [{n}]."])
+    for n, first in ((1, 1), (2, 4), (3, 7)):
+        setup.gateway.enqueue([f"Report {first}: the audit found {first} issues [{first}]."])
     setup.gateway.enqueue(["Every report found issues [1] [7]."])
     stages = []
 
@@ -388,13 +388,29 @@ def test_a_collection_too_large_for_one_prompt_is_read_in_rounds_and_answered_fr
     assert "Write short notes" in asked[0][0][-1]["content"]
     final = answered[0][-1]["content"]
     assert final.startswith("Notes taken from the documents in 3 rounds")
-    assert "Round 2 notes: audit issues found [2]." in final and final.endswith(
+    assert "Report 4: the audit found 4 issues [4]." in final and final.endswith(
         "Question: What did each report find in the audit?")
     facts = turn.answer.facts
     assert facts.coverage == Coverage(7, 7, rounds=3)
     assert [c.number for c in facts.citations] == list(range(1, 8))
     assert len({c.document for c in facts.citations}) == 7
     assert turn.question.model_text == final  # kept as it was sent
+
+
+def test_notes_the_passages_do_not_bear_out_are_replaced_by_the_passages_own_sentences():
+    setup = Setup(FakeLibrary(*reports(7)), rounds=True)
+    setup.gateway.enqueue(["Report 1: the audit found 1 issues [1].\nThe supplier of the supplier of the supplier [2].\n"
+                           "Report 9 found nothing [12].\n2. [2] report-2.md, Body: ## Body"])
+    setup.gateway.enqueue(["Supplier contracts: acme, borealis, cobalt [5]."])  # the round's numbers, not its words
+
+    setup.ask("What did each report find in the audit?")
+
+    final = setup.prompt()[-1]["content"]
+    first, second = final.split("\n\nRound 2")[0], final.split("\n\nRound 2")[1]
+    assert "Report 1: the audit found 1 issues [1]." in first and "supplier" not in first and "[12]" not in first
+    assert "## Body" not in first  # a passage's name copied is no note
+    assert "acme" not in second
+    assert "report-4.md: \u201cReport 4: the audit found 4 issues.\u201d [4]" in second
 
 
 def test_a_round_that_fails_leaves_the_collection_to_one_prompt_that_says_what_it_left_out():

@@ -22,7 +22,8 @@ from docchat.context.engine import Assembly, ContextEngine
 from docchat.context.evidence import Block, Part, block_text, fill, parts_of
 from docchat.context.followup import joint_query, retrieve_follow_up
 from docchat.context.prompt import user_turn
-from docchat.context.rounds import NOTE_TOKENS_MIN, Round, in_rounds, noted, notes_asked, notes_turn
+from docchat.context.rounds import (NOTE_TOKENS_MIN, Round, borne_out, in_rounds, noted, notes_asked, notes_turn,
+                                    quoted_notes, sentence_counts)
 from docchat.context.rewrite import RECENT_MESSAGES, RewriteGate, rewrite_due, standalone_query
 from docchat.domain import Budget, Citation, EvidenceStrength, Judgement, MemoryStats, Message, Role, Summary
 from docchat.domain.approach import LOOKUP, Approach, Coverage, Figure, Way, approach_line
@@ -49,6 +50,8 @@ LEFT_OUT_NO_MATCH = "nothing in it matched the question"
 LEFT_OUT_NO_ROOM = "no room left in the window for its passages"
 # Around each round's notes in the answer's turn ("Round 2 (a.md, b.md; passages [9]-[16]):"), an upper bound.
 ROUND_FRAME_TOKENS = 32
+# docchat's own notes on a round are cut by characters, at fewer than any tokenizer gives for English.
+CHARS_PER_TOKEN = 3
 
 
 @dataclass(frozen=True)
@@ -301,16 +304,17 @@ class AnswerPipeline:
         # Every round's notes go into the answer's one turn, within the passage budget.
         note_tokens = max(NOTE_TOKENS_MIN, cap // len(planned) - ROUND_FRAME_TOKENS)
         system = self._engine.system_prompt(request.instructions)
+        counts = sentence_counts(planned)
         rounds = []
         for n, one in enumerate(planned, start=1):
             progress(f"Reading the documents in {len(planned)} rounds: round {n} of {len(planned)} "
                      f"({len(one.documents)} documents)…")
             try:
-                notes = noted(self._gateway, notes_asked(system, query, one), note_tokens)
+                notes = borne_out(noted(self._gateway, notes_asked(system, query, one), note_tokens), one)
             except LLMError as error:
                 log.warning("reading the collection in rounds failed, so one prompt answers: %s", error)
                 return []
-            rounds.append(replace(one, notes=notes))
+            rounds.append(replace(one, notes=notes or quoted_notes(query, one, note_tokens * CHARS_PER_TOKEN, counts)))
         return rounds
 
     def _computed(self, request: Request, query: str, approach: Approach, figure: Figure, cap: int,

@@ -10,11 +10,19 @@ A round is a request to the same model and server as the answer: with the same s
 first, so that the prefix cache serves it. Rounds run before the question is kept; the page
 shows each as it starts, and Stop ends the work between them. A round that fails leaves the
 collection to one prompt, with the documents left out named.
+
+Only notes the passages bear out are kept: a line must cite a passage of its round, and at least
+NOTE_SUPPORT of its words must be in the passages it cites. A round whose notes keep no line (a
+small model's, which invent documents, repeat themselves or cite numbers not given) is noted by
+docchat instead: from each passage, its sentence holding the most of the question's words,
+quoted with its number.
 """
 
 from __future__ import annotations
 
+import re
 import threading
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -22,6 +30,7 @@ from docchat.context.evidence import Part, numbered
 from docchat.domain import Retrieved
 from docchat.ports import Gateway
 from docchat.retrieval.quotas import in_turns
+from docchat.retrieval.words import query_terms, tokenize
 
 # At most this many rounds a question; documents past them are left out, and said to be.
 MAX_ROUNDS = 6
@@ -31,6 +40,12 @@ NOTE_TOKENS_MIN = 48
 NOTES_ASKED = ("Write short notes of what these passages say that answers the question: one line per point, "
                "each ending with the number of its passage in brackets, e.g. [3]. Leave out passages that say "
                "nothing about it. Write only the notes.")
+# The share of a note line's words that the passages it cites must hold for the line to be kept.
+NOTE_SUPPORT = 0.6
+# A kept note line says at least this many words beyond the names of the passages it cites.
+NOTE_WORDS_MIN = 3
+_MARK = re.compile(r"\[(\d+)\]")
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 NOTES_HEADING = "Notes taken from the documents in {rounds} rounds (cite the passages by their numbers, e.g. [1]):"
 
 
@@ -87,3 +102,58 @@ def notes_turn(question: str, rounds: Sequence[Round]) -> str:
         f"Round {n} ({', '.join(one.documents)}; passages [{one.first}]-[{one.first + len(one.parts) - 1}]):\n"
         f"{one.notes or '(nothing about the question)'}" for n, one in enumerate(rounds, start=1))
     return f"{NOTES_HEADING.format(rounds=len(rounds))}\n\n{noted_rounds}\n\nQuestion: {question}"
+
+
+def borne_out(notes: str, one: Round) -> str:
+    """The lines of a round's notes that its passages bear out: each cites only passages of the
+    round, and they hold at least NOTE_SUPPORT of its words (numbers and names included)."""
+    texts = {one.first + n: set(tokenize(part.text)) for n, part in enumerate(one.parts)}
+    # A passage's document name and place say nothing it holds: a line that only copies them
+    # ("[6] supplier-contract-haflund.md, General terms") is no note, however many words it shares.
+    named = {one.first + n: set(tokenize(f"{part.first.document} {part.first.where}")) for n, part in enumerate(one.parts)}
+    kept = []
+    for line in notes.splitlines():
+        cited = [int(mark) for mark in _MARK.findall(line)]
+        if not cited or any(number not in texts for number in cited):
+            continue
+        words = set(tokenize(_MARK.sub(" ", line))) - set().union(*(named[number] for number in cited))
+        held = set().union(*(texts[number] for number in cited))
+        if len(words) >= NOTE_WORDS_MIN and len(words & held) >= NOTE_SUPPORT * len(words):
+            kept.append(line.strip())
+    return "\n".join(kept)
+
+
+def sentence_counts(rounds: Sequence[Round]) -> Counter[str]:
+    """In how many of the rounds' passages each sentence is: a clause every contract shares is
+    in all of them, and says least about any one."""
+    return Counter(sentence for one in rounds for part in one.parts for sentence in set(_sentences(part.text)))
+
+
+def quoted_notes(question: str, one: Round, max_chars: int, counts: Counter[str]) -> str:
+    """docchat's own notes on a round: from each passage, the sentence holding the most of the
+    question's words for the passages holding it (`counts`: a clause shared by every document is
+    the least telling), none when it holds none of them, quoted with its number, within `max_chars`."""
+    terms = {_stem(term) for term in query_terms(question)}
+    lines, size = [], 0
+    for number, part in enumerate(one.parts, start=one.first):
+        scored = [(len(terms & {_stem(word) for word in tokenize(sentence)}) / max(1, counts[sentence]), sentence)
+                  for sentence in _sentences(part.text)]
+        best, sentence = max(scored, default=(0, ""), key=lambda pair: pair[0])
+        if not best:
+            continue
+        line = f"{part.first.document}: \u201c{sentence}\u201d [{number}]"
+        if size + len(line) > max_chars:
+            break
+        lines.append(line)
+        size += len(line) + 1
+    return "\n".join(lines)
+
+
+def _stem(word: str) -> str:
+    """A word's first five letters: "delivers", "delivery" and "deliveries" alike, to choose a
+    sentence by (never to search with)."""
+    return word[:5]
+
+
+def _sentences(text: str) -> list[str]:
+    return [" ".join(sentence.split()) for sentence in _SENTENCE.split(text) if sentence.strip()]
