@@ -22,8 +22,8 @@ from docchat.context.engine import Assembly, ContextEngine
 from docchat.context.evidence import Block, Part, block_text, fill, parts_of
 from docchat.context.followup import joint_query, retrieve_follow_up
 from docchat.context.prompt import user_turn
-from docchat.context.rounds import (NOTE_TOKENS_MIN, Round, borne_out, in_rounds, noted, notes_asked, notes_turn,
-                                    quoted_notes, sentence_counts)
+from docchat.context.rounds import (NOTE_TOKENS_MIN, Round, borne_out, heading, in_rounds, noted, notes_asked,
+                                    notes_turn, quoted_notes, sentence_counts)
 from docchat.context.rewrite import RECENT_MESSAGES, RewriteGate, rewrite_due, standalone_query
 from docchat.domain import Budget, Citation, EvidenceStrength, Judgement, MemoryStats, Message, Role, Summary
 from docchat.domain.approach import LOOKUP, Approach, Coverage, Figure, Way, approach_line
@@ -48,8 +48,9 @@ _ROWS = re.compile(r"\brows? (\d+)(?:-(\d+))?$")
 # Why a comparison or the collection left a document out (its coverage says so, by name).
 LEFT_OUT_NO_MATCH = "nothing in it matched the question"
 LEFT_OUT_NO_ROOM = "no room left in the window for its passages"
-# Around each round's notes in the answer's turn ("Round 2 (a.md, b.md; passages [9]-[16]):"), an upper bound.
-ROUND_FRAME_TOKENS = 32
+# Around each round's notes in the answer's turn besides its heading (separators, the turn's own
+# heading and question shared out), an upper bound.
+ROUND_FRAME_TOKENS = 16
 # docchat's own notes on a round are cut by characters, at fewer than any tokenizer gives for English.
 CHARS_PER_TOKEN = 3
 
@@ -301,8 +302,10 @@ class AnswerPipeline:
                                                                 ceiling=ceiling))
         if len(planned) < 2:
             return []
-        # Every round's notes go into the answer's one turn, within the passage budget.
-        note_tokens = max(NOTE_TOKENS_MIN, cap // len(planned) - ROUND_FRAME_TOKENS)
+        # Every round's notes go into the answer's one turn, under their headings, within the passage budget.
+        framed = sum(self._counter.count_text(heading(n, one)) + ROUND_FRAME_TOKENS
+                     for n, one in enumerate(planned, start=1))
+        note_tokens = max(NOTE_TOKENS_MIN, (cap - framed) // len(planned))
         system = self._engine.system_prompt(request.instructions)
         counts = sentence_counts(planned)
         rounds = []

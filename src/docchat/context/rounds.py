@@ -98,15 +98,20 @@ def noted(gateway: Gateway, messages: list[dict], max_tokens: int) -> str:
 def notes_turn(question: str, rounds: Sequence[Round]) -> str:
     """The user turn the answer is written from: each round's notes, named by the documents it
     read, then the question."""
-    noted_rounds = "\n\n".join(
-        f"Round {n} ({', '.join(one.documents)}; passages [{one.first}]-[{one.first + len(one.parts) - 1}]):\n"
-        f"{one.notes or '(nothing about the question)'}" for n, one in enumerate(rounds, start=1))
+    noted_rounds = "\n\n".join(f"{heading(n, one)}\n{one.notes or '(nothing about the question)'}"
+                                 for n, one in enumerate(rounds, start=1))
     return f"{NOTES_HEADING.format(rounds=len(rounds))}\n\n{noted_rounds}\n\nQuestion: {question}"
+
+
+def heading(n: int, one: Round) -> str:
+    """"Round 2 (a.md, b.md; passages [6]-[11]):", above the round's notes."""
+    return f"Round {n} ({', '.join(one.documents)}; passages [{one.first}]-[{one.first + len(one.parts) - 1}]):"
 
 
 def borne_out(notes: str, one: Round) -> str:
     """The lines of a round's notes that its passages bear out: each cites only passages of the
-    round, and they hold at least NOTE_SUPPORT of its words (numbers and names included)."""
+    round, says NOTE_WORDS_MIN words or more besides their names, and at least NOTE_SUPPORT of
+    those words (numbers included) are in the passages' text."""
     texts = {one.first + n: set(tokenize(part.text)) for n, part in enumerate(one.parts)}
     # A passage's document name and place say nothing it holds: a line that only copies them
     # ("[6] supplier-contract-haflund.md, General terms") is no note, however many words it shares.
