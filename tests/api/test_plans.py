@@ -132,3 +132,21 @@ def test_a_figure_asked_of_a_sheet_is_computed_and_said_to_be(client, gateway):
     assert (table["columns"], table["rows"], table["where"]) == (
         ["the total of Pallets where Location is Oslo"], [[165]], "Stock, rows 2-3")
     assert table["sql"].startswith('SELECT SUM("Pallets")') and "_kind = 'row'" in table["sql"]
+
+
+def test_an_openai_compatible_request_chooses_its_plan_in_its_docchat_field(docchat, gateway, leases):
+    gateway.enqueue(["Both say rent is paid on the first day [1][2]."])
+
+    completion = docchat.chat.completions.create(model="docchat", messages=[{"role": "user", "content": "When is rent paid?"}],
+                                                 extra_body={"docchat": {"plan": "compare"}})
+
+    extra = completion.model_extra["docchat"]
+    assert (extra["plan"], extra["coverage"]["documents_read"]) == ("compare", 2)
+
+
+def test_an_openai_compatible_request_with_an_unknown_plan_is_refused(client, leases):
+    response = client.post("/v1/chat/completions", json={
+        "model": "docchat", "messages": [{"role": "user", "content": "When is rent paid?"}],
+        "docchat": {"plan": "guess"}})
+
+    assert response.status_code == 422 and "plan" in response.text

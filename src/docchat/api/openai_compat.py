@@ -7,7 +7,9 @@ developer) messages become the instructions sent after docchat's own system prom
 model is `docchat`: another name is refused with OpenAI's 404 `model_not_found`. Sampling
 parameters (temperature, max_tokens, n, tools...) are accepted and ignored: the answer length
 and sampling are docchat's settings. Citations come in an extension field, `docchat`, on the
-response, and on the last chunk of a stream (the one with a finish_reason).
+response, and on the last chunk of a stream (the one with a finish_reason). A request may carry the
+same field to choose how to answer: `"docchat": {"plan": "compare"}` (an OpenAI client's
+`extra_body`).
 """
 
 from __future__ import annotations
@@ -23,9 +25,10 @@ from starlette.concurrency import run_in_threadpool
 from docchat.exchange import citation_wire
 from docchat.api import deps
 from docchat.api.errors import error_response, stream_failure
+from docchat.api.schemas import AskedPlan, Strict
 from docchat.api.streaming import EventStream, TurnReader, finish, sse
 from docchat.domain import Status
-from docchat.domain.approach import plan_fields
+from docchat.domain.approach import asked, plan_fields
 from docchat.errors import InvalidInput
 
 
@@ -53,6 +56,12 @@ class StreamOptions(BaseModel):
     include_usage: bool = False
 
 
+class DocchatOptions(Strict):
+    """docchat's own choices, in the request's `docchat` field."""
+
+    plan: AskedPlan = None
+
+
 class ChatCompletionRequest(BaseModel):
     # OpenAI clients send many optional parameters; they are accepted and ignored (see above).
     model_config = ConfigDict(extra="allow")
@@ -60,6 +69,7 @@ class ChatCompletionRequest(BaseModel):
     messages: list[ChatMessage] = Field(min_length=1)
     stream: bool = False
     stream_options: StreamOptions | None = None
+    docchat: DocchatOptions | None = None
 
 
 def _model_card() -> dict:
@@ -83,7 +93,8 @@ async def chat_completions(body: ChatCompletionRequest, request: Request, servic
     if body.model != MODEL:
         return _no_such_model(request, body.model)
     instructions, history, question = _conversation(body.messages)
-    turn = await run_in_threadpool(services.stateless.answer, history, question, instructions=instructions)
+    plan = asked(body.docchat.plan) if body.docchat else None
+    turn = await run_in_threadpool(services.stateless.answer, history, question, instructions=instructions, plan=plan)
     completion = {"id": f"chatcmpl-{uuid.uuid4().hex}", "created": int(time.time()), "model": MODEL}
     if body.stream:
         include_usage = bool(body.stream_options and body.stream_options.include_usage)
