@@ -238,6 +238,24 @@ def test_inline_html_tags_do_not_break_a_sentence_apart():
     assert "Issued by Harbour Trustees." in parse("factsheet.html", HTML_PAGE).sections[0].text
 
 
+def test_a_web_page_s_tables_are_also_tables_a_spanning_cell_in_each_column_a_nested_table_apart():
+    page = b"""<html><body><h1>Fleet</h1>
+    <table><tr><th>Vessel</th><th>Port</th><th>Crew</th></tr>
+      <tr><td>Skarv</td><td>Bergen</td><td>12</td></tr>
+      <tr><td colspan="2">Ternen, laid up</td><td>0</td></tr>
+      <tr><td>Total</td><td></td><td>12</td></tr>
+      <tr><td>Notes</td><td><table><tr><td>inner</td></tr><tr><td>cell</td></tr></table></td><td></td></tr>
+    </table></body></html>"""
+
+    [fleet, inner] = parse("fleet.html", page).tables
+
+    assert (fleet.sheet, [c.name for c in fleet.columns]) == ("Table 1", ["Vessel", "Port", "Crew"])
+    assert [(r.cells, r.kind.value) for r in fleet.rows] == [
+        (("Skarv", "Bergen", "12"), "row"), (("Ternen, laid up", "Ternen, laid up", "0"), "row"),
+        (("Total", "", "12"), "total"), (("Notes", "inner cell", ""), "row")]
+    assert (inner.sheet, [r.cells for r in inner.rows]) == ("Table 2", [("cell",)])
+
+
 # Markdown and plain text
 
 

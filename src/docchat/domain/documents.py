@@ -34,8 +34,8 @@ class Attachment:
 
 
 # The kinds of document whose sheets or tables are kept as tables: docchat.documents.kinds.sheets'
-# kinds, Word documents and presentations.
-TABLE_KINDS = frozenset({"xlsx", "ods", "csv", "tsv", "docx", "pptx"})
+# kinds, Word documents, presentations and web pages.
+TABLE_KINDS = frozenset({"xlsx", "ods", "csv", "tsv", "docx", "pptx", "html"})
 
 
 class RowKind(StrEnum):

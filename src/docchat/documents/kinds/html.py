@@ -1,15 +1,23 @@
 """Web pages (.html, .htm): one section per heading of level 1-3, labelled by it (text before the
 first one is `beginning`); scripts, styles and templates are not text, and nothing the page
 points at (images, stylesheets, scripts) is fetched. E-book chapters and mail bodies in HTML are
-read the same way. BeautifulSoup is imported when a page is parsed."""
+read the same way. A page's tables with a row under their first are also read as tables figures
+are computed over (`Table 1`, `Table 2`, … in the page's order; a cell spanning columns in each of
+them; docchat.documents.tables). BeautifulSoup is imported when a page is parsed."""
 
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
-from docchat.documents.kinds import Kind
+from docchat.documents.kinds import Kind, Read
+from docchat.documents.tables import grid_table
 from docchat.documents.text_reading import refuse_binary, split_at_headings
 from docchat.domain import Section
+from docchat.domain.documents import SheetTable
+
+if TYPE_CHECKING:
+    from bs4 import BeautifulSoup, Tag
 
 WORDS = "HTML"
 _HEADINGS = {"h1", "h2", "h3"}
@@ -20,15 +28,49 @@ _BLOCKS = {
 }  # fmt: skip
 
 
+# A cell spanning more columns than this counts as this many (a page may say colspan="1000000").
+MAX_SPAN = 50
+
+
 def read_html(shown: str, data: bytes, max_bytes: int) -> list[Section]:
-    from bs4 import BeautifulSoup, Tag
-    from bs4.element import NavigableString, PreformattedString
+    return _sections(_soup(shown, data))
+
+
+def read_page(shown: str, data: bytes, max_bytes: int) -> Read:
+    """A web page: its sections, and its tables as tables."""
+    soup = _soup(shown, data)
+    tables = [_table(number, table) for number, table in enumerate(soup.find_all("table"), start=1)]
+    return Read(_sections(soup), tables=tuple(table for table in tables if table is not None))
+
+
+def _soup(shown: str, data: bytes) -> BeautifulSoup:
+    from bs4 import BeautifulSoup
 
     refuse_binary(shown, data)
     # Bytes, not str: BeautifulSoup honours the page's declared charset.
     soup = BeautifulSoup(data, "html.parser")
     for hidden in soup.find_all(["script", "style", "noscript", "template"]):
         hidden.decompose()
+    return soup
+
+
+def _table(number: int, table: Tag) -> SheetTable | None:
+    """The table's own rows (not those of a table inside it), a cell once per column it spans."""
+    rows = [row for row in table.find_all("tr") if row.find_parent("table") is table]
+    grid = []
+    for row in rows:
+        cells: list[str] = []
+        for cell in row.find_all(["td", "th"], recursive=False):
+            span = str(cell.get("colspan") or "1")
+            cells += [cell.get_text(" ", strip=True)] * (min(int(span), MAX_SPAN) if span.isdigit() and int(span) > 0 else 1)
+        grid.append(cells)
+    return grid_table(f"Table {number}", grid)
+
+
+def _sections(soup: BeautifulSoup) -> list[Section]:
+    from bs4 import Tag
+    from bs4.element import NavigableString, PreformattedString
+
     blocks: list[tuple[str | None, str]] = []
     parts: list[str] = []
     for element in soup.descendants:
@@ -47,4 +89,4 @@ def read_html(shown: str, data: bytes, max_bytes: int) -> list[Section]:
     return split_at_headings(blocks)
 
 
-KINDS = (Kind("html", (".html", ".htm"), read_html),)
+KINDS = (Kind("html", (".html", ".htm"), read_page),)
