@@ -48,9 +48,9 @@ def table_of(sheet: str, header: Sequence[str], header_row: int,
 
 
 def grid_table(name: str, grid: Sequence[Sequence[str]]) -> SheetTable | None:
-    """A table in a document (a Word or PowerPoint table) as a sheet: its first row with any text
-    is the header, the rows after it are numbered from there as the table counts them (the header
-    row 1); None for a table with no row under its header."""
+    """A table in a document (a Word document's, a slide's, a web page's) as a sheet: its first row
+    with any text is the header, the rows after it are numbered as the table counts them (its
+    first row is row 1); None for a table with no row under its header."""
     numbered = [(number, [" ".join(cell.split()) for cell in cells]) for number, cells in enumerate(grid, start=1)]
     numbered = [(number, cells) for number, cells in numbered if any(cells)]
     if len(numbered) < 2:

@@ -1,8 +1,9 @@
 """Word documents (.docx): one section per title or heading of level 1-3, labelled by it (text
 before the first one is `beginning`); a table's rows as `cell | cell` lines, each merged cell
 once. Each table with a row under its first is also read as a table figures are computed over
-(`Table 1`, `Table 2`, … in the document's order; docchat.documents.tables). A document that unpacks to far more than an upload may weigh (a zip bomb) is refused before
-it is read. python-docx is imported when a document is parsed."""
+(`Table 1`, `Table 2`, … in the document's order; docchat.documents.tables). A document that
+unpacks to far more than an upload may weigh (a zip bomb) is refused before it is read.
+python-docx is imported when a document is parsed."""
 
 from __future__ import annotations
 

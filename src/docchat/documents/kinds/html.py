@@ -62,7 +62,8 @@ def _table(number: int, table: Tag) -> SheetTable | None:
         cells: list[str] = []
         for cell in row.find_all(["td", "th"], recursive=False):
             span = str(cell.get("colspan") or "1")
-            cells += [cell.get_text(" ", strip=True)] * (min(int(span), MAX_SPAN) if span.isdigit() and int(span) > 0 else 1)
+            columns = min(int(span), MAX_SPAN) if span.isdigit() and int(span) > 0 else 1
+            cells += [cell.get_text(" ", strip=True)] * columns
         grid.append(cells)
     return grid_table(f"Table {number}", grid)
 
