@@ -265,6 +265,27 @@ def settled(page) -> None:
         page.wait_for_timeout(50)  # lets Playwright deliver the frames that say the next run ended
 
 
+def ask_and_settle(page, question: str) -> None:
+    """Asks as `ask` does, then waits for the end of the runs it starts. The page can say "not
+    running" before Playwright has passed on the frame saying the run ended in `st.rerun()`, so
+    `settled` alone could take the page load's end for the answer's: a run must first be seen
+    to end after the question was sent."""
+    if page not in _RUNS_ENDED:
+        raise AssertionError("ask_and_settle() needs a page from new_context(), which follows its runs")
+    ended = _RUNS_ENDED[page]
+    ask(page, question)
+    _wait_for_a_run_after(page, ended, "the question was sent")
+    settled(page)
+
+
+def _wait_for_a_run_after(page, ended: int, what: str) -> None:
+    deadline = time.monotonic() + SETTLE_S
+    while _RUNS_ENDED[page] == ended:
+        if time.monotonic() > deadline:
+            raise AssertionError(f"no run of the page ended in {SETTLE_S} s after {what}")
+        page.wait_for_timeout(50)  # lets Playwright deliver the frames that say the run ended
+
+
 def run_by_click(page, target) -> None:
     """Clicks `target`, a widget whose click reruns the page, and waits for the end of the run it
     starts. `settled` alone, straight after a click, can pass before that run has begun: the
@@ -276,11 +297,7 @@ def run_by_click(page, target) -> None:
         raise AssertionError("run_by_click() needs a page from new_context(), which follows its runs")
     ended = _RUNS_ENDED[page]
     target.click()
-    deadline = time.monotonic() + SETTLE_S
-    while _RUNS_ENDED[page] == ended:
-        if time.monotonic() > deadline:
-            raise AssertionError(f"no run of the page ended in {SETTLE_S} s after the click")
-        page.wait_for_timeout(50)  # lets Playwright deliver the frames that say the run ended
+    _wait_for_a_run_after(page, ended, "the click")
     settled(page)
 
 

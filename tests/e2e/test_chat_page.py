@@ -2,7 +2,7 @@ import re
 
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import ARTIFACTS, ask, open_app, settled
+from tests.e2e.conftest import ARTIFACTS, ask, ask_and_settle, open_app, settled
 
 QUESTION = "What is the Determination Date in the 2024 trust agreement?"
 
@@ -34,9 +34,8 @@ def test_a_posted_message_is_still_there_after_a_browser_reload(app_url, page):
 
 def test_retry_answers_again_in_the_failed_answer_s_place_and_keeps_it_as_a_version(app_url, page):
     open_app(page, app_url)
-    ask(page, QUESTION)
+    ask_and_settle(page, QUESTION)
     expect(page.get_by_text("the LLM server is not running").first).to_be_visible()
-    settled(page)
     most_shown = _most_messages_shown(page)
 
     page.get_by_role("button", name="Retry the answer").click()
