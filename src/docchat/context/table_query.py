@@ -75,9 +75,11 @@ def table_query(question: str, shapes: Sequence[TableShape],
     if figure is None:
         return None
     counting = not any(cue in cues for _, listed in _FIGURES for cue in listed)  # "how many" alone
+    bounds = _bounds(question)
+    ranges = {shape.table: _ranges(shape, bounds) for shape in shapes}
     found = []
     for shape in shapes:
-        limited = {column for column, *_ in _ranges(shape, question)}
+        limited = {column for column, *_ in ranges[shape.table]}
         named = _named_columns(shape, set(words))
         # A column named for its range is what is counted or kept, not what is added up.
         found += [(shape, column) for column in [c for c in named if c not in limited] or
@@ -85,14 +87,14 @@ def table_query(question: str, shapes: Sequence[TableShape],
     column: str | None
     if found:
         shape, column = max(found, key=lambda pair: len(_words(pair[1])))
-    elif counting and (counted := _counted(shapes, words, question)) is not None:
+    elif counting and (counted := _counted(shapes, words, ranges)) is not None:
         shape, column, figure = counted, None, "COUNT"  # "how many suppliers": the rows, counted
     else:
         return None
     by = _per(shape, words)
     conditions = _conditions(shape, text, values, besides=by) + [
         (f"{quoted(name)} {operator} {bound}", f"{name} is {_IN_RANGE_WORDS[operator]} {bound}")
-        for name, operator, bound in _ranges(shape, question)]
+        for name, operator, bound in ranges[shape.table]]
     where = " AND ".join(["_kind = 'row'", *(sql for sql, _ in conditions)])
     measured = "COUNT(*)" if column is None else f"{figure}({quoted(column)})"
     counts = f"{measured} AS value, COUNT(*) AS rows_read, GROUP_CONCAT(_row) AS rows_used"
@@ -129,28 +131,34 @@ def _named_columns(shape: TableShape, present: set[str]) -> list[str]:
     return named
 
 
-def _counted(shapes: Sequence[TableShape], words: list[str], question: str) -> TableShape | None:
+def _counted(shapes: Sequence[TableShape], words: list[str],
+             ranges: dict[str, list[tuple[str, str, str]]]) -> TableShape | None:
     """The sheet whose rows "how many" counts: the only one, or the only one with a column the
-    question counts per or names a range of."""
+    question counts per or names a range of (`ranges`: each sheet's, by its table)."""
     if len(shapes) == 1:
         return shapes[0]
-    named = [shape for shape in shapes if _per(shape, words) is not None or _ranges(shape, question)]
+    named = [shape for shape in shapes if _per(shape, words) is not None or ranges[shape.table]]
     return named[0] if len(named) == 1 else None
 
 
-def _ranges(shape: TableShape, question: str) -> list[tuple[str, str, str]]:
-    """(column, operator, bound) for each range of a numeric column the question names: "more than
-    50 pallets", "a unit price below 4.5", "50 or more pallets"."""
+def _bounds(question: str) -> list[tuple[str, str, list[str], list[str]]]:
+    """(operator, bound, the four words after it, the four before) for each range the question
+    states: "more than 50 pallets", "a unit price below 4.5", "50 or more pallets"."""
     lowered = question.lower()
     found = [(next(op for op, cue in _COMPARED if re.fullmatch(cue, match.group(1))), match)
              for match in _RANGE.finditer(lowered)]
     found += [(">=" if match.group(2) == "more" else "<=", match) for match in _OR_MORE.finditer(lowered)
               if not any(other.start() <= match.start() < other.end() for _, other in found)]
+    return [(operator, next(group for group in match.groups() if group and group[0].isdigit()).replace(",", ""),
+             _words(lowered[match.end():])[:4], _words(lowered[:match.start()])[-4:]) for operator, match in found]
+
+
+def _ranges(shape: TableShape, bounds: list[tuple[str, str, list[str], list[str]]]) -> list[tuple[str, str, str]]:
+    """(column, operator, bound) for each of the question's ranges that names a numeric column of
+    the sheet, by the words right after its bound or right before it."""
     ranges = []
-    for operator, match in found:
-        bound = next(group for group in match.groups() if group and group[0].isdigit()).replace(",", "")
-        column = (_column_near(shape, _words(lowered[match.end():])[:4], from_start=True)
-                  or _column_near(shape, _words(lowered[:match.start()])[-4:]))
+    for operator, bound, after, before in bounds:
+        column = _column_near(shape, after, from_start=True) or _column_near(shape, before)
         if column is not None and (column, operator, bound) not in ranges:
             ranges.append((column, operator, bound))
     return ranges
