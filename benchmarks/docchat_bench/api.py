@@ -58,6 +58,7 @@ class _Info:
     reports_prefix_cache: bool = False
     continues_answers: bool = True
     sampling_options: tuple[str, ...] = ()
+    constrains: bool = False
 
 
 class _Answer:
@@ -100,7 +101,7 @@ class InstantGateway:
         raise LLMError("the instant stand-in does not count tokens")
 
     def stream(self, messages, *, max_tokens: int, stop=None, continue_last: bool = False,
-               varied: bool = False, conversation: str | None = None) -> _Answer:
+               varied: bool = False, conversation: str | None = None, constraint=None) -> _Answer:
         return _Answer()
 
 

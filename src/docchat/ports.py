@@ -37,6 +37,7 @@ from docchat.domain import (
     TitleSource,
     Unreadable,
 )
+from docchat.domain.grounding import Constraint
 from docchat.domain.approach import Figure
 from docchat.domain.documents import SheetTable
 
@@ -284,6 +285,10 @@ class ServerInfo(Protocol):
         """Which of docchat's sampling options beyond temperature it takes (top_p, top_k,
         repetition_penalty); the others are left out of its requests."""
 
+    @property
+    def constrains(self) -> bool:
+        """Whether it takes a pattern the answer must keep to (docchat.context.citing)."""
+
 
 class PrefixCache(Protocol):
     @property
@@ -321,10 +326,13 @@ class Gateway(Protocol):
     def count_tokens(self, messages: list[dict[str, str]]) -> int:
         """The server's own count of a chat prompt; raises LLMError when it cannot say."""
     def stream(self, messages: list[dict[str, str]], *, max_tokens: int, stop: threading.Event | None = None,
-               continue_last: bool = False, varied: bool = False, conversation: str | None = None) -> Generation:
+               continue_last: bool = False, varied: bool = False, conversation: str | None = None,
+               constraint: Constraint | None = None) -> Generation:
         """`varied`: a new version of an answer, sampled so that it is a new answer.
         `conversation`: the conversation's id, told to the server where a router in front of
-        several replicas can read it (keeping a conversation on one keeps its prefix cached)."""
+        several replicas can read it (keeping a conversation on one keeps its prefix cached).
+        `constraint`: a pattern the answer must keep to, sent only to a server that takes one
+        (`ServerInfo.constrains`)."""
 
 
 class SkillRecord(Protocol):

@@ -38,6 +38,7 @@ def test_a_stateless_comparison_says_its_plan_the_documents_compared_and_what_it
     assert body["plan"] == "compare"
     assert body["plan_documents"] == ["lease-2024.md", "lease-2025.md"]
     assert body["coverage"] == {"documents_read": 2, "documents_in_scope": 2, "left_out": [], "rounds": 1}
+    assert body["answer_form"] == "free"
 
 
 def test_a_stored_answer_keeps_its_plan_and_the_conversation_gives_it_back(client, gateway, leases):
@@ -50,9 +51,10 @@ def test_a_stored_answer_keeps_its_plan_and_the_conversation_gives_it_back(clien
     done = json.loads(events(response.text)[-1][1])
     assert (done["plan"], done["coverage"]["documents_read"]) == ("compare", 2)
     [question, answer] = client.get(f"/api/v1/conversations/{conversation['id']}").json()["messages"]
-    assert (question["plan"], question["coverage"]) == (None, None)
+    assert (question["plan"], question["coverage"], question["answer_form"]) == (None, None, None)
     assert (answer["plan"], answer["plan_documents"], answer["coverage"]["documents_in_scope"]) == \
         ("compare", ["lease-2024.md", "lease-2025.md"], 2)
+    assert (done["answer_form"], answer["answer_form"]) == ("free", "free")
 
 
 def test_a_lookup_says_so_and_carries_no_coverage(client, gateway, leases):
@@ -69,7 +71,7 @@ def test_the_openai_compatible_answer_carries_the_plan_in_its_docchat_extra(docc
     completion = docchat.chat.completions.create(model="docchat", messages=[{"role": "user", "content": COMPARE}])
 
     extra = completion.model_extra["docchat"]
-    assert (extra["plan"], extra["coverage"]["documents_read"]) == ("compare", 2)
+    assert (extra["plan"], extra["coverage"]["documents_read"], extra["answer_form"]) == ("compare", 2, "free")
 
 
 def test_a_question_asked_with_a_plan_is_answered_with_it(client, gateway, leases):

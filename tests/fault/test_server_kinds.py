@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import pytest
 
-from docchat.bootstrap import build_services
+from docchat.bootstrap import build_services, gateway_for
+from docchat.context.citing import citing
 from docchat.errors import InvalidInput
 from docchat.memory.tokens import render_chatml
 from docchat.services.llm import SAMPLE
@@ -142,6 +143,28 @@ def test_only_the_sampling_options_a_server_takes_are_sent(settings_for, recordi
     (body,) = server.completions
     assert {name: body[name] for name in sent} == sent
     assert not left_out & set(body)
+
+
+@pytest.mark.parametrize(("recording", "field", "sent"), [
+    ("vllm", "structured_outputs", {"regex": citing([1, 2]).regex}),
+    ("llama_cpp", "grammar", citing([1, 2]).grammar),
+    ("llama_cpp_python", "grammar", citing([1, 2]).grammar),
+    ("ollama", None, None),
+    ("lm_studio", None, None),
+    ("openai_compatible", None, None),
+])
+def test_the_citation_pattern_is_sent_only_to_a_server_that_takes_one(settings_for, recording, field, sent):
+    with RecordedServer(recording) as server:
+        gateway = gateway_for(settings_for(server.url + "/v1"))
+        takes = gateway.info().constrains
+        text = "".join(gateway.stream([{"role": "user", "content": QUESTION}], max_tokens=64,
+                                      constraint=citing([1, 2])))
+
+    assert text == "The Determination Date is the 15th."
+    (body,) = server.completions
+    assert takes is (field is not None)
+    assert {name: body[name] for name in ("structured_outputs", "grammar") if name in body} == \
+        ({field: sent} if field else {})
 
 
 def test_tokens_are_checked_against_the_count_of_vllm_and_of_llama_server(status_of):

@@ -9,7 +9,7 @@ from datetime import datetime, timezone
 import pytest
 from sqlalchemy import update
 
-from docchat.domain import AnswerFacts, Budget, Citation, Conversation, MemoryStats, Message, Rating, Role, Status
+from docchat.domain import AnswerFacts, AnswerForm, Budget, Citation, Conversation, MemoryStats, Message, Rating, Role, Status
 from docchat.domain.approach import Approach, Coverage, Figure, Way
 from docchat.store.engine import make_engine
 from docchat.store.migrate import upgrade
@@ -57,7 +57,7 @@ def answer_with_every_field() -> Message:
             approach=Approach(Way.COMPARE, ("d-41", "d-42"), ("Hartley trust deed.pdf", "Hartley trust deed 2019.pdf")),
             coverage=Coverage(1, 2, (("Hartley trust deed 2019.pdf", "nothing in it matched the question"),)),
             table=Figure("d-43", "distributions.xlsx", "Payments", "the total of Amount where Year is 2025", 12_500.5,
-                         "SELECT SUM(\"Amount\") ...", (2, 3, 7))),
+                         "SELECT SUM(\"Amount\") ...", (2, 3, 7)), form=AnswerForm.CONSTRAINED),
     )
 
 

@@ -193,6 +193,7 @@ class FakeServerInfo:
     reports_prefix_cache: bool = True
     continues_answers: bool = True
     sampling_options: tuple[str, ...] = ("top_p", "top_k", "repetition_penalty")
+    constrains: bool = False
 
 
 class FakeGeneration:
@@ -220,14 +221,16 @@ class FakeGateway:
     An answer with no script left is "fine." Usage defaults to the prompt's count by `counter`
     (when given), so tests can compare it with the plan as the live tier does with vLLM's."""
 
-    def __init__(self, *, max_model_len: int = 8_192, counter=None, down: Exception | None = None):
+    def __init__(self, *, max_model_len: int = 8_192, counter=None, down: Exception | None = None,
+                 constrains: bool = False, model: str = "fake-model"):
         self.base_url = "http://fake/v1"
-        self._info = FakeServerInfo(max_model_len=max_model_len)
+        self._info = FakeServerInfo(max_model_len=max_model_len, constrains=constrains, model=model, models=(model,))
         self._counter = counter
         self._script: list[tuple[list[str], dict | None, Exception | None, str]] = []
         self.down = down
         self.requests: list[tuple[list[dict], int]] = []
         self.continued: list[bool] = []
+        self.constraints: list = []  # the pattern each answer was asked under (None: free)
         self.varied: list[bool] = []
 
     def enqueue(self, deltas: list[str], *, usage: dict | None = None, failure: Exception | None = None,
@@ -258,8 +261,9 @@ class FakeGateway:
             getattr(self._counter, "generation_prompt_tokens", 0)
 
     def stream(self, messages: list[dict], *, max_tokens: int, stop=None, continue_last: bool = False,
-               varied: bool = False, conversation: str | None = None) -> FakeGeneration:
+               varied: bool = False, conversation: str | None = None, constraint=None) -> FakeGeneration:
         self.requests.append((messages, max_tokens))
+        self.constraints.append(constraint)
         self.continued.append(continue_last)
         self.varied.append(varied)
         deltas, usage, failure, finish = self._script.pop(0) if self._script else (["fine."], None, None, "stop")

@@ -215,3 +215,16 @@ def test_the_one_before_and_a_third_are_not_numbers():
 
     assert check("Payment moves to the one before [1]. Each stem loses about a third [1].", {1: passage},
                  None).flagged == ()
+
+
+def test_a_sentence_citing_a_whole_documents_part_is_checked_against_all_of_that_part():
+    # A small library is given whole: page 2 is one part, [1], kept as the two chunks it was read in.
+    given = [Citation(1, "Trust Agreement", "page 2", "The Determination Date is the 15th calendar day of each month."),
+             Citation(2, "Trust Agreement", "page 3", "The Payment Date is the second Business Day after it."),
+             Citation(1, "Trust Agreement", "page 2", "If it falls on a weekend it moves to the next Business Day.")]
+
+    grounding = CitationChecker(WordsEmbedder())(
+        "The Determination Date is the 15th calendar day of each month [1]. On a weekend it moves to the next "
+        "Business Day [1].", given)
+
+    assert grounding.flagged == ()

@@ -9,7 +9,7 @@ from dataclasses import replace
 
 import pytest
 
-from docchat.domain import Citation, ConversationSettings, Rating, Role, Status
+from docchat.domain import AnswerForm, Citation, ConversationSettings, Rating, Role, Status
 from docchat.domain.approach import Approach, Coverage, Figure, Way
 from docchat.errors import InvalidExport
 from docchat.exchange import message_record, to_json
@@ -55,7 +55,7 @@ def test_the_checksum_is_the_sha256_of_the_canonical_utf8_messages():
 def test_the_export_names_its_schema_and_version():
     data = json.loads(exported_bytes())
 
-    assert (data["schema"], data["version"]) == ("docchat.conversation", 5)
+    assert (data["schema"], data["version"]) == ("docchat.conversation", 6)
 
 
 def test_a_message_still_streaming_exports_as_interrupted():
@@ -93,9 +93,9 @@ def test_a_json_file_of_another_schema_is_refused_naming_the_schema():
 
 def test_an_export_of_a_newer_version_is_refused_naming_both_versions():
     data = document()
-    data["version"] = 6
+    data["version"] = 7
 
-    with pytest.raises(InvalidExport, match=r"unsupported export version 6 \(this docchat reads versions 1, 2, 3, 4, 5\)"):
+    with pytest.raises(InvalidExport, match=r"unsupported export version 7 \(this docchat reads versions 1, 2, 3, 4, 5, 6\)"):
         read_export(exported_bytes(data))
 
 
@@ -198,7 +198,7 @@ def test_a_timestamp_without_a_time_zone_is_refused():
 
 def test_the_error_names_the_file_it_came_from():
     data = document()
-    data["version"] = 6
+    data["version"] = 99
 
     with pytest.raises(InvalidExport, match=r"^harbour-street-trust\.json: "):
         read_export(exported_bytes(data), source="harbour-street-trust.json")
@@ -297,3 +297,21 @@ def test_an_answer_without_a_plan_exports_as_version_4_wrote_it():
     record = message_record(messages()[2])
 
     assert "plan" not in record and "coverage" not in record and "table" not in record
+
+
+def test_how_an_answer_was_written_is_exported_and_imported_back():
+    quoted = message(1, Role.ASSISTANT, "“The rent is GBP 62,000 a year.” [2]", form=AnswerForm.QUOTED)
+
+    [imported] = read_export(exported_bytes(document(messages=[quoted]))).messages
+
+    assert imported.facts.form is AnswerForm.QUOTED
+
+
+def test_a_version_5_export_without_answer_forms_still_imports():
+    data = document(messages=messages())
+    data["version"] = 5
+
+    imported = read_export(exported_bytes(data)).messages
+
+    assert [m.content for m in imported] == [m.content for m in messages()]
+    assert all(m.facts.form is None for m in imported)

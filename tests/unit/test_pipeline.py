@@ -39,10 +39,10 @@ def filler(document: str, count: int, words: int = 60) -> list:
 class Setup:
     def __init__(self, library: FakeLibrary, *, window: int = 2_048, caps: Caps = Caps(),
                  limits: PassageLimits = PassageLimits(), titler=None, rewriter=None, rewrite_gate=None,
-                 rounds: bool = False):
+                 rounds: bool = False, citation_gate=None, constrains: bool = False, checker=None):
         self.counter = WordCounter()
         self.uow = FakeUnitOfWork()
-        self.gateway = FakeGateway(max_model_len=window, counter=self.counter)
+        self.gateway = FakeGateway(max_model_len=window, counter=self.counter, constrains=constrains, model="tiny")
         self.log = ConversationLog(self.uow, self.counter)
         self.conversations = ConversationService(self.uow, self.counter, self.log)
         self.messages = MessageService(self.uow, self.counter, self.log)
@@ -50,7 +50,8 @@ class Setup:
         self.pipeline = AnswerPipeline(engine, self.counter, retriever=library, limits=limits, programs=rewriter,
                                        rewrite_gate=rewrite_gate, gateway=self.gateway if rounds else None)
         self.chat = ChatService(self.conversations, self.messages, self.log, self.uow, self.gateway, self.counter,
-                                self.pipeline, answer_reserve=RESERVE, programs=titler)
+                                self.pipeline, answer_reserve=RESERVE, programs=titler,
+                                checker=checker, citation_gate=citation_gate)
         self.stateless = StatelessChat(self.chat, self.pipeline, self.counter, self.gateway)
 
     def ask(self, question: str, conversation_id: str | None = None):

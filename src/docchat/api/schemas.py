@@ -160,6 +160,10 @@ class PlannedOut(BaseModel):
     coverage: CoverageOut | None = Field(default=None, description="For the collection or a comparison: how many "
                                          "documents in scope the answer read.")
     table: TableOut | None = Field(default=None, description="For a table plan: the figure docchat computed.")
+    answer_form: Literal["free", "constrained", "quoted"] | None = Field(
+        default=None, description='How the answer was written: "free" (in the model\'s own words), "constrained" (by '
+        'the model, every sentence ending with marks of the passages it was given) or "quoted" (the passages\' own '
+        'sentences, quoted by docchat); null for a documents-only reply and an answer from before forms were kept.')
 
 
 # A sentence the citation check looked at, as docchat.exchange.citation_wire.check_to_api writes it.

@@ -83,6 +83,7 @@ def _answering(settings: Settings, client: Client, info: ServerInfo | None,
     from docchat.context.pipeline import AnswerPipeline, PassageLimits
     from docchat.context.planner import Caps
     from docchat.context.programs import programs_over
+    from docchat.context.citing import CitationGate
     from docchat.context.rewrite import RewriteGate
     from docchat.llm.discovery import fetch_info
     from docchat.llm.skill_record import JsonSkillRecord
@@ -104,14 +105,15 @@ def _answering(settings: Settings, client: Client, info: ServerInfo | None,
     caps = Caps(system=settings.cap_system, summary=settings.cap_summary, chunks=settings.cap_chunks,
                 question=settings.cap_question)
     context = ContextEngine(counter, programs, system_prompt=settings.system_prompt, caps=caps)
-    rewrite_gate = RewriteGate(skills or JsonSkillRecord(settings.resolved_data_dir))
+    skill_record = skills or JsonSkillRecord(settings.resolved_data_dir)
+    rewrite_gate = RewriteGate(skill_record)
     _follow(gateway, info, rewrite_gate.follow)
     pipeline = AnswerPipeline(context, counter, programs=programs, retriever=retriever,
                               limits=PassageLimits(floor=settings.passages_min, ceiling=settings.passages_max),
                               rewrite_gate=rewrite_gate, gateway=gateway)
     chat = ChatService(conversations, messages, log, uow, gateway, counter, pipeline, programs=programs,
                        answer_reserve=answer_tokens(settings), documents_only=settings.documents_only,
-                       checker=CitationChecker(embedder, passage_vectors))
+                       checker=CitationChecker(embedder, passage_vectors), citation_gate=CitationGate(skill_record))
     if info is not None:
         llm.calibration()  # once, at start-up, while the server is known to answer
     return Answering(chat=chat, stateless=StatelessChat(chat, pipeline, counter, gateway), llm=llm)

@@ -79,6 +79,11 @@ def add_commands(commands) -> None:
                            "docchat is set up for (default: %(default)s)")
     questions.add_argument("--json", action="store_true")
     questions.set_defaults(handler=bench_questions)
+    citations = suites.add_parser("citations", help="does the served model cite the passages it was given, in its "
+                                  "own words and under the citation pattern (make run's server)")
+    citations.add_argument("--dialogs", type=int, default=None, help="only the first N of the 10 dialogs")
+    citations.add_argument("--json", action="store_true")
+    citations.set_defaults(handler=bench_citations)
     grounding = suites.add_parser("grounding", help="does the evidence judgement tell questions the documents "
                                   "answer from those they do not? vs the top fused score alone")
     grounding.add_argument("--json", action="store_true")
@@ -215,6 +220,13 @@ def bench_questions(args) -> None:
     from docchat_bench.questions import run_questions_bench
 
     run_questions_bench(served=args.model == "served", as_json=args.json)
+
+
+@_suite
+def bench_citations(args) -> None:
+    from docchat_bench.citations import run_citations_bench
+
+    run_citations_bench(dialogs=args.dialogs, as_json=args.json)
 
 
 @_suite

@@ -16,7 +16,7 @@ import textwrap
 from docchat.atomic import write_atomically
 from docchat.cli.signals import ctrl_c_interrupts
 from docchat.cli.terminal_backends import Backend, Outcome, Said
-from docchat.domain import Citation, Status, answer_note
+from docchat.domain import Citation, Status, answer_note, form_line
 from docchat.domain.approach import covered_line
 from docchat.errors import DocchatError
 from docchat.text import for_terminal, one_line
@@ -178,6 +178,8 @@ class Session:
             print(f"[{note}]")
         if line := covered_line(outcome.approach, outcome.coverage, outcome.table):
             print(for_terminal(f"[{line}]"))
+        if line := form_line(outcome.form):
+            print(f"[{line}]")
         self._citations = outcome.citations
         check = outcome.check
         if outcome.cited:

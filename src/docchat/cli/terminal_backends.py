@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Iterator, Protocol
 
-from docchat.domain import Citation, EvidenceStrength, Grounding, Role, Status
+from docchat.domain import AnswerForm, Citation, EvidenceStrength, Grounding, Role, Status
 from docchat.domain.approach import Approach, Coverage, Figure
 from docchat.errors import DocchatError, InvalidInput
 from docchat.services.turn import Turn
@@ -35,6 +35,7 @@ class Outcome:
     approach: Approach | None = None
     coverage: Coverage | None = None
     table: Figure | None = None
+    form: AnswerForm | None = None
 
 
 @dataclass(frozen=True)
@@ -112,7 +113,8 @@ class TurnAnswer:
                                     check=answer.facts.grounding if answer else None,
                                     approach=answer.facts.approach if answer else None,
                                     coverage=answer.facts.coverage if answer else None,
-                                    table=answer.facts.table if answer else None)
+                                    table=answer.facts.table if answer else None,
+                                    form=answer.facts.form if answer else None)
             self._kept(answer.content if answer else "")
         return self._outcome
 

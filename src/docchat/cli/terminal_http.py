@@ -15,6 +15,7 @@ import httpx
 from docchat.exchange import citation_wire
 from docchat.cli.terminal_backends import SHOWN_ON_OPEN, Answer, Listed, Outcome, Said, stateless_refusal
 from docchat.domain import EvidenceStrength, Status
+from docchat.domain.grounding import answer_form
 from docchat.domain.approach import from_plan_fields
 from docchat.errors import DocchatError
 
@@ -157,7 +158,8 @@ class StreamedAnswer:
                                     evidence=EvidenceStrength.from_dict(final.get("evidence")), model=final.get("model"),
                                     cited=citation_wire.from_api(final.get("cited")),
                                     check=citation_wire.check_from_api(final.get("citation_check")),
-                                    approach=approach, coverage=coverage, table=table)
+                                    approach=approach, coverage=coverage, table=table,
+                                    form=answer_form(final.get("answer_form")))
             self._kept(str(final.get("answer", self._text)))
         return self._outcome
 

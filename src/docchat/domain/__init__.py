@@ -16,7 +16,7 @@ from docchat.domain.folders import (
     FileStatus, SyncCounts, Folder, FolderFile, SeenFile, Unreadable, FileProblem, SyncReport, FolderState,
 )
 from docchat.domain.grounding import (
-    Judgement, EvidenceStrength, answer_note, Grounding, SentenceCheck, marks_in,
+    Judgement, EvidenceStrength, answer_note, AnswerForm, form_line, Grounding, SentenceCheck, marks_in,
 )
 from docchat.domain.health import (
     StoreHealth, LLMStatus, LibraryHealth, IndexCheck, IndexRepair,
@@ -33,6 +33,6 @@ __all__ = [
     "Retrieved", "SourceView", "DocumentUse", "Scope",
     "FileStatus", "SyncCounts", "Folder", "FolderFile", "SeenFile", "Unreadable", "FileProblem", "SyncReport",
     "FolderState",
-    "Judgement", "EvidenceStrength", "answer_note", "Grounding", "SentenceCheck", "marks_in",
+    "Judgement", "EvidenceStrength", "answer_note", "AnswerForm", "form_line", "Grounding", "SentenceCheck", "marks_in",
     "StoreHealth", "LLMStatus", "LibraryHealth", "IndexCheck", "IndexRepair",
 ]

@@ -211,12 +211,15 @@ def approach_line(approach: Approach, in_scope: int) -> str:
 def plan_fields(facts: AnswerFacts | None) -> dict[str, Any]:
     """An answer's plan as `ask --json`, the API and the OpenAI-compatible extension carry it: the
     plan (null for an answer from before plans were kept), the documents compared by name, for a
-    comparison or the collection what it covered, and for a table the figure docchat computed."""
+    comparison or the collection what it covered, for a table the figure docchat computed, and how
+    the answer was written (docchat.domain.grounding.AnswerForm)."""
     approach, coverage, table = (facts.approach, facts.coverage, facts.table) if facts else (None, None, None)
+    form = facts.form if facts else None
     return {"plan": approach.way.value if approach else None,
             "plan_documents": list(approach.names) if approach else [],
             "coverage": coverage.as_dict() if coverage else None,
-            "table": table.as_dict() if table else None}
+            "table": table.as_dict() if table else None,
+            "answer_form": form.value if form else None}
 
 
 def from_plan_fields(data: dict[str, Any]) -> tuple[Approach | None, Coverage | None, Figure | None]:

@@ -7,7 +7,7 @@ from datetime import datetime, timezone
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any
 
-from docchat.domain.grounding import Grounding, marks_in
+from docchat.domain.grounding import AnswerForm, Grounding, marks_in
 
 if TYPE_CHECKING:
     from docchat.domain.approach import Approach, Coverage, Figure
@@ -225,6 +225,9 @@ class AnswerFacts:
     coverage: "Coverage | None" = None
     # For a table plan: the figure docchat computed, its query and the rows it read.
     table: "Figure | None" = None
+    # How it was written (free, constrained, quoted); None for a documents-only reply and an
+    # answer from before forms were kept.
+    form: AnswerForm | None = None
 
 
 # Shared by every question and system message: a frozen value, so one is enough.

@@ -62,6 +62,32 @@ def answer_note(evidence: EvidenceStrength | None, model: str | None) -> str | N
     return {Judgement.NOT_FOUND: NOT_FOUND_NOTE, Judgement.WEAK: WEAK_NOTE}.get(evidence.judgement)
 
 
+class AnswerForm(StrEnum):
+    """How an answer was written: in the model's own words (FREE), by the model under a pattern
+    that makes every sentence end with marks of passages it was given (CONSTRAINED), or as the
+    passages' own sentences quoted by docchat (QUOTED)."""
+
+    FREE = "free"
+    CONSTRAINED = "constrained"
+    QUOTED = "quoted"
+
+
+_FORM_LINES = {AnswerForm.CONSTRAINED: "Written by the model with a citation for every sentence.",
+               AnswerForm.QUOTED: "Quoted from your documents."}
+
+
+def form_line(form: AnswerForm | None) -> str | None:
+    """What the page, the terminal and an export say of how an answer was written; None for the
+    model's own words (how docchat always answered)."""
+    return _FORM_LINES.get(form) if form else None
+
+
+def answer_form(value: object) -> AnswerForm | None:
+    """A kept or received form, None when absent or not one docchat knows."""
+    return AnswerForm(value) if value in _FORMS else None
+
+
+_FORMS = {form.value for form in AnswerForm}
 
 
 # "[2]", "[1, 3]", "[1][3]": the marks a model writes. A bracketed word ("[citation needed]") is not one.
@@ -148,3 +174,13 @@ def _numbers(value: object) -> tuple[int, ...]:
     if not isinstance(value, (list, tuple)):
         return ()
     return tuple(n for n in value if isinstance(n, int) and not isinstance(n, bool))
+
+
+@dataclass(frozen=True)
+class Constraint:
+    """A pattern an answer must keep to, as each kind of server takes it (docchat.context.citing):
+    a regular expression (vLLM's structured outputs) and the same language in GBNF (llama.cpp)."""
+
+    numbers: tuple[int, ...]  # the passages it may cite
+    regex: str
+    grammar: str

@@ -38,7 +38,9 @@ from docchat.domain import (
     Status,
     Summary,
     answer_note,
+    form_line,
 )
+from docchat.domain.grounding import answer_form
 from docchat.domain.approach import Approach, Coverage, Figure, covered_line
 from docchat.errors import InvalidExport
 from docchat.exchange.json_writing import canonical_json, indented_json
@@ -46,8 +48,8 @@ from docchat.text import NUL, one_line, unstorable
 from docchat.wording import count
 
 SCHEMA = "docchat.conversation"
-VERSION = 5
-READABLE = (1, 2, 3, 4, 5)
+VERSION = 6
+READABLE = (1, 2, 3, 4, 5, 6)
 # Exports nest five levels, other apps' about ten; deeper is not a conversation, and would
 # exhaust Python's recursion limit somewhere between reading and storing it.
 MAX_DEPTH = 64
@@ -102,6 +104,8 @@ def message_record(message: Message) -> dict[str, Any]:
         **({"plan": facts.approach.as_dict()} if facts.approach is not None else {}),
         **({"coverage": facts.coverage.as_dict()} if facts.coverage is not None else {}),
         **({"table": facts.table.as_dict()} if facts.table is not None else {}),
+        # Only on an answer whose form was kept (version 6).
+        **({"answer_form": facts.form.value} if facts.form is not None else {}),
     }
 
 
@@ -189,6 +193,8 @@ def _message_lines(message: Message, level: str) -> list[str]:
     lines = [heading, ""]
     if note := answer_note(facts.evidence, facts.model):
         lines += [f"> {note}", ""]  # as the page shows it: above the answer
+    if form := form_line(facts.form):
+        lines += [f"> {form}", ""]
     lines += [message.content.rstrip(), ""]
     if covered := covered_line(facts.approach, facts.coverage, facts.table):
         lines += [covered, ""]
@@ -267,6 +273,8 @@ class _MessageIn(_Strict):
     plan: dict[str, Any] | None = None
     coverage: dict[str, Any] | None = None
     table: dict[str, Any] | None = None
+    # How it was written (version 6).
+    answer_form: Literal["free", "constrained", "quoted"] | None = None
 
 
 class _SummaryIn(_Strict):
@@ -412,7 +420,7 @@ def _to_domain(document: _DocumentIn, source: str) -> ImportedConversation:
                                   rating=Rating(m.rating) if m.rating else None,
                                   evidence=EvidenceStrength.from_dict(m.evidence),
                                   approach=Approach.from_dict(m.plan), coverage=Coverage.from_dict(m.coverage),
-                                  table=Figure.from_dict(m.table)),
+                                  table=Figure.from_dict(m.table), form=answer_form(m.answer_form)),
             )
             for m in document.messages
         ]

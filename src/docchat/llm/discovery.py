@@ -47,6 +47,10 @@ class ServerInfo:
     def sampling_options(self) -> tuple[str, ...]:
         return tuple(TRAITS[self.kind].sampling)
 
+    @property
+    def constrains(self) -> bool:
+        return TRAITS[self.kind].constraint is not None
+
 
 @dataclass(frozen=True)
 class PrefixCache:

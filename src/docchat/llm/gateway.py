@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from itertools import chain
 from typing import Callable, Iterator
 
+from docchat.domain.grounding import Constraint
 from docchat.errors import (
     ContextOverflow,
     GenerationStopped,
@@ -143,14 +144,16 @@ class ServerGateway:
             raise LLMServerError(f"counting tokens at the server failed ({error})") from None
 
     def stream(self, messages: list[dict], *, max_tokens: int, stop: threading.Event | None = None,
-               continue_last: bool = False, varied: bool = False, conversation: str | None = None) -> Generation:
+               continue_last: bool = False, varied: bool = False, conversation: str | None = None,
+               constraint: Constraint | None = None) -> Generation:
         """`continue_last`: the last message is an assistant answer cut short, and the model
         goes on writing it (vLLM's continue_final_message) instead of starting a new one.
         `varied`: a new version of an answer, with the regeneration's sampling. `conversation`:
-        sent in CONVERSATION_HEADER."""
+        sent in CONVERSATION_HEADER. `constraint`: sent as this server takes one, if it does."""
         info = self.info()
         generation = Generation(model=info.model)
         body = self._body(info, messages, max_tokens, continue_last, self._varied if varied else self._sampling)
+        body.update(_constrained(info.kind, constraint))
         headers = {CONVERSATION_HEADER: conversation} if conversation else {}
         generation._chunks = self._deltas(body, headers, stop or threading.Event(), generation)
         return generation
@@ -383,3 +386,15 @@ def _message(response) -> str:
         return str(error.get("message") or (nested.get("message") if isinstance(nested, dict) else None)
                    or error)[:300]
     return f"Error code: {response.status_code} - {body}"[:300]
+
+
+def _constrained(kind: ServerKind, constraint: Constraint | None) -> dict:
+    """The fields that carry a constraint to a server of this kind; none when it takes none."""
+    if constraint is None:
+        return {}
+    way = TRAITS[kind].constraint
+    if way == "structured_outputs":
+        return {"structured_outputs": {"regex": constraint.regex}}
+    if way == "grammar":
+        return {"grammar": constraint.grammar}
+    return {}

@@ -57,19 +57,25 @@ class ServerTraits:
     # Whether it goes on writing a last assistant message instead of starting a new one (vLLM's
     # continue_final_message; llama-server prefills it); the others start a new answer.
     continues: bool = False
+    # How it takes a pattern the answer must keep to (docchat.context.citing): vLLM's structured
+    # outputs ("structured_outputs", a regex), a GBNF "grammar" (llama.cpp), or None (not taken:
+    # Ollama and LM Studio take only JSON schemas, and a plain server may refuse an unknown field).
+    constraint: str | None = None
 
 
 TRAITS: dict[ServerKind, ServerTraits] = {
     ServerKind.VLLM: ServerTraits(
         "vLLM", "/health", "chat", "/tokenize", True,
-        {"top_p": "top_p", "top_k": "top_k", "repetition_penalty": "repetition_penalty"}, continues=True),
+        {"top_p": "top_p", "top_k": "top_k", "repetition_penalty": "repetition_penalty"}, continues=True,
+        constraint="structured_outputs"),
     ServerKind.LLAMA_CPP: ServerTraits(
         "llama.cpp server", "/health", "text", "/tokenize", False,
-        {"top_p": "top_p", "top_k": "top_k", "repetition_penalty": "repeat_penalty"}, continues=True),
+        {"top_p": "top_p", "top_k": "top_k", "repetition_penalty": "repeat_penalty"}, continues=True,
+        constraint="grammar"),
     ServerKind.LLAMA_CPP_PYTHON: ServerTraits(
         "llama-cpp-python server", None, "text", "/extras/tokenize/count", False,
         {"top_p": "top_p", "top_k": "top_k", "repetition_penalty": "repeat_penalty"},
-        default_window=2_048),  # its --n_ctx default
+        default_window=2_048, constraint="grammar"),  # its --n_ctx default
     ServerKind.OLLAMA: ServerTraits("Ollama", None, None, None, False, {"top_p": "top_p"}),
     ServerKind.LM_STUDIO: ServerTraits(
         "LM Studio", None, None, None, False,

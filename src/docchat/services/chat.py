@@ -16,9 +16,11 @@ import time
 from dataclasses import replace
 from typing import Callable
 
+from docchat.context.citing import Checker, CitationGate, citable, citing
 from docchat.context.pipeline import AnswerPipeline, Prepared, Request
 from docchat.context.rewrite import RECENT_MESSAGES
-from docchat.domain import Message, Role, SessionMemory, Status, TitleSource
+from docchat.domain import AnswerForm, Message, Role, SessionMemory, Status, TitleSource
+from docchat.domain.grounding import Constraint
 from docchat.domain.approach import Way
 from docchat.domain.turns import last_exchange, may_continue
 from docchat.errors import InvalidInput, LLMError, NotFound
@@ -28,7 +30,7 @@ from docchat.services.conversations import ConversationService
 from docchat.services.documents_only import NominalServer, Reply, offered, refuses, reply_text
 from docchat.services.messages import MessageService, require_message
 from docchat.domain.titles import clean_title, title_from
-from docchat.services.turn import Checker, Turn, streamed
+from docchat.services.turn import Turn, streamed
 
 log = logging.getLogger(__name__)
 
@@ -45,7 +47,8 @@ CONDENSE_RETRY_AFTER = 8
 class ChatService:
     def __init__(self, conversations: ConversationService, messages: MessageService, log: ConversationLog,
                  uow: UnitOfWorkFactory, gateway: Gateway, counter: TokenCounter, pipeline: AnswerPipeline, *,
-                 answer_reserve: int | None, programs: Programs | None = None, documents_only: bool = False, checker: Checker | None = None):
+                 answer_reserve: int | None, programs: Programs | None = None, documents_only: bool = False,
+                 checker: Checker | None = None, citation_gate: CitationGate | None = None):
         self._conversations = conversations
         self._messages = messages
         self._log = log
@@ -57,15 +60,19 @@ class ChatService:
         self._answer_reserve = answer_reserve
         # Checks each finished answer's citations (none: answers are kept unchecked).
         self.checker = checker
+        # Chooses whether a new answer is written under the citation pattern (none: always free).
+        self._citation_gate = citation_gate
         self._pending: set[threading.Thread] = set()
         self._background_lock = threading.Lock()
         self._saver = _Saved(log, counter, conversations, programs, self._background)
 
     def answer(self, conversation_id: str | None, question: str, *, plan: Way | None = None,
-               progress: Progress = lambda stage: None) -> Turn:
+               form: AnswerForm | None = None, progress: Progress = lambda stage: None) -> Turn:
         """Stores the question, then streams the answer. Bad input changes nothing.
 
         `plan`: how to answer, when the user chose (docchat.domain.approach); None: docchat chooses.
+        `form`: how to write it (free or constrained; docchat.domain.grounding.AnswerForm); None:
+        the citation gate chooses.
         `progress(stage)` hears, in words, what the turn is doing before the model's first token.
         """
         require_message(question)
@@ -79,7 +86,8 @@ class ChatService:
         except LLMError as error:
             # The question is kept either way; the failure shows when the turn is read.
             return self._failed(self._messages.post_user_message(conversation_id, question), error)
-        return self._turn(conversation_id, question, info, keep, progress, unavailable=unavailable, plan=plan)
+        return self._turn(conversation_id, question, info, keep, progress, unavailable=unavailable, plan=plan,
+                          form=form)
 
     def _server(self, conversation_id: str | None) -> tuple[ServerInfo, LLMError | None]:
         """The server to plan against. With none answering, a documents-only conversation plans
@@ -231,7 +239,8 @@ class ChatService:
 
     def _turn(self, conversation_id: str | None, question: str, info: ServerInfo, keep: Keep, progress: Progress, *,
               before_seq: int | None = None, continuing: Message | None = None,
-              version_of: str | None = None, unavailable: LLMError | None = None, plan: Way | None = None) -> Turn:
+              version_of: str | None = None, unavailable: LLMError | None = None, plan: Way | None = None,
+              form: AnswerForm | None = None) -> Turn:
         request, marks, documents_only = self._request(conversation_id, question, before_seq=before_seq)
         request = replace(request, plan=plan)
         # A cut answer goes on while the model answers; without one, it is judged as a new answer.
@@ -262,6 +271,7 @@ class ChatService:
                                        evidence=prepared.evidence, approach=prepared.approach,
                                        coverage=prepared.coverage, table=prepared.figure)
             max_tokens, prefix = reserve, ""
+            constraint, checker = self.written(info, prepared, form)
         else:
             draft, prefix = replace(continuing, status=Status.STREAMING), continuing.content
             # The answer so far now sits in the prompt, so the rest gets what the window has left.
@@ -270,10 +280,24 @@ class ChatService:
                 raise InvalidInput("the window has no room left to continue this answer; ask for the rest instead")
             if compaction is not None:
                 self._log.compact(conversation_id, compaction)
+            constraint, checker = None, self.checker
         # A new version of an answer is sampled: greedily it would be the same words.
         return streamed(prepared, draft, self._saver, self._gateway, max_tokens=max_tokens,
                         conversation_id=conversation_id, prefix=prefix, varied=version_of is not None,
-                        checker=self.checker)
+                        checker=checker, constraint=constraint)
+
+    def written(self, info: ServerInfo, prepared: Prepared,
+                chosen: AnswerForm | None = None) -> tuple[Constraint | None, Checker | None]:
+        """The pattern a new answer is written under (None: the model's own words), and the check
+        of its citations, which also tells the gate what the model did when the gate chose."""
+        gate = self._citation_gate
+        form = chosen or (gate.form(info, prepared) if gate is not None else AnswerForm.FREE)
+        constraint = None
+        if form is AnswerForm.CONSTRAINED and info.constrains and citable(prepared):
+            constraint = citing([citation.number for citation in prepared.citations])
+        if gate is None or chosen is not None or self.checker is None:
+            return constraint, self.checker
+        return constraint, gate.judging(self.checker, info.model, form, prepared, constraint)
 
     def _from_documents(self, prepared: Prepared, version_of: str | None, compaction: Compaction | None) -> Turn:
         """The documents-only reply to a question nothing was found for: no model is asked; its

@@ -42,6 +42,7 @@ class NominalServer:
     reports_prefix_cache: bool = False
     continues_answers: bool = False
     sampling_options: tuple[str, ...] = ()
+    constrains: bool = False
 
 
 def refuses(prepared: Prepared) -> bool:

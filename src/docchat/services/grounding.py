@@ -29,9 +29,16 @@ class CitationChecker:
         if not given:
             return None
         embed = self._embedder.embed if self._embedder is not None else None
-        return check(answer, {c.number: c.text for c in given}, embed, self._passage_vectors(given))
+        # A whole document's part is given as one [n] but kept as its chunks, each numbered n.
+        parts: dict[int, list[Citation]] = {}
+        for citation in given:
+            parts.setdefault(citation.number, []).append(citation)
+        passages = {number: "\n".join(c.text for c in chunks) for number, chunks in parts.items()}
+        single = [chunks[0] for chunks in parts.values() if len(chunks) == 1]
+        return check(answer, passages, embed, self._passage_vectors(single))
 
     def _passage_vectors(self, given: Sequence[Citation]) -> dict[int, Sequence[float]]:
+        """The stored vectors of passages that are one chunk each (a part of several is embedded)."""
         if self._vectors is None or self._embedder is None:
             return {}
         try:

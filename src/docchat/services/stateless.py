@@ -75,8 +75,9 @@ class StatelessChat:
                         facts=AnswerFacts(model=info.model, citations=prepared.citations, evidence=prepared.evidence,
                                           approach=prepared.approach, coverage=prepared.coverage,
                                           table=prepared.figure))
+        constraint, checker = self._chat.written(info, prepared)
         return streamed(prepared, draft, _Unsaved(self._counter), self._gateway, max_tokens=reserve,
-                        conversation_id=None, checker=self._chat.checker)
+                        conversation_id=None, checker=checker, constraint=constraint)
 
     def _message(self, seq: int, role: Role, content: str, now: datetime, *, sent_content: str | None = None) -> Message:
         return Message(id=f"stateless-{seq}", conversation_id="", seq=seq, role=role, content=content,

@@ -14,18 +14,16 @@ import time
 from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Generator, Iterator, Protocol
 
+from docchat.context.citing import Checker
 from docchat.context.pipeline import Prepared
-from docchat.domain import FINISHED, Budget, Citation, EvidenceStrength, Grounding, MemoryStats, Message, SessionMemory, Status
+from docchat.domain import FINISHED, AnswerForm, Budget, Citation, EvidenceStrength, Grounding, MemoryStats, Message, SessionMemory, Status
+from docchat.domain.grounding import Constraint
 from docchat.errors import DocchatError, GenerationStopped, LLMError
 from docchat.ports import Gateway, Generation
 from docchat.text import NUL
 
 CHECKPOINT_S = 1.0
 log = logging.getLogger(__name__)
-
-
-# Checks a finished answer's citations: (its text, the passages it was given) -> the check.
-Checker = Callable[[str, list[Citation]], Grounding | None]
 
 
 class Saver(Protocol):
@@ -156,12 +154,16 @@ class Turn:
 
 def streamed(prepared: Prepared, draft: Message, saver: Saver, gateway: Gateway, *, max_tokens: int,
              conversation_id: str | None, prefix: str = "", varied: bool = False,
-             checker: Checker | None = None) -> Turn:
+             checker: Checker | None = None, constraint: Constraint | None = None) -> Turn:
     """The turn that streams the answer to a prepared prompt: stored or stateless, the same.
-    `prefix`: the answer so far, which the model goes on writing; `varied`: a new version."""
+    `prefix`: the answer so far, which the model goes on writing (in the form it was begun in,
+    but freely: the pattern's matcher would start at the prefix's end, not the answer's);
+    `varied`: a new version; `constraint`: the pattern a new answer is written under."""
     messages = prepared.assembly.messages
     if prefix:
-        messages = [*messages, {"role": "assistant", "content": prefix}]
+        messages, constraint = [*messages, {"role": "assistant", "content": prefix}], None
+    else:
+        draft = draft.with_facts(form=AnswerForm.FREE if constraint is None else AnswerForm.CONSTRAINED)
     summary = prepared.assembly.new_summary
     return Turn(conversation_id=conversation_id, question=prepared.question, draft=draft, budget=prepared.budget,
                 stats=prepared.stats, citations=prepared.citations, evidence=prepared.evidence, saver=saver,
@@ -169,4 +171,4 @@ def streamed(prepared: Prepared, draft: Message, saver: Saver, gateway: Gateway,
                 summary=summary.content if summary else None,
                 start=lambda stop: gateway.stream(messages, max_tokens=max_tokens, stop=stop,
                                                   continue_last=bool(prefix), varied=varied,
-                                                  conversation=conversation_id))
+                                                  conversation=conversation_id, constraint=constraint))

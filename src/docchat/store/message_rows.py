@@ -22,6 +22,7 @@ from sqlalchemy import Connection, bindparam, text
 from docchat.exchange import citation_wire
 from docchat.domain import AnswerFacts, Budget, EvidenceStrength, MemoryStats, Message, NO_FACTS, Rating, Role, Status
 from docchat.domain.approach import Approach, Coverage, Figure
+from docchat.domain.grounding import answer_form
 from docchat.store.tables import sqlite_json, sqlite_moment
 
 _SELECT = """
@@ -110,7 +111,7 @@ def message_row(message: Message) -> dict:
 
 def figures_row(facts: AnswerFacts) -> dict | None:
     if (facts.budget is None and facts.stats is None and facts.evidence is None and facts.approach is None
-            and facts.coverage is None and facts.table is None):
+            and facts.coverage is None and facts.table is None and facts.form is None):
         return None
     row = {"budget": facts.budget.as_dict() if facts.budget else None,
            "memory": facts.stats.as_dict() if facts.stats else None}
@@ -123,6 +124,8 @@ def figures_row(facts: AnswerFacts) -> dict | None:
         row["coverage"] = facts.coverage.as_dict()
     if facts.table is not None:
         row["table"] = facts.table.as_dict()
+    if facts.form is not None:
+        row["answer_form"] = facts.form.value
     return row
 
 
@@ -153,7 +156,8 @@ def _maker(db: Connection):
     # half of what a dict of all the fields does (0.6 ms over 2,000 messages).
     defaults: dict[str, Any] = {"rewritten_query": None, "sent_content": None, "version_of": None, "facts": NO_FACTS}
     no_facts: dict[str, Any] = {"model": None, "usage": None, "error": None, "budget": None, "stats": None,
-                                "evidence": None, "rating": None, "grounding": None, "approach": None, "coverage": None, "table": None}
+                                "evidence": None, "rating": None, "grounding": None, "approach": None,
+                                "coverage": None, "table": None, "form": None}
 
     def made(row) -> Message:
         (id, conversation_id, seq, role, content, created_at, status, token_count, tokenizer, citations,
@@ -203,6 +207,7 @@ def _maker(db: Connection):
                         facts["approach"] = Approach.from_dict(figures["approach"])
                         facts["coverage"] = Coverage.from_dict(figures.get("coverage"))
                         facts["table"] = Figure.from_dict(figures.get("table"))
+                    facts["form"] = answer_form(figures.get("answer_form"))
             if rating:
                 facts["rating"] = _RATINGS.get(rating) or Rating(rating)
             answer_facts = new(AnswerFacts)

@@ -13,7 +13,7 @@ import time
 import streamlit as st
 from streamlit.runtime.scriptrunner import StopException
 
-from docchat.domain import FINISHED, Conversation, Judgement, Message, Rating, Role, Status, answer_note
+from docchat.domain import FINISHED, Conversation, Judgement, Message, Rating, Role, Status, answer_note, form_line
 from docchat.domain.approach import asked, covered_line
 from docchat.domain.turns import may_continue, may_regenerate, needs_retry
 from docchat.errors import DocchatError, NotFound
@@ -205,6 +205,8 @@ def _message(message: Message, *, latest: bool, versions: list[Message] = (), la
             return
         if message.role is Role.ASSISTANT and (note := answer_note(facts.evidence, facts.model)):
             _evidence_note(note, message)
+        if message.status is not Status.STREAMING and (form := form_line(facts.form)):
+            st.caption(f":material/format_quote: {form}")
         if message.content and message.status is not Status.STREAMING:
             # Markdown that fetches nothing, never HTML: user and model text must not inject markup.
             st.markdown(sources.linked(message) if facts.citations else

