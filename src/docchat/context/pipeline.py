@@ -23,7 +23,7 @@ from docchat.context.evidence import Block, Part, block_text, fill, parts_of
 from docchat.context.followup import joint_query, retrieve_follow_up
 from docchat.context.prompt import user_turn
 from docchat.context.rounds import (NOTE_TOKENS_MIN, Round, borne_out, heading, in_rounds, noted, notes_asked,
-                                    notes_turn, quoted_notes, sentence_counts)
+                                    notes_turn, quoted_notes, passage_counts)
 from docchat.context.rewrite import RECENT_MESSAGES, RewriteGate, rewrite_due, standalone_query
 from docchat.domain import Budget, Citation, EvidenceStrength, Judgement, MemoryStats, Message, Role, Summary
 from docchat.domain.approach import LOOKUP, Approach, Coverage, Figure, Way, approach_line
@@ -307,7 +307,7 @@ class AnswerPipeline:
                      for n, one in enumerate(planned, start=1))
         note_tokens = max(NOTE_TOKENS_MIN, (cap - framed) // len(planned))
         system = self._engine.system_prompt(request.instructions)
-        counts = sentence_counts(planned)
+        counts = passage_counts(planned)
         rounds = []
         for n, one in enumerate(planned, start=1):
             progress(f"Reading the documents in {len(planned)} rounds: round {n} of {len(planned)} "

@@ -30,7 +30,8 @@ from docchat.context.evidence import Part, numbered
 from docchat.domain import Retrieved
 from docchat.ports import Gateway
 from docchat.retrieval.quotas import in_turns
-from docchat.retrieval.words import query_terms, tokenize
+from docchat.context.quotes import best_sentence, sentence_counts, stems
+from docchat.retrieval.words import tokenize
 
 # At most this many rounds a question; documents past them are left out, and said to be.
 MAX_ROUNDS = 6
@@ -45,7 +46,6 @@ NOTE_SUPPORT = 0.6
 # A kept note line says at least this many words beyond the names of the passages it cites.
 NOTE_WORDS_MIN = 3
 _MARK = re.compile(r"\[(\d+)\]")
-_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 NOTES_HEADING = "Notes taken from the documents in {rounds} rounds (cite the passages by their numbers, e.g. [1]):"
 
 
@@ -128,22 +128,20 @@ def borne_out(notes: str, one: Round) -> str:
     return "\n".join(kept)
 
 
-def sentence_counts(rounds: Sequence[Round]) -> Counter[str]:
+def passage_counts(rounds: Sequence[Round]) -> Counter[str]:
     """In how many of the rounds' passages each sentence is: a clause every contract shares is
     in all of them, and says least about any one."""
-    return Counter(sentence for one in rounds for part in one.parts for sentence in set(_sentences(part.text)))
+    return sentence_counts(part.text for one in rounds for part in one.parts)
 
 
 def quoted_notes(question: str, one: Round, max_chars: int, counts: Counter[str]) -> str:
     """docchat's own notes on a round: from each passage, the sentence holding the most of the
-    question's words for the passages holding it (`counts`: a clause shared by every document is
-    the least telling), none when it holds none of them, quoted with its number, within `max_chars`."""
-    terms = {_stem(term) for term in query_terms(question)}
+    question's words for the passages holding it (`counts`), none when it holds none of them,
+    quoted with its number, within `max_chars`."""
+    terms = stems(question)
     lines, size = [], 0
     for number, part in enumerate(one.parts, start=one.first):
-        scored = [(len(terms & {_stem(word) for word in tokenize(sentence)}) / max(1, counts[sentence]), sentence)
-                  for sentence in _sentences(part.text)]
-        best, sentence = max(scored, default=(0, ""), key=lambda pair: pair[0])
+        best, sentence = best_sentence(terms, part.text, counts)
         if not best:
             continue
         line = f"{part.first.document}: \u201c{sentence}\u201d [{number}]"
@@ -152,13 +150,3 @@ def quoted_notes(question: str, one: Round, max_chars: int, counts: Counter[str]
         lines.append(line)
         size += len(line) + 1
     return "\n".join(lines)
-
-
-def _stem(word: str) -> str:
-    """A word's first five letters: "delivers", "delivery" and "deliveries" alike, to choose a
-    sentence by (never to search with)."""
-    return word[:5]
-
-
-def _sentences(text: str) -> list[str]:
-    return [" ".join(sentence.split()) for sentence in _SENTENCE.split(text) if sentence.strip()]

@@ -18,6 +18,8 @@ from typing import Any
 
 # The "model" a documents-only reply names: docchat answered it itself, without calling one.
 DOCUMENTS_ONLY = "docchat (documents only)"
+# The "model" a quoted answer names: docchat chose the passages' sentences; no model wrote it.
+QUOTED_BY = "docchat (quoted)"
 NOT_FOUND_NOTE = "Not found in your documents: this answer is the model's own."
 WEAK_NOTE = "Weak evidence in your documents: check this answer against its sources."
 
@@ -80,6 +82,11 @@ def form_line(form: AnswerForm | None) -> str | None:
     """What the page, the terminal and an export say of how an answer was written; None for the
     model's own words (how docchat always answered)."""
     return _FORM_LINES.get(form) if form else None
+
+
+def uncited_heading(form: AnswerForm | None) -> str:
+    """What the passages an answer does not cite are called: a quoted answer asked no model."""
+    return "Also found" if form is AnswerForm.QUOTED else "Also given to the model"
 
 
 def answer_form(value: object) -> AnswerForm | None:

@@ -40,7 +40,7 @@ from docchat.domain import (
     answer_note,
     form_line,
 )
-from docchat.domain.grounding import answer_form
+from docchat.domain.grounding import answer_form, uncited_heading
 from docchat.domain.approach import Approach, Coverage, Figure, covered_line
 from docchat.errors import InvalidExport
 from docchat.exchange.json_writing import canonical_json, indented_json
@@ -210,7 +210,7 @@ def _message_lines(message: Message, level: str) -> list[str]:
             if grounding is not None and grounding.attributed else ""
         lines += [f"**Sources**{attributed}", ""] + [_source_line(c) for c in cited] + [""]
     if uncited:
-        lines += [f"**Also given to the model** ({len(uncited)})", ""] + [_source_line(c) for c in uncited] + [""]
+        lines += [f"**{uncited_heading(facts.form)}** ({len(uncited)})", ""] + [_source_line(c) for c in uncited] + [""]
     return lines
 
 

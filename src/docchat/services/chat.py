@@ -20,7 +20,7 @@ from docchat.context.citing import Checker, CitationGate, citable, citing
 from docchat.context.pipeline import AnswerPipeline, Prepared, Request
 from docchat.context.rewrite import RECENT_MESSAGES
 from docchat.domain import AnswerForm, Message, Role, SessionMemory, Status, TitleSource
-from docchat.domain.grounding import Constraint
+from docchat.domain.grounding import DOCUMENTS_ONLY, Constraint
 from docchat.domain.approach import Way
 from docchat.domain.turns import last_exchange, may_continue
 from docchat.errors import InvalidInput, LLMError, NotFound
@@ -30,7 +30,7 @@ from docchat.services.conversations import ConversationService
 from docchat.services.documents_only import NominalServer, Reply, offered, refuses, reply_text
 from docchat.services.messages import MessageService, require_message
 from docchat.domain.titles import clean_title, title_from
-from docchat.services.turn import Turn, streamed
+from docchat.services.turn import Turn, quoted, streamed
 
 log = logging.getLogger(__name__)
 
@@ -110,10 +110,12 @@ class ChatService:
     def _chosen(self, choice: bool | None) -> bool:
         return self._documents_only if choice is None else choice
 
-    def retry(self, conversation_id: str, *, plan: Way | None = None, progress: Progress = lambda stage: None) -> Turn:
+    def retry(self, conversation_id: str, *, plan: Way | None = None, form: AnswerForm | None = None,
+              progress: Progress = lambda stage: None) -> Turn:
         """Answers the last question again (regenerate). An answer it already had is kept as an
         earlier version, hidden; the new one is shown and the history follows it. With `plan`,
-        the question is asked again with that plan, a new version of it (see `edit`)."""
+        the question is asked again with that plan, a new version of it (see `edit`); with
+        `form`, the answer is written in that form (quoted, or in the model's own words)."""
         asked, answered = last_exchange(self._messages.history(conversation_id))
         if asked is None:
             raise InvalidInput("there is no question to answer again in this conversation")
@@ -127,7 +129,7 @@ class ChatService:
         except LLMError as error:
             return self._failed(asked, error, version_of=version_of)
         return self._turn(conversation_id, asked.content, info, lambda sent, rewritten: asked, progress,
-                          before_seq=asked.seq, version_of=version_of, unavailable=unavailable)
+                          before_seq=asked.seq, version_of=version_of, unavailable=unavailable, form=form)
 
     def edit(self, conversation_id: str, question_id: str, text: str, *, plan: Way | None = None,
              progress: Progress = lambda stage: None) -> Turn:
@@ -265,13 +267,16 @@ class ChatService:
                 return self._unchanged(prepared.question, continuing, unavailable)
             return self._failed(prepared.question, unavailable, version_of=version_of)
         if continuing is None:
+            chosen, form = form, self.form_for(info, prepared, form)
             started = self._messages.start_answer(conversation_id, model=info.model, version_of=version_of,
                                                   compaction=compaction)
             draft = started.with_facts(citations=prepared.citations, budget=prepared.budget, stats=prepared.stats,
                                        evidence=prepared.evidence, approach=prepared.approach,
                                        coverage=prepared.coverage, table=prepared.figure)
+            if form is AnswerForm.QUOTED:
+                return quoted(prepared, draft, self._saver, conversation_id=conversation_id, checker=self.checker)
             max_tokens, prefix = reserve, ""
-            constraint, checker = self.written(info, prepared, form)
+            constraint, checker = self.written(info, prepared, form, judged=chosen is None)
         else:
             draft, prefix = replace(continuing, status=Status.STREAMING), continuing.content
             # The answer so far now sits in the prompt, so the rest gets what the window has left.
@@ -286,16 +291,24 @@ class ChatService:
                         conversation_id=conversation_id, prefix=prefix, varied=version_of is not None,
                         checker=checker, constraint=constraint)
 
-    def written(self, info: ServerInfo, prepared: Prepared,
-                chosen: AnswerForm | None = None) -> tuple[Constraint | None, Checker | None]:
-        """The pattern a new answer is written under (None: the model's own words), and the check
-        of its citations, which also tells the gate what the model did when the gate chose."""
+    def form_for(self, info: ServerInfo, prepared: Prepared, chosen: AnswerForm | None = None) -> AnswerForm:
+        """How a new answer is written: as chosen, where it can be (a pattern needs passages and a
+        server that takes one; quotes need passages), else as the citation gate judges."""
+        if chosen is not None:
+            can = {AnswerForm.FREE: True, AnswerForm.QUOTED: citable(prepared),
+                   AnswerForm.CONSTRAINED: citable(prepared) and info.constrains}[chosen]
+            return chosen if can else AnswerForm.FREE
         gate = self._citation_gate
-        form = chosen or (gate.form(info, prepared) if gate is not None else AnswerForm.FREE)
-        constraint = None
-        if form is AnswerForm.CONSTRAINED and info.constrains and citable(prepared):
-            constraint = citing([citation.number for citation in prepared.citations])
-        if gate is None or chosen is not None or self.checker is None:
+        return gate.form(info, prepared) if gate is not None else AnswerForm.FREE
+
+    def written(self, info: ServerInfo, prepared: Prepared, form: AnswerForm, *,
+                judged: bool = True) -> tuple[Constraint | None, Checker | None]:
+        """The pattern an answer the model writes in `form` is written under (None: its own
+        words), and the check of its citations, which also tells the gate what the model did
+        (`judged`: the gate chose the form)."""
+        constraint = citing([c.number for c in prepared.citations]) if form is AnswerForm.CONSTRAINED else None
+        gate = self._citation_gate
+        if gate is None or not judged or self.checker is None:
             return constraint, self.checker
         return constraint, gate.judging(self.checker, info.model, form, prepared, constraint)
 
@@ -304,7 +317,7 @@ class ChatService:
         sources are the closest passages. No budget: no prompt was sent."""
         offers = offered(prepared)
         question = prepared.question
-        started = self._messages.start_answer(question.conversation_id, model=Reply.model,
+        started = self._messages.start_answer(question.conversation_id, model=DOCUMENTS_ONLY,
                                               version_of=version_of, compaction=compaction)
         draft = started.with_facts(citations=offers, stats=prepared.stats, evidence=prepared.evidence,
                                    approach=prepared.approach, coverage=prepared.coverage, table=prepared.figure)
@@ -370,7 +383,7 @@ class _Saved:
                          tokenizer=self._counter.id)
         # A documents-only reply cited nothing: the passages it offers are only the closest there were.
         session = self._log.settle(answer, asked=completing.question.content if completing is not None else None,
-                                   cited=[] if answer.facts.model == Reply.model else answer.cited)
+                                   cited=[] if answer.facts.model == DOCUMENTS_ONLY else answer.cited)
         if completing is not None and completing.stats is not None and completing.stats.total_messages <= 1:
             # The titler is an LLM call (and, the first time, seconds of importing DSPy): the
             # answer is done without it, and the page must not wait for it to show the answer.

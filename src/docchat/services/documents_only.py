@@ -63,12 +63,12 @@ def reply_text(offers: list[Citation]) -> str:
 class Reply:
     """The reply as a generation (the Generation port's shape): one piece, no model asked."""
 
-    model = DOCUMENTS_ONLY
     finish_reason: str | None = "stop"
     usage: dict[str, Any] | None = None
 
-    def __init__(self, text: str):
+    def __init__(self, text: str, *, model: str = DOCUMENTS_ONLY):
         self._text = text
+        self.model = model
 
     def __iter__(self) -> Iterator[str]:
         yield self._text

@@ -11,13 +11,13 @@ from dataclasses import replace
 from datetime import datetime
 
 from docchat.context.pipeline import AnswerPipeline, Request
-from docchat.domain import AnswerFacts, Message, Role, Status, utcnow
+from docchat.domain import AnswerFacts, AnswerForm, Message, Role, Status, utcnow
 from docchat.domain.approach import Way
 from docchat.errors import InvalidInput
 from docchat.ports import Gateway, TokenCounter
 from docchat.services.chat import ChatService
 from docchat.services.messages import require_message
-from docchat.services.turn import Turn, streamed
+from docchat.services.turn import Turn, quoted, streamed
 from docchat.text import require_storable
 
 ROLES = {role.value for role in Role}
@@ -75,7 +75,10 @@ class StatelessChat:
                         facts=AnswerFacts(model=info.model, citations=prepared.citations, evidence=prepared.evidence,
                                           approach=prepared.approach, coverage=prepared.coverage,
                                           table=prepared.figure))
-        constraint, checker = self._chat.written(info, prepared)
+        form = self._chat.form_for(info, prepared)
+        if form is AnswerForm.QUOTED:
+            return quoted(prepared, draft, _Unsaved(self._counter), conversation_id=None, checker=self._chat.checker)
+        constraint, checker = self._chat.written(info, prepared, form)
         return streamed(prepared, draft, _Unsaved(self._counter), self._gateway, max_tokens=reserve,
                         conversation_id=None, checker=checker, constraint=constraint)
 

@@ -16,10 +16,12 @@ from typing import Any, Callable, Generator, Iterator, Protocol
 
 from docchat.context.citing import Checker
 from docchat.context.pipeline import Prepared
+from docchat.context.quotes import quoted_answer
 from docchat.domain import FINISHED, AnswerForm, Budget, Citation, EvidenceStrength, Grounding, MemoryStats, Message, SessionMemory, Status
-from docchat.domain.grounding import Constraint
+from docchat.domain.grounding import QUOTED_BY, Constraint
 from docchat.errors import DocchatError, GenerationStopped, LLMError
 from docchat.ports import Gateway, Generation
+from docchat.services.documents_only import Reply
 from docchat.text import NUL
 
 CHECKPOINT_S = 1.0
@@ -172,3 +174,17 @@ def streamed(prepared: Prepared, draft: Message, saver: Saver, gateway: Gateway,
                 start=lambda stop: gateway.stream(messages, max_tokens=max_tokens, stop=stop,
                                                   continue_last=bool(prefix), varied=varied,
                                                   conversation=conversation_id, constraint=constraint))
+
+
+def quoted(prepared: Prepared, draft: Message, saver: Saver, *, conversation_id: str | None,
+           checker: Checker | None = None) -> Turn:
+    """The turn of an answer docchat quotes from the passages (docchat.context.quotes), for a
+    model that cannot cite what it is given: no model is asked, so there is no prompt budget."""
+    question = prepared.question
+    # A follow-up is quoted for what it was searched as, too ("Is it paid?" after parental leave).
+    text = quoted_answer(question.content, prepared.citations,
+                         context=question.rewritten_query or question.read_with or "")
+    draft = draft.with_facts(form=AnswerForm.QUOTED, model=QUOTED_BY)
+    return Turn(conversation_id=conversation_id, question=question, draft=draft, budget=None, stats=prepared.stats,
+                citations=prepared.citations, evidence=prepared.evidence, saver=saver, checker=checker,
+                start=lambda stop: Reply(text, model=QUOTED_BY))

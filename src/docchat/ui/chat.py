@@ -13,8 +13,9 @@ import time
 import streamlit as st
 from streamlit.runtime.scriptrunner import StopException
 
-from docchat.domain import FINISHED, Conversation, Judgement, Message, Rating, Role, Status, answer_note, form_line
+from docchat.domain import FINISHED, AnswerForm, Conversation, Judgement, Message, Rating, Role, Status, answer_note, form_line
 from docchat.domain.approach import asked, covered_line
+from docchat.domain.grounding import answer_form
 from docchat.domain.turns import may_continue, may_regenerate, needs_retry
 from docchat.errors import DocchatError, NotFound
 from docchat.web.safe_markdown import inert
@@ -40,6 +41,8 @@ AGAIN = f"{KEY}_again"
 # The plans an answer may be asked again with ("Answer another way").
 PLANS = {"lookup": "Search for the best passages", "collection": "Read every document in scope",
          "compare": "Compare the documents side by side", "table": "Compute the figure from a sheet"}
+# The forms an answer may be written again in; "constrained" is the gate's to choose.
+FORMS = {AnswerForm.QUOTED: "Quote the documents", AnswerForm.FREE: "Write it in the model's own words"}
 SETTLE_WAIT_S = 5.0
 # st.feedback's thumbs: 0 is down, 1 is up.
 THUMBS = {Rating.DOWN: 0, Rating.UP: 1}
@@ -101,7 +104,7 @@ def render(conversation_id: str | None) -> None:
             _resend(conversation_id, resend)
     if again:
         with new_turn:
-            _answer_again(conversation_id, again["how"], again["plan"])
+            _answer_again(conversation_id, again["how"], again["plan"], again.get("form"))
     _server_notice()
     if conversation_id and history:
         _last_message_actions(history[-1])
@@ -125,15 +128,16 @@ def _last_message_actions(last: Message) -> None:
                   on_click=_start_again, args=(last, "continue"))
 
 
-def _start_again(last: Message, how: str, plan: str | None = None) -> None:
-    st.session_state[AGAIN] = {"id": last.id, "how": how, "plan": plan}
+def _start_again(last: Message, how: str, plan: str | None = None, form: str | None = None) -> None:
+    st.session_state[AGAIN] = {"id": last.id, "how": how, "plan": plan, "form": form}
 
 
-def _answer_again(conversation_id: str, how: str, plan: str | None) -> None:
+def _answer_again(conversation_id: str, how: str, plan: str | None, form: str | None) -> None:
     if how == "continue":
         _stream(lambda progress: services().chat.continue_answer(conversation_id, progress=progress))
     else:
-        _stream(lambda progress: services().chat.retry(conversation_id, plan=asked(plan), progress=progress))
+        _stream(lambda progress: services().chat.retry(conversation_id, plan=asked(plan), form=answer_form(form),
+                                                       progress=progress))
 
 
 def _earlier(conversation_id: str, drawn: int, shown: int) -> None:
@@ -280,6 +284,11 @@ def _other_plans(answer: Message) -> None:
             if plan != current:
                 st.button(label, key=f"{KEY}_plan_{plan}_{answer.id}", type="tertiary",
                           on_click=_start_again, args=(answer, "retry", plan))
+        # Another form needs passages: an answer given none has nothing to quote or cite.
+        for form, label in FORMS.items() if answer.cited or answer.uncited else ():
+            if form != answer.facts.form:
+                st.button(label, key=f"{KEY}_form_{form.value}_{answer.id}", type="tertiary",
+                          on_click=_start_again, args=(answer, "retry", None, form.value))
 
 
 def _question_actions(question: Message, versions: list[Message]) -> None:

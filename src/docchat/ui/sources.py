@@ -9,7 +9,7 @@ import re
 import streamlit as st
 
 from docchat.domain import Citation, Message
-from docchat.domain.grounding import DOCUMENTS_ONLY
+from docchat.domain.grounding import DOCUMENTS_ONLY, AnswerForm, uncited_heading
 from docchat.web.safe_markdown import inert
 from docchat.ui.session import CONVERSATION_PARAM, services
 from docchat.ui.text import literal
@@ -61,8 +61,9 @@ def listed(answer: Message) -> None:
                 st.caption("The answer has no [n] marks: docchat matched its sentences to these passages.")
             _passages(answer, cited)
     if uncited:
-        with st.expander(f"Also given to the model ({len(uncited)})"):
-            st.caption("Passages the model was given that the answer does not cite.")
+        with st.expander(f"{uncited_heading(facts.form)} ({len(uncited)})"):
+            st.caption("Passages found for the question that the answer does not quote."
+                       if facts.form is AnswerForm.QUOTED else "Passages the model was given that the answer does not cite.")
             _passages(answer, uncited)
 
 
