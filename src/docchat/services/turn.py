@@ -184,7 +184,7 @@ def quoted(prepared: Prepared, draft: Message, saver: Saver, *, conversation_id:
     # A follow-up is quoted for what it was searched as, too ("Is it paid?" after parental leave).
     text = quoted_answer(question.content, prepared.citations,
                          context=question.rewritten_query or question.read_with or "")
-    draft = draft.with_facts(form=AnswerForm.QUOTED, model=QUOTED_BY)
+    draft = draft.with_facts(form=AnswerForm.QUOTED, model=QUOTED_BY, budget=None)
     return Turn(conversation_id=conversation_id, question=question, draft=draft, budget=None, stats=prepared.stats,
                 citations=prepared.citations, evidence=prepared.evidence, saver=saver, checker=checker,
                 start=lambda stop: Reply(text, model=QUOTED_BY))
