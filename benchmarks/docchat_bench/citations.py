@@ -25,8 +25,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
-from docchat.context.citing import REFUSAL
 from docchat.domain import AnswerForm
+from docchat.domain.grounding import REFUSAL
 
 from docchat_bench.followups import DIALOGS, DOCUMENTS, HANDBOOK, KITCHEN, LEASE, LOAN, TRUST, markdown
 

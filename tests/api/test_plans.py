@@ -152,3 +152,17 @@ def test_an_openai_compatible_request_with_an_unknown_plan_is_refused(client, le
         "docchat": {"plan": "guess"}})
 
     assert response.status_code == 422 and "plan" in response.text
+
+
+def test_a_question_asked_for_quotes_is_answered_with_the_documents_own_sentences(client, gateway, leases):
+    body = client.post("/api/v1/rag/query", json={"query": "May the tenant keep a cat?", "form": "quoted"}).json()
+
+    assert body["answer_form"] == "quoted" and body["model"] == "docchat (quoted)"
+    assert "\u201cThe tenant may keep one cat.\u201d" in body["answer"]
+    assert gateway.requests == []  # no model was asked
+
+
+def test_a_form_docchat_does_not_know_is_refused(client, leases):
+    response = client.post("/api/v1/rag/query", json={"query": "May the tenant keep a cat?", "form": "poem"})
+
+    assert response.status_code == 422 and "form" in response.text

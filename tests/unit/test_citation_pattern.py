@@ -7,7 +7,8 @@ import re
 
 import pytest
 
-from docchat.context.citing import REFUSAL, SENTENCE_UNITS, citing, matches
+from docchat.context.citing import SENTENCE_UNITS, citing, matches
+from docchat.domain.grounding import REFUSAL
 from docchat.grounding.citation_check import split_sentences
 
 THREE = citing([1, 2, 3])
@@ -69,3 +70,11 @@ def test_the_regex_and_the_grammar_name_the_same_passages():
 def test_an_answer_with_no_passages_has_no_pattern():
     with pytest.raises(ValueError, match="at least one passage"):
         citing([])
+
+
+def test_the_pattern_of_hundreds_of_passages_stays_small_and_still_names_only_them():
+    rounds = citing(range(1, 301))  # the collection read in rounds
+
+    assert len(rounds.regex) < 10_000 and len(rounds.grammar) < 10_000
+    assert matches("The penalty is 2% of the invoice [17][240].", rounds)
+    assert not matches("The penalty is 2% of the invoice [301].", rounds)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from docchat.context.quotes import NOTHING_TO_QUOTE, quoted_answer, sentences
+from docchat.context.quotes import quoted_answer, sentences
 from docchat.domain import Citation
 
 LEAVE = [
@@ -41,7 +41,7 @@ def test_the_passage_that_answers_best_is_quoted_first_and_at_most_three_are():
 
 
 def test_passages_that_hold_none_of_the_questions_words_give_no_quote():
-    assert quoted_answer("Who designed the company logo?", LEAVE) == NOTHING_TO_QUOTE
+    assert quoted_answer("Who designed the company logo?", LEAVE) == "I could not find this in the passages."
 
 
 def test_a_whole_documents_part_kept_as_several_chunks_is_quoted_once_under_its_number():

@@ -8,6 +8,7 @@ from starlette.concurrency import run_in_threadpool
 from docchat.api import deps
 from docchat.api.answers import STREAMED, respond
 from docchat.domain.approach import asked
+from docchat.domain.grounding import answer_form
 from docchat.api.schemas import AnswerOut, NewMessage, RagQuery, Retry, StoredAnswerOut, from_stored_turn, from_turn
 
 router = APIRouter(prefix="/api/v1", tags=["answers"])
@@ -22,7 +23,7 @@ async def rag_query(body: RagQuery, request: Request, services=Depends(deps.serv
     def start():
         scope = deps.document_ids(services, body.document_ids)
         return services.stateless.answer(history, body.query, document_ids=scope, top_k=body.top_k,
-                                         plan=asked(body.plan))
+                                         plan=asked(body.plan), form=answer_form(body.form))
 
     return await respond(await run_in_threadpool(start), request, from_turn, stream=body.stream)
 
@@ -34,7 +35,7 @@ async def post_message(conversation_id: str, body: NewMessage, request: Request,
 
     def start():
         return services.chat.answer(services.conversations.resolve_id(conversation_id), body.content,
-                                    plan=asked(body.plan))
+                                    plan=asked(body.plan), form=answer_form(body.form))
 
     return await respond(await run_in_threadpool(start), request, from_stored_turn, stream=body.stream)
 
@@ -45,6 +46,6 @@ async def retry(conversation_id: str, request: Request, body: Retry | None = Non
 
     def start():
         return services.chat.retry(services.conversations.resolve_id(conversation_id),
-                                   plan=asked(body.plan if body else None))
+                                   plan=asked(body.plan if body else None), form=answer_form(body.form if body else None))
 
     return await respond(await run_in_threadpool(start), request, from_stored_turn, stream=bool(body and body.stream))

@@ -43,6 +43,14 @@ AskedPlan = Annotated[Literal["lookup", "collection", "compare", "table"] | None
                 'computes from a sheet in scope); default: docchat chooses from the question.')]
 
 
+AskedForm = Annotated[Literal["free", "constrained", "quoted"] | None, Field(
+    description='How to write the answer: "free" (in the model\'s own words), "constrained" (by the model, every '
+                'sentence ending with marks of the passages it was given; where the server takes a pattern) or '
+                '"quoted" (the passages\' own sentences, quoted by docchat, no model asked); either needs passages '
+                'that answer the question, else the answer is free. Default: docchat chooses from what the served '
+                'model has written.')]
+
+
 class RagQuery(Strict):
     query: str = Field(min_length=1, max_length=MAX_QUESTION)
     conversation_history: list[HistoryItem] | None = Field(
@@ -53,6 +61,7 @@ class RagQuery(Strict):
     document_ids: list[str] | None = Field(default=None, max_length=MAX_IDS,
                                            description="The documents to search (ids or unique prefixes); default: all.")
     plan: AskedPlan = None
+    form: AskedForm = None
     stream: bool = False
 
     _query = field_validator("query")(_not_blank)
@@ -72,6 +81,7 @@ class ConversationChange(Strict):
 class NewMessage(Strict):
     content: str = Field(min_length=1, max_length=MAX_QUESTION)
     plan: AskedPlan = None
+    form: AskedForm = None
     stream: bool = False
 
     _content = field_validator("content")(_not_blank)
@@ -79,6 +89,7 @@ class NewMessage(Strict):
 
 class Retry(Strict):
     plan: AskedPlan = None
+    form: AskedForm = None
     stream: bool = False
 
 

@@ -30,10 +30,10 @@ from collections.abc import Callable, Sequence
 
 from docchat.context.pipeline import Prepared
 from docchat.domain import Citation, Grounding, Judgement
-from docchat.domain.grounding import AnswerForm, Constraint
+from docchat.domain.grounding import REFUSAL, AnswerForm, Constraint
 from docchat.ports import ServerInfo, SkillRecord
 
-# Checks a finished answer's citations, as docchat.services.turn.Checker.
+# Checks a finished answer's citations: (its text, the passages it was given) -> the check.
 Checker = Callable[[str, list[Citation]], Grounding | None]
 
 # The skills a model's answers are judged on (kept in the skill record beside the rewriter's).
@@ -41,9 +41,11 @@ CITE, CITE_CONSTRAINED = "cite", "cite-constrained"
 JUDGED_ENOUGH = 3
 FREE_EVERY = 4
 
-REFUSAL = "I could not find this in the passages."
 MAX_SENTENCES = 6
 SENTENCE_UNITS = 79  # after a sentence's first character; a unit is one or two characters
+# Marks distinct and rising take a pattern that grows with the square of the passages: past this
+# many (the collection read in rounds gives hundreds), any one or two of them, which grows linearly.
+RISING_UP_TO = 48
 _REFUSAL_REGEX = REFUSAL.replace(".", r"\.")  # not re.escape: it escapes spaces, which no backend needs
 
 
@@ -69,6 +71,9 @@ def _regex(given: list[int]) -> str:
 
 
 def _marks_regex(given: list[int]) -> str:
+    if len(given) > RISING_UP_TO:
+        numbers = "|".join(map(str, given))
+        return rf"\[(?:{numbers})\](?:\[(?:{numbers})\])?"
     alternatives = []
     for place, number in enumerate(given):
         later = given[place + 1:]
@@ -77,19 +82,25 @@ def _marks_regex(given: list[int]) -> str:
     return "|".join(alternatives)
 
 
-def _grammar(given: list[int]) -> str:
-    marks = []
+def _marks_grammar(given: list[int]) -> str:
+    if len(given) > RISING_UP_TO:
+        numbers = " | ".join(f'"{n}"' for n in given)
+        return f'"[" ({numbers}) "]" ("[" ({numbers}) "]")?'
+    alternatives = []
     for place, number in enumerate(given):
-        later = given[place + 1:]
-        quoted = " | ".join(f'"{n}"' for n in later)
-        second = f' ("[" ({quoted}) "]")?' if later else ""
-        marks.append(f'"[{number}]"{second}')
+        later = " | ".join(f'"{n}"' for n in given[place + 1:])
+        second = f' ("[" ({later}) "]")?' if later else ""
+        alternatives.append(f'"[{number}]"{second}')
+    return " | ".join(alternatives)
+
+
+def _grammar(given: list[int]) -> str:
     return "\n".join((
         f'root ::= ("- ")? sent (sep sent){{0,{MAX_SENTENCES - 1}}} | "{REFUSAL}"',
         f'sent ::= first unit{{0,{SENTENCE_UNITS}}} " "? marks [.!?]',
         r'first ::= [^\x00-\x20\x5B\x5D.!?]',
         r'unit ::= [^\x00-\x1F\x5B\x5D.!?] | [.!?] [^\x00-\x20\x5B\x5D]',
-        f"marks ::= {' | '.join(marks)}",
+        f"marks ::= {_marks_grammar(given)}",
         r'sep ::= " " | "\n" "\n"? ("- ")?',
     ))
 

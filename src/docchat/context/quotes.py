@@ -15,10 +15,9 @@ from collections import Counter
 from collections.abc import Iterable, Sequence
 
 from docchat.domain import Citation
+from docchat.domain.grounding import REFUSAL
 from docchat.retrieval.words import query_terms, tokenize
 
-# What a quoted answer says when no passage holds any of the question's words.
-NOTHING_TO_QUOTE = "I could not find this in the passages."
 MAX_QUOTES = 3
 # What a word of the earlier question is worth beside one of the question's own: a follow-up
 # that changes the subject ("What is the Payment Date?") is answered for what it asks.
@@ -69,8 +68,8 @@ def quoted_answer(question: str, citations: Sequence[Citation], *, context: str 
     scored = [(*best_sentence(terms, text, counts, context_terms), number)
               for number, text in texts.items()]
     chosen = sorted((s for s in scored if s[0] > 0), key=lambda s: (-s[0], s[2]))[:max_quotes]
-    if not chosen:
-        return NOTHING_TO_QUOTE
+    if not chosen:  # no passage holds any of the question's words
+        return REFUSAL
     return "\n".join(f"- \u201c{sentence}\u201d [{number}]" for _, sentence, number in chosen)
 
 

@@ -18,6 +18,8 @@ from typing import Any
 
 # The "model" a documents-only reply names: docchat answered it itself, without calling one.
 DOCUMENTS_ONLY = "docchat (documents only)"
+# The one sentence an answer written under the citation pattern, or quoted, may refuse with.
+REFUSAL = "I could not find this in the passages."
 # The "model" a quoted answer names: docchat chose the passages' sentences; no model wrote it.
 QUOTED_BY = "docchat (quoted)"
 NOT_FOUND_NOTE = "Not found in your documents: this answer is the model's own."

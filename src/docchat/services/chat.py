@@ -71,8 +71,8 @@ class ChatService:
         """Stores the question, then streams the answer. Bad input changes nothing.
 
         `plan`: how to answer, when the user chose (docchat.domain.approach); None: docchat chooses.
-        `form`: how to write it (free or constrained; docchat.domain.grounding.AnswerForm); None:
-        the citation gate chooses.
+        `form`: how to write it (docchat.domain.grounding.AnswerForm); None: the citation gate
+        chooses.
         `progress(stage)` hears, in words, what the turn is doing before the model's first token.
         """
         require_message(question)
@@ -122,7 +122,7 @@ class ChatService:
         if plan is not None:
             # A question is kept as it was sent, passages and all, and another plan sends other
             # passages: it is asked again as a new version of the question, as an edit is.
-            return self.edit(conversation_id, asked.id, asked.content, plan=plan, progress=progress)
+            return self.edit(conversation_id, asked.id, asked.content, plan=plan, form=form, progress=progress)
         version_of = answered.group if answered is not None else None
         try:
             info, unavailable = self._server(conversation_id)
@@ -132,7 +132,7 @@ class ChatService:
                           before_seq=asked.seq, version_of=version_of, unavailable=unavailable, form=form)
 
     def edit(self, conversation_id: str, question_id: str, text: str, *, plan: Way | None = None,
-             progress: Progress = lambda stage: None) -> Turn:
+             form: AnswerForm | None = None, progress: Progress = lambda stage: None) -> Turn:
         """Asks an earlier question again, as edited. The edit starts a branch where the question
         was asked: the question as it was, and everything after it, become an earlier version
         (hidden, kept); the model is sent only what came before the question."""
@@ -152,7 +152,7 @@ class ChatService:
         except LLMError as error:
             return self._failed(keep(None, None), error)
         return self._turn(conversation_id, text, info, keep, progress, before_seq=asked.seq, unavailable=unavailable,
-                          plan=plan)
+                          plan=plan, form=form)
 
     def continue_answer(self, conversation_id: str, *, progress: Progress = lambda stage: None) -> Turn:
         """Goes on writing the last answer, cut at the token limit, into the same message: the

@@ -50,11 +50,11 @@ class StatelessChat:
         self._gateway = gateway
 
     def answer(self, history: object, question: str, *, document_ids: list[str] | None = None, top_k: int | None = None,
-               instructions: str = "", plan: Way | None = None) -> Turn:
+               instructions: str = "", plan: Way | None = None, form: AnswerForm | None = None) -> Turn:
         """`history`: the caller's `[{role, content}, ...]`, oldest first; `document_ids`: the
         documents to search (None: all of them); `top_k`: at most this many passages, retrieved
         even when the documents would fit whole; `instructions`: sent after the system prompt; `plan`:
-        how to answer, when the caller chose (None: docchat chooses)."""
+        how to answer, `form`: how to write it, when the caller chose (None: docchat chooses)."""
         parsed = parse_history(history)
         require_message(question)
         info = self._gateway.info()
@@ -75,10 +75,10 @@ class StatelessChat:
                         facts=AnswerFacts(model=info.model, citations=prepared.citations, evidence=prepared.evidence,
                                           approach=prepared.approach, coverage=prepared.coverage,
                                           table=prepared.figure))
-        form = self._chat.form_for(info, prepared)
+        chosen, form = form, self._chat.form_for(info, prepared, form)
         if form is AnswerForm.QUOTED:
             return quoted(prepared, draft, _Unsaved(self._counter), conversation_id=None, checker=self._chat.checker)
-        constraint, checker = self._chat.written(info, prepared, form)
+        constraint, checker = self._chat.written(info, prepared, form, judged=chosen is None)
         return streamed(prepared, draft, _Unsaved(self._counter), self._gateway, max_tokens=reserve,
                         conversation_id=None, checker=checker, constraint=constraint)
 
