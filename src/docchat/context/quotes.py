@@ -14,7 +14,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 
-from docchat.domain import Citation
+from docchat.domain import Citation, by_number
 from docchat.domain.grounding import REFUSAL
 from docchat.retrieval.words import query_terms, tokenize
 
@@ -58,11 +58,7 @@ def quoted_answer(question: str, citations: Sequence[Citation], *, context: str 
     """The answer as the passages' own sentences: the best sentence of each of the `max_quotes`
     passages that answer best, best first, each quoted and cited, one a line. `context`: what a
     follow-up was searched with besides its words ("Is it paid?" after parental leave)."""
-    # A whole document's part is one [n], kept as its chunks.
-    parts: dict[int, list[str]] = {}
-    for citation in citations:
-        parts.setdefault(citation.number, []).append(citation.text)
-    texts = {number: "\n".join(chunks) for number, chunks in parts.items()}
+    texts = {number: "\n".join(c.text for c in chunks) for number, chunks in by_number(citations).items()}
     terms, counts = stems(question), sentence_counts(texts.values())
     context_terms = stems(context) - terms
     scored = [(*best_sentence(terms, text, counts, context_terms), number)

@@ -3,7 +3,7 @@ messages, the figures an answer keeps, documents, and health. Import from here."
 
 from docchat.domain.conversations import (
     utcnow, Role, Rating, Status, FINISHED, TitleSource, SessionMemory, ConversationSettings, Conversation,
-    AnswerFacts, Citation, Message, NO_FACTS, joint_reading, Summary, Condensed, SearchHit, CleanupReport, ImportReport,
+    AnswerFacts, Citation, Message, NO_FACTS, by_number, joint_reading, Summary, Condensed, SearchHit, CleanupReport, ImportReport,
 )
 from docchat.domain.figures import (
     Budget, MemoryStats,
@@ -25,7 +25,7 @@ from docchat.domain.health import (
 # What a checked importer may take from here (mypy's strict mode re-exports only what is listed).
 __all__ = [
     "utcnow", "Role", "Rating", "Status", "FINISHED", "TitleSource", "SessionMemory", "ConversationSettings",
-    "Conversation", "AnswerFacts", "Citation", "Message", "NO_FACTS", "joint_reading", "Summary", "Condensed", "SearchHit",
+    "Conversation", "AnswerFacts", "Citation", "Message", "NO_FACTS", "by_number", "joint_reading", "Summary", "Condensed", "SearchHit",
     "CleanupReport",
     "ImportReport",
     "Budget", "MemoryStats",

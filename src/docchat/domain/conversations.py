@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Iterable
 
 from docchat.domain.grounding import AnswerForm, Grounding, marks_in
 
@@ -296,6 +296,15 @@ class Message:
         if self.rewritten_query and self.rewritten_query.startswith(start):
             return self.rewritten_query[len(start):] or None
         return None
+
+
+def by_number(citations: Iterable[Citation]) -> dict[int, list[Citation]]:
+    """The passages as the prompt numbered them: a whole document's part is one [n], kept as the
+    chunks it was read in, each numbered n."""
+    parts: dict[int, list[Citation]] = {}
+    for citation in citations:
+        parts.setdefault(citation.number, []).append(citation)
+    return parts
 
 
 def joint_reading(question: str, earlier: str) -> str:

@@ -11,7 +11,7 @@ import logging
 from collections.abc import Callable, Mapping, Sequence
 
 from docchat.grounding.citation_check import check
-from docchat.domain import Citation, Grounding
+from docchat.domain import Citation, Grounding, by_number
 from docchat.ports import Embedder
 
 # Chunk ids -> the vectors the document index holds for them (those it has).
@@ -29,10 +29,7 @@ class CitationChecker:
         if not given:
             return None
         embed = self._embedder.embed if self._embedder is not None else None
-        # A whole document's part is given as one [n] but kept as its chunks, each numbered n.
-        parts: dict[int, list[Citation]] = {}
-        for citation in given:
-            parts.setdefault(citation.number, []).append(citation)
+        parts = by_number(given)
         passages = {number: "\n".join(c.text for c in chunks) for number, chunks in parts.items()}
         single = [chunks[0] for chunks in parts.values() if len(chunks) == 1]
         return check(answer, passages, embed, self._passage_vectors(single))
