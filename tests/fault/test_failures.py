@@ -135,9 +135,8 @@ def test_a_refused_connection_says_the_server_is_not_running_and_keeps_the_quest
     assert "not running" in answer.facts.error
 
 
-def test_a_dropped_connection_is_retried_and_the_answer_still_arrives(fake_llm, settings_for):
-    # A first-token wait longer than the retries' back-off, so every retry gets its chance.
-    services = build_services(settings_for(fake_llm.url + "/v1", first_token_timeout_s=10))
+def test_a_dropped_connection_is_retried_and_the_answer_still_arrives(fake_llm, chat_services):
+    services = chat_services
     fake_llm.mode, fake_llm.resets = "flaky", CONNECT_RETRIES
 
     turn = services.chat.answer(None, QUESTION)
@@ -148,8 +147,8 @@ def test_a_dropped_connection_is_retried_and_the_answer_still_arrives(fake_llm, 
     assert answer.status is Status.COMPLETE
 
 
-def test_connection_attempts_stop_after_the_configured_retries(fake_llm, settings_for):
-    services = build_services(settings_for(fake_llm.url + "/v1", first_token_timeout_s=10))
+def test_connection_attempts_stop_after_the_configured_retries(fake_llm, chat_services):
+    services = chat_services
     fake_llm.mode = "reset"
 
     turn = services.chat.answer(None, QUESTION)
@@ -162,8 +161,8 @@ def test_connection_attempts_stop_after_the_configured_retries(fake_llm, setting
     assert answer.status is Status.ERROR
 
 
-def test_a_server_that_comes_back_while_the_connection_is_retried_answers(fake_llm, settings_for):
-    services = build_services(settings_for(fake_llm.url + "/v1", first_token_timeout_s=10))
+def test_a_server_that_comes_back_while_the_connection_is_retried_answers(fake_llm, chat_services):
+    services = chat_services
     first = services.chat.answer(None, QUESTION)
     first.text()
     fake_llm.stop()
@@ -266,28 +265,28 @@ def test_a_stream_cut_mid_answer_keeps_the_text_that_arrived_as_interrupted(chat
     assert answer.facts.error == str(raised.value)
 
 
-def test_a_server_silent_before_the_first_token_times_out_as_an_error(chat_services, fake_llm):
+def test_a_server_silent_before_the_first_token_times_out_as_an_error(impatient_services, fake_llm):
     fake_llm.mode = "stall_first"
-    turn = chat_services.chat.answer(None, QUESTION)
+    turn = impatient_services.chat.answer(None, QUESTION)
 
     with pytest.raises(LLMTimeout, match="first token"):
         turn.text()
 
-    question, answer = transcript(chat_services, turn.conversation_id)
+    question, answer = transcript(impatient_services, turn.conversation_id)
     assert_question_kept(question)
     assert answer.status is Status.ERROR
     assert answer.content == ""
     assert "first token" in answer.facts.error
 
 
-def test_a_server_silent_between_tokens_times_out_keeping_the_partial_answer(chat_services, fake_llm):
+def test_a_server_silent_between_tokens_times_out_keeping_the_partial_answer(impatient_services, fake_llm):
     fake_llm.mode = "stall_middle"
-    turn = chat_services.chat.answer(None, QUESTION)
+    turn = impatient_services.chat.answer(None, QUESTION)
 
     with pytest.raises(LLMTimeout, match="next token"):
         turn.text()
 
-    question, answer = transcript(chat_services, turn.conversation_id)
+    question, answer = transcript(impatient_services, turn.conversation_id)
     assert_question_kept(question)
     assert answer.status is Status.INTERRUPTED
     assert answer.content == PARTIAL_ANSWER
@@ -406,9 +405,9 @@ def test_stopping_an_answer_hangs_up_on_the_server(chat_services, fake_llm):
     assert fake_llm.hung_up.wait(timeout=5)
 
 
-def test_an_answer_that_timed_out_hangs_up_on_the_server(chat_services, fake_llm):
+def test_an_answer_that_timed_out_hangs_up_on_the_server(impatient_services, fake_llm):
     fake_llm.mode = "stall_middle"
-    turn = chat_services.chat.answer(None, QUESTION)
+    turn = impatient_services.chat.answer(None, QUESTION)
     with pytest.raises(LLMTimeout):
         turn.text()
 
