@@ -59,6 +59,9 @@ class Settings(BaseModel):
     # Conversations answer from their documents only unless they choose otherwise: when nothing
     # is found there, docchat says so without asking the model.
     documents_only: bool = False
+    # Conversations that have not chosen have their answers quoted from the documents, no model
+    # asked, when the documents hold one (a small model's own sentences are often wrong).
+    quoted_answers: bool = False
     # The budget planner's caps: shares of the window (less the answer reserve) that each part
     # may take at most; the history gets whatever they leave.
     cap_system: float = Field(default=0.10, gt=0, lt=1)

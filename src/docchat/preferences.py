@@ -22,7 +22,7 @@ log = logging.getLogger(__name__)
 FILE = "settings.json"
 # What the page offers to change; the rest is for those who run docchat by hand.
 EDITABLE = ("max_tokens", "llm_url", "llm_model", "llm_window", "embeddings_url", "embeddings_model", "cap_chunks",
-            "documents_only")
+            "documents_only", "quoted_answers")
 
 
 def load(**given) -> Settings:

@@ -8,6 +8,8 @@ import json
 
 import pytest
 
+from docchat.errors import LLMUnavailable
+
 from tests.api.conftest import events
 
 LEASE_2024 = """# Lease of 4 Quay Street, 2024
@@ -160,6 +162,22 @@ def test_a_question_asked_for_quotes_is_answered_with_the_documents_own_sentence
     assert body["answer_form"] == "quoted" and body["model"] == "docchat (quoted)"
     assert "\u201cThe tenant may keep one cat.\u201d" in body["answer"]
     assert gateway.requests == []  # no model was asked
+
+
+def test_a_conversation_set_to_quote_its_documents_answers_in_quotes_with_the_llm_server_gone(client, gateway,
+                                                                                              leases):
+    conversation = client.post("/api/v1/conversations", json={}).json()
+    changed = client.patch(f"/api/v1/conversations/{conversation['id']}", json={"quoted_answers": True}).json()
+    assert (changed["quoted_answers"], changed["documents_only"]) == (True, None)
+    gateway.down = LLMUnavailable("the LLM server is not running")
+
+    response = client.post(f"/api/v1/conversations/{conversation['id']}/messages",
+                           json={"content": "May the tenant keep a cat?"})
+
+    assert response.status_code == 200, response.text
+    assert response.json()["answer_form"] == "quoted"
+    [_, answer] = client.get(f"/api/v1/conversations/{conversation['id']}").json()["messages"]
+    assert "\u201cThe tenant may keep one cat.\u201d" in answer["content"] and answer["answer_form"] == "quoted"
 
 
 def test_a_form_docchat_does_not_know_is_refused(client, leases):

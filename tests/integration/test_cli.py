@@ -378,16 +378,17 @@ def test_doctor_reports_a_document_index_held_by_another_process_instead_of_fail
     assert "stop it first, or use a Qdrant server" in refused
 
 
-def test_documents_only_is_switched_on_and_off_for_one_conversation(docchat, services):
+@pytest.mark.parametrize(("verb", "choice", "said"), [("documents-only", "documents_only", "documents only"),
+                                                      ("quoted", "quoted_answers", "quoted answers")])
+def test_a_conversation_s_choice_is_switched_on_and_off_for_it_alone(docchat, services, verb, choice, said):
     lease = services.conversations.create("Lease questions")
     other = services.conversations.create("Cookery")
 
-    assert succeeded(docchat("conversations", "documents-only", lease.id[:8], "on")) == \
-        "Lease questions: documents only on\n"
-    assert services.conversations.get(lease.id).settings.documents_only is True
-    assert services.conversations.get(other.id).settings.documents_only is None  # still follows the default
-    succeeded(docchat("conversations", "documents-only", lease.id, "off"))
-    assert services.conversations.get(lease.id).settings.documents_only is False
+    assert succeeded(docchat("conversations", verb, lease.id[:8], "on")) == f"Lease questions: {said} on\n"
+    assert getattr(services.conversations.get(lease.id).settings, choice) is True
+    assert getattr(services.conversations.get(other.id).settings, choice) is None  # still follows the default
+    succeeded(docchat("conversations", verb, lease.id, "off"))
+    assert getattr(services.conversations.get(lease.id).settings, choice) is False
 
 
 def test_documents_only_for_an_unknown_conversation_says_so_in_one_line_and_changes_nothing(docchat, services):

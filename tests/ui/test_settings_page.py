@@ -2,6 +2,7 @@
 
 from pathlib import Path
 
+import pytest
 from streamlit.testing.v1 import AppTest
 
 from docchat.bootstrap import build_backup
@@ -29,15 +30,17 @@ def test_the_settings_page_says_when_the_last_backup_was_made_and_to_which_file(
     assert _last_backup_line() == f"Last backup: just now ({report.made_at:%Y-%m-%d %H:%M} UTC), to {archive}"
 
 
-def test_documents_only_is_turned_on_for_every_conversation_from_the_preferences(services, monkeypatch):
+@pytest.mark.parametrize("name", ["documents_only", "quoted_answers"])
+def test_a_default_for_every_conversation_is_turned_on_from_the_preferences(services, monkeypatch, name):
     import json
 
-    monkeypatch.delenv("DOCCHAT_DOCUMENTS_ONLY", raising=False)
+    monkeypatch.delenv(f"DOCCHAT_{name.upper()}", raising=False)
     page = AppTest.from_file(str(ROOT / "pages" / "2_Settings.py"), default_timeout=30).run()
 
-    page.toggle(key="preferences_documents_only").set_value(True)
+    page.toggle(key=f"preferences_{name}").set_value(True)
     page.button[[b.label for b in page.button].index("Save preferences")].click().run()
 
     saved = json.loads((services.settings.resolved_data_dir / "settings.json").read_text())
-    assert saved["documents_only"] is True
+    (other,) = {"documents_only", "quoted_answers"} - {name}
+    assert (saved[name], saved[other]) == (True, False)
     assert any(s.value == "Preferences saved and applied." for s in page.success)

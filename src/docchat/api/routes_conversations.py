@@ -59,6 +59,9 @@ def change_conversation(conversation_id: str, body: ConversationChange, services
     if body.documents_only is not None:
         conversations.set_documents_only(found, body.documents_only)
         conversation = conversations.get(found)
+    if body.quoted_answers is not None:
+        conversations.set_quoted_answers(found, body.quoted_answers)
+        conversation = conversations.get(found)
     return from_conversation(conversation)
 
 

@@ -76,6 +76,8 @@ class ConversationChange(Strict):
     pinned: bool | None = None
     documents_only: bool | None = Field(default=None, description="Answer from the documents only: when "
                                         "nothing is found there, docchat says so without asking the model.")
+    quoted_answers: bool | None = Field(default=None, description="Quote the documents: an answer they hold is "
+                                        "their own sentences, cited, and the model is not asked.")
 
 
 class NewMessage(Strict):
@@ -228,6 +230,8 @@ class ConversationOut(BaseModel):
     instructions: str
     documents_only: bool | None = Field(default=None, description="Chosen for this conversation; null: the "
                                         "default in Settings.")
+    quoted_answers: bool | None = Field(default=None, description="Chosen for this conversation; null: the "
+                                        "default in Settings.")
 
 
 class MessageOut(PlannedOut):
@@ -349,7 +353,8 @@ def from_conversation(conversation) -> dict:
             "created_at": conversation.created_at, "updated_at": conversation.updated_at,
             "message_count": conversation.message_count, "title_source": settings.title_source.value,
             "document_scope": list(settings.document_scope) if settings.document_scope is not None else None,
-            "instructions": settings.instructions, "documents_only": settings.documents_only}
+            "instructions": settings.instructions, "documents_only": settings.documents_only,
+            "quoted_answers": settings.quoted_answers}
 
 
 def from_message(message) -> dict:

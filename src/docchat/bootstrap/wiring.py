@@ -113,6 +113,7 @@ def _answering(settings: Settings, client: Client, info: ServerInfo | None,
                               rewrite_gate=rewrite_gate, gateway=gateway)
     chat = ChatService(conversations, messages, log, uow, gateway, counter, pipeline, programs=programs,
                        answer_reserve=answer_tokens(settings), documents_only=settings.documents_only,
+                       quoted_answers=settings.quoted_answers,
                        checker=CitationChecker(embedder, passage_vectors), citation_gate=CitationGate(skill_record))
     if info is not None:
         llm.calibration()  # once, at start-up, while the server is known to answer

@@ -4,16 +4,19 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Callable
 
 from docchat.atomic import write_atomically
 from docchat.cli.common import open_services, print_json, shown
 from docchat.errors import DocchatError
+from docchat.services.conversations import ConversationService
 from docchat.text import for_terminal
 
 
 def add_commands(commands) -> None:
     conversations = commands.add_parser("conversations",
-                                        help="list, create, rename, pin, documents only, delete, search; the trash")
+                                        help="list, create, rename, pin, documents only, quoted answers, delete, search; "
+                                             "the trash")
     verbs = conversations.add_subparsers(title="verbs", metavar="VERB", required=True)
     listing = verbs.add_parser("list", help="pinned first, then most recently updated")
     listing.add_argument("--json", action="store_true")
@@ -35,6 +38,11 @@ def add_commands(commands) -> None:
     only.add_argument("id")
     only.add_argument("state", choices=["on", "off"])
     only.set_defaults(handler=set_documents_only)
+    quoted = verbs.add_parser("quoted", help="quote the conversation's documents for the answers they hold, "
+                              "without asking the model (on), or let the model write them (off)")
+    quoted.add_argument("id")
+    quoted.add_argument("state", choices=["on", "off"])
+    quoted.set_defaults(handler=set_quoted_answers)
     delete = verbs.add_parser("delete", help="delete a conversation (--purge: for good)")
     delete.add_argument("id")
     delete.add_argument("--purge", action="store_true", help="remove it and its messages from the database")
@@ -105,11 +113,20 @@ def unpin_conversation(args) -> None:
 
 
 def set_documents_only(args) -> None:
+    _switch(args, "documents only", ConversationService.set_documents_only)
+
+
+def set_quoted_answers(args) -> None:
+    _switch(args, "quoted answers", ConversationService.set_quoted_answers)
+
+
+def _switch(args, name: str, choose: Callable[[ConversationService, str, bool], None]) -> None:
+    """Turns one of a conversation's on/off choices on or off, and says which."""
     conversations = open_services().conversations
     conversation_id = conversations.resolve_id(args.id)
-    conversations.set_documents_only(conversation_id, args.state == "on")
+    choose(conversations, conversation_id, args.state == "on")
     title = conversations.get(conversation_id).title
-    print(f"{for_terminal(title)}: documents only {args.state}")
+    print(f"{for_terminal(title)}: {name} {args.state}")
 
 
 def delete_conversation(args) -> None:

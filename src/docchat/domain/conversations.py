@@ -99,6 +99,8 @@ class ConversationSettings:
     instructions: str = ""
     # Answers from its documents only: nothing found, no model asked (None: the default in Settings).
     documents_only: bool | None = None
+    # Answers quoted from its documents, no model asked, when they hold one (None: the default).
+    quoted_answers: bool | None = None
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -107,6 +109,7 @@ class ConversationSettings:
             "session": self.session.as_dict(), "compactions": self.compactions, "truncations": self.truncations,
             "condense_after_seq": self.condense_after_seq, "last_condense_error": self.last_condense_error,
             "instructions": self.instructions, "documents_only": self.documents_only,
+            "quoted_answers": self.quoted_answers,
         }
 
     @classmethod
@@ -123,8 +126,13 @@ class ConversationSettings:
             condense_after_seq=_count(data.get("condense_after_seq")),
             last_condense_error=str(error) if error else None,
             instructions=data["instructions"] if isinstance(data.get("instructions"), str) else "",
-            documents_only=data["documents_only"] if isinstance(data.get("documents_only"), bool) else None,
+            documents_only=_choice(data.get("documents_only")), quoted_answers=_choice(data.get("quoted_answers")),
         )
+
+
+def _choice(value: object) -> bool | None:
+    """On, off, or not chosen (None: the default in Settings)."""
+    return value if isinstance(value, bool) else None
 
 
 def _title_source(value: object) -> TitleSource:

@@ -19,7 +19,7 @@ from typing import Callable
 from docchat.context.citing import Checker, CitationGate, citable, citing
 from docchat.context.pipeline import AnswerPipeline, Prepared, Request
 from docchat.context.rewrite import RECENT_MESSAGES
-from docchat.domain import AnswerForm, Message, Role, SessionMemory, Status, TitleSource
+from docchat.domain import AnswerForm, ConversationSettings, Message, Role, SessionMemory, Status, TitleSource
 from docchat.domain.grounding import DOCUMENTS_ONLY, Constraint
 from docchat.domain.approach import Way
 from docchat.domain.turns import last_exchange, may_continue
@@ -48,12 +48,13 @@ class ChatService:
     def __init__(self, conversations: ConversationService, messages: MessageService, log: ConversationLog,
                  uow: UnitOfWorkFactory, gateway: Gateway, counter: TokenCounter, pipeline: AnswerPipeline, *,
                  answer_reserve: int | None, programs: Programs | None = None, documents_only: bool = False,
-                 checker: Checker | None = None, citation_gate: CitationGate | None = None):
+                 quoted_answers: bool = False, checker: Checker | None = None, citation_gate: CitationGate | None = None):
         self._conversations = conversations
         self._messages = messages
         self._log = log
-        # New conversations, and those that never chose, answer from their documents only.
+        # What conversations that never chose do: answer from their documents only; quote them.
         self._documents_only = documents_only
+        self._quoted_answers = quoted_answers
         self._uow = uow
         self._gateway = gateway
         self._pipeline = pipeline
@@ -82,33 +83,45 @@ class ChatService:
                                                     rewritten_query=rewritten)
 
         try:
-            info, unavailable = self._server(conversation_id)
+            info, unavailable = self._server(conversation_id, form)
         except LLMError as error:
             # The question is kept either way; the failure shows when the turn is read.
             return self._failed(self._messages.post_user_message(conversation_id, question), error)
         return self._turn(conversation_id, question, info, keep, progress, unavailable=unavailable, plan=plan,
                           form=form)
 
-    def _server(self, conversation_id: str | None) -> tuple[ServerInfo, LLMError | None]:
-        """The server to plan against. With none answering, a documents-only conversation plans
-        against a nominal one, with the failure kept: nothing found needs no model, so the
-        question is judged first and fails for want of a server only if its answer is found.
-        Any other conversation: the failure is raised."""
+    def _server(self, conversation_id: str | None,
+                form: AnswerForm | None = None) -> tuple[ServerInfo, LLMError | None]:
+        """The server to plan against. With none answering, a documents-only conversation, or an
+        answer to be quoted, plans against a nominal one, with the failure kept: nothing found
+        needs no model, nor do quotes, so the question is judged first and fails for want of a
+        server only if the model must write its answer. Otherwise the failure is raised."""
         try:
             return self._gateway.info(), None
         except LLMError as error:
-            if self.documents_only(conversation_id):
+            settings = self._settings(conversation_id)
+            if self._only(settings) or (form or self._form(settings)) is AnswerForm.QUOTED:
                 return NominalServer(), error
             raise
 
     def documents_only(self, conversation_id: str | None) -> bool:
         """Whether the conversation answers from its documents only (a new one: the default)."""
-        if conversation_id is None:
-            return self._documents_only
-        return self._chosen(self._conversations.get(conversation_id).settings.documents_only)
+        return self._only(self._settings(conversation_id))
 
-    def _chosen(self, choice: bool | None) -> bool:
-        return self._documents_only if choice is None else choice
+    def quotes(self, conversation_id: str | None) -> bool:
+        """Whether the conversation's answers are quoted from its documents (a new one: the default)."""
+        return self._form(self._settings(conversation_id)) is AnswerForm.QUOTED
+
+    def _settings(self, conversation_id: str | None) -> ConversationSettings:
+        return ConversationSettings() if conversation_id is None else self._conversations.get(conversation_id).settings
+
+    def _only(self, settings: ConversationSettings) -> bool:
+        return self._documents_only if settings.documents_only is None else settings.documents_only
+
+    def _form(self, settings: ConversationSettings) -> AnswerForm | None:
+        """The form the conversation asks for: quoted, or None (the citation gate chooses)."""
+        quoted = self._quoted_answers if settings.quoted_answers is None else settings.quoted_answers
+        return AnswerForm.QUOTED if quoted else None
 
     def retry(self, conversation_id: str, *, plan: Way | None = None, form: AnswerForm | None = None,
               progress: Progress = lambda stage: None) -> Turn:
@@ -125,7 +138,7 @@ class ChatService:
             return self.edit(conversation_id, asked.id, asked.content, plan=plan, form=form, progress=progress)
         version_of = answered.group if answered is not None else None
         try:
-            info, unavailable = self._server(conversation_id)
+            info, unavailable = self._server(conversation_id, form)
         except LLMError as error:
             return self._failed(asked, error, version_of=version_of)
         return self._turn(conversation_id, asked.content, info, lambda sent, rewritten: asked, progress,
@@ -148,7 +161,7 @@ class ChatService:
                                                     rewritten_query=rewritten, version_of=asked.group)
 
         try:
-            info, unavailable = self._server(conversation_id)
+            info, unavailable = self._server(conversation_id, form)
         except LLMError as error:
             return self._failed(keep(None, None), error)
         return self._turn(conversation_id, text, info, keep, progress, before_seq=asked.seq, unavailable=unavailable,
@@ -206,12 +219,12 @@ class ChatService:
     # internals
 
     def _request(self, conversation_id: str | None, question: str, *,
-                 before_seq: int | None = None) -> tuple[Request, tuple[int, int], bool]:
+                 before_seq: int | None = None) -> tuple[Request, tuple[int, int], ConversationSettings]:
         """What the pipeline needs of the stored conversation, read in one unit of work, the
-        memory's marks then, and whether it answers from its documents only; `before_seq`: the question is stored already (a retry), and only
-        what came before it is history."""
+        memory's marks then, and the conversation's settings; `before_seq`: the question is
+        stored already (a retry), and only what came before it is history."""
         if conversation_id is None:
-            return Request(question=question, history=[]), (1, 1), self._documents_only
+            return Request(question=question, history=[]), (1, 1), ConversationSettings()
         memory = self._log.memory(conversation_id)
         with self._uow() as uow:
             settings = required(uow, conversation_id).settings
@@ -237,16 +250,17 @@ class ChatService:
             total_messages=total_messages, total_tokens=total_tokens,
             compactions=settings.compactions, may_condense=next_seq >= settings.condense_after_seq,
             instructions=settings.instructions,
-        ), view.marks, self._chosen(settings.documents_only)
+        ), view.marks, settings
 
     def _turn(self, conversation_id: str | None, question: str, info: ServerInfo, keep: Keep, progress: Progress, *,
               before_seq: int | None = None, continuing: Message | None = None,
               version_of: str | None = None, unavailable: LLMError | None = None, plan: Way | None = None,
               form: AnswerForm | None = None) -> Turn:
-        request, marks, documents_only = self._request(conversation_id, question, before_seq=before_seq)
+        request, marks, settings = self._request(conversation_id, question, before_seq=before_seq)
         request = replace(request, plan=plan)
         # A cut answer goes on while the model answers; without one, it is judged as a new answer.
-        documents_only = documents_only and (continuing is None or unavailable is not None)
+        documents_only = self._only(settings) and (continuing is None or unavailable is not None)
+        form = form if form is not None else self._form(settings)
         if unavailable is not None:
             # Planned against a nominal window: nothing may be condensed or cut for good by it.
             request = replace(request, may_condense=False)
@@ -262,7 +276,7 @@ class ChatService:
             # A cut answer that cannot go on: the reply becomes its new version, the cut one kept.
             return self._from_documents(prepared, continuing.group if continuing is not None else version_of,
                                         compaction)
-        if unavailable is not None:
+        if unavailable is not None and not (continuing is None and form is AnswerForm.QUOTED and citable(prepared)):
             if continuing is not None:
                 return self._unchanged(prepared.question, continuing, unavailable)
             return self._failed(prepared.question, unavailable, version_of=version_of)

@@ -115,14 +115,21 @@ class ConversationService:
             raise InvalidInput("documents only is on or off")
         self._change_settings(conversation_id, lambda settings: replace(settings, documents_only=documents_only))
 
+    def set_quoted_answers(self, conversation_id: str, quoted: bool | None) -> None:
+        """Whether the conversation's answers are quoted from its documents, no model asked, when
+        they hold one; None follows the default in Settings."""
+        if quoted is not None and not isinstance(quoted, bool):
+            raise InvalidInput("quoted answers are on or off")
+        self._change_settings(conversation_id, lambda settings: replace(settings, quoted_answers=quoted))
+
     def fresh_start(self, conversation_id: str) -> Conversation:
         """A new, empty conversation that searches the same documents with the same instructions
-        (and answers from them only, if the old one did)."""
+        (and answers from them only, or in quotes, if the old one did)."""
         settings = self.get(conversation_id).settings
         conversation = self.create()
         self._change_settings(conversation.id, lambda new: replace(
             new, document_scope=settings.document_scope, instructions=settings.instructions,
-            documents_only=settings.documents_only))
+            documents_only=settings.documents_only, quoted_answers=settings.quoted_answers))
         return self.get(conversation.id)
 
     def set_document_scope(self, conversation_id: str, document_ids: builtins.list[str] | None) -> None:

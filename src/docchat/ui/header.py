@@ -1,6 +1,6 @@
 """The open conversation's header: its title and what can be done to it (rename, pin, choose
-its documents and whether it answers from them only, export, delete), at the top of the chat
-pane whatever the thread list holds."""
+its documents, whether it answers from them only and whether it quotes them, export, delete),
+at the top of the chat pane whatever the thread list holds."""
 
 from __future__ import annotations
 
@@ -23,8 +23,12 @@ def render(conversation: Conversation) -> None:
         in_library = {d.id for d in services().documents.list()}
         searched = sum(1 for d in conversation.settings.document_scope if d in in_library)
         st.caption(f":material/description: Searches {searched} of {count(len(in_library), 'document')}")
-    if services().chat.documents_only(conversation.id):
+    chat = services().chat
+    if chat.documents_only(conversation.id):
         st.caption(":material/lock: Documents only: when your documents do not hold an answer, docchat says so "
+                   "and the model is not asked")
+    if chat.quotes(conversation.id):
+        st.caption(":material/format_quote: Quoted answers: what your documents hold is quoted from them, "
                    "and the model is not asked")
     with st.container(horizontal=True, key=f"{KEY}_actions"):
         _rename(conversation)
@@ -32,7 +36,7 @@ def render(conversation: Conversation) -> None:
         with popover("Documents", icon=":material/description:", key=f"{KEY}_documents") as box:
             if box.open:
                 scope_picker(conversation, closes=f"{KEY}_documents")
-                documents_only_switch(conversation)
+                _switches(conversation)
         _instructions(conversation)
         _export(conversation)
         if st.button("Clear", key=f"{KEY}_clear", icon=":material/restart_alt:",
@@ -63,20 +67,32 @@ def scope_picker(conversation: Conversation, *, closes: str | None = None) -> No
                  closes=closes)
 
 
-def documents_only_switch(conversation: Conversation) -> None:
-    """Whether this conversation answers from its documents only (the default: Settings)."""
-    chat = services().chat
-    on = chat.documents_only(conversation.id)
+def _switches(conversation: Conversation) -> None:
+    """Whether this conversation answers from its documents only, and whether it quotes them
+    (the defaults: Settings)."""
+    chat, conversations = services().chat, services().conversations
+    _switch(conversation, "documents_only", "Answer from these documents only", chat.documents_only(conversation.id),
+            conversations.set_documents_only,
+            ("Answers from its documents only.", "The model answers when the documents do not."),
+            help="When nothing is found in the documents, docchat says so and offers the closest passages, "
+                 "without asking the model.")
+    _switch(conversation, "quoted_answers", "Quote the documents instead of asking the model",
+            chat.quotes(conversation.id), conversations.set_quoted_answers,
+            ("Answers are quoted from the documents.", "The model writes the answers."),
+            help="An answer the documents hold is their own sentences, each cited, and the model is not asked "
+                 "(nor needed). A question they do not hold is still the model's to answer.")
+
+
+def _switch(conversation: Conversation, name: str, label: str, on: bool, choose, said: tuple[str, str], *,
+            help: str) -> None:
+    key = f"{KEY}_{name}_{conversation.id}"
 
     def switched() -> None:
-        chosen = bool(st.session_state[f"{KEY}_documents_only_{conversation.id}"])
-        services().conversations.set_documents_only(conversation.id, chosen)
-        flash("Answers from its documents only." if chosen else "The model answers when the documents do not.")
+        chosen = bool(st.session_state[key])
+        choose(conversation.id, chosen)
+        flash(said[0] if chosen else said[1])
 
-    st.toggle("Answer from these documents only", value=on, key=f"{KEY}_documents_only_{conversation.id}",
-              on_change=switched,
-              help="When nothing is found in the documents, docchat says so and offers the closest passages, "
-                   "without asking the model.")
+    st.toggle(label, value=on, key=key, on_change=switched, help=help)
 
 
 def _rename(conversation: Conversation) -> None:

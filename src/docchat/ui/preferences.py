@@ -56,11 +56,17 @@ def render(llm: LLMStatus | None = None) -> None:
                          help="For conversations that have not chosen (each can, under Documents in its "
                               "header): when nothing is found in the documents, docchat says so without "
                               "asking the model.")
+        quote = st.toggle("Quote the documents instead of asking the model", value=settings.quoted_answers,
+                          disabled="quoted_answers" in locked, key=f"{KEY}_quoted_answers",
+                          help="For conversations that have not chosen (each can, under Documents in its header): "
+                               "an answer the documents hold is their own sentences, each cited; the model "
+                               "answers only what they do not hold.")
         if st.form_submit_button("Save preferences", type="primary"):
             changes = {"llm_url": url.strip() or None, "max_tokens": int(answer), "cap_chunks": round(share, 2),
                        "embeddings_url": embeddings.strip() or None,
                        "embeddings_model": embedding_model.strip() or None,
-                       "documents_only": bool(only), "llm_model": model, "llm_window": int(window) or None}
+                       "documents_only": bool(only), "quoted_answers": bool(quote), "llm_model": model,
+                       "llm_window": int(window) or None}
             _save({name: value for name, value in changes.items() if name not in locked})
 
 

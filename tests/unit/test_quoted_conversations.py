@@ -1,0 +1,117 @@
+"""A conversation set to quoted answers: what its documents hold is quoted from them, no model
+asked (and none needed); what they do not hold is the model's own answer, as anywhere else."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from docchat.domain import AnswerForm, ConversationSettings, Judgement, Role, Status
+from docchat.domain.grounding import QUOTED_BY
+from docchat.errors import LLMUnavailable
+
+from tests.unit.fakes import FakeLibrary, chunk
+from tests.unit.test_pipeline import Setup
+
+RENT = replace(chunk("Riverside Lease", 0, "The annual rent is GBP 62,000, payable quarterly in advance.", page=4),
+               similarity=0.7, coverage=1.0)
+ROAST = replace(chunk("Kitchen Notebook", 0, "Roast a chicken at 200 degrees for twenty minutes per pound.", page=1),
+                similarity=0.2, coverage=0.0)
+RENT_QUOTE = "\u201cThe annual rent is GBP 62,000, payable quarterly in advance.\u201d [1]"
+
+
+def quoting(setup: Setup) -> str:
+    conversation = setup.conversations.create("Lease questions")
+    setup.conversations.set_quoted_answers(conversation.id, True)
+    return conversation.id
+
+
+def test_a_question_the_documents_answer_is_quoted_from_them_and_no_model_is_asked():
+    setup = Setup(FakeLibrary(RENT, ROAST))
+    turn = setup.ask("How much is the annual rent?", quoting(setup))
+
+    assert setup.gateway.requests == []
+    assert RENT_QUOTE in turn.answer.content
+    assert (turn.answer.status, turn.answer.facts.form, turn.answer.facts.model) == (
+        Status.COMPLETE, AnswerForm.QUOTED, QUOTED_BY)
+
+
+def test_a_question_the_documents_do_not_answer_is_the_model_s_own():
+    setup = Setup(FakeLibrary(RENT, ROAST))
+    turn = setup.ask("How long does a turkey roast for?", quoting(setup))
+
+    assert len(setup.gateway.requests) == 1
+    assert turn.evidence.judgement is Judgement.NOT_FOUND
+    assert (turn.answer.content, turn.answer.facts.form) == ("fine.", AnswerForm.FREE)
+
+
+def test_with_no_llm_server_a_question_the_documents_answer_is_still_quoted():
+    setup = Setup(FakeLibrary(RENT, ROAST))
+    conversation_id = quoting(setup)
+    setup.gateway.down = LLMUnavailable("the LLM server is not running")
+
+    turn = setup.ask("How much is the annual rent?", conversation_id)
+
+    assert RENT_QUOTE in turn.answer.content and turn.answer.status is Status.COMPLETE
+    assert [m.content for m in setup.messages.history(conversation_id)] == [
+        "How much is the annual rent?", turn.answer.content]
+
+
+def test_with_no_llm_server_a_question_the_documents_do_not_answer_fails_and_the_question_is_kept():
+    setup = Setup(FakeLibrary(RENT, ROAST))
+    conversation_id = quoting(setup)
+    setup.gateway.down = LLMUnavailable("the LLM server is not running")
+
+    turn = setup.chat.answer(conversation_id, "How long does a turkey roast for?")
+    with pytest.raises(LLMUnavailable):
+        turn.text()
+    question, answer = setup.messages.history(conversation_id)
+    assert question.content == "How long does a turkey roast for?" and answer.status is Status.ERROR
+
+
+def test_with_no_llm_server_answering_again_quotes_where_the_model_had_answered():
+    setup = Setup(FakeLibrary(RENT, ROAST))
+    conversation = setup.conversations.create("Lease questions")
+    setup.ask("How much is the annual rent?", conversation.id)
+    setup.conversations.set_quoted_answers(conversation.id, True)
+    setup.gateway.down = LLMUnavailable("the LLM server is not running")
+
+    turn = setup.chat.retry(conversation.id)
+    turn.text()
+
+    assert RENT_QUOTE in turn.answer.content
+    versions = [m for m in setup.messages.history(conversation.id) if m.role is Role.ASSISTANT]
+    assert [(m.content, m.shown) for m in versions] == [("fine.", False), (turn.answer.content, True)]
+    assert len(setup.gateway.requests) == 1  # the first answer's; none since
+
+
+def test_the_model_s_own_words_may_still_be_asked_for_in_a_quoting_conversation():
+    setup = Setup(FakeLibrary(RENT, ROAST))
+    conversation_id = quoting(setup)
+    setup.ask("How much is the annual rent?", conversation_id)
+
+    turn = setup.chat.retry(conversation_id, form=AnswerForm.FREE)
+    turn.text()
+
+    assert len(setup.gateway.requests) == 1
+    assert (turn.answer.content, turn.answer.facts.form) == ("fine.", AnswerForm.FREE)
+
+
+def test_the_default_in_settings_applies_until_a_conversation_chooses_and_a_fresh_start_keeps_the_choice():
+    setup = Setup(FakeLibrary(RENT, ROAST))
+    setup.chat._quoted_answers = True  # as bootstrap passes Settings.quoted_answers
+    conversation = setup.conversations.create("Lease questions")
+    assert setup.chat.quotes(conversation.id) and setup.chat.quotes(None)
+
+    setup.conversations.set_quoted_answers(conversation.id, False)
+    assert not setup.chat.quotes(conversation.id)
+    assert setup.ask("How much is the annual rent?", conversation.id).answer.facts.form is not AnswerForm.QUOTED
+    assert setup.conversations.fresh_start(conversation.id).settings.quoted_answers is False
+
+
+def test_the_choice_is_kept_in_the_conversation_s_settings_and_anything_else_reads_as_not_chosen():
+    for kept in (True, False, None):
+        settings = ConversationSettings(quoted_answers=kept)
+        assert ConversationSettings.from_dict(settings.as_dict()).quoted_answers is kept
+    assert ConversationSettings.from_dict({"quoted_answers": "yes"}).quoted_answers is None
