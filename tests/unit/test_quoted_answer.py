@@ -63,3 +63,9 @@ def test_a_follow_up_is_quoted_for_its_own_words_before_those_of_the_question_be
     answer = quoted_answer("Is it paid?", LEAVE, context="What about sick leave?")
 
     assert quotes(answer)[0] == ("Sick leave is paid for up to ten days a year.", 4)
+
+
+def test_a_follow_up_on_another_subject_is_quoted_for_it_however_many_words_the_earlier_question_had():
+    answer = quoted_answer("What about parental leave?", LEAVE, context="How many days of annual leave do I get?")
+
+    assert quotes(answer)[0] == ("Parental leave is 26 weeks.", 5)

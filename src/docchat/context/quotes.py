@@ -19,8 +19,10 @@ from docchat.domain.grounding import REFUSAL
 from docchat.retrieval.words import query_terms, tokenize
 
 MAX_QUOTES = 3
-# What a word of the earlier question is worth beside one of the question's own: a follow-up
-# that changes the subject ("What is the Payment Date?") is answered for what it asks.
+# What the earlier question's words are worth together beside one of the question's own: a
+# follow-up that changes the subject ("What about parental leave?" after annual leave) is
+# answered for what it asks, and the earlier words only break its ties. Counted per word, three
+# of them ("days", "annual", "get") outweighed "parental" (seen on the page, stop 53).
 CONTEXT_WEIGHT = 0.5
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 
@@ -41,14 +43,16 @@ def stems(question: str) -> set[str]:
 
 
 def best_sentence(terms: set[str], text: str, counts: Counter[str], context: set[str] = frozenset()) -> tuple[float, str]:
-    """The text's sentence holding the most of `terms` (and, counting CONTEXT_WEIGHT each, of
-    `context`) for the passages holding it, with its score; (0, "") when it holds none of them."""
+    """The text's sentence holding the most of `terms` (and of `context`, all of which together
+    count CONTEXT_WEIGHT) for the passages holding it, with its score; (0, "") when it holds none
+    of them."""
     best: tuple[float, str] = (0.0, "")
     for sentence in sentences(text):
         held = {_stem(word) for word in tokenize(sentence)}
         if not (terms | context) & held:
             continue
-        score = (len(terms & held) + CONTEXT_WEIGHT * len(context & held)) / max(1, counts[sentence])
+        earlier = CONTEXT_WEIGHT * len(context & held) / len(context) if context else 0.0
+        score = (len(terms & held) + earlier) / max(1, counts[sentence])
         best = max(best, (score, sentence), key=lambda pair: pair[0])
     return best
 
