@@ -349,6 +349,19 @@ def test_doctor_says_when_the_llm_server_is_not_running_and_which_counter_is_use
 # documents
 
 
+def test_ask_for_quotes_answers_from_the_documents_with_no_llm_server(docchat, tmp_path):
+    notes = tmp_path / "lease.md"
+    notes.write_text("## Rent review\n\nThe rent is reviewed every fifth year.\n\n## Break clause\n\n"
+                     "The tenant may end the lease on the tenth anniversary.\n")
+    succeeded(docchat("ingest", str(notes)))
+
+    answer = json.loads(succeeded(docchat("ask", "--form", "quoted", "--json", "When may the tenant end the lease?")))
+
+    assert (answer["answer_form"], answer["model"]) == ("quoted", "docchat (quoted)")
+    assert answer["answer"].startswith("- \u201cThe tenant may end the lease on the tenth anniversary.\u201d [")
+    assert "not running" in one_error_line(docchat("ask", "--form", "free", "When may the tenant end the lease?"))
+
+
 def test_ingest_then_reindex_embeds_every_chunk_again(docchat, tmp_path):
     notes = tmp_path / "lease.md"
     notes.write_text("## Rent review\n\nThe rent is reviewed every fifth year.\n\n## Break clause\n\n"

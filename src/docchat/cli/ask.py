@@ -9,6 +9,7 @@ from pathlib import Path
 
 from docchat.cli.common import open_services, print_json
 from docchat.errors import DocchatError
+from docchat.domain import AnswerForm
 from docchat.domain.approach import ASKED_PLANS, asked
 from docchat.text import one_line
 
@@ -23,6 +24,11 @@ def add_commands(commands) -> None:
     asking.add_argument("--plan", choices=ASKED_PLANS, help="how to answer: the best passages of any document "
                         "(lookup), every document in scope (collection), the documents named side by side (compare), "
                         "or a figure computed from a sheet (table); default: docchat chooses from the question")
+    asking.add_argument("--form", choices=[form.value for form in AnswerForm],
+                        help="how to write the answer: in the model's own words (free), by the model with marks of "
+                        "its passages ending every sentence (constrained; where the server takes a pattern), or the "
+                        "passages' own sentences quoted, no model asked (quoted); either needs passages that answer "
+                        "the question; default: docchat chooses from what the model has written")
     asking.set_defaults(handler=ask)
 
     chatting = commands.add_parser("chat", help="an interactive chat in the terminal (Ctrl-C stops an answer)")
@@ -40,7 +46,7 @@ def ask(args) -> int:
     if args.history:
         return _ask_stateless(services, args)
     conversation_id = services.conversations.resolve_id(args.conversation) if args.conversation else None
-    turn = services.chat.answer(conversation_id, args.question, plan=asked(args.plan))
+    turn = services.chat.answer(conversation_id, args.question, plan=asked(args.plan), form=_form(args))
     try:
         if args.json:
             turn.text()
@@ -59,8 +65,13 @@ def ask(args) -> int:
     return 0
 
 
+def _form(args) -> AnswerForm | None:
+    return AnswerForm(args.form) if args.form else None
+
+
 def _ask_stateless(services, args) -> int:
-    turn = services.stateless.answer(_history(args.history), args.question, plan=asked(args.plan))
+    turn = services.stateless.answer(_history(args.history), args.question, plan=asked(args.plan),
+                                     form=_form(args))
     if args.json:
         turn.text()
         print_json({**_turn_json(turn, services), "summary": turn.summary})
