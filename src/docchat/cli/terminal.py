@@ -179,7 +179,7 @@ class Session:
             print(f"[{note}]")
         if line := covered_line(outcome.approach, outcome.coverage, outcome.table):
             print(for_terminal(f"[{line}]"))
-        if line := form_line(outcome.form):
+        if line := form_line(outcome.form, outcome.model):
             print(f"[{line}]")
         self._citations = outcome.citations
         check = outcome.check

@@ -39,6 +39,8 @@ Checker = Callable[[str, list[Citation]], Grounding | None]
 # The skills a model's answers are judged on (kept in the skill record beside the rewriter's).
 CITE, CITE_CONSTRAINED = "cite", "cite-constrained"
 JUDGED_ENOUGH = 3
+# The share of its judged answers that makes a model's citing good: on its own, under the pattern.
+CITES_WELL, KEEPS_TO_PATTERN = 2 / 3, 1 / 2
 FREE_EVERY = 4
 
 MAX_SENTENCES = 6
@@ -49,12 +51,13 @@ RISING_UP_TO = 48
 _REFUSAL_REGEX = REFUSAL.replace(".", r"\.")  # not re.escape: it escapes spaces, which no backend needs
 
 
-def citing(numbers: Sequence[int]) -> Constraint:
-    """The pattern of an answer that may cite the passages numbered `numbers` (at least one)."""
+def citing(numbers: Sequence[int], *, sentences: int = MAX_SENTENCES) -> Constraint:
+    """The pattern of an answer of at most `sentences` sentences that may cite the passages
+    numbered `numbers` (at least one)."""
     given = sorted(set(numbers))
     if not given:
         raise ValueError("a constrained answer needs at least one passage to cite")
-    return Constraint(numbers=tuple(given), regex=_regex(given), grammar=_grammar(given))
+    return Constraint(numbers=tuple(given), regex=_regex(given, sentences), grammar=_grammar(given, sentences))
 
 
 def matches(text: str, constraint: Constraint) -> bool:
@@ -62,11 +65,11 @@ def matches(text: str, constraint: Constraint) -> bool:
     return re.fullmatch(constraint.regex, text) is not None
 
 
-def _regex(given: list[int]) -> str:
+def _regex(given: list[int], sentences: int) -> str:
     sentence = (r"[^\x00-\x20\[\].!?](?:[^\x00-\x1f\[\].!?]|[.!?][^\x00-\x20\[\]])"
                 f"{{0,{SENTENCE_UNITS}}} ?(?:{_marks_regex(given)})[.!?]")
     separator = r"(?: |\n\n?(?:- )?)"
-    return (f"(?:- )?{sentence}(?:{separator}{sentence}){{0,{MAX_SENTENCES - 1}}}"
+    return (f"(?:- )?{sentence}(?:{separator}{sentence}){{0,{sentences - 1}}}"
             f"|{_REFUSAL_REGEX}")
 
 
@@ -94,9 +97,9 @@ def _marks_grammar(given: list[int]) -> str:
     return " | ".join(alternatives)
 
 
-def _grammar(given: list[int]) -> str:
+def _grammar(given: list[int], sentences: int) -> str:
     return "\n".join((
-        f'root ::= ("- ")? sent (sep sent){{0,{MAX_SENTENCES - 1}}} | "{REFUSAL}"',
+        f'root ::= ("- ")? sent (sep sent){{0,{sentences - 1}}} | "{REFUSAL}"',
         f'sent ::= first unit{{0,{SENTENCE_UNITS}}} " "? marks [.!?]',
         r'first ::= [^\x00-\x20\x5B\x5D.!?]',
         r'unit ::= [^\x00-\x1F\x5B\x5D.!?] | [.!?] [^\x00-\x20\x5B\x5D]',
@@ -128,15 +131,23 @@ class CitationGate:
         cites = self._record.tally(info.model, CITE)
         constrained = self._record.tally(info.model, CITE_CONSTRAINED)
         if _judged(cites):
-            if _share(cites) >= 2 / 3:
+            if _share(cites) >= CITES_WELL:
                 return AnswerForm.FREE
             if not info.constrains:
                 return AnswerForm.QUOTED
         elif not info.constrains or (sum(cites) + sum(constrained)) % FREE_EVERY == FREE_EVERY - 1:
             return AnswerForm.FREE
-        if _judged(constrained) and _share(constrained) < 1 / 2:
+        if _judged(constrained) and _share(constrained) < KEEPS_TO_PATTERN:
             return AnswerForm.QUOTED
         return AnswerForm.CONSTRAINED
+
+    def writes_leads(self, info: ServerInfo) -> bool:
+        """Whether the model may write the lead sentence of a quoted answer: judged to cite well,
+        on its own or under the pattern (a model the gate quotes for wrote poor sentences)."""
+        cites = self._record.tally(info.model, CITE)
+        constrained = self._record.tally(info.model, CITE_CONSTRAINED)
+        return ((_judged(cites) and _share(cites) >= CITES_WELL)
+                or (info.constrains and _judged(constrained) and _share(constrained) >= KEEPS_TO_PATTERN))
 
     def judging(self, checker: Checker, model: str, form: AnswerForm, prepared: Prepared,
                 constraint: Constraint | None) -> Checker:

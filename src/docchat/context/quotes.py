@@ -5,13 +5,15 @@ form of an answer for a model that cannot cite what it was given (issue 39).
 A sentence is scored by how many of the question's word stems it holds, divided by how many of
 the passages hold it (a clause every contract shares says least about any one of them); one
 holding none of them is never quoted. Nothing is added to a quote: it claims exactly what its
-passage says, and cites it.
+passage says, and cites it. A model judged to cite well may write one sentence above the quotes
+(`lead_messages`; docchat.services.lead keeps it only if the quotes hold it).
 """
 
 from __future__ import annotations
 
 import re
 from collections import Counter
+from dataclasses import dataclass
 from collections.abc import Iterable, Sequence
 
 from docchat.domain import Citation, by_number
@@ -19,11 +21,15 @@ from docchat.domain.grounding import REFUSAL
 from docchat.retrieval.words import query_terms, tokenize
 
 MAX_QUOTES = 3
+LEAD_PROMPT = ("Answer the question in one sentence, from the quotes alone: say nothing they do not say. "
+               "End the sentence with the marks of the quotes it uses, such as [2].")
 # What the earlier question's words are worth together beside one of the question's own: a
 # follow-up that changes the subject ("What about parental leave?" after annual leave) is
 # answered for what it asks, and the earlier words only break its ties. Counted per word, three
 # of them ("days", "annual", "get") outweighed "parental" (seen on the page, stop 53).
 CONTEXT_WEIGHT = 0.5
+_MARK = re.compile(r"\[\d+\]")
+_NEGATIONS = frozenset("no not nor never none cannot neither nothing nobody without".split())
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 
 
@@ -57,20 +63,65 @@ def best_sentence(terms: set[str], text: str, counts: Counter[str], context: set
     return best
 
 
-def quoted_answer(question: str, citations: Sequence[Citation], *, context: str = "",
-                  max_quotes: int = MAX_QUOTES) -> str:
-    """The answer as the passages' own sentences: the best sentence of each of the `max_quotes`
-    passages that answer best, best first, each quoted and cited, one a line. `context`: what a
-    follow-up was searched with besides its words ("Is it paid?" after parental leave)."""
-    texts = {number: "\n".join(c.text for c in chunks) for number, chunks in by_number(citations).items()}
+@dataclass(frozen=True)
+class Quote:
+    """A sentence quoted from the passage numbered `passage.number`, as it is written there."""
+
+    passage: Citation
+    sentence: str
+
+    @property
+    def number(self) -> int:
+        return self.passage.number
+
+
+def chosen_quotes(question: str, citations: Sequence[Citation], *, context: str = "",
+                  max_quotes: int = MAX_QUOTES) -> list[Quote]:
+    """The best sentence of each of the `max_quotes` passages that answer best, best first; none
+    when no passage holds any of the question's words. `context`: what a follow-up was searched
+    with besides its words ("Is it paid?" after parental leave)."""
+    passages = by_number(citations)
+    texts = {number: "\n".join(c.text for c in chunks) for number, chunks in passages.items()}
     terms, counts = stems(question), sentence_counts(texts.values())
     context_terms = stems(context) - terms
     scored = [(*best_sentence(terms, text, counts, context_terms), number)
               for number, text in texts.items()]
     chosen = sorted((s for s in scored if s[0] > 0), key=lambda s: (-s[0], s[2]))[:max_quotes]
-    if not chosen:  # no passage holds any of the question's words
+    return [Quote(passages[number][0], sentence) for _, sentence, number in chosen]
+
+
+def quoted_answer(question: str, citations: Sequence[Citation], *, context: str = "",
+                  max_quotes: int = MAX_QUOTES) -> str:
+    """The answer as the passages' own sentences (`chosen_quotes`), each quoted and cited, one a line."""
+    return quotes_text(chosen_quotes(question, citations, context=context, max_quotes=max_quotes))
+
+
+def quotes_text(quotes: Sequence[Quote]) -> str:
+    if not quotes:  # no passage holds any of the question's words
         return REFUSAL
-    return "\n".join(f"- \u201c{sentence}\u201d [{number}]" for _, sentence, number in chosen)
+    return "\n".join(f"- \u201c{quote.sentence}\u201d [{quote.number}]" for quote in quotes)
+
+
+def lead_messages(question: str, quotes: Sequence[Quote]) -> list[dict[str, str]]:
+    """The prompt of a quoted answer's lead: one sentence from the quotes alone, citing them."""
+    listed = "\n".join(f"[{quote.number}] \u201c{quote.sentence}\u201d" for quote in quotes)
+    return [{"role": "system", "content": LEAD_PROMPT},
+            {"role": "user", "content": f"Quotes:\n{listed}\n\nQuestion: {question}"}]
+
+
+def beyond(text: str, quotes: Sequence[Quote], question: str) -> set[str]:
+    """What `text` says that neither the quotes nor the question hold: its words (as stems), and
+    "not" for a negation the quotes lack (a stopword, which would let a sentence deny a quote)."""
+    held = stems(question).union(*(stems(quote.sentence) for quote in quotes))
+    novel = stems(_MARK.sub(" ", text)) - held
+    if _negated(text) and not any(_negated(quote.sentence) for quote in quotes):
+        novel.add("not")
+    return novel
+
+
+def _negated(text: str) -> bool:
+    lowered = text.lower()
+    return "n't" in lowered or "n\u2019t" in lowered or bool(_NEGATIONS & set(re.findall(r"[^\W_]+", lowered)))
 
 
 def _stem(word: str) -> str:

@@ -80,9 +80,12 @@ _FORM_LINES = {AnswerForm.CONSTRAINED: "Written by the model with a citation for
                AnswerForm.QUOTED: "Quoted from your documents."}
 
 
-def form_line(form: AnswerForm | None) -> str | None:
+def form_line(form: AnswerForm | None, model: str | None = None) -> str | None:
     """What the page, the terminal and an export say of how an answer was written; None for the
-    model's own words (how docchat always answered)."""
+    model's own words (how docchat always answered). A quoted answer by a model (`model`) has the
+    model's lead sentence above the quotes."""
+    if form is AnswerForm.QUOTED and model not in (None, QUOTED_BY):
+        return "Quoted from your documents, under one sentence by the model."
     return _FORM_LINES.get(form) if form else None
 
 

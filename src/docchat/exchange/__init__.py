@@ -193,7 +193,7 @@ def _message_lines(message: Message, level: str) -> list[str]:
     lines = [heading, ""]
     if note := answer_note(facts.evidence, facts.model):
         lines += [f"> {note}", ""]  # as the page shows it: above the answer
-    if form := form_line(facts.form):
+    if form := form_line(facts.form, facts.model):
         lines += [f"> {form}", ""]
     lines += [message.content.rstrip(), ""]
     if covered := covered_line(facts.approach, facts.coverage, facts.table):

@@ -28,6 +28,7 @@ from docchat.ports import Gateway, Programs, ServerInfo, TokenCounter, UnitOfWor
 from docchat.services.conversation_log import Compaction, ConversationLog, required
 from docchat.services.conversations import ConversationService
 from docchat.services.documents_only import NominalServer, Reply, offered, refuses, reply_text
+from docchat.services.lead import LeadWriter
 from docchat.services.messages import MessageService, require_message
 from docchat.domain.titles import clean_title, title_from
 from docchat.services.turn import Turn, quoted, streamed
@@ -288,7 +289,8 @@ class ChatService:
                                        evidence=prepared.evidence, approach=prepared.approach,
                                        coverage=prepared.coverage, table=prepared.figure)
             if form is AnswerForm.QUOTED:
-                return quoted(prepared, draft, self._saver, conversation_id=conversation_id, checker=self.checker)
+                return quoted(prepared, draft, self._saver, conversation_id=conversation_id, checker=self.checker,
+                              lead=self.lead_writer(info) if unavailable is None else None)
             max_tokens, prefix = reserve, ""
             constraint, checker = self.written(info, prepared, form, judged=chosen is None)
         else:
@@ -314,6 +316,13 @@ class ChatService:
             return chosen if can else AnswerForm.FREE
         gate = self._citation_gate
         return gate.form(info, prepared) if gate is not None else AnswerForm.FREE
+
+    def lead_writer(self, info: ServerInfo) -> LeadWriter | None:
+        """Who writes a quoted answer's lead sentence: the model, if the gate judges it cites well."""
+        gate, checker = self._citation_gate, self.checker
+        if gate is None or checker is None or not gate.writes_leads(info):
+            return None
+        return LeadWriter(self._gateway, checker, model=info.model, constrains=info.constrains)
 
     def written(self, info: ServerInfo, prepared: Prepared, form: AnswerForm, *,
                 judged: bool = True) -> tuple[Constraint | None, Checker | None]:

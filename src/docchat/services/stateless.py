@@ -77,7 +77,8 @@ class StatelessChat:
                                           table=prepared.figure))
         chosen, form = form, self._chat.form_for(info, prepared, form)
         if form is AnswerForm.QUOTED:
-            return quoted(prepared, draft, _Unsaved(self._counter), conversation_id=None, checker=self._chat.checker)
+            return quoted(prepared, draft, _Unsaved(self._counter), conversation_id=None, checker=self._chat.checker,
+                          lead=self._chat.lead_writer(info))
         constraint, checker = self._chat.written(info, prepared, form, judged=chosen is None)
         return streamed(prepared, draft, _Unsaved(self._counter), self._gateway, max_tokens=reserve,
                         conversation_id=None, checker=checker, constraint=constraint)

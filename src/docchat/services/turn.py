@@ -16,12 +16,13 @@ from typing import Any, Callable, Generator, Iterator, Protocol
 
 from docchat.context.citing import Checker
 from docchat.context.pipeline import Prepared
-from docchat.context.quotes import quoted_answer
+from docchat.context.quotes import chosen_quotes, quotes_text
 from docchat.domain import FINISHED, AnswerForm, Budget, Citation, EvidenceStrength, Grounding, MemoryStats, Message, SessionMemory, Status
 from docchat.domain.grounding import QUOTED_BY, Constraint
 from docchat.errors import DocchatError, GenerationStopped, LLMError
 from docchat.ports import Gateway, Generation
 from docchat.services.documents_only import Reply
+from docchat.services.lead import LeadWriter
 from docchat.text import NUL
 
 CHECKPOINT_S = 1.0
@@ -177,14 +178,22 @@ def streamed(prepared: Prepared, draft: Message, saver: Saver, gateway: Gateway,
 
 
 def quoted(prepared: Prepared, draft: Message, saver: Saver, *, conversation_id: str | None,
-           checker: Checker | None = None) -> Turn:
+           checker: Checker | None = None, lead: LeadWriter | None = None) -> Turn:
     """The turn of an answer docchat quotes from the passages (docchat.context.quotes), for a
-    model that cannot cite what it is given: no model is asked, so there is no prompt budget."""
+    model that cannot cite what it is given: no model is asked, so there is no prompt budget,
+    unless `lead` writes one sentence above the quotes (kept only if they hold it)."""
     question = prepared.question
     # A follow-up is quoted for what it was searched as, too ("Is it paid?" after parental leave).
-    text = quoted_answer(question.content, prepared.citations,
-                         context=question.rewritten_query or question.read_with or "")
+    quotes = chosen_quotes(question.content, prepared.citations,
+                           context=question.rewritten_query or question.read_with or "")
+    text = quotes_text(quotes)
     draft = draft.with_facts(form=AnswerForm.QUOTED, model=QUOTED_BY, budget=None)
+
+    def start(stop: threading.Event) -> Reply:
+        written = lead.lead(question.content, quotes, stop) if lead is not None and quotes else None
+        if lead is None or written is None:
+            return Reply(text, model=QUOTED_BY)
+        return Reply(f"{written}\n\n{text}", model=lead.model)
+
     return Turn(conversation_id=conversation_id, question=question, draft=draft, budget=None, stats=prepared.stats,
-                citations=prepared.citations, evidence=prepared.evidence, saver=saver, checker=checker,
-                start=lambda stop: Reply(text, model=QUOTED_BY))
+                citations=prepared.citations, evidence=prepared.evidence, saver=saver, checker=checker, start=start)
