@@ -4,20 +4,24 @@ words and under the citation pattern (docchat.context.citing), in the same run.
 The follow-up bench's five documents (a trust agreement, a lease, a loan facility, a staff handbook
 and a kitchen notebook) go through the real services in a temporary folder. Each of its dialogs is
 asked in a stored conversation once per form, the order of the forms turning from one dialog to
-the next; the form is chosen for the bench, not by the gate. Every question has its gold sections
-(`followups.DIALOGS`, and `OPENINGS` here for the dialogs' first questions).
+the next, and once more with the form chosen by the citation gate ("gate"), as `make run` answers:
+its tally starts empty, as on a fresh install, and only the gate's own answers add to it. Every
+question has its gold sections (`followups.DIALOGS`, and `OPENINGS` here for the dialogs' first
+questions).
 
 Per form, over the answers given passages:
 - own marks: the share whose [n] marks name a passage they were given (not attributed by docchat);
 - on the gold: of those, the share citing a gold section;
 - flagged: the share with a sentence the citation check flagged;
-- refusals, time to first token and tokens per second (p50).
+- refusals, time to first token and tokens per second (p50);
+- how many answers were written in each form.
 """
 
 from __future__ import annotations
 
 import json
 import statistics
+from collections import Counter
 import tempfile
 import time
 from contextlib import contextmanager
@@ -31,6 +35,9 @@ from docchat.domain.grounding import REFUSAL
 from docchat_bench.followups import DIALOGS, DOCUMENTS, HANDBOOK, KITCHEN, LEASE, LOAN, TRUST, markdown
 
 FORMS = (AnswerForm.FREE, AnswerForm.CONSTRAINED, AnswerForm.QUOTED)
+# Each form forced, and None: as the gate chooses.
+ASKED: tuple[AnswerForm | None, ...] = (*FORMS, None)
+GATE = "gate"
 # The gold sections of each dialog's opening question (the follow-ups carry theirs).
 OPENINGS: dict[str, tuple[tuple[str, str], ...]] = {
     "When is the Determination Date?": ((TRUST, "Determination Date"),),
@@ -74,17 +81,21 @@ def run_citations_bench(*, dialogs: int | None = None, served: bool = True, as_j
     with _services(served) as services:
         for place, (opening, follow_ups) in enumerate(DIALOGS[:dialogs]):
             questions = [(opening, OPENINGS[opening])] + [(f.question, f.answers) for f in follow_ups]
-            turned = FORMS[place % len(FORMS):] + FORMS[:place % len(FORMS)]
+            turned = ASKED[place % len(ASKED):] + ASKED[:place % len(ASKED)]
             for form in turned:
                 asked += _dialog(services, questions, form)
-    result = {"model": next((a.model for a in asked if a.model), ""), "forms": {form.value: _figures(
-        [a for a in asked if a.form == form.value]) for form in FORMS}, "targets": TARGETS,
-        "answers": [a.__dict__ for a in asked]}
+    result = {"model": next((a.model for a in asked if a.model and a.written != "quoted"), ""),
+              "forms": {_label(form): _figures([a for a in asked if a.form == _label(form)]) for form in ASKED},
+              "targets": TARGETS, "answers": [a.__dict__ for a in asked]}
     print(json.dumps(result, indent=1) if as_json else _table(result))
     return result
 
 
-def _dialog(services, questions, form: AnswerForm) -> list[Answered]:
+def _label(form: AnswerForm | None) -> str:
+    return form.value if form is not None else GATE
+
+
+def _dialog(services, questions, form: AnswerForm | None) -> list[Answered]:
     conversation_id, answered = None, []
     for question, gold in questions:
         started = time.perf_counter()
@@ -104,7 +115,8 @@ def _dialog(services, questions, form: AnswerForm) -> list[Answered]:
         cited = [c for c in answer.cited] if own else []
         tokens = (turn.usage or {}).get("completion_tokens") or pieces
         answered.append(Answered(
-            form=form.value, written=(facts.form or AnswerForm.FREE).value, model=facts.model or "", question=question, given=bool(given), own_marks=own,
+            form=_label(form), written=(facts.form or AnswerForm.FREE).value, model=facts.model or "",
+            question=question, given=bool(given), own_marks=own,
             on_gold=any((c.document, c.section or c.where) in gold or (c.document, c.where) in gold for c in cited),
             flagged=bool(grounding and grounding.flagged), refused=answer.content.strip() == REFUSAL,
             ttft_s=round(first - started, 3) if first else None,
@@ -124,7 +136,8 @@ def _figures(rows: list[Answered]) -> dict:
             "flagged": round(sum(r.flagged for r in given) / len(given), 3) if given else None,
             "refusals": sum(r.refused for r in rows),
             "ttft_p50_s": round(statistics.median(ttfts), 2) if ttfts else None,
-            "tokens_per_s_p50": round(statistics.median(rates), 1) if rates else None}
+            "tokens_per_s_p50": round(statistics.median(rates), 1) if rates else None,
+            "written": dict(Counter(r.written for r in rows))}
 
 
 def _table(result: dict) -> str:
