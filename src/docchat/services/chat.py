@@ -101,7 +101,7 @@ class ChatService:
             return self._gateway.info(), None
         except LLMError as error:
             settings = self._settings(conversation_id)
-            if self._only(settings) or (form or self._form(settings)) is AnswerForm.QUOTED:
+            if self._only(settings) or (form if form is not None else self._form(settings)) is AnswerForm.QUOTED:
                 return NominalServer(), error
             raise
 
