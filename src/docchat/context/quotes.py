@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import dataclass
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 
 from docchat.domain import Citation, by_number
 from docchat.domain.grounding import REFUSAL
