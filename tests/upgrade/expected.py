@@ -28,6 +28,8 @@ ADDED_CONVERSATION_SETTINGS = {
     "condense_after_seq": ("0003", 0),
     "instructions": ("0004", ""),
     "documents_only": ("0012", None),
+    # Added after the newest fixture (0012), in the settings JSON: no migration.
+    "quoted_answers": ("after 0012", None),
 }
 ADDED_MESSAGE_FIELDS = {
     "version_of": ("0004", None),

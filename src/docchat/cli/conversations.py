@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Callable
+from typing import TYPE_CHECKING, Callable
 
 from docchat.atomic import write_atomically
 from docchat.cli.common import open_services, print_json, shown
 from docchat.errors import DocchatError
-from docchat.services.conversations import ConversationService
 from docchat.text import for_terminal
+
+if TYPE_CHECKING:  # `docchat --help` imports the command modules, and must not load the services
+    from docchat.services.conversations import ConversationService
 
 
 def add_commands(commands) -> None:
@@ -113,14 +115,14 @@ def unpin_conversation(args) -> None:
 
 
 def set_documents_only(args) -> None:
-    _switch(args, "documents only", ConversationService.set_documents_only)
+    _switch(args, "documents only", lambda conversations, chosen, on: conversations.set_documents_only(chosen, on))
 
 
 def set_quoted_answers(args) -> None:
-    _switch(args, "quoted answers", ConversationService.set_quoted_answers)
+    _switch(args, "quoted answers", lambda conversations, chosen, on: conversations.set_quoted_answers(chosen, on))
 
 
-def _switch(args, name: str, choose: Callable[[ConversationService, str, bool], None]) -> None:
+def _switch(args, name: str, choose: Callable[["ConversationService", str, bool], None]) -> None:
     """Turns one of a conversation's on/off choices on or off, and says which."""
     conversations = open_services().conversations
     conversation_id = conversations.resolve_id(args.id)
