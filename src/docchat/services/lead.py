@@ -39,7 +39,7 @@ class LeadWriter:
             finally:
                 generation.close()
         except GenerationStopped:
-            raise
+            raise  # Stop was pressed: the turn ends as stopped, not with the quotes alone
         except LLMError:
             return None  # the quotes answer alone
         return text if self._holds(text, quotes, question) else None
