@@ -86,7 +86,8 @@ class SessionMemory:
 class ConversationSettings:
     """What a conversation keeps besides its messages: who titled it, which documents it
     searches (None: all), its session memory, and its compaction state (a failed condense
-    is retried from `condense_after_seq` on)."""
+    is retried from `condense_after_seq` on). A field added here is exported with every
+    conversation: list it in tests/upgrade/expected.py, which compares upgraded exports."""
 
     title_source: TitleSource = TitleSource.DEFAULT
     document_scope: tuple[str, ...] | None = None
