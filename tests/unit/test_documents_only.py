@@ -93,9 +93,9 @@ def test_the_default_in_settings_applies_until_a_conversation_chooses():
     setup = Setup(FakeLibrary(RENT, ROAST))
     setup.chat._documents_only = True  # as bootstrap passes Settings.documents_only
     conversation = setup.conversations.create("Cookery")
-    assert setup.chat.documents_only(conversation.id)
+    assert setup.chat.documents_only(conversation.settings)
     setup.conversations.set_documents_only(conversation.id, False)
-    assert not setup.chat.documents_only(conversation.id)
+    assert not setup.chat.documents_only(setup.conversations.get(conversation.id).settings)
     assert setup.conversations.fresh_start(conversation.id).settings.documents_only is False
 
 

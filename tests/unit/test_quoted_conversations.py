@@ -102,10 +102,10 @@ def test_the_default_in_settings_applies_until_a_conversation_chooses_and_a_fres
     setup = Setup(FakeLibrary(RENT, ROAST))
     setup.chat._quoted_answers = True  # as bootstrap passes Settings.quoted_answers
     conversation = setup.conversations.create("Lease questions")
-    assert setup.chat.quotes(conversation.id) and setup.chat.quotes(None)
+    assert setup.chat.quotes(conversation.settings) and setup.chat.quotes(ConversationSettings())
 
     setup.conversations.set_quoted_answers(conversation.id, False)
-    assert not setup.chat.quotes(conversation.id)
+    assert not setup.chat.quotes(setup.conversations.get(conversation.id).settings)
     assert setup.ask("How much is the annual rent?", conversation.id).answer.facts.form is not AnswerForm.QUOTED
     assert setup.conversations.fresh_start(conversation.id).settings.quoted_answers is False
 

@@ -101,23 +101,22 @@ class ChatService:
             return self._gateway.info(), None
         except LLMError as error:
             settings = self._settings(conversation_id)
-            if self._only(settings) or (form if form is not None else self._form(settings)) is AnswerForm.QUOTED:
+            if self.documents_only(settings) or (form if form is not None else self._form(settings)) is AnswerForm.QUOTED:
                 return NominalServer(), error
             raise
 
-    def documents_only(self, conversation_id: str | None) -> bool:
-        """Whether the conversation answers from its documents only (a new one: the default)."""
-        return self._only(self._settings(conversation_id))
+    def documents_only(self, settings: ConversationSettings) -> bool:
+        """Whether a conversation with these settings answers from its documents only (not
+        chosen: the default)."""
+        return self._documents_only if settings.documents_only is None else settings.documents_only
 
-    def quotes(self, conversation_id: str | None) -> bool:
-        """Whether the conversation's answers are quoted from its documents (a new one: the default)."""
-        return self._form(self._settings(conversation_id)) is AnswerForm.QUOTED
+    def quotes(self, settings: ConversationSettings) -> bool:
+        """Whether a conversation with these settings has its answers quoted from its documents
+        (not chosen: the default)."""
+        return self._form(settings) is AnswerForm.QUOTED
 
     def _settings(self, conversation_id: str | None) -> ConversationSettings:
         return ConversationSettings() if conversation_id is None else self._conversations.get(conversation_id).settings
-
-    def _only(self, settings: ConversationSettings) -> bool:
-        return self._documents_only if settings.documents_only is None else settings.documents_only
 
     def _form(self, settings: ConversationSettings) -> AnswerForm | None:
         """The form the conversation asks for: quoted, or None (the citation gate chooses)."""
@@ -260,7 +259,7 @@ class ChatService:
         request, marks, settings = self._request(conversation_id, question, before_seq=before_seq)
         request = replace(request, plan=plan)
         # A cut answer goes on while the model answers; without one, it is judged as a new answer.
-        documents_only = self._only(settings) and (continuing is None or unavailable is not None)
+        documents_only = self.documents_only(settings) and (continuing is None or unavailable is not None)
         form = form if form is not None else self._form(settings)
         if unavailable is not None:
             # Planned against a nominal window: nothing may be condensed or cut for good by it.

@@ -24,10 +24,10 @@ def render(conversation: Conversation) -> None:
         searched = sum(1 for d in conversation.settings.document_scope if d in in_library)
         st.caption(f":material/description: Searches {searched} of {count(len(in_library), 'document')}")
     chat = services().chat
-    if chat.documents_only(conversation.id):
+    if chat.documents_only(conversation.settings):
         st.caption(":material/lock: Documents only: when your documents do not hold an answer, docchat says so "
                    "and the model is not asked")
-    if chat.quotes(conversation.id):
+    if chat.quotes(conversation.settings):
         st.caption(":material/format_quote: Quoted answers: what your documents hold is quoted from them, "
                    "and the model is not asked")
     with st.container(horizontal=True, key=f"{KEY}_actions"):
@@ -71,13 +71,13 @@ def _switches(conversation: Conversation) -> None:
     """Whether this conversation answers from its documents only, and whether it quotes them
     (the defaults: Settings)."""
     chat, conversations = services().chat, services().conversations
-    _switch(conversation, "documents_only", "Answer from these documents only", chat.documents_only(conversation.id),
+    _switch(conversation, "documents_only", "Answer from these documents only", chat.documents_only(conversation.settings),
             conversations.set_documents_only,
             ("Answers from its documents only.", "The model answers when the documents do not."),
             help="When nothing is found in the documents, docchat says so and offers the closest passages, "
                  "without asking the model.")
     _switch(conversation, "quoted_answers", "Quote the documents instead of asking the model",
-            chat.quotes(conversation.id), conversations.set_quoted_answers,
+            chat.quotes(conversation.settings), conversations.set_quoted_answers,
             ("Answers are quoted from the documents.", "The model writes the answers."),
             help="An answer the documents hold is their own sentences, each cited, and the model is not asked "
                  "(nor needed). A question they do not hold is still the model's to answer.")
