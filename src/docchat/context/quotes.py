@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 from docchat.domain import Citation, by_number
 from docchat.domain.grounding import REFUSAL
-from docchat.retrieval.words import query_terms, tokenize
+from docchat.retrieval.words import query_terms, tokenize, words
 
 MAX_QUOTES = 3
 LEAD_PROMPT = ("Answer the question in one sentence, from the quotes alone: say nothing they do not say. "
@@ -121,7 +121,7 @@ def beyond(text: str, quotes: Sequence[Quote], question: str) -> set[str]:
 
 def _negated(text: str) -> bool:
     lowered = text.lower()
-    return "n't" in lowered or "n\u2019t" in lowered or bool(_NEGATIONS & set(re.findall(r"[^\W_]+", lowered)))
+    return "n't" in lowered or "n\u2019t" in lowered or bool(_NEGATIONS & set(words(lowered)))
 
 
 def _stem(word: str) -> str:

@@ -29,9 +29,14 @@ STOPWORDS = frozenset(
 )
 
 
+def words(text: str) -> list[str]:
+    """The text's words in order, lowercased, stopwords kept ("not" among them)."""
+    return _WORD.findall(text.lower())
+
+
 def tokenize(text: str) -> list[str]:
     """The text's terms in order: lowercased words, stopwords dropped."""
-    return [word for word in _WORD.findall(text.lower()) if word not in STOPWORDS]
+    return [word for word in words(text) if word not in STOPWORDS]
 
 
 def query_terms(text: str) -> list[str]:
