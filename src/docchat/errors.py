@@ -40,6 +40,12 @@ class UnusableOutput(Exception):
     the fields asked for, empty, or too slow. Never shown: the program's caller falls back."""
 
 
+class ServerEnded(DocchatError):
+    """The LLM server docchat started took requests, then its process ended before docchat's own
+    look saw it answer (seen: a client's first question, then its engine killed, within one look's
+    half second): it did start, so it is restarted as any server that stops."""
+
+
 class LLMError(DocchatError):
     """A failure talking to the LLM; the user's message is kept and the turn can be retried."""
 

@@ -1,7 +1,7 @@
 """A stand-in for vLLM's start, for the launcher's tests: writes vLLM's start-up lines to its
 output (the server's log) at a chosen pace, then answers /health, goes silent, or exits.
 
-    python starting_server.py PORT HOW    HOW: slow | stalls | dies
+    python starting_server.py PORT HOW    HOW: slow | stalls | dies | serves-and-ends
 
 `docchat run` can start it as its own server too, through a stand-in for the LLM server's
 environment (`stand_in_venv`): its `bin/python` runs this file with the arguments docchat gives
@@ -49,6 +49,10 @@ def main(port: int, how: str) -> None:
         sys.exit(3)
     if how == "stalls":
         time.sleep(3600)
+    if how == "serves-and-ends":  # took requests, then ended before docchat's look (its engine killed)
+        print("INFO:     Application startup complete.", flush=True)
+        print("INFO:     Finished server process [1]", flush=True)
+        sys.exit(0)
     HTTPServer(("127.0.0.1", port), Health).serve_forever()
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from docchat.errors import DocchatError
+from docchat.errors import DocchatError, ServerEnded
 from docchat.llm import start_progress
 from docchat.llm.launcher import EmbeddedServer, group_members
 from docchat.llm.start_progress import BEFORE_FIRST_LINE, PHASES
@@ -65,6 +65,16 @@ def test_a_server_that_dies_while_starting_is_reported_with_its_last_words(tmp_p
     # line the process ended (read or not at the last look, it once said "loading the model").
     assert str(died.value) == ("the LLM server exited during start-up (3) while setting up its cache; last log line: "
                                "RuntimeError: not enough memory for the KV cache")
+
+
+def test_a_server_that_took_requests_and_then_ended_is_not_reported_as_a_failed_start(tmp_path):
+    server = StandIn(tmp_path, "serves-and-ends", stall_s=60)
+    server.launch(lambda line: None)
+    with pytest.raises(ServerEnded) as ended:  # the watchdog restarts such a server; a failed start it gives up on
+        server.wait_healthy(lambda line: None)
+
+    assert str(ended.value) == ("the LLM server stopped (0) just after it started; last log line: "
+                                "INFO:     Finished server process [1]")
 
 
 def test_while_it_starts_this_process_can_tell_what_it_is_doing_and_not_once_it_answers(tmp_path):

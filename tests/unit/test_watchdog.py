@@ -6,7 +6,7 @@ from __future__ import annotations
 import threading
 import time
 
-from docchat.errors import DocchatError
+from docchat.errors import DocchatError, ServerEnded
 from docchat.llm import start_progress
 from docchat.llm.watchdog import Watchdog, notice
 from tests.network import free_port
@@ -89,13 +89,15 @@ def test_once_stopped_it_starts_nothing():
 
 class _StartingServer(_Server):
     """A server started by the watchdog itself: it starts only when `ready` is set, and
-    `wait_healthy` fails with `fails_with` instead when given."""
+    `wait_healthy` fails with `fails_with` instead when given (as `failure`), on its first
+    launch only."""
 
-    def __init__(self, *, fails_with: str | None = None) -> None:
+    def __init__(self, *, fails_with: str | None = None, failure: type[DocchatError] = DocchatError) -> None:
         super().__init__()
         self.prepared = 0
         self.ready = threading.Event()
         self.fails_with = fails_with
+        self.failure = failure
 
     def ensure_model(self, say) -> None:
         self.prepared += 1
@@ -107,8 +109,9 @@ class _StartingServer(_Server):
     def wait_healthy(self, say) -> None:
         self.ready.wait(5)
         start_progress.unregister(self.url)
-        if self.fails_with:
-            raise DocchatError(self.fails_with)
+        if self.fails_with and self.launches == 1:
+            self.process.code = 0
+            raise self.failure(self.fails_with)
         self.back.set()
 
 
@@ -141,3 +144,15 @@ def test_a_first_launch_that_fails_leaves_the_reason_for_the_next_question():
     _until(lambda: notice(server.url) is not None and "did not start" in notice(server.url))
     assert notice(server.url) == "the model server did not start: the LLM server exited during start-up (1)"
     assert said == ["the LLM server did not start: the LLM server exited during start-up (1)"]
+
+
+def test_a_first_launch_that_took_requests_and_then_ended_is_restarted():
+    server, said = _StartingServer(fails_with="the LLM server stopped (0) just after it started",
+                                   failure=ServerEnded), []
+    server.ready.set()
+    watchdog = Watchdog(server, say=said.append, check_s=0.01).start(first_launch=True)
+
+    server.back.wait(5)
+    watchdog.stop()
+    assert server.launches == 2
+    assert said == ["the LLM server stopped (its process ended with code 0); restarting it (1 of 3)"]

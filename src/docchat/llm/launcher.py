@@ -17,7 +17,7 @@ import time
 from pathlib import Path
 from typing import Callable
 
-from docchat.errors import DocchatError
+from docchat.errors import DocchatError, ServerEnded
 from docchat.llm import start_progress
 from docchat.llm.convert_gguf import is_complete
 from docchat.llm.discovery import is_healthy
@@ -132,6 +132,9 @@ class EmbeddedServer:
             while not self._stopped.wait(0.5):
                 if self.process.poll() is not None:
                     watch.read()  # its last lines: written after the last look, they say where it died
+                    if watch.served:
+                        raise ServerEnded(f"the LLM server stopped ({self.process.returncode}) just after it started; "
+                                          f"last log line: {self._last_log_line()}")
                     raise DocchatError(f"the LLM server exited during start-up ({self.process.returncode}) while "
                                        f"{watch.phase}; last log line: {self._last_log_line()}")
                 if is_healthy(self.url, timeout=1.0):

@@ -38,6 +38,9 @@ PHASES = (
     (re.compile(r"init engine .* took|Supported tasks|Starting vLLM (API )?server|Available routes"),
      "opening its API"),
 )
+# The API server's web server says so once it takes requests: a process that ends after this line
+# had started (a client may have been answered), whether or not docchat's own look saw it answer.
+SERVING = re.compile(r"Application startup complete")
 BEFORE_FIRST_LINE = "starting its process (loading Python and vLLM)"
 PREPARING = "preparing the bundled model (once for this machine)"
 
@@ -62,6 +65,7 @@ class StartWatch:
     # Every phase so far, in order, none skipped however fast its lines came.
     phases: list[str] = field(default_factory=lambda: [BEFORE_FIRST_LINE])
     last_line: str = ""
+    served: bool = False
     started_at: float = field(init=False)
     moved_at: float = field(init=False)
     _partial: bytes = field(default=b"", init=False)
@@ -95,6 +99,7 @@ class StartWatch:
             if line:
                 self.last_line = line
                 self.moved_at = self.clock()
+                self.served = self.served or SERVING.search(line) is not None
                 phase = phase_of(line)
                 if phase is not None and phase != self.phase:
                     self.phase = phase

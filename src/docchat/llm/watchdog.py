@@ -22,7 +22,7 @@ from typing import Callable
 
 import httpx
 
-from docchat.errors import DocchatError
+from docchat.errors import DocchatError, ServerEnded
 from docchat.llm.start_progress import starting
 
 MAX_RESTARTS = 3
@@ -91,6 +91,8 @@ class Watchdog:
                     return False
                 self._server.launch(self._say)
             self._server.wait_healthy(self._say)
+        except ServerEnded:
+            return True  # it did start: the watch below finds it ended and restarts it, as any later stop
         except DocchatError as error:
             if not self._stopping.is_set():
                 _notices[url] = f"the model server did not start: {error}"
