@@ -2,14 +2,19 @@
 
 import json
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
 
+import httpx
 import pytest
 
 from docchat.bootstrap import build_services
+from docchat.context.citing import citing, matches
+from docchat.context.citing_rest import rest
 from docchat.domain import FINISHED, AnswerForm, Status
+from docchat.services.chat import MIN_CONTINUATION
 
 from tests.integration.test_documents import trust_pdf
 from tests.live.conftest import served_prompt_tokens
@@ -95,3 +100,45 @@ def test_a_stateless_answer_from_the_cli_retrieves_and_cites_with_full_passage_t
     listed = subprocess.run([str(docchat), "conversations", "list", "--json"], capture_output=True, text=True,
                             env=env, timeout=120)
     assert json.loads(listed.stdout) == []
+
+
+def test_a_constrained_answer_cut_short_goes_on_under_its_pattern_to_its_end(live_settings):
+    # The shortest reserve docchat continues with: under the pattern the tiny model writes
+    # sentence after marked sentence, so its answer is cut, and cut again, mid-sentence.
+    services = build_services(live_settings.model_copy(update={"cap_chunks": 0.005, "max_tokens": MIN_CONTINUATION}))
+    services.ingestion.ingest("Harbour Street Trust.pdf", trust_pdf())
+    turn = services.chat.answer(None, "When is the Determination Date?", form=AnswerForm.CONSTRAINED)
+    turn.text()
+    answer, continued = turn.answer, 0
+
+    while answer.status is Status.TRUNCATED and continued < 10:
+        services.chat.continue_answer(turn.conversation_id).text()
+        answer, continued = services.messages.history(turn.conversation_id)[-1], continued + 1
+
+    # Each part went on where the last stopped, under the rest of the pattern, so the whole answer
+    # is one the pattern takes: every sentence ends with marks of the passages it was given.
+    assert continued >= 1 and answer.status is Status.COMPLETE
+    assert answer.facts.form is AnswerForm.CONSTRAINED
+    assert matches(answer.content, citing([c.number for c in answer.facts.citations])), answer.content
+
+
+def test_llama_cpp_takes_the_rest_of_a_cut_answers_pattern(live_llamacpp):
+    # llama-cpp-python's server starts a new answer rather than going on with a cut one, so docchat
+    # sends it no rest; llama.cpp's own server does go on, and parses grammars with the same code.
+    numbers = [1, 2, 3]
+    passages = "[1] The rent is GBP 900 a month.\n[2] Rent is due on the 1st.\n[3] No pets."
+    for cut in ("The rent is GBP 900", "The rent is due [1", "Rent is GBP 900 a month [1].\n"):
+        rest_of_it = rest(cut, numbers)
+        assert rest_of_it is not None
+        reply = httpx.post(f"{live_llamacpp.url}/chat/completions", timeout=120,
+                           headers={"Authorization": f"Bearer {live_llamacpp.api_key}"},
+                           json={"messages": [{"role": "user", "content": f"{passages}\n\nWhat is the rent?"}],
+                                 "max_tokens": 48, "temperature": 0, "grammar": rest_of_it.grammar})
+        reply.raise_for_status()
+        [choice] = reply.json()["choices"]
+        text = choice["message"]["content"]
+        assert text, cut
+        if choice["finish_reason"] == "length":  # cut at 48 tokens where the pattern still goes on
+            assert rest(cut + text, numbers) is not None, (cut, text)
+        else:
+            assert re.fullmatch(rest_of_it.regex, text) and matches(cut + text, citing(numbers)), (cut, text)

@@ -3,9 +3,10 @@ never by its name, and only where there are passages to cite and a server that t
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
-from docchat.context.citing import CITE, JUDGED_ENOUGH, CitationGate
+from docchat.context.citing import CITE, JUDGED_ENOUGH, CitationGate, citing, matches
 from docchat.domain import AnswerForm, Retrieved
 from docchat.llm.skill_record import JsonSkillRecord
 from docchat.services.grounding import CitationChecker
@@ -127,3 +128,32 @@ def test_an_answer_written_again_as_quotes_is_a_new_version_and_asks_no_model(tm
     assert again.answer.facts.form is AnswerForm.QUOTED and again.answer.version_of == first.answer.group
     assert "\u201cThe Determination Date is the 15th calendar day of each month.\u201d [1]" in again.answer.content
     assert len(setup.gateway.requests) == 1
+
+
+def test_a_constrained_answer_cut_mid_sentence_goes_on_under_the_rest_of_the_pattern(tmp_path):
+    setup = gated(tmp_path)
+    setup.gateway.enqueue(["The Determination Date is ", "the 15th"], finish_reason="length")
+    cut = setup.ask(QUESTION)
+    assert cut.answer.facts.form is AnswerForm.CONSTRAINED
+
+    setup.gateway.enqueue([" calendar day of each month [1]."])
+    setup.chat.continue_answer(cut.conversation_id).text()
+
+    rest = setup.gateway.constraints[-1]  # what the server's matcher, starting at "15th", keeps to
+    assert setup.gateway.continued[-1] is True and rest is not None
+    assert re.fullmatch(rest.regex, " calendar day of each month [1].")
+    assert not re.fullmatch(rest.regex, " calendar day of each month.")  # the sentence's mark is still owed
+    answer = setup.messages.history(cut.conversation_id)[-1]
+    assert answer.facts.form is AnswerForm.CONSTRAINED
+    assert matches(answer.content, citing([c.number for c in answer.facts.citations]))
+
+
+def test_an_answer_cut_under_the_pattern_goes_on_freely_on_a_server_that_takes_none(tmp_path):
+    setup = gated(tmp_path)
+    setup.gateway.enqueue(["The Determination Date is ", "the 15th"], finish_reason="length")
+    cut = setup.ask(QUESTION)
+    setup.gateway._info = replace(setup.gateway._info, constrains=False)  # the user moved to another server
+
+    setup.chat.continue_answer(cut.conversation_id).text()
+
+    assert setup.gateway.constraints[0] is not None and setup.gateway.constraints[1] is None

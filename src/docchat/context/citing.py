@@ -65,24 +65,47 @@ def matches(text: str, constraint: Constraint) -> bool:
     return re.fullmatch(constraint.regex, text) is not None
 
 
-def _regex(given: list[int], sentences: int) -> str:
-    sentence = (r"[^\x00-\x20\[\].!?](?:[^\x00-\x1f\[\].!?]|[.!?][^\x00-\x20\[\]])"
-                f"{{0,{SENTENCE_UNITS}}} ?(?:{_marks_regex(given)})[.!?]")
-    separator = r"(?: |\n\n?(?:- )?)"
-    return (f"(?:- )?{sentence}(?:{separator}{sentence}){{0,{sentences - 1}}}"
-            f"|{_REFUSAL_REGEX}")
+# A sentence's pieces, shared with the rest of a cut answer's pattern (docchat.context.citing_rest).
+FIRST = r"[^\x00-\x20\[\].!?]"
+UNIT = r"(?:[^\x00-\x1f\[\].!?]|[.!?][^\x00-\x20\[\]])"
+SEPARATOR = r"(?: |\n\n?(?:- )?)"
 
 
-def _marks_regex(given: list[int]) -> str:
+def sentence_regex(given: list[int]) -> str:
+    return f"{FIRST}{UNIT}{{0,{SENTENCE_UNITS}}} ?(?:{marks_regex(given)})[.!?]"
+
+
+def grammar_rules(given: list[int]) -> list[str]:
+    """Every rule but the root: `sent` (a sentence), `unit`, `marks` and `sep` (between two)."""
+    return [
+        f'sent ::= first unit{{0,{SENTENCE_UNITS}}} " "? marks [.!?]',
+        r'first ::= [^\x00-\x20\x5B\x5D.!?]',
+        r'unit ::= [^\x00-\x1F\x5B\x5D.!?] | [.!?] [^\x00-\x20\x5B\x5D]',
+        f"marks ::= {_marks_grammar(given)}",
+        r'sep ::= " " | "\n" "\n"? ("- ")?',
+    ]
+
+
+def seconds(given: list[int], first: int) -> list[int]:
+    """The numbers a sentence's second mark may carry after `first`."""
+    return given if len(given) > RISING_UP_TO else [n for n in given if n > first]
+
+
+def marks_regex(given: list[int]) -> str:
     if len(given) > RISING_UP_TO:
         numbers = "|".join(map(str, given))
         return rf"\[(?:{numbers})\](?:\[(?:{numbers})\])?"
     alternatives = []
-    for place, number in enumerate(given):
-        later = given[place + 1:]
+    for number in given:
+        later = seconds(given, number)
         second = rf"(?:\[(?:{'|'.join(map(str, later))})\])?" if later else ""
         alternatives.append(rf"\[{number}\]{second}")
     return "|".join(alternatives)
+
+
+def _regex(given: list[int], sentences: int) -> str:
+    sentence = sentence_regex(given)
+    return f"(?:- )?{sentence}(?:{SEPARATOR}{sentence}){{0,{sentences - 1}}}|{_REFUSAL_REGEX}"
 
 
 def _marks_grammar(given: list[int]) -> str:
@@ -90,22 +113,16 @@ def _marks_grammar(given: list[int]) -> str:
         numbers = " | ".join(f'"{n}"' for n in given)
         return f'"[" ({numbers}) "]" ("[" ({numbers}) "]")?'
     alternatives = []
-    for place, number in enumerate(given):
-        later = " | ".join(f'"{n}"' for n in given[place + 1:])
+    for number in given:
+        later = " | ".join(f'"{n}"' for n in seconds(given, number))
         second = f' ("[" ({later}) "]")?' if later else ""
         alternatives.append(f'"[{number}]"{second}')
     return " | ".join(alternatives)
 
 
 def _grammar(given: list[int], sentences: int) -> str:
-    return "\n".join((
-        f'root ::= ("- ")? sent (sep sent){{0,{sentences - 1}}} | "{REFUSAL}"',
-        f'sent ::= first unit{{0,{SENTENCE_UNITS}}} " "? marks [.!?]',
-        r'first ::= [^\x00-\x20\x5B\x5D.!?]',
-        r'unit ::= [^\x00-\x1F\x5B\x5D.!?] | [.!?] [^\x00-\x20\x5B\x5D]',
-        f"marks ::= {_marks_grammar(given)}",
-        r'sep ::= " " | "\n" "\n"? ("- ")?',
-    ))
+    root = f'root ::= ("- ")? sent (sep sent){{0,{sentences - 1}}} | "{REFUSAL}"'
+    return "\n".join((root, *grammar_rules(given)))
 
 
 class CitationGate:

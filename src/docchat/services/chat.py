@@ -17,6 +17,7 @@ from dataclasses import replace
 from typing import Callable
 
 from docchat.context.citing import Checker, CitationGate, citable, citing
+from docchat.context.citing_rest import rest
 from docchat.context.pipeline import AnswerPipeline, Prepared, Request
 from docchat.context.rewrite import RECENT_MESSAGES
 from docchat.domain import AnswerForm, ConversationSettings, Message, Role, SessionMemory, Status, TitleSource
@@ -300,7 +301,7 @@ class ChatService:
                 raise InvalidInput("the window has no room left to continue this answer; ask for the rest instead")
             if compaction is not None:
                 self._log.compact(conversation_id, compaction)
-            constraint, checker = None, self.checker
+            constraint, checker = self.rest_of(info, continuing, prepared), self.checker
         # A new version of an answer is sampled: greedily it would be the same words.
         return streamed(prepared, draft, self._saver, self._gateway, max_tokens=max_tokens,
                         conversation_id=conversation_id, prefix=prefix, varied=version_of is not None,
@@ -333,6 +334,14 @@ class ChatService:
         if gate is None or not judged or self.checker is None:
             return constraint, self.checker
         return constraint, gate.judging(self.checker, info.model, form, prepared, constraint)
+
+    @staticmethod
+    def rest_of(info: ServerInfo, cut: Message, prepared: Prepared) -> Constraint | None:
+        """The pattern the rest of a cut answer keeps to: the rest of the one it was begun under,
+        on a server that takes one (else, or if the answer so far left it, it goes on freely)."""
+        if cut.facts.form is not AnswerForm.CONSTRAINED or not info.constrains:
+            return None
+        return rest(cut.content, [c.number for c in cut.facts.citations or prepared.citations])
 
     def _from_documents(self, prepared: Prepared, version_of: str | None, compaction: Compaction | None) -> Turn:
         """The documents-only reply to a question nothing was found for: no model is asked; its

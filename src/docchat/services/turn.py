@@ -159,12 +159,12 @@ def streamed(prepared: Prepared, draft: Message, saver: Saver, gateway: Gateway,
              conversation_id: str | None, prefix: str = "", varied: bool = False,
              checker: Checker | None = None, constraint: Constraint | None = None) -> Turn:
     """The turn that streams the answer to a prepared prompt: stored or stateless, the same.
-    `prefix`: the answer so far, which the model goes on writing (in the form it was begun in,
-    but freely: the pattern's matcher would start at the prefix's end, not the answer's);
-    `varied`: a new version; `constraint`: the pattern a new answer is written under."""
+    `prefix`: the answer so far, which the model goes on writing, in the form it was begun in;
+    `varied`: a new version; `constraint`: the pattern the answer is written under (after `prefix`:
+    the rest of its pattern, docchat.context.citing_rest)."""
     messages = prepared.assembly.messages
     if prefix:
-        messages, constraint = [*messages, {"role": "assistant", "content": prefix}], None
+        messages = [*messages, {"role": "assistant", "content": prefix}]
     else:
         draft = draft.with_facts(form=AnswerForm.FREE if constraint is None else AnswerForm.CONSTRAINED)
     summary = prepared.assembly.new_summary
