@@ -197,6 +197,20 @@ def test_citation_links_added_after_it_still_open_their_sources():
     assert "image not loaded" in shown_text(shown)
 
 
+def test_a_mark_in_code_stays_as_written_and_only_the_marks_outside_link_to_sources():
+    answer = Message(id="m-77", conversation_id="c-42", seq=2, role=Role.ASSISTANT,
+                     content="Read it with `items[1]` [1].\n\n```python\nrow = table[2]\n```\n\nAs ``a`[2]`` and [2] say.\n"
+                             "An unclosed ```run [1] is text.",
+                     created_at=datetime(2025, 3, 14, tzinfo=timezone.utc),
+                     facts=AnswerFacts(citations=[Citation(number=n, document="trust-deed.pdf", where="page 4",
+                                                           text="the 15th") for n in (1, 2)]))
+
+    shown = linked(answer)
+
+    assert _links(shown) == ["?c=c-42&s=m-77.1", "?c=c-42&s=m-77.2", "?c=c-42&s=m-77.1"]
+    assert "`items[1]`" in shown and "row = table[2]\n```" in shown and "``a`[2]``" in shown
+
+
 @pytest.mark.parametrize("href, allowed", [
     ("https://docs.example/a", True), ("HTTP://docs.example", True), ("mailto:trustee@harbour.example", True),
     ("?c=1&s=2.1", True), ("#sources", True), ("/docs/a", True), ("//docs.example/a", True), ("a/b:c", True),

@@ -18,13 +18,17 @@ KEY = "sources"
 # ?s=<message id>.<number>: the source an [n] mark links to.
 SOURCE_PARAM = "s"
 _MARK = re.compile(r"\[(\d{1,3})\]")
+# Code, where "[1]" is text (`items[1]`) and a link would show as its Markdown: a fenced block
+# (to its closing fence, or the end), or a code span (a whole run of backticks to the next run as
+# long; a run with none is text, as in CommonMark).
+_CODE = re.compile(r"^ {0,3}(`{3,}|~{3,})[^\n]*\n.*?(?:^ {0,3}\1[ \t]*$|\Z)|(?<!`)(`+)(?!`).+?(?<!`)\2(?!`)", re.M | re.S)
 # A Markdown heading line of a document: `## 8. Notices`.
 _HEADING = re.compile(r"^ {0,3}#{1,6}[ \t]+(.+?)(?:[ \t]+#+)?[ \t]*$")
 
 
 def linked(answer: Message) -> str:
-    """The answer's Markdown, made inert, with each [n] that names one of its sources made a
-    link to it (after: `inert` shows a link's target beside it, a citation's is its own)."""
+    """The answer's Markdown, made inert, with each [n] outside code that names one of its sources
+    made a link to it (after: `inert` shows a link's target beside it, a citation's is its own)."""
     numbers = {c.number for c in answer.facts.citations}
 
     def link(match: re.Match) -> str:
@@ -34,7 +38,11 @@ def linked(answer: Message) -> str:
         return (f"[\\[{number}\\]](?{CONVERSATION_PARAM}={answer.conversation_id}"
                 f"&{SOURCE_PARAM}={answer.id}.{number} 'source {number}')")
 
-    return _MARK.sub(link, inert(answer.content))
+    shown, parts, at = inert(answer.content), [], 0
+    for code in _CODE.finditer(shown):
+        parts += [_MARK.sub(link, shown[at:code.start()]), code.group(0)]
+        at = code.end()
+    return "".join(parts) + _MARK.sub(link, shown[at:])
 
 
 def readable(paragraph: str) -> str:
