@@ -4,7 +4,9 @@ Each probe is a real request. A sampling option counts as taken only when it cha
 a server may accept a field it does not know and ignore it (llama-cpp-python's server ignores
 `repetition_penalty`, its own name being `repeat_penalty`). So each option is sent where it must
 show: a strong penalty on a greedy answer, top_k 1 on a hot, seeded sample (which then equals
-the greedy answer).
+the greedy answer). A citation pattern (docchat.context.citing) counts as taken only when the
+answer keeps to it: a question about the sea, whose sentences a model never ends with [1] or [2]
+on its own.
 """
 
 from __future__ import annotations
@@ -13,12 +15,15 @@ from dataclasses import dataclass
 
 import httpx
 
+from docchat.context.citing import citing, matches
+from docchat.context.citing_rest import rest
 from docchat.llm.discovery import auth, root_url
 from docchat.llm.profiles import CPU_MODEL_NAME
 
 FOREIGN_ORIGIN = "http://pages.example"
 PROBE_QUESTION = [{"role": "user", "content": "Write three sentences about the sea and its tides."}]
 PROBE_TOKENS = 24
+PATTERN_NUMBERS = (1, 2)
 
 
 @dataclass(frozen=True)
@@ -48,6 +53,8 @@ def probe_features(endpoint: Endpoint) -> dict[str, str]:
             "repetition_penalty": _repetition_penalty(client, endpoint.url, answer, "repetition_penalty"),
             "repeat_penalty (llama.cpp's name)": _repetition_penalty(client, endpoint.url, answer, "repeat_penalty"),
             "top_k": _top_k(client, endpoint.url, answer),
+            "citation pattern as structured_outputs (vLLM)": _pattern(client, endpoint.url, "structured_outputs"),
+            "citation pattern as a grammar (llama.cpp)": _pattern(client, endpoint.url, "grammar"),
             "/v1 without the key": _status(httpx.get(f"{endpoint.url}/models", timeout=30)),
             "CORS for a foreign page": _cors(client, endpoint.url),
         }
@@ -110,6 +117,21 @@ def _top_k(client: httpx.Client, url: str, greedy: dict) -> str:
     same = response.json()["choices"][0]["message"]["content"] == greedy["choices"][0]["message"]["content"]
     unlimited = _text(client, url, **hot)
     return "taken" if same and unlimited != greedy["choices"][0]["message"]["content"] else "no effect seen"
+
+
+def _pattern(client: httpx.Client, url: str, field: str) -> str:
+    constraint = citing(PATTERN_NUMBERS)
+    carried = {"structured_outputs": {"regex": constraint.regex}} if field == "structured_outputs" else \
+        {"grammar": constraint.grammar}
+    response = client.post(f"{url}/chat/completions", json=_body(**carried))
+    if response.status_code != 200:
+        return f"refused ({response.status_code})"
+    [choice] = response.json()["choices"]
+    text = choice["message"]["content"]
+    # Cut at PROBE_TOKENS, an answer under the pattern is one the pattern can still go on with.
+    kept = rest(text, PATTERN_NUMBERS) is not None if choice.get("finish_reason") == "length" else \
+        matches(text, constraint)
+    return "taken" if kept else "accepted, no effect"
 
 
 def _cors(client: httpx.Client, url: str) -> str:

@@ -102,13 +102,21 @@ def test_a_stateless_answer_from_the_cli_retrieves_and_cites_with_full_passage_t
     assert json.loads(listed.stdout) == []
 
 
+CUT_QUESTIONS = ("What are the Determination Date and the Payment Date, and how is each of them set?",
+                 "List every date the trust document sets, and say how each one is set.",
+                 "When is the Determination Date?")
+
+
 def test_a_constrained_answer_cut_short_goes_on_under_its_pattern_to_its_end(live_settings):
     # The shortest reserve docchat continues with: under the pattern the tiny model writes
     # sentence after marked sentence, so its answer is cut, and cut again, mid-sentence.
     services = build_services(live_settings.model_copy(update={"cap_chunks": 0.005, "max_tokens": MIN_CONTINUATION}))
     services.ingestion.ingest("Harbour Street Trust.pdf", trust_pdf())
-    turn = services.chat.answer(None, "When is the Determination Date?", form=AnswerForm.CONSTRAINED)
-    turn.text()
+    for question in CUT_QUESTIONS:  # the first that is cut: how long the tiny model talks is its own affair
+        turn = services.chat.answer(None, question, form=AnswerForm.CONSTRAINED)
+        turn.text()
+        if turn.answer.status is Status.TRUNCATED:
+            break
     answer, continued = turn.answer, 0
 
     while answer.status is Status.TRUNCATED and continued < 10:

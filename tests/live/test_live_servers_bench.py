@@ -18,5 +18,10 @@ def test_the_servers_bench_measures_both_servers_and_finds_what_each_supports(li
     assert vllm["window in /v1/models"] == "8192" and llamacpp["window in /v1/models"] == "not reported"
     assert vllm["/health"] == "yes (200)" and llamacpp["/health"] == "no (404)"
     assert llamacpp["repetition_penalty"] == "accepted, no effect" and llamacpp["repeat_penalty (llama.cpp's name)"] == "taken"
+    # Each takes the citation pattern the way docchat sends it to that kind, and not the other's way.
+    assert vllm["citation pattern as structured_outputs (vLLM)"] == "taken"
+    assert llamacpp["citation pattern as a grammar (llama.cpp)"] == "taken"
+    assert "taken" not in (vllm["citation pattern as a grammar (llama.cpp)"],
+                           llamacpp["citation pattern as structured_outputs (vLLM)"])
     assert vllm["/v1 without the key"] == llamacpp["/v1 without the key"] == "no (401)"
     assert "TTFT p50" in capsys.readouterr().out
