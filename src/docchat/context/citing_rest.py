@@ -63,7 +63,9 @@ def rest(prefix: str, numbers: Sequence[int]) -> Constraint | None:
     if not kept:
         return None
     either = _any(kept)
-    if matches(prefix, whole):  # whole already ("I could not find this in the passages." may go on "x [1].")
+    # Whole already, and the rest must also take nothing ("I could not find this in the passages."
+    # may go on "x [1]."); after a whole sentence it does already.
+    if matches(prefix, whole) and re.fullmatch(either.regex, "") is None:
         either = _Part(f"(?:{either.regex})?", f"({either.grammar})?", "")
     return Constraint(numbers=tuple(given), regex=either.regex,
                       grammar="\n".join((f"root ::= {either.grammar}", *grammar_rules(given))))
