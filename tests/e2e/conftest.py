@@ -282,8 +282,21 @@ def _wait_for_a_run_after(page, ended: int, what: str) -> None:
     deadline = time.monotonic() + SETTLE_S
     while _RUNS_ENDED[page] == ended:
         if time.monotonic() > deadline:
-            raise AssertionError(f"no run of the page ended in {SETTLE_S} s after {what}")
+            raise AssertionError(f"no run of the page ended in {SETTLE_S} s after {what}; {_state(page)}")
         page.wait_for_timeout(50)  # lets Playwright deliver the frames that say the run ended
+
+
+def _state(page) -> str:
+    """What the page showed when a run it waited for never ended, to tell a lost click (seen in
+    the sources test in three fresh clones under load) from a slow run or a dropped connection."""
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "no_run_ended.png"), full_page=True)
+    app = page.locator("[data-testid='stApp']")
+    status = page.get_by_test_id("stStatusWidget")
+    return (f"script state {app.get_attribute('data-test-script-state') if app.count() else None}, "
+            f"{page.locator('[data-stale=true]').count()} stale elements, "
+            f"status widget {status.inner_text() if status.count() else 'absent'!r}, runs ended {_RUNS_ENDED[page]}, "
+            f"screenshot {ARTIFACTS / 'no_run_ended.png'}")
 
 
 def run_by_click(page, target) -> None:
