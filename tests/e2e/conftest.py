@@ -190,7 +190,19 @@ def new_context(browser, **options):
     """A browser context whose pages' runs `settled` can follow (see `_watch_runs`)."""
     context = browser.new_context(viewport={"width": 1280, "height": 860}, **options)
     context.on("page", _watch_runs)
+    context.add_init_script(_NOTE_CLICKS)
     return context
+
+
+# Where the page's last click landed, for `_state`: the element under it and the nearest
+# element Streamlit names.
+_NOTE_CLICKS = """
+document.addEventListener("click", (event) => {
+  const named = event.target.closest("[data-testid]");
+  window.__docchatLastClick = `${event.target.tagName} in ${named ? named.dataset.testid : "nothing named"}`
+    + ` at (${event.clientX}, ${event.clientY}): ${(event.target.textContent || "").slice(0, 40)}`;
+}, true);
+"""
 
 
 @pytest.fixture
@@ -209,6 +221,8 @@ def seeded(tmp_path):
 _LAST_RUN_ENDED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 # How many runs of each followed page have ended, as its connection to the server told it.
 _RUNS_ENDED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+# How many runs each followed page has asked its server for (a click on a button asks for one).
+_RUNS_ASKED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _STOPPED_FOR_RERUN = 2  # FINISHED_EARLY_FOR_RERUN
 SETTLE_S = 30
 
@@ -219,10 +233,12 @@ def _watch_runs(page) -> None:
     of the run before it are still drawn, to be replaced or dropped by the run that follows: a
     check made then reads a page about to change (a failed answer and its retried one on screen
     at once, three messages where there are two). Only the server's word tells that moment apart."""
+    from streamlit.proto.BackMsg_pb2 import BackMsg
     from streamlit.proto.ForwardMsg_pb2 import ForwardMsg
 
     _LAST_RUN_ENDED[page] = None
     _RUNS_ENDED[page] = 0
+    _RUNS_ASKED[page] = 0
 
     def on_socket(socket) -> None:
         _LAST_RUN_ENDED[page] = None  # a new connection (a reload): its first run is to come
@@ -239,7 +255,16 @@ def _watch_runs(page) -> None:
             elif kind == "new_session":
                 _LAST_RUN_ENDED[page] = None
 
+        def on_sent(payload) -> None:
+            if isinstance(payload, str):
+                return
+            message = BackMsg()
+            message.ParseFromString(payload)
+            if message.WhichOneof("type") == "rerun_script":
+                _RUNS_ASKED[page] += 1
+
         socket.on("framereceived", on_frame)
+        socket.on("framesent", on_sent)
 
     page.on("websocket", on_socket)
 
@@ -296,6 +321,7 @@ def _state(page) -> str:
     return (f"script state {app.get_attribute('data-test-script-state') if app.count() else None}, "
             f"{page.locator('[data-stale=true]').count()} stale elements, "
             f"status widget {status.inner_text() if status.count() else 'absent'!r}, runs ended {_RUNS_ENDED[page]}, "
+            f"runs asked {_RUNS_ASKED[page]}, last click {page.evaluate('window.__docchatLastClick')!r}, "
             f"screenshot {ARTIFACTS / 'no_run_ended.png'}")
 
 
@@ -308,9 +334,10 @@ def run_by_click(page, target) -> None:
     DOM never says "running" (a fresh clone's make test waited 30 s for one)."""
     if page not in _RUNS_ENDED:
         raise AssertionError("run_by_click() needs a page from new_context(), which follows its runs")
-    ended = _RUNS_ENDED[page]
+    ended, asked = _RUNS_ENDED[page], _RUNS_ASKED[page]
     target.click()
-    _wait_for_a_run_after(page, ended, "the click")
+    box = target.bounding_box() if target.count() == 1 else None
+    _wait_for_a_run_after(page, ended, f"the click (runs asked before it {asked}; the target then at {box})")
     settled(page)
 
 
