@@ -171,6 +171,7 @@ class QueryResult:
     columns: tuple[str, ...]
     rows: tuple[tuple[object, ...], ...]
     truncated: bool  # more rows than asked for were there
+    read: frozenset[str] = frozenset()  # the tables the query read
 
 
 class SheetTables(Protocol):
@@ -440,6 +441,9 @@ class Programs(Protocol):
     def rewrite(self, recent_turns: str, question: str, *, max_tokens: int) -> str:
         """The question as a standalone query; UnusableOutput when what the model wrote cannot be used."""
     def title(self, first_exchange: str, *, max_tokens: int) -> str: ...
+    def query(self, tables: str, question: str, *, max_tokens: int) -> str:
+        """A SELECT statement over the sheets `tables` describes, as the model wrote it;
+        UnusableOutput when it wrote none."""
 
 
 class Preferences(Protocol):
@@ -468,3 +472,11 @@ class Retriever(Protocol):
     def figure(self, question: str, in_scope: Sequence[tuple[str, str]]) -> Figure | None:
         """The figure the question asks of a sheet of the documents in scope (`in_scope`'s (id,
         name)), computed from its data rows; None when it asks none that docchat can compute."""
+
+    def sheets(self, in_scope: Sequence[tuple[str, str]]) -> list[TableShape]:
+        """The sheets kept as tables of the documents in scope."""
+
+    def written_figure(self, shapes: Sequence[TableShape], names: dict[str, str], write: Callable[[str], str], *,
+                       model: str) -> Figure:
+        """The figure of a query the model wrote (`write(the sheets described)`) over these
+        sheets' data rows; UnusableOutput when it gave none."""

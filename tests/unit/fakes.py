@@ -6,7 +6,7 @@ import threading
 from dataclasses import dataclass, replace
 
 from docchat.domain import ChunkRecord, Message, Retrieved
-from docchat.errors import NotFound
+from docchat.errors import NotFound, UnusableOutput
 from docchat.ports import MemoryState
 # The adapter ports' fakes live in their own module; importers find them here too.
 from tests.unit.fake_adapters import (  # noqa: F401 (re-exported)
@@ -286,10 +286,12 @@ def chunk(document: str, position: int, text: str, *, page: int | None = None, l
 class FakeLibrary:
     """The Retriever port over chunks in memory: ranks by words shared with the query."""
 
-    def __init__(self, *chunks: Retrieved, computed=None):
+    def __init__(self, *chunks: Retrieved, computed=None, sheets=(), query_figures=None):
         self.chunks = list(chunks)
         self.queries: list[str] = []
         self.computed = computed  # a Figure the library computes for a question asking a total
+        self.sheet_shapes = list(sheets)  # TableShapes
+        self.query_figures = query_figures or {}  # the Figure each query a model writes gives
 
     def retrieve(self, query: str, *, top_k: int, document_ids=None, active=frozenset()) -> list[Retrieved]:
         self.queries.append(query)
@@ -311,6 +313,19 @@ class FakeLibrary:
     def figure(self, question: str, in_scope):
         """The figure set in `computed`, for any question that asks for a total; None otherwise."""
         return self.computed if "total" in question.lower() else None
+
+    def sheets(self, in_scope):
+        wanted = {document for document, _ in in_scope}
+        return [shape for shape in self.sheet_shapes if shape.document_id in wanted]
+
+    def written_figure(self, shapes, names, write, *, model: str):
+        """The figure set for the query `write` returns, as model_query reads it; refused otherwise."""
+        from docchat.context.model_query import statement
+
+        sql = statement(write(" ".join(shape.sheet for shape in shapes)))
+        if sql not in self.query_figures:
+            raise UnusableOutput(f"the query was refused: {sql}")
+        return replace(self.query_figures[sql], written_by=model)
 
     def in_scope(self, document_ids) -> list[tuple[str, str]]:
         named = {h.chunk.document_id: h.document for h in self.chunks}

@@ -39,7 +39,7 @@ def filler(document: str, count: int, words: int = 60) -> list:
 class Setup:
     def __init__(self, library: FakeLibrary, *, window: int = 2_048, caps: Caps = Caps(),
                  limits: PassageLimits = PassageLimits(), titler=None, rewriter=None, rewrite_gate=None,
-                 rounds: bool = False, citation_gate=None, constrains: bool = False, checker=None):
+                 rounds: bool = False, citation_gate=None, constrains: bool = False, checker=None, queries=None):
         self.counter = WordCounter()
         self.uow = FakeUnitOfWork()
         self.gateway = FakeGateway(max_model_len=window, counter=self.counter, constrains=constrains, model="tiny")
@@ -48,7 +48,8 @@ class Setup:
         self.messages = MessageService(self.uow, self.counter, self.log)
         engine = ContextEngine(self.counter, None, system_prompt=SYSTEM, caps=caps)
         self.pipeline = AnswerPipeline(engine, self.counter, retriever=library, limits=limits, programs=rewriter,
-                                       rewrite_gate=rewrite_gate, gateway=self.gateway if rounds else None)
+                                       rewrite_gate=rewrite_gate, gateway=self.gateway if rounds else None,
+                                       queries=queries)
         self.chat = ChatService(self.conversations, self.messages, self.log, self.uow, self.gateway, self.counter,
                                 self.pipeline, answer_reserve=RESERVE, programs=titler,
                                 checker=checker, citation_gate=citation_gate)

@@ -4,7 +4,8 @@ as it was (the question, and the question with the earlier one), not as one glue
 
 from __future__ import annotations
 
-from docchat.context.rewrite import GIVE_UP_AFTER, RewriteGate
+from docchat.context.rewrite import RewriteGate
+from docchat.context.skill_gate import GIVE_UP_AFTER
 from docchat.errors import UnusableOutput
 from docchat.llm.skill_record import JsonSkillRecord
 

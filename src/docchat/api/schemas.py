@@ -150,7 +150,8 @@ class CoverageOut(BaseModel):
 
 
 class TableOut(BaseModel):
-    sql: str = Field(description="The read-only query docchat ran over the sheet's data rows.")
+    sql: str = Field(description="The read-only query docchat ran over the sheet's data rows (written by docchat, "
+                     "or by the served model when `written_by` names it).")
     columns: list[str] = Field(description="What it computed, as the result's one column; for a figure per value "
                                "of a column, that column first.")
     rows: list[list[Any]] = Field(description="The result: one row of one value (null when no row held one); per "
@@ -159,7 +160,10 @@ class TableOut(BaseModel):
     document_id: str
     sheet: str
     where: str = Field(description='The sheet and the rows read: "Stock, rows 2-4".')
-    rows_read: list[int] = Field(description="The rows read, by their numbers in the spreadsheet.")
+    rows_read: list[int] = Field(description="The rows read, by their numbers in the spreadsheet (none for a "
+                                 "model's query: docchat cannot tell which rows it read).")
+    written_by: str | None = Field(default=None, description="The model that wrote the query; absent when docchat "
+                                   "wrote it.")
 
 
 class PlannedOut(BaseModel):

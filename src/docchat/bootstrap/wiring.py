@@ -84,7 +84,9 @@ def _answering(settings: Settings, client: Client, info: ServerInfo | None,
     from docchat.context.planner import Caps
     from docchat.context.programs import programs_over
     from docchat.context.citing import CitationGate
+    from docchat.context.model_query import SKILL as QUERY_SKILL, ModelQueries
     from docchat.context.rewrite import RewriteGate
+    from docchat.context.skill_gate import SkillGate
     from docchat.llm.discovery import fetch_info
     from docchat.llm.skill_record import JsonSkillRecord
     from docchat.llm.start_progress import starting
@@ -107,10 +109,13 @@ def _answering(settings: Settings, client: Client, info: ServerInfo | None,
     context = ContextEngine(counter, programs, system_prompt=settings.system_prompt, caps=caps)
     skill_record = skills or JsonSkillRecord(settings.resolved_data_dir)
     rewrite_gate = RewriteGate(skill_record)
-    _follow(gateway, info, rewrite_gate.follow)
+    query_gate = SkillGate(skill_record, QUERY_SKILL)
+    for gate in (rewrite_gate, query_gate):
+        _follow(gateway, info, gate.follow)
     pipeline = AnswerPipeline(context, counter, programs=programs, retriever=retriever,
                               limits=PassageLimits(floor=settings.passages_min, ceiling=settings.passages_max),
-                              rewrite_gate=rewrite_gate, gateway=gateway)
+                              rewrite_gate=rewrite_gate, gateway=gateway,
+                              queries=ModelQueries(programs, query_gate) if programs is not None else None)
     chat = ChatService(conversations, messages, log, uow, gateway, counter, pipeline, programs=programs,
                        answer_reserve=answer_tokens(settings), documents_only=settings.documents_only,
                        quoted_answers=settings.quoted_answers,

@@ -21,6 +21,7 @@ from docchat.context.approach import choose, names_any
 from docchat.context.engine import Assembly, ContextEngine
 from docchat.context.evidence import Block, Part, block_text, fill, parts_of
 from docchat.context.followup import joint_query, retrieve_follow_up
+from docchat.context.model_query import ModelQueries
 from docchat.context.prompt import user_turn
 from docchat.context.rounds import (NOTE_TOKENS_MIN, Round, borne_out, heading, in_rounds, noted, notes_asked,
                                     notes_turn, quoted_notes, passage_counts)
@@ -125,14 +126,17 @@ class Prepared:
 class AnswerPipeline:
     def __init__(self, engine: ContextEngine, counter: TokenCounter, *, programs=None,
                  retriever: Retriever | None = None, limits: PassageLimits = PassageLimits(),
-                 rewrite_gate: RewriteGate | None = None, gateway: Gateway | None = None):
+                 rewrite_gate: RewriteGate | None = None, gateway: Gateway | None = None,
+                 queries: ModelQueries | None = None):
         """`gateway`: the model that reads a collection too large for one prompt in rounds
-        (none: such a collection leaves documents out, and says which)."""
+        (none: such a collection leaves documents out, and says which); `queries`: the model
+        asked for a query over a sheet when docchat writes none (none: the passages answer)."""
         self._engine = engine
         self._gateway = gateway
         self._counter = counter
         self._programs = programs
         self._rewrite_gate = rewrite_gate
+        self._queries = queries
         self._retriever = retriever
         self._limits = limits
         self._blocks: OrderedDict[tuple, Block] = OrderedDict()
@@ -153,7 +157,7 @@ class AnswerPipeline:
             progress("Reading the question with the conversation…")
         rewritten = standalone_query(self._programs, recent, request.question, self._rewrite_gate)
         in_scope = self._retriever.in_scope(request.scope) if self._retriever is not None else []
-        approach, figure = self._approach(request, rewritten or request.question, in_scope)
+        approach, figure = self._approach(request, rewritten or request.question, in_scope, progress)
         if self._retriever is not None:
             progress(f"{approach_line(approach, len(in_scope))}…")
         evidence = self._evidence(request, rewritten or request.question, question_tokens, plan, approach, in_scope,
@@ -196,29 +200,52 @@ class AnswerPipeline:
         return Prepared(question, assembly, budget, stats, list(evidence.citations), evidence.strength,
                         evidence.approach, evidence.coverage, evidence.figure)
 
-    def _approach(self, request: Request, query: str, in_scope: list[tuple[str, str]]) -> tuple[Approach, Figure | None]:
+    def _approach(self, request: Request, query: str, in_scope: list[tuple[str, str]],
+                  progress: Callable[[str], None]) -> tuple[Approach, Figure | None]:
         """The plan, and the figure a table plan computed: a figure asked of a sheet in scope is
-        computed first, whatever else the question could be read as."""
+        computed first, whatever else the question could be read as; by docchat's own query, or
+        else by one the served model writes, where it has shown it can."""
         figure = None
         if self._retriever is not None and request.plan in (None, Way.TABLE):
             figure = self._retriever.figure(query, in_scope)
-            if figure is not None and request.plan is None and not self._about_the_sheet(request, query, figure,
-                                                                                          in_scope):
+            if figure is not None and request.plan is None and not self._about(
+                    request, query, {figure.document_id: (figure.document, figure.sheet)}, in_scope):
                 figure = None
+            elif figure is None and self._queries is not None and self._queries.due(query):
+                figure = self._written(self._queries, request, query, in_scope, progress)
         if figure is not None:
             return Approach(Way.TABLE, (figure.document_id,), (f"{figure.document} › {figure.sheet}",)), figure
         return choose(query, in_scope, request.plan), None
 
-    def _about_the_sheet(self, request: Request, query: str, figure: Figure, in_scope: list[tuple[str, str]]) -> bool:
-        """Whether a figure docchat could compute answers this question, not merely shares a column's
-        name with it ("how many days' notice does the lease ask for" and a sheet's `Days`): the sheet
-        is all there is in scope, or the question names it or its document, or its document holds
-        the passage that answers the question best."""
-        if len(in_scope) == 1 or names_any(query, (figure.document, figure.sheet)):
-            return True
+    def _written(self, queries: ModelQueries, request: Request, query: str, in_scope: list[tuple[str, str]],
+                 progress: Callable[[str], None]) -> Figure | None:
+        """The figure of the query the served model writes over the sheets the question is about."""
+        names = dict(in_scope)
+        shapes = self._retriever.sheets(in_scope)
+        if shapes and request.plan is None:
+            about = self._about(request, query, {s.document_id: (names[s.document_id], s.sheet) for s in shapes},
+                                in_scope)
+            shapes = [shape for shape in shapes if shape.document_id in about]
+        if not shapes:
+            return None
+        progress(f"Asking the model for a query over {_listed_sheets(shapes)}…")
+        return queries.figure(self._retriever, query, shapes, names)
+
+    def _about(self, request: Request, query: str, sheets: dict[str, tuple[str, ...]],
+               in_scope: list[tuple[str, str]]) -> set[str]:
+        """Of the documents with sheets (their names and their sheets' by id), those a figure
+        would answer this question from, not merely share a column's name with it ("how many
+        days' notice does the lease ask for" and a sheet's `Days`): the only document in scope,
+        one the question names (or one of its sheets), or the one holding the passage that
+        answers the question best."""
+        if len(in_scope) == 1:
+            return set(sheets)
+        named = {document for document, names in sheets.items() if names_any(query, names)}
+        if named:
+            return named
         best = self._retriever.retrieve(query, top_k=1, document_ids=request.scope,
                                         active=set(request.active_documents))
-        return bool(best) and best[0].chunk.document_id == figure.document_id
+        return {best[0].chunk.document_id} & set(sheets) if best else set()
 
     # evidence
 
@@ -439,3 +466,9 @@ def _judged(ranked: list) -> EvidenceStrength | None:
 def _questions(history: list[Message]) -> list[str]:
     """The user's earlier questions, as asked (not as sent with passages)."""
     return [m.content for m in history if m.role is Role.USER]
+
+
+def _listed_sheets(shapes) -> str:
+    """"Stock" or "Stock and Lead times": the sheets a model's query may read."""
+    sheets = list(dict.fromkeys(shape.sheet for shape in shapes))
+    return sheets[0] if len(sheets) == 1 else f"{', '.join(sheets[:-1])} and {sheets[-1]}"

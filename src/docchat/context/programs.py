@@ -1,4 +1,5 @@
-"""DSPy programs: condense a long history, rewrite a follow-up, title a conversation.
+"""DSPy programs: condense a long history, rewrite a follow-up, title a conversation, write a
+query over a document's sheets.
 
 Each call gets its own LM through `dspy.context`, so threads never share a global, and
 every caller has a fallback: these programs make answers better, never make them fail.
@@ -45,8 +46,24 @@ def _signatures():
     return Condense, Rewrite, Title
 
 
+def _query_signature():
+    import dspy
+
+    class WriteQuery(dspy.Signature):
+        """Write one SQLite SELECT statement that answers the question from these tables. Use only
+        the tables and columns listed, with each column's name in double quotes as listed. Give
+        the figure asked for as the first column; for a figure per value of a column, that
+        column first and the figure second."""
+
+        tables: str = dspy.InputField(desc="each table: its name, its columns and their types, its first rows")
+        question: str = dspy.InputField()
+        sql: str = dspy.OutputField(desc="the SELECT statement alone")
+
+    return WriteQuery
+
+
 class Programs:
-    """The three programs over one LM factory: `lm_for(max_tokens)` returns a dspy LM. The real
+    """The programs over one LM factory: `lm_for(max_tokens)` returns a dspy LM. The real
     docchat.ports.Programs; `condense_overhead` besides, which the context engine asks where it exists."""
 
     def __init__(self, lm_for: Callable[[int], object]):
@@ -98,6 +115,20 @@ class Programs:
         if not query:
             raise UnusableOutput("the rewriter returned an empty query")
         return query
+
+    def query(self, tables: str, question: str, *, max_tokens: int) -> str:
+        """A SELECT statement over `tables` that answers the question, as the model wrote it.
+        UnusableOutput when it wrote none; other errors (the server down) say nothing of the model."""
+        from dspy.utils.exceptions import AdapterParseError
+        from litellm.exceptions import Timeout
+
+        try:
+            result = self._run(_query_signature(), max_tokens, tables=tables, question=question)
+        except AdapterParseError as error:
+            raise UnusableOutput(f"the query is not in the fields asked for: {one_line(str(error))}") from None
+        except Timeout:
+            raise UnusableOutput("the query took longer than the time allowed to write") from None
+        return str(result.sql)
 
     def title(self, first_exchange: str, *, max_tokens: int) -> str:
         _, _, title = _signatures()

@@ -13,6 +13,7 @@ from __future__ import annotations
 import logging
 import re
 
+from docchat.context.skill_gate import SkillGate
 from docchat.errors import UnusableOutput
 from docchat.ports import SkillRecord
 
@@ -26,8 +27,6 @@ SHORT_QUESTION_WORDS = 5
 RECENT_MESSAGES = 6
 MAX_OUTPUT_TOKENS = 150
 SKILL = "rewrite"
-# Unusable rewrites, with none usable, after which a model is not asked again.
-GIVE_UP_AFTER = 2
 _WORDS = re.compile(r"[A-Za-z']+")
 
 
@@ -36,30 +35,12 @@ def needs_rewrite(question: str) -> bool:
     return len(words) <= SHORT_QUESTION_WORDS or any(w in REFERENCE_WORDS for w in words) or "the above" in question.lower()
 
 
-class RewriteGate:
-    """Whether the served model is worth asking for rewrites, judged by what it wrote when it
-    was asked, never by its name: a model whose rewrites came back unusable (cut off, not in the
-    fields asked for, empty, too slow) GIVE_UP_AFTER times, and never usable, is not asked
-    again. The bundled 135M model is such a one: each try cost seconds and gave nothing. The
-    tally is kept per model in `record`, so a restart does not pay for it again; it follows
-    the server (`follow`), so a model served later is judged afresh."""
+class RewriteGate(SkillGate):
+    """Whether the served model is worth asking for rewrites. The bundled 135M model is not:
+    each try cost seconds and gave nothing."""
 
     def __init__(self, record: SkillRecord):
-        self._record = record
-        self._model: str | None = None
-
-    def follow(self, info) -> None:
-        self._model = info.model
-
-    def worth_asking(self) -> bool:
-        if self._model is None:
-            return True
-        usable, unusable = self._record.tally(self._model, SKILL)
-        return usable > 0 or unusable < GIVE_UP_AFTER
-
-    def note(self, *, usable: bool) -> None:
-        if self._model is not None:
-            self._record.note(self._model, SKILL, usable=usable)
+        super().__init__(record, SKILL)
 
 
 def rewrite_due(programs, recent: list, question: str, gate: RewriteGate | None = None) -> bool:

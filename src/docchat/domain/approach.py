@@ -98,10 +98,11 @@ class Coverage:
 
 @dataclass(frozen=True)
 class Figure:
-    """A figure docchat computed itself from a sheet's data rows (a table plan): what it is, the
-    sheet it came from, the read-only query that computed it, and the rows that query read. A
-    figure per value of a column ("the total of Pallets per Location") has `by` and `groups`
-    (each value and its figure, in the sheet's order) and no single `value`."""
+    """A figure computed from a sheet's data rows (a table plan): what it is, the sheet it came
+    from, the read-only query that computed it, and the rows that query read. A figure per value
+    of a column ("the total of Pallets per Location") has `by` and `groups` (each value and its
+    figure, in the sheet's order) and no single `value`. A query the served model wrote names the
+    model in `written_by` and no rows: docchat cannot tell which of the sheet's rows it read."""
 
     document_id: str
     document: str
@@ -112,6 +113,7 @@ class Figure:
     rows: tuple[int, ...]  # the rows read, by their numbers in the spreadsheet
     by: str | None = None
     groups: tuple[tuple[str, int | float | None], ...] = ()
+    written_by: str = ""  # the model that wrote the query; "" for docchat
 
     @property
     def shown_value(self) -> str:
@@ -128,12 +130,15 @@ class Figure:
     @property
     def statement(self) -> str:
         """The figure as the model is given it, first among the passages."""
+        if self.written_by:
+            return (f"Computed by a query {self.written_by} wrote, run by docchat over the data rows of "
+                    f"{self.document} › {self.sheet} (subtotal and total rows left out): {self.result}.")
         return (f"Computed by docchat from {self.document} › {self.sheet}, over {_rows(self.rows)} (subtotal "
                 f"and total rows left out): {self.result}.")
 
     @property
     def where(self) -> str:
-        return f"{self.sheet}, {_rows(self.rows)}"
+        return f"{self.sheet}, {_rows(self.rows)}" if self.rows else self.sheet
 
     def as_dict(self) -> dict[str, Any]:
         """As `ask --json`, the API, an export and the answer's stored figures carry it: the query,
@@ -143,9 +148,10 @@ class Figure:
             columns, rows = [self.by, self.what], [[group, value] for group, value in self.groups]
         else:
             columns, rows = [self.what], [[self.value]]
+        # "written_by" only for a model's query: a figure docchat computed is written as before.
         return {"sql": self.sql, "columns": columns, "rows": rows, "document": self.document,
                 "document_id": self.document_id, "sheet": self.sheet, "where": self.where,
-                "rows_read": list(self.rows)}
+                "rows_read": list(self.rows), **({"written_by": self.written_by} if self.written_by else {})}
 
     @classmethod
     def from_dict(cls, data: object) -> Figure | None:
@@ -158,14 +164,14 @@ class Figure:
                 return None
             rows = tuple(int(row) for row in data["rows_read"])
             fields = (str(data["document_id"]), str(data["document"]), str(data["sheet"]), str(columns[-1]))
-            sql = str(data["sql"])
+            sql, written_by = str(data["sql"]), str(data.get("written_by") or "")
             if len(columns) == 2:
                 groups = tuple(("" if group is None else str(group), number(value)) for group, value in result)
-                return cls(*fields, None, sql, rows, by=str(columns[0]), groups=groups)
+                return cls(*fields, None, sql, rows, by=str(columns[0]), groups=groups, written_by=written_by)
             [[value]] = result
         except (KeyError, TypeError, ValueError, IndexError):
             return None
-        return cls(*fields, number(value), sql, rows)
+        return cls(*fields, number(value), sql, rows, written_by=written_by)
 
 
 def number(value: object) -> int | float | None:
@@ -237,7 +243,8 @@ def covered_line(approach: Approach | None, coverage: Coverage | None, table: Fi
     if approach is None or approach.way is Way.LOOKUP:
         return None
     if table is not None:
-        return f"Computed from {table.document} › {table.where}: {table.result}."
+        by = f" by a query {table.written_by} wrote" if table.written_by else ""
+        return f"Computed from {table.document} › {table.where}{by}: {table.result}."
     done = {Way.COLLECTION: "Read every document in scope",
             Way.COMPARE: f"Compared {_listed(list(approach.names) or ['the documents'])}",
             Way.TABLE: f"Computed from {_listed(list(approach.names) or ['a table'])}"}[approach.way]

@@ -12,7 +12,8 @@ from collections.abc import Callable, Sequence
 from collections.abc import Set as AbstractSet
 
 from docchat.domain import ChunkRecord, Retrieved, Scope
-from docchat.errors import DocchatError
+from docchat.errors import DocchatError, InvalidInput, UnusableOutput
+from docchat.context.model_query import FIRST_ROWS, described, figure_of, plain_names, statement, wrapped
 from docchat.context.table_query import VALUES_READ, asks_a_figure, table_query
 from docchat.documents.tables import quoted
 from docchat.domain.approach import Figure, number
@@ -168,6 +169,34 @@ class RetrievalService:
         return Figure(shape.document_id, names[shape.document_id], shape.sheet, query.what, None, query.sql, rows,
                       by=query.by, groups=tuple(("" if per is None else str(per), number(value))
                                                 for per, value, *_ in found))
+
+    def sheets(self, in_scope: Sequence[tuple[str, str]]) -> builtins.list[TableShape]:
+        """The sheets kept as tables of the documents in scope (id, name)."""
+        if self._tables is None or not in_scope:
+            return []
+        try:
+            return self._tables.shapes([document for document, _ in in_scope])
+        except DocchatError as error:
+            log.warning("the sheets kept as tables could not be read: %s", error)
+            return []
+
+    def written_figure(self, shapes: Sequence[TableShape], names: dict[str, str], write: Callable[[str], str], *,
+                       model: str) -> Figure:
+        """The figure of the query `write(tables described)` returns, run over the sheets'
+        data rows (docchat.context.model_query); UnusableOutput when it is no query, is
+        refused, reads no sheet shown or gives no figure."""
+        tables = self._tables
+        if tables is None:
+            raise UnusableOutput("no sheet is kept as a table")
+        named = plain_names(shapes)
+        sql = statement(write(described(named, names, lambda shape: tables.run(
+            f"SELECT {', '.join(quoted(column) for column, _ in shape.columns)} FROM {shape.table} "
+            f"WHERE _kind = 'row' ORDER BY _row", max_rows=FIRST_ROWS, timeout_s=FIGURE_TIMEOUT_S).rows)))
+        try:
+            result = tables.run(wrapped(sql, named), max_rows=GROUPS_SHOWN, timeout_s=FIGURE_TIMEOUT_S)
+        except InvalidInput as error:
+            raise UnusableOutput(str(error)) from None
+        return figure_of(result, named, names, sql, model)
 
     def whole(self, document_ids: builtins.list[str] | None, *, max_tokens: int) -> builtins.list[Retrieved] | None:
         """Every chunk of the documents in scope, in document order (oldest document first), when

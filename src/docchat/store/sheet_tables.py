@@ -12,7 +12,8 @@ word index, it is derived from the documents' files and can be rebuilt from them
 - A document's sheets are written, replaced and dropped in one transaction.
 - A query runs on a connection of its own opened read-only (`mode=ro`, `query_only`), under an
   authorizer that lets it read and select and nothing else (no PRAGMA, ATTACH or write), stopped
-  past its time by a progress handler, and keeps at most the rows asked for.
+  past its time by a progress handler, and keeps at most the rows asked for; the tables it read
+  are said with its result.
 """
 
 from __future__ import annotations
@@ -94,9 +95,16 @@ class SqliteSheetTables:
             raise InvalidInput("no sheet is kept as a table yet")
         db = sqlite3.connect(f"file:{quote(str(self._path))}?mode=ro", uri=True, timeout=self._busy_timeout_s)
         deadline = time.monotonic() + timeout_s
+        read: set[str] = set()
+
+        def authorized(action: int, table: str | None, *_) -> int:
+            if action == sqlite3.SQLITE_READ and table:
+                read.add(table)  # only what the query uses: a table behind an unused WITH is not read
+            return sqlite3.SQLITE_OK if action in _ALLOWED else sqlite3.SQLITE_DENY
+
         try:
             db.execute("PRAGMA query_only = ON")
-            db.set_authorizer(lambda action, *_: sqlite3.SQLITE_OK if action in _ALLOWED else sqlite3.SQLITE_DENY)
+            db.set_authorizer(authorized)
             db.set_progress_handler(lambda: int(time.monotonic() > deadline), _STEPS)
             cursor = db.execute(query)
             rows = cursor.fetchmany(max_rows + 1)
@@ -109,7 +117,7 @@ class SqliteSheetTables:
             raise InvalidInput(f"the query was refused: {error}") from None
         finally:
             db.close()
-        return QueryResult(columns, tuple(tuple(row) for row in rows[:max_rows]), len(rows) > max_rows)
+        return QueryResult(columns, tuple(tuple(row) for row in rows[:max_rows]), len(rows) > max_rows, frozenset(read))
 
     def _connect(self) -> sqlite3.Connection:
         self._path.parent.mkdir(parents=True, exist_ok=True)

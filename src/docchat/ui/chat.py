@@ -216,7 +216,8 @@ def _message(message: Message, *, latest: bool, versions: list[Message] = (), la
                                                                                 facts.table)):
             st.caption(f":material/library_books: {literal(covered)}")
             if facts.table is not None:
-                with st.expander("The query docchat ran"):
+                with st.expander(f"The query {literal(facts.table.written_by)} wrote" if facts.table.written_by
+                                 else "The query docchat ran"):
                     st.code(facts.table.sql, language="sql", wrap_lines=True)
         if facts.grounding is not None and message.status is not Status.STREAMING:
             sources.checked(message)

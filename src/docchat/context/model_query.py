@@ -1,0 +1,143 @@
+"""A figure asked of a sheet that docchat's own queries (docchat.context.table_query) do not
+compute, asked of the served model as one SQL query, where the model has shown it can write
+one (issue 38): "the value of the stock in Oslo, pallets times unit price".
+
+- The model is shown each sheet as a table of its data rows only, under a plain name ("stock"
+  for the sheet Stock), with its columns, their types and its first rows.
+- docchat runs what it wrote behind those names, set before it as common table expressions over
+  the kept tables' data rows (`_kind = 'row'`): whatever the model writes, subtotal and total
+  rows are never added again. The query runs as docchat's own do: on a read-only connection,
+  under an authorizer that lets it only read, with a time and a row limit.
+- What it wrote must be one SELECT (or WITH ... SELECT), code fences and a final semicolon
+  aside, that reads a sheet shown to it and gives a figure: one row of one number, or a row per
+  value of a column (the value, then a number). Anything else is unusable: the passages answer,
+  and the model's tally (`SkillGate`) says so; a model with none usable is not asked again.
+"""
+
+from __future__ import annotations
+
+import logging
+import re
+from collections.abc import Callable, Sequence
+
+from docchat.context.skill_gate import SkillGate
+from docchat.context.table_query import asks_a_figure
+from docchat.documents.tables import quoted
+from docchat.domain.approach import Figure, number
+from docchat.errors import UnusableOutput
+from docchat.ports import QueryResult, Retriever, TableShape
+
+log = logging.getLogger(__name__)
+
+SKILL = "sheet query"
+# Sheets shown to the model at most (its prompt stays short), and rows of each.
+SHEETS_SHOWN = 8
+FIRST_ROWS = 3
+QUERY_TOKENS = 200
+_FENCE = re.compile(r"^\s*```[a-zA-Z]*\s*|\s*```\s*$")
+_STARTS = re.compile(r"^\s*(select|with)\b", re.IGNORECASE)
+_WITH = re.compile(r"^\s*with\s+(recursive\s+)?", re.IGNORECASE)
+
+
+def plain_names(shapes: Sequence[TableShape]) -> dict[str, TableShape]:
+    """Each sheet under the name the model sees: its words, lower case, joined by "_"
+    ("Lead times" -> lead_times), made unique."""
+    named: dict[str, TableShape] = {}
+    for shape in shapes:
+        base = "_".join(re.findall(r"[a-z0-9]+", shape.sheet.lower())) or "sheet"
+        base = base if base[0].isalpha() else f"sheet_{base}"
+        name, n = base, 2
+        while name in named:
+            name, n = f"{base}_{n}", n + 1
+        named[name] = shape
+    return named
+
+
+def described(named: dict[str, TableShape], names: dict[str, str],
+              first_rows: Callable[[TableShape], Sequence[tuple[object, ...]]]) -> str:
+    """The sheets as the model is shown them; `names`: each document's name by its id."""
+    parts = []
+    for name, shape in named.items():
+        columns = ", ".join(f"{quoted(column)} {kind.upper()}" for column, kind in shape.columns)
+        rows = "\n".join(f"  {row!r}" for row in first_rows(shape))
+        parts.append(f"Table {name} (the sheet {shape.sheet} of {names[shape.document_id]}): {columns}\n"
+                     f"Its first rows:\n{rows}")
+    return "\n\n".join(parts)
+
+
+def statement(written: str) -> str:
+    """The SELECT the model wrote, without fences or a final semicolon; UnusableOutput for
+    anything else."""
+    sql = _FENCE.sub("", written.strip()).strip().rstrip(";").strip()
+    if not _STARTS.match(sql):
+        raise UnusableOutput(f"not a SELECT statement: {sql[:80]!r}")
+    return sql
+
+
+def wrapped(sql: str, named: dict[str, TableShape]) -> str:
+    """The query as docchat runs it: each shown sheet's name bound to its data rows first."""
+    ours = ", ".join(f"{name} AS (SELECT {', '.join(quoted(column) for column, _ in shape.columns)} "
+                     f"FROM {shape.table} WHERE _kind = 'row')" for name, shape in named.items())
+    written = _WITH.match(sql)
+    if written is None:
+        return f"WITH {ours} {sql}"
+    return f"WITH {written.group(1) or ''}{ours}, {sql[written.end():]}"
+
+
+def figure_of(result: QueryResult, named: dict[str, TableShape], names: dict[str, str], sql: str,
+              model: str) -> Figure:
+    """The figure the query gave, of the first shown sheet it read; UnusableOutput when it gave
+    none or read no sheet shown."""
+    read = [shape for shape in named.values() if shape.table in result.read]
+    if not read:
+        raise UnusableOutput(f"the query reads none of the sheets shown: {sql[:80]!r}")
+    shape, document = read[0], names[read[0].document_id]
+    rows, columns = result.rows, result.columns
+    if result.truncated or not rows:
+        raise UnusableOutput("the query gave no rows" if not rows else "the query gave too many rows")
+    if len(columns) == 1 and len(rows) == 1 and number(rows[0][0]) is not None:
+        return Figure(shape.document_id, document, shape.sheet, _what(columns[0]), number(rows[0][0]), sql, (),
+                      written_by=model)
+    if len(columns) == 2 and all(number(value) is not None or value is None for _, value in rows):
+        groups = tuple(("" if per is None else str(per), number(value)) for per, value in rows)
+        return Figure(shape.document_id, document, shape.sheet, _what(columns[1]), None, sql, (),
+                      by=columns[0], groups=groups, written_by=model)
+    raise UnusableOutput(f"the query gave no figure ({len(rows)} rows of {', '.join(columns)})")
+
+
+def _what(column: str) -> str:
+    """What a result's column holds, in words: "total_value" -> "total value"."""
+    return " ".join(column.replace("_", " ").split())
+
+
+class ModelQueries:
+    """Asks the served model for a query when docchat writes none, while the model has shown it
+    can (`gate`); what it wrote is judged by what it gives, and the judgement kept."""
+
+    def __init__(self, programs, gate: SkillGate):
+        self._programs = programs
+        self._gate = gate
+
+    def due(self, question: str) -> bool:
+        return asks_a_figure(question) and self._gate.worth_asking()
+
+    def figure(self, retriever: Retriever, question: str, shapes: Sequence[TableShape],
+               names: dict[str, str]) -> Figure | None:
+        """The figure from the model's query over `shapes`; None when it wrote none that gives
+        one, or could not be asked."""
+        model = self._gate.model or "the model"
+
+        def write(tables: str) -> str:
+            return self._programs.query(tables, question, max_tokens=QUERY_TOKENS)
+
+        try:
+            figure = retriever.written_figure(shapes[:SHEETS_SHOWN], names, write, model=model)
+        except UnusableOutput as error:
+            log.info("the served model's query over the sheets was unusable: %s", error)
+            self._gate.note(usable=False)
+            return None
+        except Exception as error:  # the server down, say: nothing of the model, and never the answer's cost
+            log.info("no query asked of the served model: %s", error)
+            return None
+        self._gate.note(usable=True)
+        return figure
