@@ -42,13 +42,20 @@ def test_a_computed_figure_says_where_it_came_from_and_shows_its_query_on_reques
     figure = Figure("d-stock", "harbour-inventory.xlsx", "Stock", "the total of Pallets where Location is Oslo", 245,
                     "SELECT SUM(\"Pallets\") AS value FROM sheet_1 WHERE _kind = 'row' AND \"Location\" = 'Oslo'",
                     (2, 3, 4))
+    # A figure docchat wrote no query for, computed by the query the served model wrote.
+    written = Figure("d-stock", "harbour-inventory.xlsx", "Stock", "stock value", 1080,
+                     "SELECT SUM(\"Pallets\" * \"Unit price\") AS stock_value FROM stock", (),
+                     written_by="Qwen3-4B-Instruct-2507")
     conversation = seeded.conversations.create("Stock")
-    seeded.messages.append_message(conversation.id, "user", "How many pallets are stored in Oslo in total?")
-    answer = seeded.messages.append_message(conversation.id, "assistant", "There are 245 pallets in Oslo.")
-    with seeded.conversations._uow(write=True) as uow:
-        uow.conversations.settle_message(answer.with_facts(
-            approach=Approach(Way.TABLE, ("d-stock",), ("harbour-inventory.xlsx › Stock",)), table=figure))
-        uow.commit()
+    for question, reply, computed in (("How many pallets are stored in Oslo in total?", "There are 245 pallets in Oslo.",
+                                       figure),
+                                      ("What is the stock worth?", "The stock is worth 1080.", written)):
+        seeded.messages.append_message(conversation.id, "user", question)
+        answer = seeded.messages.append_message(conversation.id, "assistant", reply)
+        with seeded.conversations._uow(write=True) as uow:
+            uow.conversations.settle_message(answer.with_facts(
+                approach=Approach(Way.TABLE, ("d-stock",), ("harbour-inventory.xlsx › Stock",)), table=computed))
+            uow.commit()
     open_app(page, app_url)
     page.get_by_test_id("stSidebar").get_by_role("button", name="Stock").click()
 
@@ -57,4 +64,8 @@ def test_a_computed_figure_says_where_it_came_from_and_shows_its_query_on_reques
     settled(page)
     page.get_by_text("The query docchat ran").click()
     expect(page.get_by_text("WHERE _kind = 'row' AND \"Location\" = 'Oslo'")).to_be_visible()
+    expect(page.get_by_text("Computed from harbour-inventory.xlsx › Stock by a query Qwen3-4B-Instruct-2507 wrote: "
+                            "stock value is 1080.")).to_be_visible()
+    page.get_by_text("The query Qwen3-4B-Instruct-2507 wrote").click()
+    expect(page.get_by_text("AS stock_value FROM stock")).to_be_visible()
     page.screenshot(path=str(ARTIFACTS / "computed_figure.png"), full_page=True)
