@@ -3,6 +3,8 @@ comparison, from the question's words and the documents in scope."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from docchat.context.approach import COLLECTION_MAX, choose, names_any
@@ -187,6 +189,18 @@ def test_a_figure_per_value_of_a_column_is_said_value_by_value_and_read_back_as_
                                 "(blank): 9.")
     assert Figure.from_dict({**figure.as_dict(), "rows": [["Oslo"]]}) is None
     assert Figure.from_dict({**figure.as_dict(), "columns": ["a", "b", "c"]}) is None
+
+
+def test_a_figure_of_the_model_s_query_names_the_model_and_no_rows_and_is_read_back_as_written():
+    figure = Figure("d-1", "harbour-inventory.xlsx", "Stock", "stock value", 1080, "SELECT ...", (),
+                    written_by="Qwen3-4B-Instruct-2507")
+    docchat = replace(figure, written_by="", rows=(2, 3))
+
+    assert Figure.from_dict(figure.as_dict()) == figure
+    assert (figure.where, figure.as_dict()["written_by"]) == ("Stock", "Qwen3-4B-Instruct-2507")
+    assert "written_by" not in docchat.as_dict()  # an export of docchat's own figure is as before
+    assert covered_line(Approach(Way.TABLE, ("d-1",), ("harbour-inventory.xlsx › Stock",)), None, figure) == (
+        "Computed from harbour-inventory.xlsx › Stock by a query Qwen3-4B-Instruct-2507 wrote: stock value is 1080.")
 
 
 def test_a_question_names_a_sheet_or_document_by_every_word_of_its_name_singular_or_plural():
