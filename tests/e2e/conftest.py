@@ -60,14 +60,6 @@ def live_app_url_long_answers(tmp_path, live_llm):
 
 
 @pytest.fixture
-def live_app_url_small_window(tmp_path, live_llm):
-    """The page over the real server, planning with a window of 2,048 tokens (as a user sets for
-    a server with a small one): a handful of documents then takes more than one prompt."""
-    yield from _serve(tmp_path, llm_url=live_llm.url, max_tokens="48", llm_key=live_llm.api_key,
-                      extra_env={"DOCCHAT_LLM_WINDOW": "2048"})
-
-
-@pytest.fixture
 def app_url_with_saved_settings(tmp_path):
     """The page with no LLM server behind it, told so by the settings file the Settings page
     writes rather than by environment variables (which the page cannot change)."""
