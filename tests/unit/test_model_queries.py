@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import pytest
 
-from docchat.context.model_query import SKILL, ModelQueries, plain_names, statement, wrapped
+from docchat.context.model_query import SKILL, SHOWN_CHARS, ModelQueries, described, plain_names, statement, wrapped
 from docchat.context.skill_gate import GIVE_UP_AFTER, SkillGate
 from docchat.domain.approach import LOOKUP, Figure, Way
 from docchat.errors import LLMUnavailable, UnusableOutput
@@ -117,11 +117,20 @@ def test_what_is_not_a_select_statement_is_unusable(written):
 
 def test_the_model_s_sheets_are_bound_to_their_data_rows_before_its_own_query():
     named = plain_names([STOCK, TableShape("d2", "Lead times", "sheet_d2_0", (("Days", "integer"),), 5),
-                         TableShape("d3", "Stock", "sheet_d3_0", (("Pallets", "integer"),), 2)])
+                         TableShape("d3", "Stock", "sheet_d3_0", (("Pallets", "integer"),), 2),
+                         TableShape("d4", "Order", "sheet_d4_0", (("Pallets", "integer"),), 2),
+                         TableShape("d5", "2025", "sheet_d5_0", (("Pallets", "integer"),), 2)])
 
-    assert list(named) == ["stock", "lead_times", "stock_2"]
+    assert list(named) == ["stock", "lead_times", "stock_2", "sheet_order", "sheet_2025"]
     assert wrapped("SELECT 1", {"stock": STOCK}) == (
         'WITH stock AS (SELECT "Location", "Item", "Pallets", "Unit price" FROM sheet_d1_0 WHERE _kind = \'row\') '
         "SELECT 1")
     assert wrapped("with recursive n(x) AS (SELECT 1) SELECT x FROM n", {"stock": STOCK}).startswith(
         "WITH recursive stock AS (SELECT")
+
+
+def test_a_long_text_cell_is_shown_to_the_model_cut():
+    shown = described({"stock": STOCK}, {STOCK.document_id: "harbour-inventory.xlsx"},
+                      lambda shape: [("Oslo", "x" * 500, 120, 4.5)])
+
+    assert f"'{'x' * SHOWN_CHARS}…', 120, 4.5)" in shown and "x" * (SHOWN_CHARS + 1) not in shown

@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import logging
 import re
+import sqlite3
 from collections.abc import Callable, Sequence
+from contextlib import closing
 
 from docchat.context.skill_gate import SkillGate
 from docchat.context.table_query import asks_a_figure
@@ -33,6 +35,7 @@ SKILL = "sheet query"
 # Sheets shown to the model at most (its prompt stays short), and rows of each.
 SHEETS_SHOWN = 8
 FIRST_ROWS = 3
+SHOWN_CHARS = 60
 QUERY_TOKENS = 200
 _FENCE = re.compile(r"^\s*```[a-zA-Z]*\s*|\s*```\s*$")
 _STARTS = re.compile(r"^\s*(select|with)\b", re.IGNORECASE)
@@ -45,12 +48,22 @@ def plain_names(shapes: Sequence[TableShape]) -> dict[str, TableShape]:
     named: dict[str, TableShape] = {}
     for shape in shapes:
         base = "_".join(re.findall(r"[a-z0-9]+", shape.sheet.lower())) or "sheet"
-        base = base if base[0].isalpha() else f"sheet_{base}"
+        base = base if base[0].isalpha() and _a_name(base) else f"sheet_{base}"  # "Order" is no table name
         name, n = base, 2
         while name in named:
             name, n = f"{base}_{n}", n + 1
         named[name] = shape
     return named
+
+
+def _a_name(word: str) -> bool:
+    """Whether SQLite takes `word` as a table's name unquoted (not a keyword such as ORDER)."""
+    with closing(sqlite3.connect(":memory:")) as db:
+        try:
+            db.execute(f"WITH {word} AS (SELECT 1) SELECT * FROM {word}")
+        except sqlite3.Error:
+            return False
+    return True
 
 
 def described(named: dict[str, TableShape], names: dict[str, str],
@@ -59,10 +72,15 @@ def described(named: dict[str, TableShape], names: dict[str, str],
     parts = []
     for name, shape in named.items():
         columns = ", ".join(f"{quoted(column)} {kind.upper()}" for column, kind in shape.columns)
-        rows = "\n".join(f"  {row!r}" for row in first_rows(shape))
+        rows = "\n".join(f"  {tuple(_short(value) for value in row)!r}" for row in first_rows(shape))
         parts.append(f"Table {name} (the sheet {shape.sheet} of {names[shape.document_id]}): {columns}\n"
                      f"Its first rows:\n{rows}")
     return "\n\n".join(parts)
+
+
+def _short(value: object) -> object:
+    """A cell as the model is shown it: a long text cut (a note column is not what a query needs)."""
+    return value[:SHOWN_CHARS] + "…" if isinstance(value, str) and len(value) > SHOWN_CHARS else value
 
 
 def statement(written: str) -> str:
