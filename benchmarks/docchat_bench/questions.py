@@ -233,6 +233,7 @@ class Asked:
     model: str | None
     mode: str | None  # how the documents reached the model: "documents" (whole) or "passages"
     coverage: dict | None
+    form: str | None = None  # how the answer was written: free, constrained (the citation pattern) or quoted
 
 
 @contextmanager
@@ -270,7 +271,7 @@ def _ask(services, question: Question, path: str, plan: Way | None) -> Asked:
                  frozenset(c.document for c in facts.citations), frozenset(c.document for c in turn.answer.cited),
                  tuple(c.document for c in facts.citations), "\n".join(c.text for c in facts.citations),
                  text, time.perf_counter() - started, facts.model, turn.budget.mode if turn.budget else None,
-                 facts.coverage.as_dict() if facts.coverage else None)
+                 facts.coverage.as_dict() if facts.coverage else None, facts.form.value if facts.form else None)
 
 
 def _share(found: frozenset[str], wanted: tuple[str, ...]) -> float:
@@ -327,7 +328,8 @@ def run_questions_bench(*, served: bool = False, as_json: bool = False) -> dict:
                                             for kind in KINDS},
               "documents": len(library()), **_figures(asked, served), "small_window": small,
               "answers": [{"question": a.question.text, "path": a.path, "plan": a.plan,
-                           "given": sorted(a.given), "cited": sorted(a.cited), "coverage": a.coverage}
+                           "given": sorted(a.given), "cited": sorted(a.cited), "coverage": a.coverage,
+                           "form": a.form, "seconds": round(a.seconds, 2)}
                           for a in asked]}
     print(json.dumps(report, indent=2) if as_json else _table(report))
     return report
