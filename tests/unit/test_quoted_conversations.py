@@ -115,3 +115,24 @@ def test_the_choice_is_kept_in_the_conversation_s_settings_and_anything_else_rea
         settings = ConversationSettings(quoted_answers=kept)
         assert ConversationSettings.from_dict(settings.as_dict()).quoted_answers is kept
     assert ConversationSettings.from_dict({"quoted_answers": "yes"}).quoted_answers is None
+
+
+def test_a_question_about_every_document_quotes_each_document_that_answers_not_the_best_three():
+    # Too long to go in whole (whose sources are the best four parts): each document's best passage is given.
+    filler = "The goods are delivered to the warehouse in sound packaging with a delivery note. " * 40
+    contracts = [replace(chunk(f"supplier-contract-{name}.md", part, text, page=part + 1), similarity=0.7, coverage=1.0)
+                 for name, month in (("acme", "March"), ("borealis", "April"), ("cobalt", "June"),
+                                     ("dunmore", "September"), ("elvira", "December"))
+                 for part, text in enumerate((f"The {name} supplier contract renews on 1 {month} 2027.", filler))]
+    setup = Setup(FakeLibrary(*contracts), window=4_096)
+    conversation = quoting(setup)
+
+    collection = setup.ask("List the renewal date of every supplier contract.", conversation)
+    lookup = setup.ask("When does the supplier contract renew?", conversation)
+
+    assert collection.answer.facts.approach.way.value == "collection" and setup.gateway.requests == []
+    assert collection.answer.facts.form is AnswerForm.QUOTED
+    assert {c.document for c in collection.answer.cited} == {c.document for c in contracts}
+    assert collection.answer.facts.coverage.documents_read == 5
+    assert collection.answer.content.count("renews on") == 5
+    assert lookup.answer.content.count("renews on") == 3  # a lookup quotes its best three passages

@@ -76,17 +76,26 @@ class Quote:
 
 
 def chosen_quotes(question: str, citations: Sequence[Citation], *, context: str = "",
-                  max_quotes: int = MAX_QUOTES) -> list[Quote]:
+                  max_quotes: int = MAX_QUOTES, per_document: bool = False) -> list[Quote]:
     """The best sentence of each of the `max_quotes` passages that answer best, best first; none
     when no passage holds any of the question's words. `context`: what a follow-up was searched
-    with besides its words ("Is it paid?" after parental leave)."""
+    with besides its words ("Is it paid?" after parental leave). `per_document`: a quote of each
+    document that holds the question's words (its best), for a question about every document or
+    comparing some, in the order the passages give them, however many there are."""
     passages = by_number(citations)
     texts = {number: "\n".join(c.text for c in chunks) for number, chunks in passages.items()}
     terms, counts = stems(question), sentence_counts(texts.values())
     context_terms = stems(context) - terms
     scored = [(*best_sentence(terms, text, counts, context_terms), number)
               for number, text in texts.items()]
-    chosen = sorted((s for s in scored if s[0] > 0), key=lambda s: (-s[0], s[2]))[:max_quotes]
+    chosen = sorted((s for s in scored if s[0] > 0), key=lambda s: (-s[0], s[2]))
+    if per_document:
+        best: dict[str, tuple[float, str, int]] = {}
+        for one in chosen:
+            best.setdefault(passages[one[2]][0].document_id or passages[one[2]][0].document, one)
+        chosen = sorted(best.values(), key=lambda s: s[2])
+    else:
+        chosen = chosen[:max_quotes]
     return [Quote(passages[number][0], sentence) for _, sentence, number in chosen]
 
 

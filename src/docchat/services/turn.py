@@ -18,6 +18,7 @@ from docchat.context.citing import Checker
 from docchat.context.pipeline import Prepared
 from docchat.context.quotes import chosen_quotes, quotes_text
 from docchat.domain import FINISHED, AnswerForm, Budget, Citation, EvidenceStrength, Grounding, MemoryStats, Message, SessionMemory, Status
+from docchat.domain.approach import Way
 from docchat.domain.grounding import QUOTED_BY, Constraint
 from docchat.errors import DocchatError, GenerationStopped, LLMError
 from docchat.ports import Gateway, Generation
@@ -184,8 +185,11 @@ def quoted(prepared: Prepared, draft: Message, saver: Saver, *, conversation_id:
     unless `lead` writes one sentence above the quotes (kept only if they hold it)."""
     question = prepared.question
     # A follow-up is quoted for what it was searched as, too ("Is it paid?" after parental leave).
+    # The collection and a comparison quote each document that holds the question's words, not
+    # the best three passages: three of twelve contracts answer "which of my contracts…" in part.
     quotes = chosen_quotes(question.content, prepared.citations,
-                           context=question.rewritten_query or question.read_with or "")
+                           context=question.rewritten_query or question.read_with or "",
+                           per_document=prepared.approach.way in (Way.COLLECTION, Way.COMPARE))
     text = quotes_text(quotes)
     draft = draft.with_facts(form=AnswerForm.QUOTED, model=QUOTED_BY, budget=None)
 
