@@ -27,7 +27,7 @@ from docchat.context.rounds import (NOTE_TOKENS_MIN, Round, borne_out, heading, 
                                     notes_turn, quoted_notes, passage_counts)
 from docchat.context.rewrite import RECENT_MESSAGES, RewriteGate, rewrite_due, standalone_query
 from docchat.domain import Budget, Citation, EvidenceStrength, Judgement, MemoryStats, Message, Role, Summary
-from docchat.domain.approach import LOOKUP, Approach, Coverage, Figure, Way, approach_line
+from docchat.domain.approach import LOOKUP, Approach, Coverage, Figure, Way, approach_line, listed
 from docchat.grounding.evidence import judge, passage_strength
 from docchat.errors import LLMError
 from docchat.ports import Gateway, Retriever, TokenCounter
@@ -228,7 +228,7 @@ class AnswerPipeline:
             shapes = [shape for shape in shapes if shape.document_id in about]
         if not shapes:
             return None
-        progress(f"Asking the model for a query over {_listed_sheets(shapes)}…")
+        progress(f"Asking the model for a query over {listed(list(dict.fromkeys(s.sheet for s in shapes)))}…")
         return queries.figure(self._retriever, query, shapes, names)
 
     def _about(self, request: Request, query: str, sheets: dict[str, tuple[str, ...]],
@@ -466,9 +466,3 @@ def _judged(ranked: list) -> EvidenceStrength | None:
 def _questions(history: list[Message]) -> list[str]:
     """The user's earlier questions, as asked (not as sent with passages)."""
     return [m.content for m in history if m.role is Role.USER]
-
-
-def _listed_sheets(shapes) -> str:
-    """"Stock" or "Stock and Lead times": the sheets a model's query may read."""
-    sheets = list(dict.fromkeys(shape.sheet for shape in shapes))
-    return sheets[0] if len(sheets) == 1 else f"{', '.join(sheets[:-1])} and {sheets[-1]}"

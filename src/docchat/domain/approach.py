@@ -208,9 +208,9 @@ def approach_line(approach: Approach, in_scope: int) -> str:
     if approach.way is Way.COLLECTION:
         return f"Reading all {in_scope} documents in scope"
     if approach.way is Way.COMPARE:
-        return f"Comparing {_listed(list(approach.names) or ['the documents'])}"
+        return f"Comparing {listed(list(approach.names) or ['the documents'])}"
     if approach.way is Way.TABLE:
-        return f"Computing from {_listed(list(approach.names) or ['a table'])}"
+        return f"Computing from {listed(list(approach.names) or ['a table'])}"
     return "Searching your documents"
 
 
@@ -246,8 +246,8 @@ def covered_line(approach: Approach | None, coverage: Coverage | None, table: Fi
         by = f" by a query {table.written_by} wrote" if table.written_by else ""
         return f"Computed from {table.document} › {table.where}{by}: {table.result}."
     done = {Way.COLLECTION: "Read every document in scope",
-            Way.COMPARE: f"Compared {_listed(list(approach.names) or ['the documents'])}",
-            Way.TABLE: f"Computed from {_listed(list(approach.names) or ['a table'])}"}[approach.way]
+            Way.COMPARE: f"Compared {listed(list(approach.names) or ['the documents'])}",
+            Way.TABLE: f"Computed from {listed(list(approach.names) or ['a table'])}"}[approach.way]
     if coverage is None:
         return f"{done}."
     if coverage.rounds > 1:
@@ -258,5 +258,6 @@ def covered_line(approach: Approach | None, coverage: Coverage | None, table: Fi
     return line
 
 
-def _listed(items: list[str]) -> str:
+def listed(items: list[str]) -> str:
+    """"Stock", "Stock and Lead times", "a, b and c"."""
     return items[0] if len(items) == 1 else f"{', '.join(items[:-1])} and {items[-1]}"
