@@ -335,9 +335,35 @@ def run_by_click(page, target) -> None:
     if page not in _RUNS_ENDED:
         raise AssertionError("run_by_click() needs a page from new_context(), which follows its runs")
     ended, asked = _RUNS_ENDED[page], _RUNS_ASKED[page]
+    at_rest(page, target)
     target.click()
     _wait_for_a_run_after(page, ended, f"the click (runs asked before it: {asked})")
     settled(page)
+
+
+# How far, and for how long, a widget may move and still be at rest: the chat pane's scroll
+# to its bottom ends in 1-pixel steps some 100 ms apart.
+REST_PX = 3
+REST_S = 0.25
+
+
+def at_rest(page, target) -> None:
+    """Waits until `target` has stopped moving. Opening an expander near the end of the chat
+    scrolls the pane to its new bottom for about half a second, and a widget in it moves the
+    while. Playwright clicks once the box holds still over two frames, which a busy machine's
+    slow frames can fake mid-scroll; the button then moves between the press and the release,
+    and the click lands on the block around it (CI's sources test: a click on "Open the source"
+    that reached its expander's block, and no run)."""
+    target.scroll_into_view_if_needed()
+    deadline = time.monotonic() + SETTLE_S
+    last, since = target.bounding_box(), time.monotonic()
+    while time.monotonic() - since < REST_S:
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{target} still moved after {SETTLE_S} s (last at {last})")
+        page.wait_for_timeout(50)
+        box = target.bounding_box()
+        if last is None or box is None or any(abs(box[k] - last[k]) > REST_PX for k in ("x", "y")):
+            last, since = box, time.monotonic()
 
 
 def go_to(page, name: str) -> None:
