@@ -13,6 +13,7 @@ from docchat.services.grounding import CitationChecker
 
 from tests.unit.fakes import FakeLibrary
 from tests.unit.test_pipeline import TRUST, Setup
+from tests.unit.test_pipeline_plans import reports
 
 QUESTION = "When is the Determination Date?"
 CITED = "The Determination Date is the 15th calendar day of each month [1]."
@@ -157,3 +158,16 @@ def test_an_answer_cut_under_the_pattern_goes_on_freely_on_a_server_that_takes_n
     setup.chat.continue_answer(cut.conversation_id).text()
 
     assert setup.gateway.constraints[0] is not None and setup.gateway.constraints[1] is None
+
+
+def test_a_model_whose_answers_are_quoted_is_not_asked_to_read_a_collection_in_rounds(tmp_path):
+    setup = Setup(Library(*reports(7)), citation_gate=CitationGate(JsonSkillRecord(tmp_path)), rounds=True,
+                  checker=CitationChecker(None))
+    asked(setup, ["The audit found issues."] * 3, question="What did report 2 find in the audit?")
+    asked_before = len(setup.gateway.requests)
+
+    turn = setup.ask("What did each report find in the audit?")
+
+    # Its notes would go unused: the gate quotes this model's answers whatever they are given.
+    assert turn.answer.facts.form is AnswerForm.QUOTED and len(setup.gateway.requests) == asked_before
+    assert turn.answer.facts.coverage.documents_read == 7

@@ -8,11 +8,13 @@ from dataclasses import replace
 import pytest
 
 from docchat.domain import AnswerForm, ConversationSettings, Judgement, Role, Status
+from docchat.domain.approach import Coverage
 from docchat.domain.grounding import QUOTED_BY
 from docchat.errors import LLMUnavailable
 
 from tests.unit.fakes import FakeLibrary, chunk
 from tests.unit.test_pipeline import Setup
+from tests.unit.test_pipeline_plans import reports
 
 RENT = replace(chunk("Riverside Lease", 0, "The annual rent is GBP 62,000, payable quarterly in advance.", page=4),
                similarity=0.7, coverage=1.0)
@@ -136,3 +138,39 @@ def test_a_question_about_every_document_quotes_each_document_that_answers_not_t
     assert collection.answer.facts.coverage.documents_read == 5
     assert collection.answer.content.count("renews on") == 5
     assert lookup.answer.content.count("renews on") == 3  # a lookup quotes its best three passages
+
+
+def test_a_collection_too_large_for_one_prompt_is_quoted_from_every_document_with_no_model_reading_it_in_rounds():
+    findings = [replace(report, similarity=0.7, coverage=1.0) for report in reports(7)]
+    setup = Setup(FakeLibrary(*findings), rounds=True)
+    conversation = quoting(setup)
+    stages = []
+
+    turn = setup.chat.answer(conversation, "What did each report find in the audit?", progress=stages.append)
+    turn.text()
+
+    assert setup.gateway.requests == [] and not [stage for stage in stages if "round" in stage]
+    assert turn.answer.facts.form is AnswerForm.QUOTED
+    assert turn.answer.facts.coverage == Coverage(7, 7)
+    assert {c.document for c in turn.answer.cited} == {f"report-{n}.md" for n in range(1, 8)}
+    assert all(f"the audit found {n} issues" in turn.answer.content for n in range(1, 8))
+    # The question is kept with docchat's notes on the passages, within the prompt's room, as
+    # a model's notes would have been.
+    assert turn.question.model_text.startswith("Notes taken from the documents in 3 rounds")
+    assert setup.counter.count_message("user", turn.question.model_text) < 2_048 // 2
+
+
+def test_a_collection_that_fits_whole_is_quoted_from_every_document_not_from_its_four_best_passages():
+    contracts = [replace(chunk(f"supplier-contract-{name}.md", 0, f"The {name} supplier contract renews on 1 {month} 2027."),
+                         similarity=0.7, coverage=1.0)
+                 for name, month in (("acme", "March"), ("borealis", "April"), ("cobalt", "June"),
+                                     ("dunmore", "September"), ("elvira", "December"), ("fenwick", "May"))]
+    setup = Setup(FakeLibrary(*contracts))
+    conversation = quoting(setup)
+
+    turn = setup.ask("List the renewal date of every supplier contract.", conversation)
+
+    assert turn.question.model_text == turn.question.content  # the documents went in whole, not in its turn
+    assert turn.answer.facts.coverage == Coverage(6, 6)
+    assert {c.document for c in turn.answer.cited} == {c.document for c in contracts}
+    assert turn.answer.content.count("renews on") == 6

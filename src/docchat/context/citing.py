@@ -143,8 +143,12 @@ class CitationGate:
         self._record = record
 
     def form(self, info: ServerInfo, prepared: Prepared) -> AnswerForm:
-        if not citable(prepared):
-            return AnswerForm.FREE
+        return self.leaning(info) if citable(prepared) else AnswerForm.FREE
+
+    def leaning(self, info: ServerInfo) -> AnswerForm:
+        """The form an answer with passages to cite gets from this server's model: known before
+        the passages are gathered, so that work only a model's own answer needs is spared a
+        quoted one (a collection read in rounds of the model's notes)."""
         cites = self._record.tally(info.model, CITE)
         constrained = self._record.tally(info.model, CITE_CONSTRAINED)
         if _judged(cites):

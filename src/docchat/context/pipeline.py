@@ -83,6 +83,9 @@ class Request:
     max_passages: int | None = None
     # The plan the user asked for when asking again; None: docchat chooses.
     plan: Way | None = None
+    # The answer is to be quoted from the passages by docchat, not written by the model: a
+    # collection too large for one prompt is noted by docchat, with no model reading it in rounds.
+    quoting: bool = False
 
 
 @dataclass(frozen=True)
@@ -263,6 +266,9 @@ class AnswerPipeline:
         block = self._block(request.scope, cap) if request.max_passages is None else None
         if block is not None:
             ranked = self._ranked(request, query, DOCUMENT_SOURCES)
+            if approach.way in (Way.COMPARE, Way.COLLECTION):
+                ranked = self._each_sourced(request, query, ranked, list(approach.documents) or
+                                            [document for document, _ in in_scope])
             numbered = [(block.number_of(hit.chunk.id), hit) for hit in ranked]
             # Every document in scope is in the prompt whole: a comparison or the collection covers them all.
             read = len({part.first.chunk.document_id for part in block.parts})
@@ -315,15 +321,28 @@ class AnswerPipeline:
             rounds = []
         left_out = tuple((names.get(document, document), LEFT_OUT_NO_ROOM if found.get(document) else LEFT_OUT_NO_MATCH)
                          for document in documents if document not in read)
-        coverage = Coverage(len(read), len(documents), left_out, rounds=max(1, len(rounds)))
+        coverage = Coverage(len(read), len(documents), left_out, rounds=1 if request.quoting else max(1, len(rounds)))
         return replace(_passages(parts, searched=bool(ranked), strength=strength, approach=approach, coverage=coverage),
                        rounds=tuple(rounds))
+
+    def _each_sourced(self, request: Request, query: str, ranked: list, documents: list[str]) -> list:
+        """`ranked`, then the best passage of each of `documents` none of them is from: whole
+        documents are cited by their passages, and the best four of twelve contracts would leave
+        eight unsourced (a quoted answer could quote none of them)."""
+        sourced = {hit.chunk.document_id for hit in ranked}
+        found = self._retriever.retrieve_each(query, [d for d in documents if d not in sourced], top_k=1,
+                                              active=set(request.active_documents))
+        best = sorted((hits[0] for hits in found.values() if hits), key=lambda hit: -passage_strength(hit))
+        return [*ranked, *best]
 
     def _rounds(self, request: Request, query: str, rankings: list, cap: int, room: int, *, floor: int, ceiling: int,
                 progress: Callable[[str], None]) -> list[Round]:
         """The collection read in rounds of notes (docchat.context.rounds); none when there is no
-        model to read them, they would be one, or a round fails (one prompt then answers)."""
-        if self._gateway is None:
+        model to read them, they would be one, or a round fails (one prompt then answers). An
+        answer docchat quotes reads no model's notes: docchat's own stand in for them, so that
+        every document gives its passages to quote, in no time (a small model's two rounds took
+        16-126 s of a collection answer then quoted)."""
+        if self._gateway is None and not request.quoting:
             return []
         planned = in_rounds(rankings, lambda ranked: self._fill(request.question, ranked, cap, room, floor=floor,
                                                                 ceiling=ceiling))
@@ -337,13 +356,15 @@ class AnswerPipeline:
         counts = passage_counts(planned)
         rounds = []
         for n, one in enumerate(planned, start=1):
-            progress(f"Reading the documents in {len(planned)} rounds: round {n} of {len(planned)} "
-                     f"({len(one.documents)} documents)…")
-            try:
-                notes = borne_out(noted(self._gateway, notes_asked(system, query, one), note_tokens), one)
-            except LLMError as error:
-                log.warning("reading the collection in rounds failed, so one prompt answers: %s", error)
-                return []
+            notes = ""
+            if not request.quoting and self._gateway is not None:
+                progress(f"Reading the documents in {len(planned)} rounds: round {n} of {len(planned)} "
+                         f"({len(one.documents)} documents)…")
+                try:
+                    notes = borne_out(noted(self._gateway, notes_asked(system, query, one), note_tokens), one)
+                except LLMError as error:
+                    log.warning("reading the collection in rounds failed, so one prompt answers: %s", error)
+                    return []
             rounds.append(replace(one, notes=notes or quoted_notes(query, one, note_tokens * CHARS_PER_TOKEN, counts)))
         return rounds
 

@@ -258,10 +258,10 @@ class ChatService:
               version_of: str | None = None, unavailable: LLMError | None = None, plan: Way | None = None,
               form: AnswerForm | None = None) -> Turn:
         request, marks, settings = self._request(conversation_id, question, before_seq=before_seq)
-        request = replace(request, plan=plan)
         # A cut answer goes on while the model answers; without one, it is judged as a new answer.
         documents_only = self.documents_only(settings) and (continuing is None or unavailable is not None)
         form = form if form is not None else self._form(settings)
+        request = replace(request, plan=plan, quoting=continuing is None and self.quoting(info, form))
         if unavailable is not None:
             # Planned against a nominal window: nothing may be condensed or cut for good by it.
             request = replace(request, may_condense=False)
@@ -316,6 +316,14 @@ class ChatService:
             return chosen if can else AnswerForm.FREE
         gate = self._citation_gate
         return gate.form(info, prepared) if gate is not None else AnswerForm.FREE
+
+    def quoting(self, info: ServerInfo, chosen: AnswerForm | None) -> bool:
+        """Whether a new answer with passages to cite is to be quoted by docchat: as chosen, or as
+        the citation gate leans for this server's model. Known before the passages are gathered."""
+        if chosen is not None:
+            return chosen is AnswerForm.QUOTED
+        gate = self._citation_gate
+        return gate is not None and gate.leaning(info) is AnswerForm.QUOTED
 
     def lead_writer(self, info: ServerInfo) -> LeadWriter | None:
         """Who writes a quoted answer's lead sentence: the model, if the gate judges it cites well."""
