@@ -20,7 +20,10 @@ before plans) and as docchat chooses.
 
 `--model scripted` (default) answers at once with the same words whatever it is given, so the
 figures are the machinery's: what reached the model. `--model served` asks the LLM server docchat
-is set up for (`make run`'s), whose answers say what a model does with what it was given.
+is set up for (`make run`'s), whose answers say what a model does with what it was given. A
+served run ends by asking the collection questions again: the citation gate of the run's fresh
+data dir learns the model from its first answers, and the second asking shows the form the
+answers keep from then on.
 """
 
 from __future__ import annotations
@@ -324,15 +327,28 @@ def run_questions_bench(*, served: bool = False, as_json: bool = False) -> dict:
     with _services(served) as (services, gateway):
         asked = [_ask(services, question, path, plan) for question in QUESTIONS for path, plan in PATHS.items()]
         small = _in_a_small_window(services, gateway) if gateway is not None else None
+        learned = _once_learned(services) if served else None
     report = {"model": asked[0].model if served else "scripted", "questions": {kind.value: sum(q.kind is kind for q in QUESTIONS)
                                             for kind in KINDS},
-              "documents": len(library()), **_figures(asked, served), "small_window": small,
+              "documents": len(library()), **_figures(asked, served), "small_window": small, "once_learned": learned,
               "answers": [{"question": a.question.text, "path": a.path, "plan": a.plan,
                            "given": sorted(a.given), "cited": sorted(a.cited), "coverage": a.coverage,
                            "form": a.form, "seconds": round(a.seconds, 2)}
                           for a in asked]}
     print(json.dumps(report, indent=2) if as_json else _table(report))
     return report
+
+
+def _once_learned(services) -> dict:
+    """The collection questions again at the end of the run. A fresh install's citation gate
+    learns the served model from its first answers (the run's first questions); by now it has,
+    and each path's answers take the form they keep from then on."""
+    asked = [_ask(services, question, path, plan) for question in QUESTIONS if question.kind is COLLECTION
+             for path, plan in PATHS.items()]
+    return {path: {
+        "collection_documents_cited": _mean([_share(a.cited, a.question.documents) for a in asked if a.path == path]),
+        "forms": sorted({a.form or "none" for a in asked if a.path == path}),
+        "seconds_per_answer": _mean([a.seconds for a in asked if a.path == path])} for path in PATHS}
 
 
 def _in_a_small_window(services, gateway) -> dict:
@@ -379,6 +395,9 @@ def _table(report: dict) -> str:
                            ("rounds a collection question was read in", "rounds")):
             lines.append(f"  {label:<42}" + "".join(f"{small[path][key]:>{width}.3f}"
                                                      for path, width in zip(PATHS, (16, 10))))
+    if learned := report.get("once_learned"):
+        lines.append(f"{'collection asked again: documents cited':<44}" + "".join(
+            f"{learned[path]['collection_documents_cited']:>{width}.3f}" for path, width in zip(PATHS, (16, 10))))
     lines.append("n/a: the scripted model writes the same words whatever it is given (--model served for a real "
                  "model's).")
     return "\n".join(lines)
