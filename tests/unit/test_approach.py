@@ -7,7 +7,7 @@ from dataclasses import replace
 
 import pytest
 
-from docchat.context.approach import COLLECTION_MAX, choose, names_any
+from docchat.context.approach import COLLECTION_MAX, choose, names_any, of_the_documents
 from docchat.errors import InvalidInput
 from docchat.domain.approach import LOOKUP, Approach, Coverage, Figure, Way, approach_line, covered_line
 
@@ -82,6 +82,18 @@ def test_the_set_may_be_called_by_a_word_its_names_share():
 ])
 def test_a_question_about_the_contents_is_a_lookup(question):
     assert choose(question, CONTRACTS).way is Way.LOOKUP
+
+
+@pytest.mark.parametrize("question, themselves", [
+    ("Summarise all the supplier contracts.", True),
+    ("Give me an overview of these 3 reports", True),
+    ("What do all my contracts say?", True),
+    ("Summarise the penalty clauses of every contract", False),
+    ("Which of my supplier contracts carry a penalty?", False),
+    ("What does each document say about liability?", False),
+])
+def test_a_question_asking_for_the_documents_themselves_is_told_from_one_asking_something_in_them(question, themselves):
+    assert of_the_documents(question, CONTRACTS) is themselves
 
 
 def test_a_question_about_a_scope_past_the_collections_limit_is_a_lookup():

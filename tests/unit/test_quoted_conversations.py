@@ -174,3 +174,19 @@ def test_a_collection_that_fits_whole_is_quoted_from_every_document_not_from_its
     assert turn.answer.facts.coverage == Coverage(6, 6)
     assert {c.document for c in turn.answer.cited} == {c.document for c in contracts}
     assert turn.answer.content.count("renews on") == 6
+
+
+def test_a_summary_of_the_collection_is_quoted_from_each_document_though_its_passages_share_few_of_its_words():
+    contracts = [replace(chunk(f"supplier-contract-{name}.md", 0, f"The {name} supplier contract covers {goods}."),
+                         similarity=0.45, coverage=0.2)
+                 for name, goods in (("acme", "steel"), ("borealis", "timber"), ("cobalt", "paint"))]
+    setup = Setup(FakeLibrary(*contracts))
+    conversation = quoting(setup)
+
+    lookup = setup.ask("What do the supplier contracts cover?", conversation)
+    summary = setup.ask("Summarise all the supplier contracts.", conversation)
+
+    assert lookup.answer.facts.evidence.judgement is Judgement.NOT_FOUND  # the premise: judged by words and closeness
+    assert summary.answer.facts.evidence.judgement is Judgement.FOUND
+    assert summary.answer.facts.form is AnswerForm.QUOTED
+    assert {c.document for c in summary.answer.cited} == {c.document for c in contracts}

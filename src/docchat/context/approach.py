@@ -44,6 +44,10 @@ _DOCUMENT_NOUNS = frozenset(
     "statements minutes memo memos record records presentation presentations slide slides sheet sheets "
     "spreadsheet spreadsheets book books chapter chapters article articles source sources".split())
 
+# Words asking for an account of documents rather than for something in them.
+_ACCOUNT = frozenset("summarise summarize summarised summarized summary summaries overview outline describe list "
+                     "give tell say says about main key points gist brief briefly short".split())
+
 
 def choose(question: str, in_scope: Sequence[tuple[str, str]], chosen: Way | None = None) -> Approach:
     """The plan for `question` over the documents in scope, given as (id, name); `chosen`: the
@@ -60,6 +64,17 @@ def choose(question: str, in_scope: Sequence[tuple[str, str]], chosen: Way | Non
     if 2 <= len(in_scope) <= COLLECTION_MAX and _speaks_of_the_set(words, _shared_name_words(in_scope)):
         return Approach(Way.COLLECTION)
     return LOOKUP
+
+
+def of_the_documents(question: str, in_scope: Sequence[tuple[str, str]]) -> bool:
+    """Whether a question about the set asks for an account of the documents themselves and of
+    nothing in them ("Summarise all the supplier contracts", "Give an overview of these 12
+    reports"): every passage of theirs bears on it, however few of its words the passages hold."""
+    shared = _shared_name_words(in_scope)
+    return not [word for word in _words(question)
+                if word not in STOPWORDS and word not in _QUANTIFIERS and word not in _DETERMINERS
+                and word not in _ACCOUNT and word not in _DOCUMENT_NOUNS and singular(word) not in shared
+                and not word.isdigit()]
 
 
 def names_any(question: str, names: Sequence[str]) -> bool:
