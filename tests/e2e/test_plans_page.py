@@ -5,7 +5,7 @@ docchat's own, made from the comparison's passages."""
 
 from playwright.sync_api import expect
 
-from tests.e2e.conftest import ARTIFACTS, open_app, open_popover, run_by_click, settled
+from tests.e2e.conftest import ARTIFACTS, ask_and_settle, open_app, open_popover, run_by_click, settled
 
 LEASE = "# Lease of 4 Quay Street, {year}\n\n## Rent\n\nThe tenant pays GBP {rent} on the first day of each month.\n"
 QUESTION = "Who won the football World Cup in 1998?"
@@ -69,3 +69,26 @@ def test_a_computed_figure_says_where_it_came_from_and_shows_its_query_on_reques
     page.get_by_text("The query Qwen3-4B-Instruct-2507 wrote").click()
     expect(page.get_by_text("AS stock_value FROM stock")).to_be_visible()
     page.screenshot(path=str(ARTIFACTS / "computed_figure.png"), full_page=True)
+
+
+CONTRACT = "# Supplier contract: {name}\n\nThe {name} supplier contract covers {goods}, delivered to the Oslo warehouse.\n"
+
+
+def test_a_summary_of_every_contract_is_quoted_from_each_of_them(seeded, app_url, page):
+    goods = {"Acme": "steel", "Borealis": "timber", "Cobalt": "paint", "Dunmore": "rope"}
+    for name, what in goods.items():
+        seeded.ingestion.ingest(f"supplier-contract-{name.lower()}.md", CONTRACT.format(name=name, goods=what).encode())
+    conversation = seeded.conversations.create("Contracts")
+    seeded.conversations.set_quoted_answers(conversation.id, True)
+    seeded.index.open().close()  # one process at a time: the page opens the index itself
+    open_app(page, app_url)
+    run_by_click(page, page.get_by_test_id("stSidebar").get_by_role("button", name="Contracts"))
+
+    ask_and_settle(page, "Summarise all the supplier contracts.")
+
+    expect(page.get_by_text("Read every document in scope: covered 4 of 4 documents.")).to_be_visible()
+    expect(page.get_by_text("Quoted from your documents.")).to_be_visible()
+    for name, what in goods.items():
+        expect(page.get_by_text(f"The {name} supplier contract covers {what}")).to_be_visible()
+    expect(page.get_by_text("I could not find this in your documents.")).to_have_count(0)
+    page.screenshot(path=str(ARTIFACTS / "collection_summary_quoted.png"), full_page=True)
