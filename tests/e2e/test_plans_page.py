@@ -89,6 +89,6 @@ def test_a_summary_of_every_contract_is_quoted_from_each_of_them(seeded, app_url
     expect(page.get_by_text("Read every document in scope: covered 4 of 4 documents.")).to_be_visible()
     expect(page.get_by_text("Quoted from your documents.")).to_be_visible()
     for name, what in goods.items():
-        expect(page.get_by_text(f"The {name} supplier contract covers {what}")).to_be_visible()
+        expect(page.get_by_role("listitem").filter(has_text=f"The {name} supplier contract covers {what}")).to_be_visible()
     expect(page.get_by_text("I could not find this in your documents.")).to_have_count(0)
     page.screenshot(path=str(ARTIFACTS / "collection_summary_quoted.png"), full_page=True)
