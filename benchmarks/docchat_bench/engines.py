@@ -29,6 +29,9 @@ from pathlib import Path
 
 import numpy as np
 
+# `--jittered`: bench retrieval's layout, its embedded chunks then stand-ins.
+from docchat_bench.retrieval import EMBEDDED as JITTERED_FROM, JITTER
+
 DIMENSION = 384
 PER_DOCUMENT = 200
 TOPICS = 40
@@ -39,8 +42,22 @@ SCOPES = (1, 25)
 WRITE_BATCH = 1_000
 
 
-def library(chunks: int, seed: int = 7) -> tuple[np.ndarray, np.ndarray]:
-    """(vectors float32 [chunks, DIMENSION], document number of each), deterministic."""
+def library(chunks: int, seed: int = 7, *, jittered: bool = False) -> tuple[np.ndarray, np.ndarray]:
+    """(vectors float32 [chunks, DIMENSION], document number of each), deterministic. `jittered`:
+    past the first JITTERED_FROM vectors, each is one of them jittered, as `bench retrieval`'s
+    stand-ins copy its embedded chunks (so the graph meets a hundred near-copies of each at a
+    million), apart from what those chunks' text makes of them."""
+    if jittered and chunks > JITTERED_FROM:
+        base, _ = library(JITTERED_FROM, seed)
+        rng = np.random.default_rng(seed + 1)
+        vectors = np.empty((chunks, DIMENSION), dtype=np.float32)
+        vectors[:JITTERED_FROM] = base
+        for start in range(JITTERED_FROM, chunks, 100_000):
+            stop = min(chunks, start + 100_000)
+            picked = base[rng.integers(0, JITTERED_FROM, stop - start)]
+            noise = rng.normal(scale=JITTER / np.sqrt(DIMENSION), size=(stop - start, DIMENSION)).astype(np.float32)
+            vectors[start:stop] = _unit(picked + noise)
+        return vectors, np.arange(chunks) // PER_DOCUMENT
     rng = np.random.default_rng(seed)
     documents = -(-chunks // PER_DOCUMENT)
     topics = _unit(rng.normal(size=(TOPICS, DIMENSION)).astype(np.float32))
@@ -273,7 +290,7 @@ def _rss_kb() -> int:
 
 
 def run_engines_bench(*, chunks: int, engines: list[str], ef: int = 0, as_json: bool = False,
-                      database_url: str | None = None) -> list[dict]:
+                      database_url: str | None = None, jittered: bool = False) -> list[dict]:
     rows = []
     engines = [engine for engine in engines if engine != "lancedb" or _installed("lancedb")]
     if "pgvector" in engines and not database_url:
@@ -282,7 +299,7 @@ def run_engines_bench(*, chunks: int, engines: list[str], ef: int = 0, as_json: 
     with tempfile.TemporaryDirectory(prefix="docchat-bench-engines-") as tmp:
         data = Path(tmp) / "data"
         data.mkdir()
-        vectors, owner = library(chunks)
+        vectors, owner = library(chunks, jittered=jittered)
         queries, scopes = questions(vectors, owner)
         np.save(data / "queries.npy", queries)
         (data / "scopes.json").write_text(json.dumps(scopes))
@@ -302,7 +319,7 @@ def run_engines_bench(*, chunks: int, engines: list[str], ef: int = 0, as_json: 
                  "print(json.dumps(measure(sys.argv[1], Path(sys.argv[2]), Path(sys.argv[3]), int(sys.argv[4]))))",
                  engine, str(folder), str(data), str(ef)],
                 capture_output=True, text=True, check=True, env={**os.environ, "PYTHONPATH": os.pathsep.join(sys.path)})
-            row = {"engine": engine, "chunks": chunks, "ef": ef, **{k: round(v, 2) for k, v in built.items()},
+            row = {"engine": engine, "chunks": chunks, "ef": ef, "jittered": jittered, **{k: round(v, 2) for k, v in built.items()},
                    "disk_mb": round(disk_mb, 1),
                    **json.loads(measured.stdout.strip().splitlines()[-1])}
             rows.append(row)

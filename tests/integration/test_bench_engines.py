@@ -24,3 +24,15 @@ def test_each_engine_reports_every_figure_and_small_libraries_are_searched_exact
             assert row[f"{mode}_p95_ms"] >= row[f"{mode}_p50_ms"] > 0
             assert row[f"{mode}_recall_at_10"] == 1.0
         assert row["open_s"] > 0 and row["rss_mb"] > 0 and row["disk_mb"] > 0
+
+
+def test_jittered_vectors_past_the_embedded_ones_are_near_copies_of_them_as_bench_retrieval_s_stand_ins_are():
+    from docchat_bench.engines import JITTERED_FROM, PER_DOCUMENT, library
+
+    vectors, owner = library(JITTERED_FROM + 500, jittered=True)
+    base, _ = library(JITTERED_FROM)
+
+    assert (vectors[:JITTERED_FROM] == base).all()
+    closest = (vectors[JITTERED_FROM:] @ base.T).max(axis=1)
+    assert 0.93 < closest.min() and closest.max() < 0.99  # each a copy of one, cosine about 0.96
+    assert owner[-1] == (JITTERED_FROM + 499) // PER_DOCUMENT

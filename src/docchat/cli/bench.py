@@ -55,6 +55,8 @@ def add_commands(commands) -> None:
                          "(default: docchat's for Qdrant Edge, 128 for LanceDB)")
     engines.add_argument("--database-url", help="a PostgreSQL database with pgvector, for the pgvector engine "
                          "(its chunk_vectors table is replaced)")
+    engines.add_argument("--jittered", action="store_true", help="past the first 10,000 vectors, jittered copies of "
+                         "them, as `bench retrieval`'s stand-ins are")
     engines.add_argument("--json", action="store_true")
     engines.set_defaults(handler=bench_engines)
     keywords = suites.add_parser("keywords", help="the keyword side alone: Tantivy (today's) against FTS5 "
@@ -198,7 +200,7 @@ def bench_engines(args) -> None:
     from docchat_bench.engines import run_engines_bench
 
     run_engines_bench(chunks=args.chunks, engines=args.engines.split(","), ef=args.ef, as_json=args.json,
-                      database_url=args.database_url)
+                      database_url=args.database_url, jittered=args.jittered)
 
 
 @_suite
