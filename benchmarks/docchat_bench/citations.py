@@ -12,6 +12,7 @@ questions).
 Per form, over the answers given passages:
 - own marks: the share whose [n] marks name a passage they were given (not attributed by docchat);
 - on the gold: of those, the share citing a gold section;
+- marks on the gold: of those, the mean share of the passages each cites that are gold sections;
 - flagged: the share with a sentence the citation check flagged;
 - refusals, time to first token and tokens per second (p50);
 - how many answers were written in each form.
@@ -67,6 +68,7 @@ class Answered:
     given: bool  # passages were given (a question the documents do not hold gets none to cite)
     own_marks: bool
     on_gold: bool
+    marks_on_gold: float | None  # the share of the passages it cites that are gold sections
     flagged: bool
     refused: bool
     ttft_s: float | None
@@ -117,12 +119,17 @@ def _dialog(services, questions, form: AnswerForm | None) -> list[Answered]:
         answered.append(Answered(
             form=_label(form), written=(facts.form or AnswerForm.FREE).value, model=facts.model or "",
             question=question, given=bool(given), own_marks=own,
-            on_gold=any((c.document, c.section or c.where) in gold or (c.document, c.where) in gold for c in cited),
+            on_gold=any(_gold(c, gold) for c in cited),
+            marks_on_gold=sum(_gold(c, gold) for c in cited) / len(cited) if cited else None,
             flagged=bool(grounding and grounding.flagged), refused=answer.content.strip() == REFUSAL,
             ttft_s=round(first - started, 3) if first else None,
             tokens_per_s=round((tokens - 1) / (last - first), 1) if first and last and last > first else None,
             text=answer.content[:300]))
     return answered
+
+
+def _gold(cited, gold) -> bool:
+    return (cited.document, cited.section or cited.where) in gold or (cited.document, cited.where) in gold
 
 
 def _figures(rows: list[Answered]) -> dict:
@@ -133,6 +140,8 @@ def _figures(rows: list[Answered]) -> dict:
     return {"answers": len(rows), "written_so": sum(r.written == r.form for r in rows), "given_passages": len(given),
             "own_marks": round(len(own) / len(given), 3) if given else None,
             "on_gold": round(sum(r.on_gold for r in own) / len(own), 3) if own else None,
+            "marks_on_gold": round(statistics.mean(r.marks_on_gold for r in own if r.marks_on_gold is not None), 3)
+            if own else None,
             "flagged": round(sum(r.flagged for r in given) / len(given), 3) if given else None,
             "refusals": sum(r.refused for r in rows),
             "ttft_p50_s": round(statistics.median(ttfts), 2) if ttfts else None,
@@ -142,9 +151,11 @@ def _figures(rows: list[Answered]) -> dict:
 
 def _table(result: dict) -> str:
     lines = [f"citations of {result['model']}: {sum(f['answers'] for f in result['forms'].values())} answers",
-             f"{'form':<12} {'own marks':>9} {'on gold':>8} {'flagged':>8} {'refused':>8} {'TTFT p50':>9} {'tok/s':>6}"]
+             f"{'form':<12} {'own marks':>9} {'on gold':>8} {'marks on gold':>14} {'flagged':>8} {'refused':>8} "
+             f"{'TTFT p50':>9} {'tok/s':>6}"]
     for form, f in result["forms"].items():
-        lines.append(f"{form:<12} {_share(f['own_marks']):>9} {_share(f['on_gold']):>8} {_share(f['flagged']):>8} "
+        lines.append(f"{form:<12} {_share(f['own_marks']):>9} {_share(f['on_gold']):>8} {_share(f['marks_on_gold']):>14} "
+                     f"{_share(f['flagged']):>8} "
                      f"{f['refusals']:>8} {f['ttft_p50_s'] or 0:>8.2f}s {f['tokens_per_s_p50'] or 0:>6.1f}")
     lines.append("targets: own marks >= 90%, of them on a gold section >= 80%, flagged <= 20% of answers")
     return "\n".join(lines)

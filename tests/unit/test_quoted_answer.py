@@ -40,6 +40,16 @@ def test_the_passage_that_answers_best_is_quoted_first_and_at_most_three_are():
     assert len(quoted) <= 3 and 3 not in [number for _, number in quoted]
 
 
+def test_a_sentence_sharing_only_a_word_with_the_question_is_not_quoted_beside_one_that_answers_it():
+    handbook = [Citation(1, "handbook.md", "Holidays", "Every employee has 25 days of paid holiday a year."),
+                Citation(2, "handbook.md", "Home working", "Staff may work from home two days a week with their manager's agreement."),
+                Citation(3, "handbook.md", "Parental leave", "Employees may take up to 26 weeks of paid parental leave.")]
+
+    answer = quoted_answer("How many days a week may staff work from home?", handbook)
+
+    assert quotes(answer) == [("Staff may work from home two days a week with their manager's agreement.", 2)]
+
+
 def test_passages_that_hold_none_of_the_questions_words_give_no_quote():
     assert quoted_answer("Who designed the company logo?", LEAVE) == "I could not find this in the passages."
 

@@ -21,6 +21,8 @@ from docchat.domain.grounding import REFUSAL
 from docchat.retrieval.words import query_terms, tokenize, words
 
 MAX_QUOTES = 3
+# A quote after the first is kept only if it scores at least this share of the first's.
+KEPT_SHARE = 0.5
 LEAD_PROMPT = ("Answer the question in one sentence, from the quotes alone: say nothing they do not say. "
                "End the sentence with the marks of the quotes it uses, such as [2].")
 # What the earlier question's words are worth together beside one of the question's own: a
@@ -95,7 +97,9 @@ def chosen_quotes(question: str, citations: Sequence[Citation], *, context: str 
             best.setdefault(passages[one[2]][0].document_id or passages[one[2]][0].document, one)
         chosen = sorted(best.values(), key=lambda s: s[2])
     else:
-        chosen = chosen[:max_quotes]
+        # A sentence holding a fraction of what the best holds shares a word with the question, not
+        # its subject ("How many days a week may staff work from home?" quoted the holiday's "25 days").
+        chosen = [one for one in chosen[:max_quotes] if one[0] >= chosen[0][0] * KEPT_SHARE]
     return [Quote(passages[number][0], sentence) for _, sentence, number in chosen]
 
 
