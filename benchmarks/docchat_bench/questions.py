@@ -339,12 +339,16 @@ def run_questions_bench(*, served: bool = False, as_json: bool = False) -> dict:
     return report
 
 
+def _collection_asked(services) -> list[Asked]:
+    return [_ask(services, question, path, plan) for question in QUESTIONS if question.kind is COLLECTION
+            for path, plan in PATHS.items()]
+
+
 def _once_learned(services) -> dict:
     """The collection questions again at the end of the run. A fresh install's citation gate
     learns the served model from its first answers (the run's first questions); by now it has,
     and each path's answers take the form they keep from then on."""
-    asked = [_ask(services, question, path, plan) for question in QUESTIONS if question.kind is COLLECTION
-             for path, plan in PATHS.items()]
+    asked = _collection_asked(services)
     return {path: {
         "collection_documents_cited": _mean([_share(a.cited, a.question.documents) for a in asked if a.path == path]),
         "forms": sorted({a.form or "none" for a in asked if a.path == path}),
@@ -356,8 +360,7 @@ def _in_a_small_window(services, gateway) -> dict:
     contract's passages in one prompt, so docchat reads them in rounds."""
     gateway.window = SMALL_WINDOW
     try:
-        asked = [_ask(services, question, path, plan) for question in QUESTIONS if question.kind is COLLECTION
-                 for path, plan in PATHS.items()]
+        asked = _collection_asked(services)
     finally:
         gateway.window = type(gateway).window
     return {"window": SMALL_WINDOW, **{path: {

@@ -20,8 +20,10 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from dataclasses import replace
 from collections.abc import Sequence
 
+from docchat.domain import EvidenceStrength, Judgement
 from docchat.domain.approach import LOOKUP, Approach, Way
 from docchat.errors import InvalidInput
 from docchat.retrieval.words import STOPWORDS
@@ -64,6 +66,16 @@ def choose(question: str, in_scope: Sequence[tuple[str, str]], chosen: Way | Non
     if 2 <= len(in_scope) <= COLLECTION_MAX and _speaks_of_the_set(words, _shared_name_words(in_scope)):
         return Approach(Way.COLLECTION)
     return LOOKUP
+
+
+def as_asked(strength: EvidenceStrength | None, approach: Approach, question: str,
+             in_scope: Sequence[tuple[str, str]]) -> EvidenceStrength | None:
+    """The judgement of a collection's passages, where the question asks for the documents
+    themselves: found, for it is about them ("Summarise all the supplier contracts" shares too
+    few words with any passage to be judged found, and was answered as if they held nothing)."""
+    if strength is None or approach.way is not Way.COLLECTION or not of_the_documents(question, in_scope):
+        return strength
+    return replace(strength, judgement=Judgement.FOUND)
 
 
 def of_the_documents(question: str, in_scope: Sequence[tuple[str, str]]) -> bool:

@@ -17,7 +17,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, replace
 from typing import Callable
 
-from docchat.context.approach import choose, names_any, of_the_documents
+from docchat.context.approach import as_asked, choose, names_any
 from docchat.context.engine import Assembly, ContextEngine
 from docchat.context.evidence import Block, Part, block_text, fill, parts_of
 from docchat.context.followup import joint_query, retrieve_follow_up
@@ -273,7 +273,7 @@ class AnswerPipeline:
             # Every document in scope is in the prompt whole: a comparison or the collection covers them all.
             read = len({part.first.chunk.document_id for part in block.parts})
             return Evidence("documents", block=block, searched=bool(ranked),
-                            strength=_as_asked(_judged(ranked), approach, query, in_scope),
+                            strength=as_asked(_judged(ranked), approach, query, in_scope),
                             citations=tuple(hit.citation(n) for n, hit in numbered if n is not None),
                             approach=approach,
                             coverage=None if approach.way is Way.LOOKUP else Coverage(read, max(read, len(in_scope))))
@@ -312,7 +312,7 @@ class AnswerPipeline:
         place = {document: n for n, document in enumerate(documents)}
         parts.sort(key=lambda part: place[part.first.chunk.document_id])
         read = {part.first.chunk.document_id for part in parts}
-        strength = _as_asked(_judged(sorted(ranked, key=lambda hit: -hit.score)), approach, query, list(names.items()))
+        strength = as_asked(_judged(sorted(ranked, key=lambda hit: -hit.score)), approach, query, list(names.items()))
         if approach.way is Way.COLLECTION and any(found.get(d) for d in documents if d not in read):
             rounds = self._rounds(request, query, rankings, cap, room, floor=floor, ceiling=ceiling, progress=progress)
             if rounds:
@@ -355,17 +355,17 @@ class AnswerPipeline:
         note_tokens = max(NOTE_TOKENS_MIN, (cap - framed) // len(planned))
         system = self._engine.system_prompt(request.instructions)
         counts = passage_counts(planned)
+        if request.quoting or self._gateway is None:
+            return [replace(one, notes=quoted_notes(query, one, note_tokens * CHARS_PER_TOKEN, counts)) for one in planned]
         rounds = []
         for n, one in enumerate(planned, start=1):
-            notes = ""
-            if not request.quoting and self._gateway is not None:
-                progress(f"Reading the documents in {len(planned)} rounds: round {n} of {len(planned)} "
-                         f"({len(one.documents)} documents)…")
-                try:
-                    notes = borne_out(noted(self._gateway, notes_asked(system, query, one), note_tokens), one)
-                except LLMError as error:
-                    log.warning("reading the collection in rounds failed, so one prompt answers: %s", error)
-                    return []
+            progress(f"Reading the documents in {len(planned)} rounds: round {n} of {len(planned)} "
+                     f"({len(one.documents)} documents)…")
+            try:
+                notes = borne_out(noted(self._gateway, notes_asked(system, query, one), note_tokens), one)
+            except LLMError as error:
+                log.warning("reading the collection in rounds failed, so one prompt answers: %s", error)
+                return []
             rounds.append(replace(one, notes=notes or quoted_notes(query, one, note_tokens * CHARS_PER_TOKEN, counts)))
         return rounds
 
@@ -483,16 +483,6 @@ def _judged(ranked: list) -> EvidenceStrength | None:
     # Nothing ranked means nothing to search (the search by meaning always finds something in
     # a library): an answer with no documents in scope is not "not found in your documents".
     return judge(ranked) if ranked else None
-
-
-def _as_asked(strength: EvidenceStrength | None, approach: Approach, query: str,
-              in_scope: list[tuple[str, str]]) -> EvidenceStrength | None:
-    """The judgement of a collection's passages, where the question asks for the documents
-    themselves: found, for it is about them ("Summarise all the supplier contracts" shares too
-    few words with any passage to be judged found, and was answered as if they held nothing)."""
-    if strength is None or approach.way is not Way.COLLECTION or not of_the_documents(query, in_scope):
-        return strength
-    return replace(strength, judgement=Judgement.FOUND)
 
 
 def _questions(history: list[Message]) -> list[str]:
