@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from docchat.context.pipeline import LEFT_OUT_NO_MATCH
+from docchat.domain import AnswerForm
 from docchat.domain.approach import LOOKUP, Coverage, Figure, Way
 from docchat.errors import InvalidInput, LLMUnavailable
 
@@ -189,7 +190,9 @@ def test_a_figure_asked_of_a_sheet_is_given_first_as_docchat_computed_it_then_th
     setup = Setup(FakeLibrary(*stock(), *leases(), computed=OSLO), window=4_096)
     stages = []
 
-    turn = setup.chat.answer(None, "How many pallets are in Oslo in total?", progress=stages.append)
+    # In the model's own words, so that the model is sent the figure (docchat states it first).
+    turn = setup.chat.answer(None, "How many pallets are in Oslo in total?", progress=stages.append,
+                             form=AnswerForm.FREE)
     turn.text()
 
     assert stages[0] == "Computing from harbour-inventory.xlsx › Stock…"

@@ -164,6 +164,8 @@ class TableOut(BaseModel):
                                  "model's query: docchat cannot tell which rows it read).")
     written_by: str | None = Field(default=None, description="The model that wrote the query; absent when docchat "
                                    "wrote it.")
+    group_rows: list[list[int]] | None = Field(default=None, description="For a figure per value of a column: the "
+                                               "rows each value's figure read, in the order of `rows`.")
 
 
 class PlannedOut(BaseModel):
@@ -177,10 +179,11 @@ class PlannedOut(BaseModel):
     coverage: CoverageOut | None = Field(default=None, description="For the collection or a comparison: how many "
                                          "documents in scope the answer read.")
     table: TableOut | None = Field(default=None, description="For a table plan: the figure docchat computed.")
-    answer_form: Literal["free", "constrained", "quoted"] | None = Field(
+    answer_form: Literal["free", "constrained", "quoted", "stated"] | None = Field(
         default=None, description='How the answer was written: "free" (in the model\'s own words), "constrained" (by '
-        'the model, every sentence ending with marks of the passages it was given) or "quoted" (the passages\' own '
-        'sentences, quoted by docchat); null for a documents-only reply and an answer from before forms were kept.')
+        'the model, every sentence ending with marks of the passages it was given), "quoted" (the passages\' own '
+        'sentences, quoted by docchat) or "stated" (a figure docchat computed, in docchat\'s words); null for a '
+        'documents-only reply and an answer from before forms were kept.')
 
 
 # A sentence the citation check looked at, as docchat.exchange.citation_wire.check_to_api writes it.

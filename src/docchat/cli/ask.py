@@ -10,6 +10,7 @@ from pathlib import Path
 from docchat.cli.common import open_services, print_json
 from docchat.errors import DocchatError
 from docchat.domain import AnswerForm
+from docchat.domain.grounding import ASKED_FORMS
 from docchat.domain.approach import ASKED_PLANS, asked
 from docchat.text import one_line
 
@@ -24,7 +25,7 @@ def add_commands(commands) -> None:
     asking.add_argument("--plan", choices=ASKED_PLANS, help="how to answer: the best passages of any document "
                         "(lookup), every document in scope (collection), the documents named side by side (compare), "
                         "or a figure computed from a sheet (table); default: docchat chooses from the question")
-    asking.add_argument("--form", choices=[form.value for form in AnswerForm],
+    asking.add_argument("--form", choices=[form.value for form in ASKED_FORMS],
                         help="how to write the answer: in the model's own words (free), by the model with marks of "
                         "its passages ending every sentence (constrained; where the server takes a pattern), or the "
                         "passages' own sentences quoted, no model asked (quoted); either needs passages that answer "

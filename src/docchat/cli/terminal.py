@@ -16,7 +16,7 @@ import textwrap
 from docchat.atomic import write_atomically
 from docchat.cli.signals import ctrl_c_interrupts
 from docchat.cli.terminal_backends import Backend, Outcome, Said
-from docchat.domain import Citation, Status, answer_note, form_line
+from docchat.domain import AnswerForm, Citation, Status, answer_note, form_line
 from docchat.domain.approach import covered_line
 from docchat.domain.grounding import uncited_heading
 from docchat.errors import DocchatError
@@ -177,7 +177,8 @@ class Session:
             return
         if note := answer_note(outcome.evidence, outcome.model):
             print(f"[{note}]")
-        if line := covered_line(outcome.approach, outcome.coverage, outcome.table):
+        if line := covered_line(outcome.approach, outcome.coverage, outcome.table,
+                                stated=outcome.form is AnswerForm.STATED):
             print(for_terminal(f"[{line}]"))
         if line := form_line(outcome.form, outcome.model):
             print(f"[{line}]")

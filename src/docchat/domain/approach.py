@@ -114,6 +114,9 @@ class Figure:
     by: str | None = None
     groups: tuple[tuple[str, int | float | None], ...] = ()
     written_by: str = ""  # the model that wrote the query; "" for docchat
+    # For a figure per value: the rows each value's figure read, in the order of `groups`
+    # (none for a model's query, and for a figure kept before they were).
+    group_rows: tuple[tuple[int, ...], ...] = ()
 
     @property
     def shown_value(self) -> str:
@@ -133,12 +136,12 @@ class Figure:
         if self.written_by:
             return (f"Computed by a query {self.written_by} wrote, run by docchat over the data rows of "
                     f"{self.document} › {self.sheet} (subtotal and total rows left out): {self.result}.")
-        return (f"Computed by docchat from {self.document} › {self.sheet}, over {_rows(self.rows)} (subtotal "
+        return (f"Computed by docchat from {self.document} › {self.sheet}, over {rows_named(self.rows)} (subtotal "
                 f"and total rows left out): {self.result}.")
 
     @property
     def where(self) -> str:
-        return f"{self.sheet}, {_rows(self.rows)}" if self.rows else self.sheet
+        return f"{self.sheet}, {rows_named(self.rows)}" if self.rows else self.sheet
 
     def as_dict(self) -> dict[str, Any]:
         """As `ask --json`, the API, an export and the answer's stored figures carry it: the query,
@@ -151,7 +154,8 @@ class Figure:
         # "written_by" only for a model's query: a figure docchat computed is written as before.
         return {"sql": self.sql, "columns": columns, "rows": rows, "document": self.document,
                 "document_id": self.document_id, "sheet": self.sheet, "where": self.where,
-                "rows_read": list(self.rows), **({"written_by": self.written_by} if self.written_by else {})}
+                "rows_read": list(self.rows), **({"written_by": self.written_by} if self.written_by else {}),
+                **({"group_rows": [list(rows) for rows in self.group_rows]} if self.group_rows else {})}
 
     @classmethod
     def from_dict(cls, data: object) -> Figure | None:
@@ -167,7 +171,10 @@ class Figure:
             sql, written_by = str(data["sql"]), str(data.get("written_by") or "")
             if len(columns) == 2:
                 groups = tuple(("" if group is None else str(group), number(value)) for group, value in result)
-                return cls(*fields, None, sql, rows, by=str(columns[0]), groups=groups, written_by=written_by)
+                kept = data.get("group_rows")
+                per = tuple(tuple(int(row) for row in read) for read in kept) if isinstance(kept, list) else ()
+                return cls(*fields, None, sql, rows, by=str(columns[0]), groups=groups, written_by=written_by,
+                           group_rows=per if len(per) == len(groups) else ())
             [[value]] = result
         except (KeyError, TypeError, ValueError, IndexError):
             return None
@@ -187,12 +194,12 @@ def _shown(value: int | float | None) -> str:
     return format(round(value, 4), "f").rstrip("0").rstrip(".")
 
 
-def _rows(rows: tuple[int, ...]) -> str:
+def rows_named(rows: tuple[int, ...]) -> str:
     """(2, 3, 4, 7) -> "rows 2-4, 7"; (5,) -> "row 5"."""
-    return f"row {rows[0]}" if len(rows) == 1 else f"rows {_spans(rows)}"
+    return f"row {rows[0]}" if len(rows) == 1 else f"rows {row_spans(rows)}"
 
 
-def _spans(rows: tuple[int, ...]) -> str:
+def row_spans(rows: tuple[int, ...]) -> str:
     """2, 3, 4, 7 -> "2-4, 7"."""
     spans: list[list[int]] = []
     for row in sorted(rows):
@@ -237,12 +244,16 @@ def from_plan_fields(data: dict[str, Any]) -> tuple[Approach | None, Coverage | 
     return Approach(Way(plan), names=names), Coverage.from_dict(data.get("coverage")), Figure.from_dict(data.get("table"))
 
 
-def covered_line(approach: Approach | None, coverage: Coverage | None, table: Figure | None = None) -> str | None:
+def covered_line(approach: Approach | None, coverage: Coverage | None, table: Figure | None = None, *,
+                 stated: bool = False) -> str | None:
     """What the page, the terminal and an export say of an answer's plan once it is written; None
-    for a lookup (how docchat always answered) and an answer from before plans were kept."""
+    for a lookup (how docchat always answered), an answer from before plans were kept, and a
+    figure the answer itself states (`stated`: docchat.domain.stated says where it came from)."""
     if approach is None or approach.way is Way.LOOKUP:
         return None
     if table is not None:
+        if stated:
+            return None
         by = f" by a query {table.written_by} wrote" if table.written_by else ""
         return f"Computed from {table.document} › {table.where}{by}: {table.result}."
     done = {Way.COLLECTION: "Read every document in scope",

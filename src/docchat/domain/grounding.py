@@ -22,6 +22,8 @@ DOCUMENTS_ONLY = "docchat (documents only)"
 REFUSAL = "I could not find this in the passages."
 # The "model" a quoted answer names: docchat chose the passages' sentences; no model wrote it.
 QUOTED_BY = "docchat (quoted)"
+# The "model" an answer docchat states names: what it computed, in its own words; no model asked.
+STATED_BY = "docchat (computed)"
 NOT_FOUND_NOTE = "Not found in your documents: this answer is the model's own."
 WEAK_NOTE = "Weak evidence in your documents: check this answer against its sources."
 
@@ -68,16 +70,22 @@ def answer_note(evidence: EvidenceStrength | None, model: str | None) -> str | N
 
 class AnswerForm(StrEnum):
     """How an answer was written: in the model's own words (FREE), by the model under a pattern
-    that makes every sentence end with marks of passages it was given (CONSTRAINED), or as the
-    passages' own sentences quoted by docchat (QUOTED)."""
+    that makes every sentence end with marks of passages it was given (CONSTRAINED), as the
+    passages' own sentences quoted by docchat (QUOTED), or as what docchat computed, in its own
+    words (STATED: a figure of a sheet; docchat.domain.stated), which no user chooses: docchat
+    states a figure whenever it computed one."""
 
     FREE = "free"
     CONSTRAINED = "constrained"
     QUOTED = "quoted"
+    STATED = "stated"
 
 
+# The forms a user may ask for (`ask --form`, the API, the page's menu).
+ASKED_FORMS = (AnswerForm.FREE, AnswerForm.CONSTRAINED, AnswerForm.QUOTED)
 _FORM_LINES = {AnswerForm.CONSTRAINED: "Written by the model with a citation for every sentence.",
-               AnswerForm.QUOTED: "Quoted from your documents."}
+               AnswerForm.QUOTED: "Quoted from your documents.",
+               AnswerForm.STATED: "Computed by docchat from your documents; no model wrote it."}
 
 
 def form_line(form: AnswerForm | None, model: str | None = None) -> str | None:
@@ -86,12 +94,14 @@ def form_line(form: AnswerForm | None, model: str | None = None) -> str | None:
     model's lead sentence above the quotes."""
     if form is AnswerForm.QUOTED and model not in (None, QUOTED_BY):
         return "Quoted from your documents, under one sentence by the model."
+    if form is AnswerForm.STATED and model not in (None, STATED_BY):
+        return "Computed by docchat from your documents, with the model's words after it."
     return _FORM_LINES.get(form) if form else None
 
 
 def uncited_heading(form: AnswerForm | None) -> str:
     """What the passages an answer does not cite are called: a quoted answer asked no model."""
-    return "Also found" if form is AnswerForm.QUOTED else "Also given to the model"
+    return "Also found" if form in (AnswerForm.QUOTED, AnswerForm.STATED) else "Also given to the model"
 
 
 def answer_form(value: object) -> AnswerForm | None:

@@ -40,7 +40,7 @@ from docchat.domain import (
     answer_note,
     form_line,
 )
-from docchat.domain.grounding import answer_form, uncited_heading
+from docchat.domain.grounding import AnswerForm, answer_form, uncited_heading
 from docchat.domain.approach import Approach, Coverage, Figure, covered_line
 from docchat.errors import InvalidExport
 from docchat.exchange.json_writing import canonical_json, indented_json
@@ -196,7 +196,7 @@ def _message_lines(message: Message, level: str) -> list[str]:
     if form := form_line(facts.form, facts.model):
         lines += [f"> {form}", ""]
     lines += [message.content.rstrip(), ""]
-    if covered := covered_line(facts.approach, facts.coverage, facts.table):
+    if covered := covered_line(facts.approach, facts.coverage, facts.table, stated=facts.form is AnswerForm.STATED):
         lines += [covered, ""]
     if facts.table is not None:
         # A fence longer than any run of backticks in the query (a sheet's values are in it).

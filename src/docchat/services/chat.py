@@ -16,12 +16,11 @@ import time
 from dataclasses import replace
 from typing import Callable
 
-from docchat.context.citing import Checker, CitationGate, citable, citing
-from docchat.context.citing_rest import rest
+from docchat.context.citing import Checker, CitationGate
 from docchat.context.pipeline import AnswerPipeline, Prepared, Request
 from docchat.context.rewrite import RECENT_MESSAGES
 from docchat.domain import AnswerForm, ConversationSettings, Message, Role, SessionMemory, Status, TitleSource
-from docchat.domain.grounding import DOCUMENTS_ONLY, Constraint
+from docchat.domain.grounding import DOCUMENTS_ONLY
 from docchat.domain.approach import Way
 from docchat.domain.turns import last_exchange, may_continue
 from docchat.errors import InvalidInput, LLMError, NotFound
@@ -29,10 +28,10 @@ from docchat.ports import Gateway, Programs, ServerInfo, TokenCounter, UnitOfWor
 from docchat.services.conversation_log import Compaction, ConversationLog, required
 from docchat.services.conversations import ConversationService
 from docchat.services.documents_only import NominalServer, Reply, offered, refuses, reply_text
-from docchat.services.lead import LeadWriter
 from docchat.services.messages import MessageService, require_message
 from docchat.domain.titles import clean_title, title_from
-from docchat.services.turn import Turn, quoted, streamed
+from docchat.services.turn import Turn, streamed
+from docchat.services.writing import AnswerWriter
 
 log = logging.getLogger(__name__)
 
@@ -61,10 +60,8 @@ class ChatService:
         self._gateway = gateway
         self._pipeline = pipeline
         self._answer_reserve = answer_reserve
-        # Checks each finished answer's citations (none: answers are kept unchecked).
-        self.checker = checker
-        # Chooses whether a new answer is written under the citation pattern (none: always free).
-        self._citation_gate = citation_gate
+        # How each new answer is written (its form, and the check of its citations).
+        self.writer = AnswerWriter(gateway, checker=checker, citation_gate=citation_gate)
         self._pending: set[threading.Thread] = set()
         self._background_lock = threading.Lock()
         self._saver = _Saved(log, counter, conversations, programs, self._background)
@@ -261,7 +258,7 @@ class ChatService:
         # A cut answer goes on while the model answers; without one, it is judged as a new answer.
         documents_only = self.documents_only(settings) and (continuing is None or unavailable is not None)
         form = form if form is not None else self._form(settings)
-        request = replace(request, plan=plan, quoting=continuing is None and self.quoting(info, form))
+        request = replace(request, plan=plan, quoting=continuing is None and self.writer.quoting(info, form))
         if unavailable is not None:
             # Planned against a nominal window: nothing may be condensed or cut for good by it.
             request = replace(request, may_condense=False)
@@ -277,22 +274,18 @@ class ChatService:
             # A cut answer that cannot go on: the reply becomes its new version, the cut one kept.
             return self._from_documents(prepared, continuing.group if continuing is not None else version_of,
                                         compaction)
-        if unavailable is not None and not (continuing is None and form is AnswerForm.QUOTED and citable(prepared)):
+        if unavailable is not None and not (continuing is None and self.writer.writable(prepared, form)):
             if continuing is not None:
                 return self._unchanged(prepared.question, continuing, unavailable)
             return self._failed(prepared.question, unavailable, version_of=version_of)
         if continuing is None:
-            chosen, form = form, self.form_for(info, prepared, form)
             started = self._messages.start_answer(conversation_id, model=info.model, version_of=version_of,
                                                   compaction=compaction)
             draft = started.with_facts(citations=prepared.citations, budget=prepared.budget, stats=prepared.stats,
                                        evidence=prepared.evidence, approach=prepared.approach,
                                        coverage=prepared.coverage, table=prepared.figure)
-            if form is AnswerForm.QUOTED:
-                return quoted(prepared, draft, self._saver, conversation_id=conversation_id, checker=self.checker,
-                              lead=self.lead_writer(info) if unavailable is None else None)
-            max_tokens, prefix = reserve, ""
-            constraint, checker = self.written(info, prepared, form, judged=chosen is None)
+            return self.writer.write(prepared, draft, self._saver, info, chosen=form, conversation_id=conversation_id,
+                                     max_tokens=reserve, varied=version_of is not None, served=unavailable is None)
         else:
             draft, prefix = replace(continuing, status=Status.STREAMING), continuing.content
             # The answer so far now sits in the prompt, so the rest gets what the window has left.
@@ -301,55 +294,18 @@ class ChatService:
                 raise InvalidInput("the window has no room left to continue this answer; ask for the rest instead")
             if compaction is not None:
                 self._log.compact(conversation_id, compaction)
-            constraint, checker = self.rest_of(info, continuing, prepared), self.checker
-        # A new version of an answer is sampled: greedily it would be the same words.
+            constraint = self.writer.rest_of(info, continuing, prepared)
         return streamed(prepared, draft, self._saver, self._gateway, max_tokens=max_tokens,
-                        conversation_id=conversation_id, prefix=prefix, varied=version_of is not None,
-                        checker=checker, constraint=constraint)
+                        conversation_id=conversation_id, prefix=prefix, checker=self.checker, constraint=constraint)
 
-    def form_for(self, info: ServerInfo, prepared: Prepared, chosen: AnswerForm | None = None) -> AnswerForm:
-        """How a new answer is written: as chosen, where it can be (a pattern needs passages and a
-        server that takes one; quotes need passages), else as the citation gate judges."""
-        if chosen is not None:
-            can = {AnswerForm.FREE: True, AnswerForm.QUOTED: citable(prepared),
-                   AnswerForm.CONSTRAINED: citable(prepared) and info.constrains}[chosen]
-            return chosen if can else AnswerForm.FREE
-        gate = self._citation_gate
-        return gate.form(info, prepared) if gate is not None else AnswerForm.FREE
+    @property
+    def checker(self) -> Checker | None:
+        """Checks each finished answer's citations (none: answers are kept unchecked)."""
+        return self.writer.checker
 
-    def quoting(self, info: ServerInfo, chosen: AnswerForm | None) -> bool:
-        """Whether a new answer with passages to cite is to be quoted by docchat: as chosen, or as
-        the citation gate leans for this server's model. Known before the passages are gathered."""
-        if chosen is not None:
-            return chosen is AnswerForm.QUOTED
-        gate = self._citation_gate
-        return gate is not None and gate.leaning(info) is AnswerForm.QUOTED
-
-    def lead_writer(self, info: ServerInfo) -> LeadWriter | None:
-        """Who writes a quoted answer's lead sentence: the model, if the gate judges it cites well."""
-        gate, checker = self._citation_gate, self.checker
-        if gate is None or checker is None or not gate.writes_leads(info):
-            return None
-        return LeadWriter(self._gateway, checker, model=info.model, constrains=info.constrains)
-
-    def written(self, info: ServerInfo, prepared: Prepared, form: AnswerForm, *,
-                judged: bool = True) -> tuple[Constraint | None, Checker | None]:
-        """The pattern an answer the model writes in `form` is written under (None: its own
-        words), and the check of its citations, which also tells the gate what the model did
-        (`judged`: the gate chose the form)."""
-        constraint = citing([c.number for c in prepared.citations]) if form is AnswerForm.CONSTRAINED else None
-        gate = self._citation_gate
-        if gate is None or not judged or self.checker is None:
-            return constraint, self.checker
-        return constraint, gate.judging(self.checker, info.model, form, prepared, constraint)
-
-    @staticmethod
-    def rest_of(info: ServerInfo, cut: Message, prepared: Prepared) -> Constraint | None:
-        """The pattern the rest of a cut answer keeps to: the rest of the one it was begun under,
-        on a server that takes one (else, or if the answer so far left it, it goes on freely)."""
-        if cut.facts.form is not AnswerForm.CONSTRAINED or not info.constrains:
-            return None
-        return rest(cut.content, [c.number for c in cut.facts.citations or prepared.citations])
+    @checker.setter
+    def checker(self, checker: Checker | None) -> None:
+        self.writer.checker = checker
 
     def _from_documents(self, prepared: Prepared, version_of: str | None, compaction: Compaction | None) -> Turn:
         """The documents-only reply to a question nothing was found for: no model is asked; its

@@ -168,7 +168,9 @@ class RetrievalService:
                           query.sql, rows)
         return Figure(shape.document_id, names[shape.document_id], shape.sheet, query.what, None, query.sql, rows,
                       by=query.by, groups=tuple(("" if per is None else str(per), number(value))
-                                                for per, value, *_ in found))
+                                                for per, value, *_ in found),
+                      group_rows=tuple(tuple(sorted(int(row) for row in str(used).split(","))) if used else ()
+                                       for *_, used in found))
 
     def sheets(self, in_scope: Sequence[tuple[str, str]]) -> builtins.list[TableShape]:
         """The sheets kept as tables of the documents in scope (id, name)."""

@@ -17,7 +17,7 @@ from docchat.errors import InvalidInput
 from docchat.ports import Gateway, TokenCounter
 from docchat.services.chat import ChatService
 from docchat.services.messages import require_message
-from docchat.services.turn import Turn, quoted, streamed
+from docchat.services.turn import Turn
 from docchat.text import require_storable
 
 ROLES = {role.value for role in Role}
@@ -67,7 +67,7 @@ class StatelessChat:
 
         reserve = self._chat.reserve_for(info.max_model_len)
         request = Request(question=question, history=messages, scope=document_ids, max_passages=top_k,
-                          instructions=instructions, plan=plan, quoting=self._chat.quoting(info, form))
+                          instructions=instructions, plan=plan, quoting=self._chat.writer.quoting(info, form))
         prepared = self._pipeline.prepare(request,
                                           max_model_len=info.max_model_len, answer_reserve=reserve, keep_question=keep)
         draft = Message(id="stateless-answer", conversation_id="", seq=len(messages) + 2, role=Role.ASSISTANT,
@@ -75,13 +75,8 @@ class StatelessChat:
                         facts=AnswerFacts(model=info.model, citations=prepared.citations, evidence=prepared.evidence,
                                           approach=prepared.approach, coverage=prepared.coverage,
                                           table=prepared.figure))
-        chosen, form = form, self._chat.form_for(info, prepared, form)
-        if form is AnswerForm.QUOTED:
-            return quoted(prepared, draft, _Unsaved(self._counter), conversation_id=None, checker=self._chat.checker,
-                          lead=self._chat.lead_writer(info))
-        constraint, checker = self._chat.written(info, prepared, form, judged=chosen is None)
-        return streamed(prepared, draft, _Unsaved(self._counter), self._gateway, max_tokens=reserve,
-                        conversation_id=None, checker=checker, constraint=constraint)
+        return self._chat.writer.write(prepared, draft, _Unsaved(self._counter), info, chosen=form,
+                                       conversation_id=None, max_tokens=reserve)
 
     def _message(self, seq: int, role: Role, content: str, now: datetime, *, sent_content: str | None = None) -> Message:
         return Message(id=f"stateless-{seq}", conversation_id="", seq=seq, role=role, content=content,

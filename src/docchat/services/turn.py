@@ -19,7 +19,8 @@ from docchat.context.pipeline import Prepared
 from docchat.context.quotes import chosen_quotes, quotes_text
 from docchat.domain import FINISHED, AnswerForm, Budget, Citation, EvidenceStrength, Grounding, MemoryStats, Message, SessionMemory, Status
 from docchat.domain.approach import Way
-from docchat.domain.grounding import QUOTED_BY, Constraint
+from docchat.domain.grounding import QUOTED_BY, STATED_BY, Constraint, marks_in
+from docchat.domain.stated import stated_text
 from docchat.errors import DocchatError, GenerationStopped, LLMError
 from docchat.ports import Gateway, Generation
 from docchat.services.documents_only import Reply
@@ -66,6 +67,9 @@ class Turn:
     # The answer so far when the turn continues one cut at the token limit; deltas add to it.
     prefix: str = ""
     checker: Checker | None = None
+    # What docchat wrote at the start of the answer (a figure it states): not the model's, so
+    # not checked as the model's claims are; its marks are among those the answer cites.
+    docchat_wrote: str = ""
 
     def __post_init__(self) -> None:
         self._deltas = self._run()
@@ -149,11 +153,20 @@ class Turn:
         """The answer's citations checked, once it is whole (a continued one: all of it again)."""
         if self.checker is None:
             return None
+        given = list(self.draft.facts.citations or self.citations)
+        wrote = self.docchat_wrote if text.startswith(self.docchat_wrote) else ""
         try:
-            return self.checker(text, list(self.draft.facts.citations or self.citations))
+            if not wrote:
+                return self.checker(text, given)
+            models = text[len(wrote):]
+            checked = self.checker(models, given) if models.strip() else Grounding()
         except Exception:  # the answer is kept unchecked rather than lost
             log.exception("the citation check failed")
             return None
+        if checked is None:
+            return None
+        cited = tuple(dict.fromkeys((*marks_in(wrote), *checked.cited)))
+        return replace(checked, cited=cited)
 
 
 def streamed(prepared: Prepared, draft: Message, saver: Saver, gateway: Gateway, *, max_tokens: int,
@@ -201,3 +214,55 @@ def quoted(prepared: Prepared, draft: Message, saver: Saver, *, conversation_id:
 
     return Turn(conversation_id=conversation_id, question=question, draft=draft, budget=None, stats=prepared.stats,
                 citations=prepared.citations, evidence=prepared.evidence, saver=saver, checker=checker, start=start)
+
+
+def stated(prepared: Prepared, draft: Message, saver: Saver, gateway: Gateway | None, *, max_tokens: int,
+           conversation_id: str | None, checker: Checker | None = None, varied: bool = False) -> Turn:
+    """The turn of an answer that states the figure docchat computed (docchat.domain.stated),
+    cited to the passage holding it; `gateway`: the model whose words follow it, prompted as a
+    free answer is (None: docchat's statement is the whole answer, and no model is asked)."""
+    assert prepared.figure is not None  # a stated answer states a figure
+    statement = stated_text(prepared.figure)
+    if gateway is None:
+        draft = draft.with_facts(form=AnswerForm.STATED, model=STATED_BY, budget=None)
+        return Turn(conversation_id=conversation_id, question=prepared.question, draft=draft, budget=None,
+                    stats=prepared.stats, citations=prepared.citations, evidence=prepared.evidence, saver=saver,
+                    checker=checker, docchat_wrote=statement, start=lambda stop: Reply(statement, model=STATED_BY))
+    opening = f"{statement}\n\n"
+    messages = prepared.assembly.messages
+
+    def start(stop: threading.Event) -> Generation:
+        return _Opened(opening, gateway.stream(messages, max_tokens=max_tokens, stop=stop, varied=varied,
+                                               conversation=conversation_id))
+
+    return Turn(conversation_id=conversation_id, question=prepared.question,
+                draft=draft.with_facts(form=AnswerForm.STATED), budget=prepared.budget, stats=prepared.stats,
+                citations=prepared.citations, evidence=prepared.evidence, saver=saver, checker=checker,
+                docchat_wrote=opening, start=start)
+
+
+class _Opened:
+    """A generation whose text docchat opens: `opening`, then the model's deltas."""
+
+    def __init__(self, opening: str, generation: Generation) -> None:
+        self._opening = opening
+        self._generation = generation
+
+    @property
+    def model(self) -> str:
+        return self._generation.model
+
+    @property
+    def usage(self) -> dict[str, Any] | None:
+        return self._generation.usage
+
+    @property
+    def finish_reason(self) -> str | None:
+        return self._generation.finish_reason
+
+    def __iter__(self) -> Iterator[str]:
+        yield self._opening
+        yield from self._generation
+
+    def close(self) -> None:
+        self._generation.close()

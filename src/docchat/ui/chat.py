@@ -12,7 +12,7 @@ import re
 import streamlit as st
 from streamlit.runtime.scriptrunner import StopException
 
-from docchat.domain import FINISHED, AnswerForm, Conversation, Judgement, Message, Rating, Role, Status, answer_note, form_line
+from docchat.domain import FINISHED, AnswerFacts, AnswerForm, Conversation, Judgement, Message, Rating, Role, Status, answer_note, form_line
 from docchat.domain.approach import asked, covered_line
 from docchat.domain.grounding import answer_form
 from docchat.domain.turns import may_continue, may_regenerate, needs_retry
@@ -212,13 +212,8 @@ def _message(message: Message, *, latest: bool, versions: list[Message] = (), la
                        f"“{literal(message.read_with)}”")
         elif message.rewritten_query:
             st.caption(f"Searched as: {literal(message.rewritten_query)}")
-        if message.status is not Status.STREAMING and (covered := covered_line(facts.approach, facts.coverage,
-                                                                                facts.table)):
-            st.caption(f":material/library_books: {literal(covered)}")
-            if facts.table is not None:
-                with st.expander(f"The query {literal(facts.table.written_by)} wrote" if facts.table.written_by
-                                 else "The query docchat ran"):
-                    st.code(facts.table.sql, language="sql", wrap_lines=True)
+        if message.status is not Status.STREAMING:
+            _plan_lines(facts)
         if facts.grounding is not None and message.status is not Status.STREAMING:
             sources.checked(message)
         if facts.citations:
@@ -237,6 +232,17 @@ def _message(message: Message, *, latest: bool, versions: list[Message] = (), la
             _question_actions(message, versions)
         if facts.budget is not None:
             figures.shown(facts.budget, facts.stats, expanded=latest)
+
+
+def _plan_lines(facts: AnswerFacts) -> None:
+    """What the answer covered, under it, and the query of a figure one click away (a figure the
+    answer states says where it came from in the answer itself)."""
+    if covered := covered_line(facts.approach, facts.coverage, facts.table, stated=facts.form is AnswerForm.STATED):
+        st.caption(f":material/library_books: {literal(covered)}")
+    if facts.table is not None:
+        with st.expander(f"The query {literal(facts.table.written_by)} wrote" if facts.table.written_by
+                         else "The query docchat ran"):
+            st.code(facts.table.sql, language="sql", wrap_lines=True)
 
 
 def _evidence_note(note: str, answer: Message) -> None:

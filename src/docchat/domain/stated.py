@@ -1,0 +1,87 @@
+"""What docchat computed, said in docchat's words (issue 54): a table plan's figure opens the
+answer as docchat's own sentence, or a Markdown table for a figure per value, its rows cited as
+the passage [1] (docchat.context.pipeline `_computed` puts the figure's statement first).
+
+Why docchat words it and not the model: the bundled model, given the exact figure first among
+its passages, still wrote other numbers in most answers ("9311 + 1 = 9312" over a computed
+9,492), as every peer that hands a query's result back to a model to paraphrase is reported to.
+The figure is written with thousands separators and at most FIGURE_DECIMALS decimals; the
+stored figure (`Figure.value`) keeps every digit.
+
+Text from the document (a column's name, a value) is escaped for Markdown: a cell that reads
+"*" or "|" is shown as written, and cannot restyle the answer or break its table.
+"""
+
+from __future__ import annotations
+
+import re
+
+from docchat.domain.approach import Figure, row_spans, rows_named
+
+# Decimals shown of a figure that is not whole: an average of prices reads 5,479.57.
+FIGURE_DECIMALS = 2
+# Markdown's punctuation that could change how a cell or a name is drawn.
+_MARKUP = re.compile(r"([\\`*_{}\[\]<>()#+|!~$])")
+
+
+def stated_text(figure: Figure, *, cite: int | None = 1) -> str:
+    """The figure as the answer states it; `cite`: the passage that holds it (None: uncited)."""
+    mark = f" [{cite}]" if cite is not None else ""
+    if figure.by is not None:
+        return _per_value(figure, mark)
+    return f"{_opening(figure.what)} is **{shown_figure(figure.value)}** ({_source(figure)}){mark}."
+
+
+def shown_figure(value: int | float | None) -> str:
+    """9492 -> "9,492"; 5479.5714 -> "5,479.57"; 0.125 -> "0.13"; None -> "none"."""
+    if value is None:
+        return "none (no value in those rows)"
+    if isinstance(value, int) or float(value).is_integer():
+        return f"{int(value):,}"
+    rounded = round(value, FIGURE_DECIMALS)
+    if rounded == 0:  # a small figure keeps a digit that shows it is not nought
+        return format(value, ".2g")
+    return f"{rounded:,.{FIGURE_DECIMALS}f}".rstrip("0").rstrip(".")
+
+
+def _per_value(figure: Figure, mark: str) -> str:
+    by = escaped(figure.by or "")
+    rows = figure.group_rows if len(figure.group_rows) == len(figure.groups) else ()
+    header = [by, escaped(_heading(figure.what, figure.by or "")), *(["Rows"] if rows else [])]
+    lines = [f"{_opening(figure.what)}, {_source(figure)}{mark}:", "",
+             "| " + " | ".join(header) + " |", "|" + " --- |" * len(header)]
+    for number, (group, value) in enumerate(figure.groups):
+        cells = [escaped(group) or "(blank)", shown_figure(value) if value is not None else "none",
+                 *([row_spans(rows[number]) if rows[number] else "none"] if rows else [])]
+        lines.append("| " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def _source(figure: Figure) -> str:
+    """Where the figure was computed, and who wrote the query."""
+    sheet = f"{escaped(figure.document)} › {escaped(figure.sheet)}"
+    if figure.written_by:
+        return (f"computed by a query {escaped(figure.written_by)} wrote, run by docchat over the data rows of "
+                f"{sheet}; subtotal and total rows left out")
+    read = f"{len(figure.rows)} {'row' if len(figure.rows) == 1 else 'rows'}, {rows_named(figure.rows)}" if figure.rows \
+        else "no row held a value"
+    return f"computed by docchat from {sheet}, {read}; subtotal and total rows left out"
+
+
+def _opening(what: str) -> str:
+    """"the total of Pallets where …" -> "The total of Pallets where …"."""
+    shown = escaped(what)
+    return shown[:1].upper() + shown[1:]
+
+
+def _heading(what: str, by: str) -> str:
+    """The figure's column in a table per value: "the total of Pallets per Location where …" ->
+    "Total of Pallets"."""
+    head = what.split(f" per {by}", 1)[0].split(" where ", 1)[0]
+    head = head[4:] if head.startswith("the ") else head
+    return head[:1].upper() + head[1:]
+
+
+def escaped(text: str) -> str:
+    """Document text shown as written inside docchat's Markdown: one line, no markup."""
+    return _MARKUP.sub(r"\\\1", " ".join(text.split()))

@@ -1,0 +1,104 @@
+"""How a new answer is written, for stored and stateless answers alike: the one place that
+chooses its form and builds its turn (issue 54).
+
+- A figure docchat computed (a table plan) is stated by docchat (docchat.domain.stated); the
+  model adds its words after it only where it has shown it cites well (the citation gate's
+  `writes_leads`), or where the user asked for the model's own words.
+- Otherwise the form asked for, where it can be had, else the citation gate's choice: quoted
+  by docchat (with a lead sentence by a model that cites well), written under the citation
+  pattern, or free.
+"""
+
+from __future__ import annotations
+
+from docchat.context.citing import Checker, CitationGate, citable, citing
+from docchat.context.citing_rest import rest
+from docchat.context.pipeline import Prepared
+from docchat.domain import AnswerForm, Message
+from docchat.domain.grounding import Constraint
+from docchat.ports import Gateway, ServerInfo
+from docchat.services.lead import LeadWriter
+from docchat.services.turn import Saver, Turn, quoted, stated, streamed
+
+
+class AnswerWriter:
+    def __init__(self, gateway: Gateway, *, checker: Checker | None = None,
+                 citation_gate: CitationGate | None = None) -> None:
+        self._gateway = gateway
+        # Checks each finished answer's citations (none: answers are kept unchecked).
+        self.checker = checker
+        # Chooses whether a new answer is written under the citation pattern (none: always free).
+        self._citation_gate = citation_gate
+
+    def write(self, prepared: Prepared, draft: Message, saver: Saver, info: ServerInfo, *,
+              chosen: AnswerForm | None, conversation_id: str | None, max_tokens: int, varied: bool = False,
+              served: bool = True) -> Turn:
+        """The turn of a new answer to `prepared`, in the form `chosen` (None: docchat chooses);
+        `served`: an LLM server answers (else only what asks no model can be written)."""
+        if prepared.figure is not None:
+            adds = served and (chosen in (AnswerForm.FREE, AnswerForm.CONSTRAINED) or
+                               chosen is None and self._writes_well(info))
+            return stated(prepared, draft, saver, self._gateway if adds else None, max_tokens=max_tokens,
+                          conversation_id=conversation_id, checker=self.checker, varied=varied)
+        form = self.form_for(info, prepared, chosen)
+        if form is AnswerForm.QUOTED:
+            return quoted(prepared, draft, saver, conversation_id=conversation_id, checker=self.checker,
+                          lead=self.lead_writer(info) if served else None)
+        constraint, checker = self.written(info, prepared, form, judged=chosen is None)
+        # A new version of an answer is sampled: greedily it would be the same words.
+        return streamed(prepared, draft, saver, self._gateway, max_tokens=max_tokens,
+                        conversation_id=conversation_id, varied=varied, checker=checker, constraint=constraint)
+
+    def writable(self, prepared: Prepared, chosen: AnswerForm | None) -> bool:
+        """Whether the answer can be written with no LLM server: docchat states a figure, or
+        quotes passages when quotes were chosen."""
+        return prepared.figure is not None or (chosen is AnswerForm.QUOTED and citable(prepared))
+
+    def form_for(self, info: ServerInfo, prepared: Prepared, chosen: AnswerForm | None = None) -> AnswerForm:
+        """How a new answer is written: as chosen, where it can be (a pattern needs passages and a
+        server that takes one; quotes need passages), else as the citation gate judges."""
+        if chosen is not None:
+            can = {AnswerForm.FREE: True, AnswerForm.QUOTED: citable(prepared),
+                   AnswerForm.CONSTRAINED: citable(prepared) and info.constrains,
+                   AnswerForm.STATED: False}[chosen]
+            return chosen if can else AnswerForm.FREE
+        gate = self._citation_gate
+        return gate.form(info, prepared) if gate is not None else AnswerForm.FREE
+
+    def quoting(self, info: ServerInfo, chosen: AnswerForm | None) -> bool:
+        """Whether a new answer with passages to cite is to be quoted by docchat: as chosen, or as
+        the citation gate leans for this server's model. Known before the passages are gathered."""
+        if chosen is not None:
+            return chosen is AnswerForm.QUOTED
+        gate = self._citation_gate
+        return gate is not None and gate.leaning(info) is AnswerForm.QUOTED
+
+    def lead_writer(self, info: ServerInfo) -> LeadWriter | None:
+        """Who writes a quoted answer's lead sentence: the model, if the gate judges it cites well."""
+        checker = self.checker
+        if checker is None or not self._writes_well(info):
+            return None
+        return LeadWriter(self._gateway, checker, model=info.model, constrains=info.constrains)
+
+    def _writes_well(self, info: ServerInfo) -> bool:
+        gate = self._citation_gate
+        return gate is not None and gate.writes_leads(info)
+
+    def written(self, info: ServerInfo, prepared: Prepared, form: AnswerForm, *,
+                judged: bool = True) -> tuple[Constraint | None, Checker | None]:
+        """The pattern an answer the model writes in `form` is written under (None: its own
+        words), and the check of its citations, which also tells the gate what the model did
+        (`judged`: the gate chose the form)."""
+        constraint = citing([c.number for c in prepared.citations]) if form is AnswerForm.CONSTRAINED else None
+        gate = self._citation_gate
+        if gate is None or not judged or self.checker is None:
+            return constraint, self.checker
+        return constraint, gate.judging(self.checker, info.model, form, prepared, constraint)
+
+    @staticmethod
+    def rest_of(info: ServerInfo, cut: Message, prepared: Prepared) -> Constraint | None:
+        """The pattern the rest of a cut answer keeps to: the rest of the one it was begun under,
+        on a server that takes one (else, or if the answer so far left it, it goes on freely)."""
+        if cut.facts.form is not AnswerForm.CONSTRAINED or not info.constrains:
+            return None
+        return rest(cut.content, [c.number for c in cut.facts.citations or prepared.citations])
