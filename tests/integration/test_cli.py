@@ -412,3 +412,23 @@ def test_documents_only_for_an_unknown_conversation_says_so_in_one_line_and_chan
     assert process.returncode == 1
     assert UNKNOWN_ID in one_error_line(process)
     assert services.conversations.get(lease.id).settings.documents_only is None
+
+
+def test_plain_ask_states_a_figure_of_a_sheet_with_its_rows_and_sources_and_no_llm_server(docchat, tmp_path):
+    from openpyxl import Workbook
+
+    book = Workbook()
+    sheet = book.active
+    sheet.title = "Stock"
+    for row in (("Location", "Item", "Pallets"), ("Oslo", "Cardboard boxes", 4120), ("Oslo", "Stretch film", 5372),
+                ("Bergen", "Cardboard boxes", 880), ("Total", None, 10372)):
+        sheet.append(row)
+    book.save(tmp_path / "warehouse-stock.xlsx")
+    succeeded(docchat("ingest", str(tmp_path / "warehouse-stock.xlsx")))
+
+    printed = succeeded(docchat("ask", "How many pallets are in Oslo in total?")).splitlines()
+
+    assert printed[0] == ("The total of Pallets where Location is Oslo is **9,492** (computed by docchat from "
+                          "warehouse-stock.xlsx › Stock, 2 rows, rows 2-3; subtotal and total rows left out) [1].")
+    assert "[Computed by docchat from your documents; no model wrote it.]" in printed
+    assert any(line.startswith("Sources: [1] warehouse-stock.xlsx") for line in printed)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import logging
 import os
+from pathlib import Path
 
 # Libraries below us otherwise try the network at import time and wait on it.
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -13,5 +14,33 @@ os.environ.setdefault("LITELLM_LOCAL_MODEL_COST_MAP", "True")
 # the cores from the LLM server beside us: a 6 ms query embedding took 500 ms while it generated.
 # Read when torch loads, so it is set before anything imports it.
 os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
-# A program that falls back is normal here; dspy's own warnings would only be noise on stderr.
-logging.getLogger("dspy").setLevel(logging.ERROR)
+# The libraries whose log lines are theirs, not docchat's ("LM response was truncated" from DSPy
+# printed in the middle of an answer): they go to the data dir's log (`keep_library_logs`),
+# never to a user's terminal or page; until a log is set, they are dropped (a handler that
+# writes nothing keeps Python's last-resort handler, stderr, from printing them).
+LIBRARIES = ("dspy", "litellm", "LiteLLM", "httpx", "httpcore", "openai", "vllm")
+LIBRARY_LOG = "libraries.log"
+for _name in LIBRARIES:
+    _logger = logging.getLogger(_name)
+    _logger.propagate = False
+    _logger.addHandler(logging.NullHandler())
+# A program that falls back is normal here: dspy's warnings are kept, its chatter is not.
+logging.getLogger("dspy").setLevel(logging.WARNING)
+
+
+def keep_library_logs(folder: Path) -> None:
+    """The libraries' log lines written to `folder`/libraries.log from now on (the file is made
+    at the first line); the log of an earlier data dir is let go of."""
+    path = folder / LIBRARY_LOG
+    for name in LIBRARIES:
+        logger = logging.getLogger(name)
+        kept = [h for h in logger.handlers if isinstance(h, logging.FileHandler)]
+        if any(Path(h.baseFilename) == path.absolute() for h in kept):
+            continue
+        for handler in kept:
+            logger.removeHandler(handler)
+            handler.close()
+        folder.mkdir(parents=True, exist_ok=True)
+        handler = logging.FileHandler(path, encoding="utf-8", delay=True)
+        handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
+        logger.addHandler(handler)

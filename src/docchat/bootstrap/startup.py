@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING
 
 from docchat.bootstrap.adapters import adapters_for, expected_model, gateway_for
 from docchat.bootstrap.database import Database, open_database
+from docchat.bootstrap.environment import keep_library_logs
 from docchat.bootstrap.wiring import wire
 from docchat.config import Settings
 from docchat.ports import (Embedder, FileStore, FolderFiles, PageRenderer, Parser, Preferences, Programs, Retriever,
@@ -52,6 +53,7 @@ def build_services(settings: Settings | None = None, *, uow: UnitOfWorkFactory |
     the library has documents and the server answers; the first search waits for them only if
     they are not ready."""
     settings = settings or Settings()
+    keep_library_logs(settings.resolved_data_dir / "logs")
     database = open_database(settings) if uow is None else Database(uow)
     client = Once(lambda: gateway or gateway_for(settings))
     info = _server_info(settings, client()) if contact_llm else None

@@ -12,7 +12,7 @@ from docchat.errors import DocchatError
 from docchat.domain import AnswerForm
 from docchat.domain.grounding import ASKED_FORMS
 from docchat.domain.approach import ASKED_PLANS, asked
-from docchat.text import one_line
+from docchat.text import for_terminal, one_line
 
 
 def add_commands(commands) -> None:
@@ -52,10 +52,7 @@ def ask(args) -> int:
         if args.json:
             turn.text()
         else:
-            for delta in turn:
-                sys.stdout.write(delta)
-                sys.stdout.flush()
-            sys.stdout.write("\n")
+            _print_answer(turn)
     except DocchatError:
         if args.json:
             print_json(_turn_json(turn, services))
@@ -77,11 +74,20 @@ def _ask_stateless(services, args) -> int:
         turn.text()
         print_json({**_turn_json(turn, services), "summary": turn.summary})
         return 0
+    _print_answer(turn)
+    return 0
+
+
+def _print_answer(turn) -> None:
+    """The answer as it streams, then what `chat` says under one: its plan, form and sources."""
+    from docchat.cli.terminal import print_outcome
+    from docchat.cli.terminal_backends import TurnAnswer
+
     for delta in turn:
-        sys.stdout.write(delta)
+        sys.stdout.write(for_terminal(delta))
         sys.stdout.flush()
     sys.stdout.write("\n")
-    return 0
+    print_outcome(TurnAnswer(turn).end(), listed_by="ask --json")
 
 
 def _history(path: str):

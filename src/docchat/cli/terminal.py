@@ -169,29 +169,8 @@ class Session:
         self._answered(outcome)
 
     def _answered(self, outcome: Outcome) -> None:
-        if outcome.status == Status.INTERRUPTED.value:
-            print("[interrupted: what arrived is kept]")
-        elif outcome.status == Status.TRUNCATED.value:
-            print("[cut at the answer-length limit]")
-        if outcome.status == Status.ERROR.value:
-            return
-        if note := answer_note(outcome.evidence, outcome.model):
-            print(f"[{note}]")
-        if line := covered_line(outcome.approach, outcome.coverage, outcome.table,
-                                stated=outcome.form is AnswerForm.STATED):
-            print(for_terminal(f"[{line}]"))
-        if line := form_line(outcome.form, outcome.model):
-            print(f"[{line}]")
         self._citations = outcome.citations
-        check = outcome.check
-        if outcome.cited:
-            attributed = " (attributed by docchat)" if check is not None and check.attributed else ""
-            print("Sources" + attributed + ": " + "  ".join(short_citation(c) for c in outcome.cited))
-        others = len(outcome.citations) - len(outcome.cited)
-        if others > 0:
-            print(f"({uncited_heading(outcome.form).lower()}: {others}; /sources lists them)")
-        for sentence in check.flagged if check is not None else ():
-            print(for_terminal(f"  ! “{one_line(sentence.text, limit=80)}”: {check.note(sentence)}"))
+        print_outcome(outcome)
 
     def _list(self) -> None:
         conversations = self._backend.conversations()
@@ -223,6 +202,34 @@ class Session:
         fmt, path = words
         write_atomically(path, self._backend.export(fmt))
         print(f"wrote {path}")
+
+
+def print_outcome(outcome: Outcome, *, listed_by: str = "/sources") -> None:
+    """What the terminal says under an answer (`chat` and plain `ask` alike): how it ended, its
+    notes, what it covered, how it was written, its sources and the check's flags; `listed_by`:
+    what lists the passages the answer does not cite."""
+    if outcome.status == Status.INTERRUPTED.value:
+        print("[interrupted: what arrived is kept]")
+    elif outcome.status == Status.TRUNCATED.value:
+        print("[cut at the answer-length limit]")
+    if outcome.status == Status.ERROR.value:
+        return
+    if note := answer_note(outcome.evidence, outcome.model):
+        print(f"[{note}]")
+    if line := covered_line(outcome.approach, outcome.coverage, outcome.table,
+                            stated=outcome.form is AnswerForm.STATED):
+        print(for_terminal(f"[{line}]"))
+    if line := form_line(outcome.form, outcome.model):
+        print(f"[{line}]")
+    check = outcome.check
+    if outcome.cited:
+        attributed = " (attributed by docchat)" if check is not None and check.attributed else ""
+        print("Sources" + attributed + ": " + "  ".join(short_citation(c) for c in outcome.cited))
+    others = len(outcome.citations) - len(outcome.cited)
+    if others > 0:
+        print(f"({uncited_heading(outcome.form).lower()}: {others}; {listed_by} lists them)")
+    for sentence in check.flagged if check is not None else ():
+        print(for_terminal(f"  ! “{one_line(sentence.text, limit=80)}”: {check.note(sentence)}"))
 
 
 def short_citation(citation: Citation) -> str:

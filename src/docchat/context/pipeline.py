@@ -23,6 +23,7 @@ from docchat.context.evidence import Block, Part, block_text, fill, parts_of
 from docchat.context.followup import joint_query, retrieve_follow_up
 from docchat.context.model_query import ModelQueries
 from docchat.context.prompt import user_turn
+from docchat.context.table_query import asks_a_figure
 from docchat.context.rounds import (NOTE_TOKENS_MIN, Round, borne_out, heading, in_rounds, noted, notes_asked,
                                     notes_turn, quoted_notes, passage_counts)
 from docchat.context.rewrite import RECENT_MESSAGES, RewriteGate, rewrite_due, standalone_query
@@ -144,6 +145,11 @@ class AnswerPipeline:
         self._limits = limits
         self._blocks: OrderedDict[tuple, Block] = OrderedDict()
         self._blocks_lock = threading.Lock()  # the page answers several sessions at once
+
+    def may_compute(self, question: str) -> bool:
+        """Whether docchat may compute a figure for the question (its words ask one, and there is
+        a library to compute it from): then its answer may need no model (docchat.domain.stated)."""
+        return self._retriever is not None and asks_a_figure(question)
 
     def prepare(self, request: Request, *, max_model_len: int, answer_reserve: int,
                 keep_question: Callable[[str | None, str | None], Message],

@@ -8,6 +8,7 @@ dspy (and litellm under it) is imported on first use: it takes seconds to import
 
 from __future__ import annotations
 
+import logging
 from typing import Callable
 
 from docchat.domain import Condensed
@@ -15,8 +16,21 @@ from docchat.errors import UnusableOutput
 from docchat.text import one_line
 
 
-def _signatures():
+def _dspy():
+    """dspy, imported on first use, with its log lines where docchat keeps the libraries'
+    (docchat.bootstrap.environment): on import, dspy gives its logger a handler of its own that
+    writes INFO and up to stderr, which would print its warnings in the middle of an answer."""
     import dspy
+
+    logger = logging.getLogger("dspy")
+    for handler in [h for h in logger.handlers if h.get_name() == "dspy_handler"]:
+        logger.removeHandler(handler)
+    logger.setLevel(logging.WARNING)
+    return dspy
+
+
+def _signatures():
+    dspy = _dspy()
 
     class Condense(dspy.Signature):
         """Summarise this conversation for someone who will continue it. Fold in the previous
@@ -47,7 +61,7 @@ def _signatures():
 
 
 def _query_signature():
-    import dspy
+    dspy = _dspy()
 
     class WriteQuery(dspy.Signature):
         """Write one SQLite SELECT statement that answers the question from these tables. Use only
@@ -90,7 +104,7 @@ class Programs:
     def condense_overhead(self, counter) -> int:
         """Tokens of the condenser's prompt around its inputs: DSPy's instructions and markers
         (about 430 for Qwen3), so that the transcript given to it leaves room for them."""
-        import dspy
+        dspy = _dspy()
 
         condense, _, _ = _signatures()
         messages = dspy.ChatAdapter().format(dspy.Predict(condense).signature, demos=[],
@@ -140,7 +154,7 @@ class Programs:
         return text
 
     def _run(self, signature, max_tokens: int, **inputs):
-        import dspy
+        dspy = _dspy()
 
         # No JSON-adapter retry: one failed parse costs one call, not two.
         adapter = dspy.ChatAdapter(use_json_adapter_fallback=False)
@@ -163,7 +177,7 @@ def vllm_lm_factory(base_url: str, model: str, *, timeout_s: float,
     """dspy LMs that talk to the same vLLM server as the chat, with its key, greedily and uncached."""
 
     def lm_for(max_tokens: int):
-        import dspy
+        dspy = _dspy()
 
         return dspy.LM(
             f"openai/{model}", api_base=base_url, api_key=api_key() or "local", temperature=0.0,

@@ -73,7 +73,8 @@ _NUMBER = re.compile(
     r"(?:(?P<ordinal>st|nd|rd|th)(?![A-Za-z])|(?P<percent>\s?%|\s?(?:per\s?cent|percent)\b)"
     r"|\s?(?P<scale>thousand|million|billion|trillion|bn|mn)(?![A-Za-z])|(?P<short>[kKmMB])(?![A-Za-z]))?"
     r"(?P<currency_after>\s?(?:€|EUR)(?![A-Za-z]))?")
-_SCALES = {"hundred": 1e2, "thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12, "bn": 1e9, "mn": 1e6}
+_SCALES = {"hundred": 1e2, "thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12, "bn": 1e9, "mn": 1e6,
+           "000": 1e3, "m": 1e6}
 # "k" is always thousands ("40k"); "m" and "B" are millions and billions beside a currency only ("$3m"; "12m" is metres).
 _SHORT_SCALES = {"k": 1e3, "K": 1e3}
 _SHORT_SCALES_OF_MONEY = {**_SHORT_SCALES, "m": 1e6, "M": 1e6, "B": 1e9}
@@ -90,6 +91,10 @@ _DATING_PREFIXES = frozenset("mid pre post early late".split())
 # Words that say the number after them is rounded (or a bound, stated as a round number).
 _ROUNDING_WORD = re.compile(r"(?:\b(?:about|around|approximately|approx\.|roughly|nearly|almost|some|circa|"
                             r"over|under|more than|less than|fewer than|close to|upwards of)|~|≈)\s*$", re.IGNORECASE)
+# A passage that says its figures' scale once: "(in £ thousands)", "in millions", "(£m)", "(£000)".
+_DECLARED_SCALE = re.compile(r"\bin (?:[£$€] ?|[A-Z]{3} )?(thousand|million|billion)s\b|\((?:[£$€] ?)?(000|m|bn)\)")
+_DECIMAL_COMMA = re.compile(r"\d+,\d{2}")
+_SEPARATORS = re.compile(r"[,\u00a0\u202f\u2009]")
 # A half unit compared with a little room, so 12.35 stands for 12.4 despite binary floats.
 _SLACK = 1 + 1e-9
 
@@ -102,7 +107,7 @@ class _Stated:
     end: int
     value: float | None = None  # a number's value, its scale applied
     half: float = 0.5  # how far a held figure may be and still be this number rounded
-    numeral: float | None = None  # a scaled number's value without its scale word ("1.2" of "1.2 billion")
+    scale: float = 1.0  # its scale word's: 1e9 for "1.2 billion"
     percent: bool = False
     dates: tuple[Date, ...] = ()
     times: tuple[Time, ...] = ()
@@ -116,7 +121,6 @@ class _Held:
     values: list[float] = field(default_factory=list)  # sorted once filled
     unscaled: list[float] = field(default_factory=list)  # numbers written without a scale word
     dates: set[Date] = field(default_factory=set)
-    yearless: set[tuple[int, int]] = field(default_factory=set)  # (month, day) written without a year
     times: set[Time] = field(default_factory=set)
     codes: set[str] = field(default_factory=set)
 
@@ -133,32 +137,22 @@ def check_numbers(text: str, *, sources: Sequence[str], figures: Sequence[float]
 
 def _found(stated: _Stated, held: _Held) -> bool:
     if stated.dates:
-        return any(_date_held(date, held) for date in stated.dates)
+        return any(date in held.dates for date in stated.dates)
     if stated.times:
         # "9 a.m." for a source's "from 9 to 5": an hour on the dot is found as its number too.
         return any(time in held.times or (time[1] == 0 and _near(held.values, (time[0] - 1) % 12 + 1, 0.5))
                    for time in stated.times)
     if stated.code is not None:
         return stated.code in held.codes
-    assert stated.value is not None
-    if _near(held.values, stated.value, stated.half):
-        return True
+    value, half, scale = stated.value or 0.0, stated.half, stated.scale
     # "$1,204 million" for a table "in millions" that says 1,204; "40%" for a share of 0.4.
-    return (stated.numeral is not None and _near(held.unscaled, stated.numeral, stated.half / stated.value * stated.numeral)) \
-        or (stated.percent and _near(held.values, stated.value / 100, stated.half / 100))
+    return _near(held.values, value, half) or (scale != 1 and _near(held.unscaled, value / scale, half / scale)) \
+        or (stated.percent and _near(held.values, value / 100, half / 100))
 
 
 def _near(values: list[float], value: float, half: float) -> bool:
     at = bisect.bisect_left(values, value - half * _SLACK)
     return at < len(values) and values[at] <= value + half * _SLACK
-
-
-def _date_held(date: Date, held: _Held) -> bool:
-    year, month, day = date
-    if date in held.dates:
-        return True
-    return year is not None and month is not None and day is not None and (month, day) in held.yearless \
-        and _near(held.values, year, 0.5)
 
 
 # The answer's side: each number it states, once, by its place.
@@ -216,7 +210,7 @@ def _stated_words(scan: str) -> Iterator[_Stated]:
         if after := _SPELLED_SCALE.match(scan, end):
             end, scale = after.end(), _SCALES[after.group(1).lower()]
         rounded = _ROUNDING_WORD.search(scan, max(0, match.start() - 24), match.start()) is not None
-        yield _Stated(match.start(), end, value=value * scale, half=_half(str(value), 0, scale, rounded))
+        yield _Stated(match.start(), end, value=value * scale, half=_half(str(value), scale, rounded), scale=scale)
 
 
 @lru_cache(maxsize=4096)
@@ -232,18 +226,14 @@ def _identifier(scan: str, start: int) -> bool:
 
 
 def _number(match: re.Match[str], *, rounded: bool) -> _Stated:
-    digits = match.group("digits")
-    if re.fullmatch(r"\d+,\d{2}", digits):
-        digits = digits.replace(",", ".")
-    digits = re.sub(r"[,\u00a0\u202f\u2009]", "", digits)
+    written = match.group("digits")
+    digits = written.replace(",", ".") if _DECIMAL_COMMA.fullmatch(written) else _SEPARATORS.sub("", written)
     money = bool(match.group("currency") or match.group("currency_after"))
     scale = _scale(match, money)
-    decimals = len(digits.partition(".")[2])
-    numeral = float(digits)
-    year = not (money or scale != 1 or match.group("percent")) and len(digits) == 4 and 1000 <= numeral < 3000
-    return _Stated(match.start(), match.end(), value=numeral * scale,
-                   half=_half(digits, decimals, scale, rounded and not year),
-                   numeral=numeral if scale != 1 else None, percent=bool(match.group("percent")))
+    plain = not (money or scale != 1 or match.group("percent"))
+    year = plain and written.isdigit() and len(written) == 4 and 1000 <= int(written) < 3000
+    return _Stated(match.start(), match.end(), value=float(digits) * scale,
+                   half=_half(digits, scale, rounded and not year), scale=scale, percent=bool(match.group("percent")))
 
 
 def _scale(match: re.Match[str], money: bool) -> float:
@@ -252,19 +242,20 @@ def _scale(match: re.Match[str], money: bool) -> float:
     return (_SHORT_SCALES_OF_MONEY if money else _SHORT_SCALES).get(match.group("short") or "", 1.0)
 
 
-def _half(digits: str, decimals: int, scale: float, rounded: bool) -> float:
+def _half(digits: str, scale: float, rounded: bool) -> float:
     """Half the number's last unit: 0.05 for "5.5", 50 for "5.5 thousand"; a rounded integer's
     trailing zeros count ("about 9,500": 50)."""
-    unit = 10.0 ** -decimals * scale
-    if rounded and not decimals:
-        whole = digits.partition(".")[0]
-        unit *= 10.0 ** (len(whole) - len(whole.rstrip("0")) if whole.strip("0") else 0)
+    whole, _, fraction = digits.partition(".")
+    unit = 10.0 ** -len(fraction) * scale
+    if rounded and not fraction and whole.strip("0"):
+        unit *= 10.0 ** (len(whole) - len(whole.rstrip("0")))
     return unit / 2
 
 
 def _dates(match: re.Match[str]) -> tuple[Date, ...]:
     """The days a date match may mean: "03/05/2026" two, a date that is no day (31/02) none."""
     group = match.group
+    readings: list[tuple[int | None, int, int]]
     if group("iso_y"):
         readings = [(int(group("iso_y")), int(group("iso_m")), int(group("iso_d")))]
     elif group("a"):
@@ -277,7 +268,7 @@ def _dates(match: re.Match[str]) -> tuple[Date, ...]:
         readings = [(_year(group("md_y")), _MONTH_NUMBERS[group("md_m").rstrip(".")], int(group("md_d")))]
     else:
         return ((int(group("my_y")), _MONTH_NUMBERS[group("my_m").rstrip(".")], None),)
-    return tuple(dict.fromkeys(r for r in readings if 1 <= r[1] <= 12 and 1 <= r[2] <= 31))  # type: ignore[operator]
+    return tuple(dict.fromkeys(r for r in readings if 1 <= r[1] <= 12 and 1 <= r[2] <= 31))
 
 
 def _year(written: str | None) -> int | None:
@@ -297,6 +288,17 @@ def _times(match: re.Match[str]) -> tuple[Time, ...]:
     return ((hour % 12 + (12 if match.group("half").lower() == "p" else 0), minute),)
 
 
+def _hold_dates(text: str, held: _Held, years: set[int]) -> None:
+    """The text's days, and each as its parts ("May 2026", "3 May"); a day written without a year
+    ("paid on 25 March") holds for each year the same text names, and for no other."""
+    dated = [date for match in _DATE.finditer(text) for date in _dates(match)]
+    years |= {year for year, _, _ in dated if year is not None}
+    for year, month, day in dated:
+        held.dates.update({(year, month, day), (None, month, day), (year, month, None)})
+        if year is None:
+            held.dates.update((named, month, day) for named in years)
+
+
 # The side of what was given: every number each text holds, generously.
 
 def _held(texts: Sequence[str], figures: Sequence[float]) -> _Held:
@@ -312,17 +314,20 @@ def _held(texts: Sequence[str], figures: Sequence[float]) -> _Held:
 
 
 def _hold(text: str, held: _Held) -> None:
+    unscaled = []
     for match in _NUMBER.finditer(text):
         number = _number(match, rounded=False)
-        assert number.value is not None
-        held.values.append(number.value)
-        (held.values if number.numeral is not None else held.unscaled).append(number.numeral or number.value)
+        value = number.value or 0.0
+        held.values.append(value)
+        # A scaled number holds its numeral too ("1.2" of "1.2 billion"); an unscaled one is what
+        # an answer's scaled number may be read against ("1,204" of a table in millions).
+        (held.values if number.scale != 1 else unscaled).append(value / number.scale)
+    held.unscaled += unscaled
+    if declared := _DECLARED_SCALE.search(text):  # "(in £ thousands)": its figures are thousands
+        scale = _SCALES[declared.group(1) or declared.group(2)]
+        held.values += [value * scale for value in unscaled]
     held.values += [float(glued) for glued in _GLUED.findall(text)]
-    for match in _DATE.finditer(text):
-        for year, month, day in _dates(match):
-            held.dates.update({(year, month, day), (None, month, day), (year, month, None)})
-            if year is None and day is not None:
-                held.yearless.add((month, day))
+    _hold_dates(text, held, years={int(v) for v in unscaled if v.is_integer() and 1900 <= v <= 2100})
     held.times.update(time for match in _TIME.finditer(text) for time in _times(match))
     held.codes.update(_CODE.findall(text))
     spelled = [float(n) for n in number_words(text)]

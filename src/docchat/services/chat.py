@@ -82,24 +82,26 @@ class ChatService:
                                                     rewritten_query=rewritten)
 
         try:
-            info, unavailable = self._server(conversation_id, form)
+            info, unavailable = self._server(conversation_id, form, question)
         except LLMError as error:
             # The question is kept either way; the failure shows when the turn is read.
             return self._failed(self._messages.post_user_message(conversation_id, question), error)
         return self._turn(conversation_id, question, info, keep, progress, unavailable=unavailable, plan=plan,
                           form=form)
 
-    def _server(self, conversation_id: str | None,
-                form: AnswerForm | None = None) -> tuple[ServerInfo, LLMError | None]:
-        """The server to plan against. With none answering, a documents-only conversation, or an
-        answer to be quoted, plans against a nominal one, with the failure kept: nothing found
-        needs no model, nor do quotes, so the question is judged first and fails for want of a
-        server only if the model must write its answer. Otherwise the failure is raised."""
+    def _server(self, conversation_id: str | None, form: AnswerForm | None = None,
+                question: str = "") -> tuple[ServerInfo, LLMError | None]:
+        """The server to plan against. With none answering, a documents-only conversation, an
+        answer to be quoted, or a question asking a figure docchat may compute, plans against a
+        nominal one, with the failure kept: nothing found needs no model, nor do quotes or a
+        figure docchat states, so the question is judged first and fails for want of a server
+        only if the model must write its answer. Otherwise the failure is raised."""
         try:
             return self._gateway.info(), None
         except LLMError as error:
             settings = self._settings(conversation_id)
-            if self.documents_only(settings) or (form if form is not None else self._form(settings)) is AnswerForm.QUOTED:
+            if (self.documents_only(settings) or self._pipeline.may_compute(question)
+                    or (form if form is not None else self._form(settings)) is AnswerForm.QUOTED):
                 return NominalServer(), error
             raise
 
@@ -136,7 +138,7 @@ class ChatService:
             return self.edit(conversation_id, asked.id, asked.content, plan=plan, form=form, progress=progress)
         version_of = answered.group if answered is not None else None
         try:
-            info, unavailable = self._server(conversation_id, form)
+            info, unavailable = self._server(conversation_id, form, asked.content)
         except LLMError as error:
             return self._failed(asked, error, version_of=version_of)
         return self._turn(conversation_id, asked.content, info, lambda sent, rewritten: asked, progress,
@@ -159,7 +161,7 @@ class ChatService:
                                                     rewritten_query=rewritten, version_of=asked.group)
 
         try:
-            info, unavailable = self._server(conversation_id, form)
+            info, unavailable = self._server(conversation_id, form, text)
         except LLMError as error:
             return self._failed(keep(None, None), error)
         return self._turn(conversation_id, text, info, keep, progress, before_seq=asked.seq, unavailable=unavailable,
