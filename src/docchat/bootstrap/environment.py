@@ -40,7 +40,15 @@ def keep_library_logs(folder: Path) -> None:
         for handler in kept:
             logger.removeHandler(handler)
             handler.close()
-        folder.mkdir(parents=True, exist_ok=True)
-        handler = logging.FileHandler(path, encoding="utf-8", delay=True)
+        handler = _LibraryLog(path, encoding="utf-8", delay=True)
         handler.setFormatter(logging.Formatter("%(asctime)s %(name)s %(levelname)s %(message)s"))
         logger.addHandler(handler)
+
+
+class _LibraryLog(logging.FileHandler):
+    """The log file, and its folder, made at the first line: a process no library speaks in
+    writes nothing to the data dir."""
+
+    def _open(self):  # type: ignore[no-untyped-def]
+        Path(self.baseFilename).parent.mkdir(parents=True, exist_ok=True)
+        return super()._open()

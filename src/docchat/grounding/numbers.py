@@ -14,21 +14,24 @@ A number none of them holds is "not in the sources". What counts as holding it:
   its trailing zeros then count as rounding too: "about 9,500" stands for 9,492, "9,500" alone
   does not (a model that changes a count writes it plainly). Years never round ("about 2020").
 - Dates as a whole: an answer's date is found when a source names the same day, in any form
-  ("3 May 2026", "May 3, 2026", "2026-05-03", "03/05/2026"), or names the day and month without
-  a year and names the year apart. Part by part, "5 March 2026" would pass a passage that says
-  "2026-03-03" and "5 days": a changed day is the likeliest date error, and some number from 1 to
-  31 is in almost every passage. "03/05/2026" is read both ways (day first and month first): the
-  check cannot know which the writer meant, and a false mark costs the reader more than a missed
-  one. A date without a day ("May 2026") or a year ("3 May") is matched on the parts it has.
+  ("3 May 2026", "May 3, 2026", "2026-05-03", "03/05/2026"); a day a source names without a year
+  ("rent due on 25 March") holds for the years that source names. Part by part, "5 March 2026"
+  would pass a passage that says "2026-03-03" and "5 days": a changed day is the likeliest date
+  error, and some number from 1 to 31 is in almost every passage. "03/05/2026" is read both ways
+  (day first and month first): the check cannot know which the writer meant, and a false mark
+  costs the reader more than a missed one. A date without a day ("May 2026") or a year ("3 May")
+  is matched on the parts it has.
 - Sources are read generously, the answer strictly: a source's number glued to letters ("Q3",
   "SKU-4471") counts for its digits, a scaled one for its numeral too ("1.2 billion" holds a
-  "1.2" an answer's table might state); an answer's identifiers ("Q3", "COVID-19") are not stated
-  numbers, nor are its list numbering ("1. ", "2) ") and its citation marks ("[3]"). An answer's
-  "one" and "zero" are not checked: "one of the branches" states no figure.
+  "1.2" an answer's table might state), a date's and a time's parts for themselves, and a
+  passage that declares its scale ("in £ thousands") holds its figures at that scale too. An
+  answer's identifiers ("Q3", "COVID-19") are not stated numbers, nor are its list numbering
+  ("1. ", "2) ") and its citation marks ("[3]"); nor its "one" and "zero" ("one of the branches").
 
-Cost: each text given is scanned once per call (a few regular expressions and
-claim_signals.number_words), its values kept sorted, so each stated number is a binary search.
-`docchat bench numbers` measures it over eight passages of about 1,500 characters an answer.
+Cost: each text is read in two passes of regular expressions (tokens led by a digit, dates led
+by a month) and one of its words (for numbers written as words, by claim_signals.number_words),
+its values kept sorted, so each stated number is a binary search. `docchat bench numbers`
+measures it over eight passages of about 1,500 characters an answer.
 """
 
 from __future__ import annotations
@@ -50,39 +53,40 @@ _MONTH_NUMBERS = {name: number for number, names in enumerate((
     ("January", "Jan"), ("February", "Feb"), ("March", "Mar"), ("April", "Apr"), ("May",), ("June", "Jun"),
     ("July", "Jul"), ("August", "Aug"), ("September", "Sept", "Sep"), ("October", "Oct"), ("November", "Nov"),
     ("December", "Dec")), start=1) for name in names}
-# Capitalised only: "may" is a verb. Longest first, so "March" is not read as "Mar" and "ch".
+# Capitalised only: "may" is a verb. Longest first, so "March" is not read as "Mar".
 _MONTH = "(?:" + "|".join(sorted(_MONTH_NUMBERS, key=len, reverse=True)) + r")\.?"
-_ORDINAL_END = r"(?:st|nd|rd|th)?"
-_DATE = re.compile(
-    r"(?<![\w-])(?P<iso_y>\d{4})-(?P<iso_m>\d{1,2})-(?P<iso_d>\d{1,2})(?![\w-])"
-    r"|(?<![\w/.])(?P<a>\d{1,2})(?P<sep>[/.])(?P<b>\d{1,2})(?P=sep)(?P<ab_y>\d{4}|\d{2})(?![\w/]|\.\d)"
-    rf"|(?<![\w.,])(?P<dm_d>\d{{1,2}}){_ORDINAL_END}(?:\s+of)?\s+(?P<dm_m>{_MONTH})(?:,?\s+(?P<dm_y>\d{{4}}))?(?!\w)"
-    rf"|\b(?P<md_m>{_MONTH})\s+(?P<md_d>\d{{1,2}}){_ORDINAL_END}(?!\d)(?:,?\s+(?P<md_y>\d{{4}}))?(?!\w)"
-    rf"|\b(?P<my_m>{_MONTH})\s+(?P<my_y>\d{{4}})(?!\d)")
-_TIME = re.compile(r"(?<![\w.:,])(?P<h>\d{1,2})(?:[:.](?P<m>\d{2}))?\s?(?P<half>[ap])\.?m\b\.?"
-                   r"|(?<![\w.:,])(?P<h24>\d{1,2}):(?P<m24>\d{2})(?![\d:])", re.IGNORECASE)
-# "version 3.2.1", "clause 4.2.7": compared as written.
-_CODE = re.compile(r"(?<![\w.])\d+(?:\.\d+){2,}(?!\w|\.\d)")
-_CURRENCY = r"(?:US\$|[$€£¥₹]|(?:USD|EUR|GBP|CHF|JPY|CAD|AUD|SEK|NOK|DKK)\s?)"
-_NUMBER = re.compile(
-    rf"(?<![\w.])(?P<currency>{_CURRENCY})?(?P<sign>[-−–](?=\d))?"
-    r"(?P<digits>\d{1,3}(?:,\d{3})+(?:\.\d+)?(?!\d)"
-    r"|\d{1,3}(?:[\u00a0\u202f\u2009]\d{3})+(?:\.\d+)?(?!\d)"  # "418 907", a no-break space between groups
-    r"|(?<=[€£$])\d+,\d{2}(?!\d)|\d+,\d{2}(?=\s?(?:€|EUR))"  # a decimal comma, only beside a currency
-    r"|\d+(?:\.\d+)?)"
-    r"(?:(?P<ordinal>st|nd|rd|th)(?![A-Za-z])|(?P<percent>\s?%|\s?(?:per\s?cent|percent)\b)"
+_CURRENCY = r"US\$|[$€£¥₹]|(?:USD|EUR|GBP|CHF|JPY|CAD|AUD)\s?"
+_DIGITS = (r"\d{1,3}(?:,\d{3})+(?:\.\d+)?(?!\d)"
+           r"|\d{1,3}(?:[\u00a0\u202f\u2009]\d{3})+(?:\.\d+)?(?!\d)"  # "418 907", a no-break space between groups
+           r"|(?<=[€£$])\d+,\d{2}(?!\d)|\d+,\d{2}(?=\s?(?:€|EUR))"  # a decimal comma, only beside a currency
+           r"|\d+(?:\.\d+)?")
+# Every token led by a digit (or its currency or sign), in one pass: a numeric date, a dotted
+# code ("version 4.2.1"), or a number with what follows it: an ordinal ending, a month (a date),
+# a time of day, a percentage, a scale word.
+_TOKEN = re.compile(
+    r"(?=[\d$€£¥₹UEGCJA−–-])(?<![\d.,])(?:"
+    r"(?P<iso>(?P<iso_y>\d{4})-(?P<iso_m>\d{1,2})-(?P<iso_d>\d{1,2}))(?![\w-])"
+    r"|(?P<slashed>(?P<a>\d{1,2})(?P<sep>[/.])(?P<b>\d{1,2})(?P=sep)(?P<slashed_y>\d{4}|\d{2}))(?![\w/]|\.\d)"
+    r"|(?P<code>\d+(?:\.\d+){2,})(?!\w|\.\d)"
+    rf"|(?P<currency>{_CURRENCY})?(?P<sign>[-−–](?=\d))?(?P<digits>{_DIGITS})"
+    r"(?:(?P<ordinal>st|nd|rd|th)(?![A-Za-z]))?"
+    rf"(?:(?P<month>(?:\s+of)?\s+{_MONTH})(?:,?\s+(?P<month_y>\d{{4}}))?(?!\w)"
+    r"|(?::(?P<minutes>\d{2})(?!\d))?(?P<half>\s?[aApP]\.?[mM]\b\.?)|:(?P<minutes24>\d{2})(?![\d:])"
+    r"|(?P<percent>\s?%|\s?(?:per\s?cent|percent)\b)"
     r"|\s?(?P<scale>thousand|million|billion|trillion|bn|mn)(?![A-Za-z])|(?P<short>[kKmMB])(?![A-Za-z]))?"
-    r"(?P<currency_after>\s?(?:€|EUR)(?![A-Za-z]))?")
+    r"(?P<currency_after>\s?(?:€|EUR)(?![A-Za-z]))?)")
+_MONTH_FIRST = re.compile(rf"\b(?P<month>{_MONTH})\s+(?:(?P<day>\d{{1,2}})(?:st|nd|rd|th)?(?!\d)"
+                          rf"(?:,?\s+(?P<year>\d{{4}}))?|(?P<year_only>\d{{4}}))(?!\w)")
 _SCALES = {"hundred": 1e2, "thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12, "bn": 1e9, "mn": 1e6,
            "000": 1e3, "m": 1e6}
 # "k" is always thousands ("40k"); "m" and "B" are millions and billions beside a currency only ("$3m"; "12m" is metres).
 _SHORT_SCALES = {"k": 1e3, "K": 1e3}
 _SHORT_SCALES_OF_MONEY = {**_SHORT_SCALES, "m": 1e6, "M": 1e6, "B": 1e9}
-# Digits a source glues to letters ("Q3", "v2"): counted for the source, never stated by an answer.
-_GLUED = re.compile(r"(?<=[A-Za-z])\d+(?:\.\d+)?")
-_WORD = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)?")
+# A passage that says its figures' scale once: "(in £ thousands)", "in millions", "(£m)", "(£000)".
+_DECLARED_SCALE = re.compile(r"\bin (?:[£$€] ?|[A-Z]{3} )?(thousand|million|billion)s\b|\((?:[£$€] ?)?(000|m|bn)\)")
+_WORD = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)*")
 _SPELLED_SCALE = re.compile(r"\s+(hundred|thousand|million|billion)\b", re.IGNORECASE)
-_SPELLED_SCALED = re.compile(r"([A-Za-z]+(?:-[A-Za-z]+)?)" + _SPELLED_SCALE.pattern, re.IGNORECASE)
+_SPELLED_SCALES = frozenset(("hundred", "thousand", "million", "billion"))
 # A Markdown list's own numbering, and a numbered heading: "1. ", "2) ", "## 3. Costs".
 _LIST_NUMBER = re.compile(r"^[ \t]*(?:#{1,6}[ \t]+)?\(?\d{1,3}[.)](?=\s)", re.MULTILINE)
 # "COVID-19", "SKU-4471", "A/12": an identifier's digits. "mid-2026" is a year.
@@ -91,8 +95,6 @@ _DATING_PREFIXES = frozenset("mid pre post early late".split())
 # Words that say the number after them is rounded (or a bound, stated as a round number).
 _ROUNDING_WORD = re.compile(r"(?:\b(?:about|around|approximately|approx\.|roughly|nearly|almost|some|circa|"
                             r"over|under|more than|less than|fewer than|close to|upwards of)|~|≈)\s*$", re.IGNORECASE)
-# A passage that says its figures' scale once: "(in £ thousands)", "in millions", "(£m)", "(£000)".
-_DECLARED_SCALE = re.compile(r"\bin (?:[£$€] ?|[A-Z]{3} )?(thousand|million|billion)s\b|\((?:[£$€] ?)?(000|m|bn)\)")
 _DECIMAL_COMMA = re.compile(r"\d+,\d{2}")
 _SEPARATORS = re.compile(r"[,\u00a0\u202f\u2009]")
 # A half unit compared with a little room, so 12.35 stands for 12.4 despite binary floats.
@@ -105,7 +107,7 @@ class _Stated:
 
     start: int
     end: int
-    value: float | None = None  # a number's value, its scale applied
+    value: float = 0.0  # a number's value, its scale applied
     half: float = 0.5  # how far a held figure may be and still be this number rounded
     scale: float = 1.0  # its scale word's: 1e9 for "1.2 billion"
     percent: bool = False
@@ -144,7 +146,7 @@ def _found(stated: _Stated, held: _Held) -> bool:
                    for time in stated.times)
     if stated.code is not None:
         return stated.code in held.codes
-    value, half, scale = stated.value or 0.0, stated.half, stated.scale
+    value, half, scale = stated.value, stated.half, stated.scale
     # "$1,204 million" for a table "in millions" that says 1,204; "40%" for a share of 0.4.
     return _near(held.values, value, half) or (scale != 1 and _near(held.unscaled, value / scale, half / scale)) \
         or (stated.percent and _near(held.values, value / 100, half / 100))
@@ -158,15 +160,15 @@ def _near(values: list[float], value: float, half: float) -> bool:
 # The answer's side: each number it states, once, by its place.
 
 def _stated(text: str) -> list[_Stated]:
+    """Leftmost first, then longest: "3 May 2026" is one date, not a day and a "May 2026"."""
     scan = _blanked(text)
-    taken = bytearray(len(text))
+    candidates = sorted([*_stated_tokens(scan), *_stated_month_first(scan), *_stated_words(scan)],
+                        key=lambda s: (s.start, -s.end))
     found: list[_Stated] = []
-    for reader in (_stated_dates, _stated_times, _stated_codes, _stated_numbers, _stated_words):
-        for stated in reader(scan):
-            if not any(taken[stated.start:stated.end]):
-                taken[stated.start:stated.end] = b"\x01" * (stated.end - stated.start)
-                found.append(stated)
-    return sorted(found, key=lambda s: s.start)
+    for stated in candidates:
+        if not found or stated.start >= found[-1].end:
+            found.append(stated)
+    return found
 
 
 def _blanked(text: str) -> str:
@@ -176,48 +178,61 @@ def _blanked(text: str) -> str:
     return _LIST_NUMBER.sub(blank, MARK.sub(blank, text))
 
 
-def _stated_dates(scan: str) -> Iterator[_Stated]:
-    for match in _DATE.finditer(scan):
+def _stated_tokens(scan: str) -> Iterator[_Stated]:
+    for match in _TOKEN.finditer(scan):
+        start = _start(scan, match)
+        if scan[start - 1:start].isalpha() or _identifier(scan, start):
+            continue
         if dates := _dates(match):
+            yield _Stated(start, match.end(), dates=dates)
+        elif times := _times(match):
+            yield _Stated(start, match.end(), times=times)
+        elif match.group("code"):
+            yield _Stated(start, match.end(), code=match.group("code"))
+        elif match.group("digits"):
+            yield _number(match, start, rounded=_rounded(scan, start))
+
+
+def _stated_month_first(scan: str) -> Iterator[_Stated]:
+    for match in _MONTH_FIRST.finditer(scan):
+        if dates := _month_first_dates(match):
             yield _Stated(match.start(), match.end(), dates=dates)
-
-
-def _stated_times(scan: str) -> Iterator[_Stated]:
-    for match in _TIME.finditer(scan):
-        if times := _times(match):
-            yield _Stated(match.start(), match.end(), times=times)
-
-
-def _stated_codes(scan: str) -> Iterator[_Stated]:
-    for match in _CODE.finditer(scan):
-        yield _Stated(match.start(), match.end(), code=match.group())
-
-
-def _stated_numbers(scan: str) -> Iterator[_Stated]:
-    for match in _NUMBER.finditer(scan):
-        if not _identifier(scan, match.start()):
-            yield _number(match, rounded=_ROUNDING_WORD.search(scan, max(0, match.start() - 24), match.start()) is not None)
 
 
 def _stated_words(scan: str) -> Iterator[_Stated]:
     previous = ""
     for match in _WORD.finditer(scan):
-        value = _spelled(previous, match.group())
-        previous = match.group()
+        word, before, previous = match.group(), previous, match.group()
+        if _number_word(word) is None:
+            continue
+        value = _spelled(before, word)
         if value is None or value < 2:  # "one of the branches", "zero-based": no figure stated
             continue
         end, scale = match.end(), 1.0
         if after := _SPELLED_SCALE.match(scan, end):
             end, scale = after.end(), _SCALES[after.group(1).lower()]
-        rounded = _ROUNDING_WORD.search(scan, max(0, match.start() - 24), match.start()) is not None
-        yield _Stated(match.start(), end, value=value * scale, half=_half(str(value), scale, rounded), scale=scale)
+        yield _Stated(match.start(), end, value=value * scale,
+                      half=_half(str(value), scale, _rounded(scan, match.start())), scale=scale)
+
+
+@lru_cache(maxsize=4096)
+def _number_word(word: str) -> int | None:
+    """`word` as a number (claim_signals.number_words), whatever comes before it."""
+    return next((int(n) for n, written in number_words(word).items() if written == word), None)
 
 
 @lru_cache(maxsize=4096)
 def _spelled(previous: str, word: str) -> int | None:
-    """`word` as a number, read by claim_signals.number_words with the word before it (which
-    tells "the one" from "one day", "a third" from "the third")."""
+    """`word` as a number, read with the word before it, which tells "the one" from "one day"
+    and "a third" from "the third" (claim_signals.number_words)."""
     return next((int(n) for n, written in number_words(f"{previous} {word}").items() if written == word), None)
+
+
+def _start(scan: str, match: re.Match[str]) -> int:
+    """Where the token starts: a hyphen after a letter or a digit is no minus ("SKU-4471", "10-12")."""
+    if match.group("sign") and not match.group("currency") and scan[match.start() - 1:match.start()].isalnum():
+        return match.start("digits")
+    return match.start()
 
 
 def _identifier(scan: str, start: int) -> bool:
@@ -225,21 +240,22 @@ def _identifier(scan: str, start: int) -> bool:
     return glued is not None and glued.group(1).lower() not in _DATING_PREFIXES
 
 
-def _number(match: re.Match[str], *, rounded: bool) -> _Stated:
-    written = match.group("digits")
+def _rounded(scan: str, start: int) -> bool:
+    return _ROUNDING_WORD.search(scan, max(0, start - 24), start) is not None
+
+
+def _number(match: re.Match[str], start: int, *, rounded: bool) -> _Stated:
+    written, currency, currency_after, percent, scale_word, short = match.group(
+        "digits", "currency", "currency_after", "percent", "scale", "short")
     digits = written.replace(",", ".") if _DECIMAL_COMMA.fullmatch(written) else _SEPARATORS.sub("", written)
-    money = bool(match.group("currency") or match.group("currency_after"))
-    scale = _scale(match, money)
-    plain = not (money or scale != 1 or match.group("percent"))
-    year = plain and written.isdigit() and len(written) == 4 and 1000 <= int(written) < 3000
-    return _Stated(match.start(), match.end(), value=float(digits) * scale,
-                   half=_half(digits, scale, rounded and not year), scale=scale, percent=bool(match.group("percent")))
-
-
-def _scale(match: re.Match[str], money: bool) -> float:
-    if word := match.group("scale"):
-        return _SCALES[word.lower()]
-    return (_SHORT_SCALES_OF_MONEY if money else _SHORT_SCALES).get(match.group("short") or "", 1.0)
+    if scale_word:
+        scale = _SCALES[scale_word.lower()]
+    else:
+        scale = (_SHORT_SCALES_OF_MONEY if currency or currency_after else _SHORT_SCALES).get(short or "", 1.0)
+    plain = not (currency or currency_after or percent or scale != 1)
+    year = plain and len(written) == 4 and written.isdigit() and 1000 <= int(written) < 3000
+    return _Stated(start, match.end(), value=float(digits) * scale, half=_half(digits, scale, rounded and not year),
+                   scale=scale, percent=bool(percent))
 
 
 def _half(digits: str, scale: float, rounded: bool) -> float:
@@ -253,22 +269,29 @@ def _half(digits: str, scale: float, rounded: bool) -> float:
 
 
 def _dates(match: re.Match[str]) -> tuple[Date, ...]:
-    """The days a date match may mean: "03/05/2026" two, a date that is no day (31/02) none."""
+    """The days a token led by a digit may mean: "03/05/2026" two, "3 May" one, 31/02 none."""
     group = match.group
     readings: list[tuple[int | None, int, int]]
-    if group("iso_y"):
+    if group("iso"):
         readings = [(int(group("iso_y")), int(group("iso_m")), int(group("iso_d")))]
-    elif group("a"):
-        year = int(group("ab_y")) + (2000 if len(group("ab_y")) == 2 else 0)
+    elif group("slashed"):
+        year = int(group("slashed_y")) + (2000 if len(group("slashed_y")) == 2 else 0)
         a, b = int(group("a")), int(group("b"))
         readings = [(year, b, a), (year, a, b)]
-    elif group("dm_m"):
-        readings = [(_year(group("dm_y")), _MONTH_NUMBERS[group("dm_m").rstrip(".")], int(group("dm_d")))]
-    elif group("md_m"):
-        readings = [(_year(group("md_y")), _MONTH_NUMBERS[group("md_m").rstrip(".")], int(group("md_d")))]
+    elif group("month") and group("digits").isdigit() and not group("sign") and not group("currency"):
+        readings = [(_year(group("month_y")), _MONTH_NUMBERS[group("month").split()[-1].rstrip(".")],
+                     int(group("digits")))]
     else:
-        return ((int(group("my_y")), _MONTH_NUMBERS[group("my_m").rstrip(".")], None),)
+        return ()
     return tuple(dict.fromkeys(r for r in readings if 1 <= r[1] <= 12 and 1 <= r[2] <= 31))
+
+
+def _month_first_dates(match: re.Match[str]) -> tuple[Date, ...]:
+    month = _MONTH_NUMBERS[match.group("month").rstrip(".")]
+    if match.group("year_only"):
+        return ((int(match.group("year_only")), month, None),)
+    day = int(match.group("day"))
+    return ((_year(match.group("year")), month, day),) if 1 <= day <= 31 else ()
 
 
 def _year(written: str | None) -> int | None:
@@ -276,27 +299,20 @@ def _year(written: str | None) -> int | None:
 
 
 def _times(match: re.Match[str]) -> tuple[Time, ...]:
-    """The times of day a match may mean: "5.30 p.m." one, "5:30" two (morning or evening)."""
-    if match.group("h24"):
-        hour, minute = int(match.group("h24")), int(match.group("m24"))
-        if hour > 23 or minute > 59:
-            return ()
-        return ((hour, minute), (hour + 12, minute)) if 1 <= hour <= 11 else ((hour, minute),)
-    hour, minute = int(match.group("h")), int(match.group("m") or 0)
-    if not 1 <= hour <= 12 or minute > 59:
+    """The times of day a token may mean: "5.30 p.m." one, "17:30" one, "5:30" two."""
+    digits, minutes, half, minutes24 = match.group("digits", "minutes", "half", "minutes24")
+    if not digits or not (half or minutes24) or "," in digits:
         return ()
-    return ((hour % 12 + (12 if match.group("half").lower() == "p" else 0), minute),)
-
-
-def _hold_dates(text: str, held: _Held, years: set[int]) -> None:
-    """The text's days, and each as its parts ("May 2026", "3 May"); a day written without a year
-    ("paid on 25 March") holds for each year the same text names, and for no other."""
-    dated = [date for match in _DATE.finditer(text) for date in _dates(match)]
-    years |= {year for year, _, _ in dated if year is not None}
-    for year, month, day in dated:
-        held.dates.update({(year, month, day), (None, month, day), (year, month, None)})
-        if year is None:
-            held.dates.update((named, month, day) for named in years)
+    hour, _, fraction = digits.partition(".")
+    if minutes24:
+        h, m = int(hour), int(minutes24)
+        if h > 23 or m > 59 or fraction:
+            return ()
+        return ((h, m), (h + 12, m)) if 1 <= h <= 11 else ((h, m),)
+    h, m = int(hour), int(minutes or fraction or 0)
+    if not 1 <= h <= 12 or m > 59 or len(fraction) not in (0, 2):
+        return ()
+    return ((h % 12 + (12 if half.strip(" .").lower().startswith("p") else 0), m),)
 
 
 # The side of what was given: every number each text holds, generously.
@@ -314,24 +330,50 @@ def _held(texts: Sequence[str], figures: Sequence[float]) -> _Held:
 
 
 def _hold(text: str, held: _Held) -> None:
-    unscaled = []
-    for match in _NUMBER.finditer(text):
-        number = _number(match, rounded=False)
-        value = number.value or 0.0
-        held.values.append(value)
-        # A scaled number holds its numeral too ("1.2" of "1.2 billion"); an unscaled one is what
-        # an answer's scaled number may be read against ("1,204" of a table in millions).
-        (held.values if number.scale != 1 else unscaled).append(value / number.scale)
-    held.unscaled += unscaled
-    if declared := _DECLARED_SCALE.search(text):  # "(in £ thousands)": its figures are thousands
+    unscaled: list[float] = []
+    dated: list[Date] = []
+    for match in _TOKEN.finditer(text):
+        if dates := _dates(match):
+            dated += dates
+            if year := match.group("month_y"):
+                held.values.append(float(year))
+        held.times.update(_times(match))
+        if code := match.group("code"):
+            held.codes.add(code)
+        if match.group("digits"):
+            number = _number(match, match.start(), rounded=False)
+            held.values.append(number.value)
+            # A scaled number holds its numeral too ("1.2" of "1.2 billion"); an unscaled one is
+            # what an answer's scaled number may be read against ("1,204" of a table in millions).
+            (held.values if number.scale != 1 else unscaled).append(number.value / number.scale)
+        else:  # a numeric date's or a code's parts: "2026-05-03" holds 2026, 5 and 3
+            held.values += map(float, re.findall(r"\d+", match.group()))
+    if declared := _DECLARED_SCALE.search(text):  # "(in £ thousands)": its figures are thousands too
         scale = _SCALES[declared.group(1) or declared.group(2)]
         held.values += [value * scale for value in unscaled]
-    held.values += [float(glued) for glued in _GLUED.findall(text)]
-    _hold_dates(text, held, years={int(v) for v in unscaled if v.is_integer() and 1900 <= v <= 2100})
-    held.times.update(time for match in _TIME.finditer(text) for time in _times(match))
-    held.codes.update(_CODE.findall(text))
-    spelled = [float(n) for n in number_words(text)]
-    spelled += [n * _SCALES[scale.lower()] for word, scale in _SPELLED_SCALED.findall(text)
-                for n in map(float, number_words(word))]
-    held.values += spelled
-    held.unscaled += spelled
+    held.unscaled += unscaled
+    dated += [date for match in _MONTH_FIRST.finditer(text) for date in _month_first_dates(match)]
+    _hold_dates(dated, held, years={int(v) for v in unscaled if 1900 <= v <= 2100 and v.is_integer()})
+    _hold_words(text, held)
+
+
+def _hold_dates(dated: list[Date], held: _Held, years: set[int]) -> None:
+    """Each day, and its parts ("May 2026", "3 May"); a day written without a year ("paid on
+    25 March") holds for each year the same text names, and for no other."""
+    years |= {year for year, _, _ in dated if year is not None}
+    for year, month, day in dated:
+        held.dates.update({(year, month, day), (None, month, day), (year, month, None)})
+        if year is None:
+            held.dates.update((named, month, day) for named in years)
+
+
+def _hold_words(text: str, held: _Held) -> None:
+    """Numbers written as words, alone and with their scale ("three million" holds 3 and 3e6)."""
+    words = _WORD.findall(text)
+    numbers = {word for word in set(words) if _number_word(word) is not None}
+    for at, word in enumerate(words):
+        if word in numbers and (value := _spelled(words[at - 1] if at else "", word)) is not None:
+            after = words[at + 1].lower() if at + 1 < len(words) else ""
+            held.values += [value, value * _SCALES[after]] if after in _SPELLED_SCALES else [value]
+            held.unscaled.append(value)
+
