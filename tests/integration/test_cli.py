@@ -429,6 +429,6 @@ def test_plain_ask_states_a_figure_of_a_sheet_with_its_rows_and_sources_and_no_l
     printed = succeeded(docchat("ask", "How many pallets are in Oslo in total?")).splitlines()
 
     assert printed[0] == ("The total of Pallets where Location is Oslo is **9,492** (computed by docchat from "
-                          "warehouse-stock.xlsx › Stock, 2 rows, rows 2-3; subtotal and total rows left out) [1].")
+                          "warehouse-stock.xlsx › Stock, 2 rows (2-3); subtotal and total rows left out) [1].")
     assert "[Computed by docchat from your documents; no model wrote it.]" in printed
     assert any(line.startswith("Sources: [1] warehouse-stock.xlsx") for line in printed)

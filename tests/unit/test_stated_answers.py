@@ -28,7 +28,7 @@ def test_a_computed_figure_is_the_answer_in_docchat_s_words_and_no_model_is_aske
 
     answer = turn.answer
     assert answer.content == ("The total of Pallets where Location is Oslo is **165** (computed by docchat from "
-                              "harbour-inventory.xlsx › Stock, 2 rows, rows 2-3; subtotal and total rows left out) [1].")
+                              "harbour-inventory.xlsx › Stock, 2 rows (2-3); subtotal and total rows left out) [1].")
     assert setup.gateway.requests == []
     assert answer.facts.form is AnswerForm.STATED and answer.facts.model == STATED_BY
     assert [c.number for c in answer.cited] == [1] and answer.cited[0].where == "Stock, rows 2-4"
@@ -42,7 +42,7 @@ def test_a_figure_per_value_is_a_table_of_each_value_its_figure_and_its_rows():
 
     lines = turn.answer.content.splitlines()
     assert lines[0] == ("The total of Pallets per Location, computed by docchat from harbour-inventory.xlsx › Stock, "
-                        "4 rows, rows 2-5; subtotal and total rows left out [1]:")
+                        "4 rows (2-5); subtotal and total rows left out [1]:")
     assert lines[2:] == ["| Location | Total of Pallets | Rows |", "| --- | --- | --- |", "| Oslo | 165 | 2-3 |",
                          "| Bergen \\| Laksevåg | 20 | 4-5 |"]  # a value's own bar cannot split its row
 
@@ -106,7 +106,7 @@ def test_a_sheet_s_names_cannot_restyle_docchat_s_sentence():
     figure = Figure("d", "**loud**.xlsx", "Sheet_1", "the total of [Cost](x) where Item is *star*", 3, "SELECT 1", (2,))
 
     assert stated_text(figure) == ("The total of \\[Cost\\]\\(x\\) where Item is \\*star\\* is **3** (computed by "
-                                   "docchat from \\*\\*loud\\*\\*.xlsx › Sheet\\_1, 1 row, row 2; subtotal and total "
+                                   "docchat from \\*\\*loud\\*\\*.xlsx › Sheet\\_1, 1 row (2); subtotal and total "
                                    "rows left out) [1].")
 
 

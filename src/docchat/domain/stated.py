@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from docchat.domain.approach import Figure, row_spans, rows_named
+from docchat.domain.approach import Figure, row_spans
 
 # Decimals shown of a figure that is not whole: an average of prices reads 5,479.57.
 FIGURE_DECIMALS = 2
@@ -63,8 +63,8 @@ def _source(figure: Figure) -> str:
     if figure.written_by:
         return (f"computed by a query {escaped(figure.written_by)} wrote, run by docchat over the data rows of "
                 f"{sheet}; subtotal and total rows left out")
-    read = f"{len(figure.rows)} {'row' if len(figure.rows) == 1 else 'rows'}, {rows_named(figure.rows)}" if figure.rows \
-        else "no row held a value"
+    read = f"{len(figure.rows)} {'row' if len(figure.rows) == 1 else 'rows'} ({row_spans(figure.rows)})" \
+        if figure.rows else "no row held a value"
     return f"computed by docchat from {sheet}, {read}; subtotal and total rows left out"
 
 

@@ -201,7 +201,7 @@ def _message(message: Message, *, latest: bool, versions: list[Message] = (), la
         if message.role is Role.ASSISTANT and (note := answer_note(facts.evidence, facts.model)):
             _evidence_note(note, message)
         if message.status is not Status.STREAMING and (form := form_line(facts.form, facts.model)):
-            st.caption(f":material/format_quote: {form}")
+            st.caption(f":material/{'calculate' if facts.form is AnswerForm.STATED else 'format_quote'}: {form}")
         if message.content and message.status is not Status.STREAMING:
             # Markdown that fetches nothing, never HTML: user and model text must not inject markup.
             st.markdown(sources.linked(message) if facts.citations else
