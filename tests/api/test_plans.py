@@ -33,19 +33,18 @@ def leases(client) -> None:
 
 
 def test_a_stateless_comparison_says_its_plan_the_documents_compared_and_what_it_covered(client, gateway, leases):
-    gateway.enqueue(["Monthly in 2024 [1], quarterly in 2025 [2]."])
-
     body = client.post("/api/v1/rag/query", json={"query": COMPARE}).json()
 
     assert body["plan"] == "compare"
     assert body["plan_documents"] == ["lease-2024.md", "lease-2025.md"]
     assert body["coverage"] == {"documents_read": 2, "documents_in_scope": 2, "left_out": [], "rounds": 1}
-    assert body["answer_form"] == "free"
+    # docchat's table of what each lease says, no model asked (issue 54).
+    assert body["answer_form"] == "quoted" and gateway.requests == []
+    assert body["answer"].startswith("| Document | What it says |\n| --- | --- |\n| lease-2024.md | \u201cThe tenant pays")
 
 
 def test_a_stored_answer_keeps_its_plan_and_the_conversation_gives_it_back(client, gateway, leases):
     conversation = client.post("/api/v1/conversations", json={}).json()
-    gateway.enqueue(["Monthly in 2024 [1], quarterly in 2025 [2]."])
 
     response = client.post(f"/api/v1/conversations/{conversation['id']}/messages",
                            json={"content": COMPARE, "stream": True})
@@ -56,7 +55,8 @@ def test_a_stored_answer_keeps_its_plan_and_the_conversation_gives_it_back(clien
     assert (question["plan"], question["coverage"], question["answer_form"]) == (None, None, None)
     assert (answer["plan"], answer["plan_documents"], answer["coverage"]["documents_in_scope"]) == \
         ("compare", ["lease-2024.md", "lease-2025.md"], 2)
-    assert (done["answer_form"], answer["answer_form"]) == ("free", "free")
+    assert (done["answer_form"], answer["answer_form"]) == ("quoted", "quoted")
+    assert "| lease-2025.md | \u201cThe tenant pays a rent of GBP 3,900" in answer["content"]
 
 
 def test_a_lookup_says_so_and_carries_no_coverage(client, gateway, leases):
@@ -68,12 +68,12 @@ def test_a_lookup_says_so_and_carries_no_coverage(client, gateway, leases):
 
 
 def test_the_openai_compatible_answer_carries_the_plan_in_its_docchat_extra(docchat, gateway, leases):
-    gateway.enqueue(["Monthly in 2024 [1], quarterly in 2025 [2]."])
-
     completion = docchat.chat.completions.create(model="docchat", messages=[{"role": "user", "content": COMPARE}])
 
     extra = completion.model_extra["docchat"]
-    assert (extra["plan"], extra["coverage"]["documents_read"], extra["answer_form"]) == ("compare", 2, "free")
+    assert (extra["plan"], extra["coverage"]["documents_read"], extra["answer_form"]) == ("compare", 2, "quoted")
+    # The message content is docchat's table, as every other door gives it.
+    assert completion.choices[0].message.content.startswith("| Document | What it says |")
 
 
 def test_a_question_asked_with_a_plan_is_answered_with_it(client, gateway, leases):

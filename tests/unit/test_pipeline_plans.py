@@ -86,7 +86,9 @@ def test_a_collection_too_large_for_one_prompt_is_read_in_rounds_and_answered_fr
     setup.gateway.enqueue(["Every report found issues [1] [7]."])
     stages = []
 
-    turn = setup.chat.answer(None, "What did each report find in the audit?", progress=stages.append)
+    # In the model's own words: else docchat quotes each report, and no model reads them in rounds.
+    turn = setup.chat.answer(None, "What did each report find in the audit?", progress=stages.append,
+                             form=AnswerForm.FREE)
     turn.text()
 
     rounds = [stage for stage in stages if "round" in stage]
@@ -114,7 +116,7 @@ def test_notes_the_passages_do_not_bear_out_are_replaced_by_the_passages_own_sen
                            "Report 9 found nothing [12].\n2. [2] report-2.md, Body: ## Body"])
     setup.gateway.enqueue(["Supplier contracts: acme, borealis, cobalt [5]."])  # the round's numbers, not its words
 
-    setup.ask("What did each report find in the audit?")
+    setup.chat.answer(None, "What did each report find in the audit?", form=AnswerForm.FREE).text()
 
     final = setup.prompt()[-1]["content"]
     first, second = final.split("\n\nRound 2")[0], final.split("\n\nRound 2")[1]
@@ -128,7 +130,7 @@ def test_a_round_that_fails_leaves_the_collection_to_one_prompt_that_says_what_i
     setup = Setup(FakeLibrary(*reports(7)), rounds=True)
     setup.gateway.enqueue([], failure=LLMUnavailable("the server went away"))
 
-    turn = setup.chat.answer(None, "What did each report find in the audit?")
+    turn = setup.chat.answer(None, "What did each report find in the audit?", form=AnswerForm.FREE)
     turn.text()
 
     coverage = turn.answer.facts.coverage

@@ -92,6 +92,11 @@ def add_commands(commands) -> None:
                                   "answer from those they do not? vs the top fused score alone")
     grounding.add_argument("--json", action="store_true")
     grounding.set_defaults(handler=bench_grounding)
+    numbers = suites.add_parser("numbers", help="precision and recall of numbers marked \"not in the sources\" "
+                                "over planted wrong numbers, and ms per answer: the number check against the "
+                                "citation check's number test")
+    numbers.add_argument("--json", action="store_true")
+    numbers.set_defaults(handler=bench_numbers)
     api = suites.add_parser("api", help="what the HTTP API adds to an answer, and 8 clients at once (instant LLM)")
     api.add_argument("--questions", type=int, default=50, help="per client, and for the added latency")
     api.add_argument("--clients", type=int, default=8)
@@ -238,6 +243,13 @@ def bench_grounding(args) -> None:
     from docchat_bench.grounding import run_grounding_bench
 
     run_grounding_bench(as_json=args.json)
+
+
+@_suite
+def bench_numbers(args) -> None:
+    from docchat_bench.numbers import run_numbers_bench
+
+    run_numbers_bench(as_json=args.json)
 
 
 @_suite

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from docchat.domain import Citation, by_number
 from docchat.domain.grounding import REFUSAL
+from docchat.domain.stated import escaped
 from docchat.retrieval.words import query_terms, tokenize, words
 
 MAX_QUOTES = 3
@@ -30,6 +31,8 @@ LEAD_PROMPT = ("Answer the question in one sentence, from the quotes alone: say 
 # answered for what it asks, and the earlier words only break its ties. Counted per word, three
 # of them ("days", "annual", "get") outweighed "parental" (seen on the page, stop 53).
 CONTEXT_WEIGHT = 0.5
+# What a document's row says when none of its passages' sentences holds the question's words.
+NO_QUOTE = "none of its passages holds the question's words"
 _MARK = re.compile(r"\[\d+\]")
 _NEGATIONS = frozenset("no not nor never none cannot neither nothing nobody without".split())
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
@@ -113,6 +116,37 @@ def quotes_text(quotes: Sequence[Quote]) -> str:
     if not quotes:  # no passage holds any of the question's words
         return REFUSAL
     return "\n".join(f"- \u201c{quote.sentence}\u201d [{quote.number}]" for quote in quotes)
+
+
+def documents_text(quotes: Sequence[Quote], citations: Sequence[Citation], *, side_by_side: bool,
+                   left_out: Sequence[tuple[str, str]] = (), order: Sequence[str] = ()) -> str:
+    """A quoted answer about every document or comparing some (issue 54): a row for each document
+    that gave passages, in the order they were given (those in `order`, by id, first, as a
+    comparison names them), with its quote, or saying that none of its passages holds the
+    question's words, then a row for each left out (name, why); `side_by_side`: a table of what
+    each says (a comparison), else a list (the collection)."""
+    quoted = {_document(quote.passage): quote for quote in quotes}
+    place = {document: n for n, document in enumerate(order)}
+    documents = dict(sorted({_document(c): c.document for c in citations}.items(),
+                            key=lambda item: place.get(item[0], len(place))))
+    if not quoted:
+        return REFUSAL
+    rows = [(name, f"\u201c{_cell(quote.sentence) if side_by_side else quote.sentence}\u201d [{quote.number}]"
+             if (quote := quoted.get(key)) else NO_QUOTE) for key, name in documents.items()]
+    rows += [(name, f"left out: {escaped(why)}" if why else "left out") for name, why in left_out]
+    if side_by_side:
+        return "\n".join(["| Document | What it says |", "| --- | --- |",
+                          *(f"| {escaped(name)} | {said} |" for name, said in rows)])
+    return "\n".join(f"- **{escaped(name)}**: {said}" for name, said in rows)
+
+
+def _document(citation: Citation) -> str:
+    return citation.document_id or citation.document
+
+
+def _cell(text: str) -> str:
+    """A sentence in a table's cell: a bar of its own cannot end the cell."""
+    return text.replace("|", "\\|")
 
 
 def lead_messages(question: str, quotes: Sequence[Quote]) -> list[dict[str, str]]:

@@ -3,35 +3,31 @@ the passages, docchat's computed figures and the question. Pure, standard librar
 
 A number none of them holds is "not in the sources". What counts as holding it:
 
-- Values, not units or currency: "40 %" is found in "40 per cent" and in "40 days", and the sign
-  is not compared ("fell by 12%" states a source's "−12%"). Units are written in too many ways
-  ("km", "kilometres", "EUR", "€") for a mismatch to mean an error often enough to mark it.
-- Rounding: an answer's number stands for a figure within half its own last unit: "5,479.6"
-  (0.05), "5480" (0.5) and "5.5 thousand" (50) all stand for 5,479.57; "5,470" does not. The
-  answer's precision decides, so one more precise than its source ("5,479.57" for "5,480") is not
-  found. A plain integer has a last unit of 1: it must equal an integer source. A scale word
-  ("9.5 thousand") or a rounding word ("about 9,500", "nearly 40%") says the answer rounds, and
-  its trailing zeros then count as rounding too: "about 9,500" stands for 9,492, "9,500" alone
-  does not (a model that changes a count writes it plainly). Years never round ("about 2020").
-- Dates as a whole: an answer's date is found when a source names the same day, in any form
-  ("3 May 2026", "May 3, 2026", "2026-05-03", "03/05/2026"); a day a source names without a year
-  ("rent due on 25 March") holds for the years that source names. Part by part, "5 March 2026"
-  would pass a passage that says "2026-03-03" and "5 days": a changed day is the likeliest date
-  error, and some number from 1 to 31 is in almost every passage. "03/05/2026" is read both ways
-  (day first and month first): the check cannot know which the writer meant, and a false mark
-  costs the reader more than a missed one. A date without a day ("May 2026") or a year ("3 May")
-  is matched on the parts it has.
-- Sources are read generously, the answer strictly: a source's number glued to letters ("Q3",
-  "SKU-4471") counts for its digits, a scaled one for its numeral too ("1.2 billion" holds a
-  "1.2" an answer's table might state), a date's and a time's parts for themselves, and a
-  passage that declares its scale ("in £ thousands") holds its figures at that scale too. An
-  answer's identifiers ("Q3", "COVID-19") are not stated numbers, nor are its list numbering
-  ("1. ", "2) ") and its citation marks ("[3]"); nor its "one" and "zero" ("one of the branches").
+- Values, not units or currency: "40 %" is found in "40 per cent" and in "40 days"; nor the sign
+  ("fell by 12%" states a source's "−12%"). Units are written in too many ways ("km",
+  "kilometres", "EUR", "€") for a mismatch to mean an error often enough to mark it.
+- Rounding: an answer's number stands for a figure that rounds (half up) to it at its own last
+  unit: "5,479.6", "5480" and "5.5 thousand" all stand for 5,479.57; "5,470" does not, nor does
+  "5,479.57" for a source's "5,480" (the answer's precision decides). A plain integer's unit is 1,
+  so it must equal an integer source. A scale word ("9.5 thousand") or a rounding word ("about
+  9,500", "nearly 40%") says the answer rounds, and its trailing zeros count then: "about 9,500"
+  stands for 9,492, "9,500" alone does not (a model that changes a count writes it plainly).
+  Years never round ("about 2020" is 2020).
+- Dates as a whole, in any form ("3 May 2026", "May 3, 2026", "2026-05-03", "03/05/2026"); a day
+  a source names without a year ("rent due on 25 March") holds for the years that source names.
+  Part by part, "5 March 2026" would pass a passage saying "2026-03-03" and "5 days": a changed day
+  is the likeliest date error, and some number from 1 to 31 is in almost every passage.
+  "03/05/2026" is read both ways: the check cannot know which the writer meant, and a false mark
+  costs the reader more than a missed one. "May 2026" and "3 May" are matched on their parts.
+- Sources are read generously, the answer strictly. A source's digits glued to letters ("Q3",
+  "SKU-4471") count, a scaled number's numeral too ("1.2 billion" holds "1.2"), a date's and a
+  time's parts, and a passage declaring its scale ("in £ thousands") holds its figures at that
+  scale too. An answer's identifiers ("Q3", "COVID-19"), list numbering ("1. ", "2) "), citation
+  marks ("[3]") and its "one" and "zero" ("one of the branches") are not stated numbers.
 
-Cost: each text is read in two passes of regular expressions (tokens led by a digit, dates led
-by a month) and one of its words (for numbers written as words, by claim_signals.number_words),
-its values kept sorted, so each stated number is a binary search. `docchat bench numbers`
-measures it over eight passages of about 1,500 characters an answer.
+Cost: each text is read by two regular expressions (tokens led by a digit, dates led by a month)
+and its words once (numbers written as words, by claim_signals.number_words); the values are kept
+sorted, so each stated number is a binary search. `docchat bench numbers` measures it.
 """
 
 from __future__ import annotations
@@ -49,33 +45,45 @@ from docchat.grounding.claim_signals import number_words
 Date = tuple[int | None, int | None, int | None]  # (year, month, day), a part None when not written
 Time = tuple[int, int]  # (hour 0-23, minute)
 
-_MONTH_NUMBERS = {name: number for number, names in enumerate((
-    ("January", "Jan"), ("February", "Feb"), ("March", "Mar"), ("April", "Apr"), ("May",), ("June", "Jun"),
-    ("July", "Jul"), ("August", "Aug"), ("September", "Sept", "Sep"), ("October", "Oct"), ("November", "Nov"),
-    ("December", "Dec")), start=1) for name in names}
-# Capitalised only: "may" is a verb. Longest first, so "March" is not read as "Mar".
-_MONTH = "(?:" + "|".join(sorted(_MONTH_NUMBERS, key=len, reverse=True)) + r")\.?"
-_CURRENCY = r"US\$|[$€£¥₹]|(?:USD|EUR|GBP|CHF|JPY|CAD|AUD)\s?"
-_DIGITS = (r"\d{1,3}(?:,\d{3})+(?:\.\d+)?(?!\d)"
-           r"|\d{1,3}(?:[\u00a0\u202f\u2009]\d{3})+(?:\.\d+)?(?!\d)"  # "418 907", a no-break space between groups
-           r"|(?<=[€£$])\d+,\d{2}(?!\d)|\d+,\d{2}(?=\s?(?:€|EUR))"  # a decimal comma, only beside a currency
-           r"|\d+(?:\.\d+)?")
-# Every token led by a digit (or its currency or sign), in one pass: a numeric date, a dotted
-# code ("version 4.2.1"), or a number with what follows it: an ordinal ending, a month (a date),
-# a time of day, a percentage, a scale word.
+# Each month's name, then its short names.
+_MONTH_NAMES = (("January", "Jan"), ("February", "Feb"), ("March", "Mar"), ("April", "Apr"), ("May",),
+                ("June", "Jun"), ("July", "Jul"), ("August", "Aug"), ("September", "Sept", "Sep"),
+                ("October", "Oct"), ("November", "Nov"), ("December", "Dec"))
+_MONTH_NUMBERS = {name: number for number, names in enumerate(_MONTH_NAMES, start=1) for name in names}
+# Capitalised only: "may" is a verb. Longest first, so "March" is not read as "Mar"; a full stop
+# only after a short name ("Jan."), so "on 23 March." leaves the sentence its full stop.
+_MONTH = "(?:" + "|".join(sorted([names[0] for names in _MONTH_NAMES], key=len, reverse=True)
+                          + [short + r"\.?" for names in _MONTH_NAMES for short in names[1:]]) + ")"
+# A number's digits after its first: with thousands separators ("418,907", or "418 907" with a
+# no-break space), a decimal comma (beside a currency only: "€3,40"), or plain ("5479.57").
+_DIGITS_AFTER_FIRST = (r"\d{0,2}(?:,\d{3})+(?:\.\d+)?(?!\d)"
+                       r"|\d{0,2}(?:[\u00a0\u202f\u2009]\d{3})+(?:\.\d+)?(?!\d)"
+                       r"|(?<=[€£$]\d)\d*,\d{2}(?!\d)|\d*,\d{2}(?=\s?(?:€|EUR))"
+                       r"|\d*(?:\.\d+)?")
+# Every token led by a digit, in one pass: a numeric date, a dotted code ("version 4.2.1"), or a
+# number with what follows it: an ordinal ending, a month (a date), a time of day, a percentage,
+# a scale word. Its first digit is matched alone, so the search skips to the next digit at once:
+# led by an assertion (what is before it), the same search took twice as long. What is before a
+# token, its currency and sign, is read apart (`_lead`).
 _TOKEN = re.compile(
-    r"(?=[\d$€£¥₹UEGCJA−–-])(?<![\d.,])(?:"
-    r"(?P<iso>(?P<iso_y>\d{4})-(?P<iso_m>\d{1,2})-(?P<iso_d>\d{1,2}))(?![\w-])"
-    r"|(?P<slashed>(?P<a>\d{1,2})(?P<sep>[/.])(?P<b>\d{1,2})(?P=sep)(?P<slashed_y>\d{4}|\d{2}))(?![\w/]|\.\d)"
-    r"|(?P<code>\d+(?:\.\d+){2,})(?!\w|\.\d)"
-    rf"|(?P<currency>{_CURRENCY})?(?P<sign>[-−–](?=\d))?(?P<digits>{_DIGITS})"
+    r"\d(?:(?P<iso>\d{3}-\d{1,2}-\d{1,2}(?![\w-]))"
+    r"|(?P<slashed>\d?(?P<sep>[/.])\d{1,2}(?P=sep)(?:\d{4}|\d{2})(?![\w/]|\.\d))"
+    r"|(?P<code>\d*(?:\.\d+){2,}(?!\w|\.\d))"
+    rf"|(?P<digits>{_DIGITS_AFTER_FIRST})"
     r"(?:(?P<ordinal>st|nd|rd|th)(?![A-Za-z]))?"
-    rf"(?:(?P<month>(?:\s+of)?\s+{_MONTH})(?:,?\s+(?P<month_y>\d{{4}}))?(?!\w)"
-    r"|(?::(?P<minutes>\d{2})(?!\d))?(?P<half>\s?[aApP]\.?[mM]\b\.?)|:(?P<minutes24>\d{2})(?![\d:])"
+    rf"(?:(?=\s+(?:of\s+)?[JFMASOND])(?P<month>(?:\s+of)?\s+{_MONTH})(?:,?\s+(?P<month_y>\d{{4}}))?(?!\w)"
+    r"|(?::(?P<minutes>\d{2})(?!\d))?(?P<half>\s?[aApP](?:\.[mM](?![A-Za-z])\.?|[mM]\b))"
+    r"|:(?P<minutes24>\d{2})(?![\d:])"
     r"|(?P<percent>\s?%|\s?(?:per\s?cent|percent)\b)"
     r"|\s?(?P<scale>thousand|million|billion|trillion|bn|mn)(?![A-Za-z])|(?P<short>[kKmMB])(?![A-Za-z]))?"
     r"(?P<currency_after>\s?(?:€|EUR)(?![A-Za-z]))?)")
-_MONTH_FIRST = re.compile(rf"\b(?P<month>{_MONTH})\s+(?:(?P<day>\d{{1,2}})(?:st|nd|rd|th)?(?!\d)"
+# The currency and the minus sign before a number ("−$5", "€3.40", "USD 12"); a hyphen after a
+# letter or a digit is none ("SKU-4471", "10-12").
+_LEAD = re.compile(r"(?:(?<!\w)[-−–])?(?P<currency>US\$|[$€£¥₹]|(?<![A-Za-z])(?:USD|EUR|GBP|CHF|JPY|CAD|AUD) ?)?"
+                   r"(?:(?<!\w)[-−–])?$")
+# Led by a month's name; no \b before it, which would make the search try every place in the
+# text (ten times as slow): a letter before it is looked at apart.
+_MONTH_FIRST = re.compile(rf"(?P<month>{_MONTH})\s+(?:(?P<day>\d{{1,2}})(?:st|nd|rd|th)?(?!\d)"
                           rf"(?:,?\s+(?P<year>\d{{4}}))?|(?P<year_only>\d{{4}}))(?!\w)")
 _SCALES = {"hundred": 1e2, "thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12, "bn": 1e9, "mn": 1e6,
            "000": 1e3, "m": 1e6}
@@ -86,7 +94,10 @@ _SHORT_SCALES_OF_MONEY = {**_SHORT_SCALES, "m": 1e6, "M": 1e6, "B": 1e9}
 _DECLARED_SCALE = re.compile(r"\bin (?:[£$€] ?|[A-Z]{3} )?(thousand|million|billion)s\b|\((?:[£$€] ?)?(000|m|bn)\)")
 _WORD = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)*")
 _SPELLED_SCALE = re.compile(r"\s+(hundred|thousand|million|billion)\b", re.IGNORECASE)
-_SPELLED_SCALES = frozenset(("hundred", "thousand", "million", "billion"))
+# Lower case, a plain alternation the search skips ahead for: a source's "three million".
+_SPELLED_SCALE_IN_SOURCE = re.compile(r"hundred|thousand|million|billion")
+_PUNCTUATION = ".,;:!?()[]{}\"'‘’“”"
+_WORD_BEFORE = re.compile(r"([A-Za-z]+(?:-[A-Za-z]+)*)\s+$")
 # A Markdown list's own numbering, and a numbered heading: "1. ", "2) ", "## 3. Costs".
 _LIST_NUMBER = re.compile(r"^[ \t]*(?:#{1,6}[ \t]+)?\(?\d{1,3}[.)](?=\s)", re.MULTILINE)
 # "COVID-19", "SKU-4471", "A/12": an identifier's digits. "mid-2026" is a year.
@@ -97,7 +108,10 @@ _ROUNDING_WORD = re.compile(r"(?:\b(?:about|around|approximately|approx\.|roughl
                             r"over|under|more than|less than|fewer than|close to|upwards of)|~|≈)\s*$", re.IGNORECASE)
 _DECIMAL_COMMA = re.compile(r"\d+,\d{2}")
 _SEPARATORS = re.compile(r"[,\u00a0\u202f\u2009]")
-# A half unit compared with a little room, so 12.35 stands for 12.4 despite binary floats.
+_PARTS = re.compile(r"\d+")
+# A token whose last group is one of these is a number with nothing after it that changes its value.
+_PLAIN_ENDINGS = frozenset(("digits", "ordinal", "percent"))
+# A half unit compared with a little room, so 12.35 rounds to 12.4 despite binary floats.
 _SLACK = 1 + 1e-9
 
 
@@ -153,8 +167,9 @@ def _found(stated: _Stated, held: _Held) -> bool:
 
 
 def _near(values: list[float], value: float, half: float) -> bool:
+    """Whether a held value rounds (half up) to `value`: one in [value - half, value + half)."""
     at = bisect.bisect_left(values, value - half * _SLACK)
-    return at < len(values) and values[at] <= value + half * _SLACK
+    return at < len(values) and values[at] < value + half / _SLACK
 
 
 # The answer's side: each number it states, once, by its place.
@@ -180,23 +195,22 @@ def _blanked(text: str) -> str:
 
 def _stated_tokens(scan: str) -> Iterator[_Stated]:
     for match in _TOKEN.finditer(scan):
-        start = _start(scan, match)
-        if scan[start - 1:start].isalpha() or _identifier(scan, start):
+        start, money = _lead(scan, match.start())
+        if _glued(scan, start) or _identifier(scan, start):
             continue
         if dates := _dates(match):
             yield _Stated(start, match.end(), dates=dates)
         elif times := _times(match):
             yield _Stated(start, match.end(), times=times)
-        elif match.group("code"):
-            yield _Stated(start, match.end(), code=match.group("code"))
-        elif match.group("digits"):
-            yield _number(match, start, rounded=_rounded(scan, start))
+        elif match.group("code") is not None:
+            yield _Stated(start, match.end(), code=match.group())
+        elif match.group("digits") is not None:
+            yield _number(match, start, money=money, rounded=_rounded(scan, start))
 
 
 def _stated_month_first(scan: str) -> Iterator[_Stated]:
-    for match in _MONTH_FIRST.finditer(scan):
-        if dates := _month_first_dates(match):
-            yield _Stated(match.start(), match.end(), dates=dates)
+    for match, dates in _month_first(scan):
+        yield _Stated(match.start(), match.end(), dates=dates)
 
 
 def _stated_words(scan: str) -> Iterator[_Stated]:
@@ -215,7 +229,9 @@ def _stated_words(scan: str) -> Iterator[_Stated]:
                       half=_half(str(value), scale, _rounded(scan, match.start())), scale=scale)
 
 
-@lru_cache(maxsize=4096)
+# Kept for the process: a library's words repeat from passage to passage. Eight passages whose
+# 975 words were all new took 1.6 ms more to check (CPU, on the bench's machine) than once read.
+@lru_cache(maxsize=1 << 16)
 def _number_word(word: str) -> int | None:
     """`word` as a number (claim_signals.number_words), whatever comes before it."""
     return next((int(n) for n, written in number_words(word).items() if written == word), None)
@@ -228,11 +244,16 @@ def _spelled(previous: str, word: str) -> int | None:
     return next((int(n) for n, written in number_words(f"{previous} {word}").items() if written == word), None)
 
 
-def _start(scan: str, match: re.Match[str]) -> int:
-    """Where the token starts: a hyphen after a letter or a digit is no minus ("SKU-4471", "10-12")."""
-    if match.group("sign") and not match.group("currency") and scan[match.start() - 1:match.start()].isalnum():
-        return match.start("digits")
-    return match.start()
+def _lead(scan: str, start: int) -> tuple[int, bool]:
+    """Where a number starts, with its currency and sign, and whether it is an amount of money."""
+    lead = _LEAD.search(scan, max(0, start - 5), start)
+    return (lead.start(), lead.group("currency") is not None) if lead else (start, False)
+
+
+def _glued(scan: str, start: int) -> bool:
+    """Whether the token is part of a word ("Q3") or of a longer number ("1,2345", "v1.2")."""
+    before = scan[start - 1:start]
+    return before.isalpha() or (before in (".", ",") and scan[start - 2:start - 1].isdigit())
 
 
 def _identifier(scan: str, start: int) -> bool:
@@ -244,18 +265,29 @@ def _rounded(scan: str, start: int) -> bool:
     return _ROUNDING_WORD.search(scan, max(0, start - 24), start) is not None
 
 
-def _number(match: re.Match[str], start: int, *, rounded: bool) -> _Stated:
-    written, currency, currency_after, percent, scale_word, short = match.group(
-        "digits", "currency", "currency_after", "percent", "scale", "short")
-    digits = written.replace(",", ".") if _DECIMAL_COMMA.fullmatch(written) else _SEPARATORS.sub("", written)
+def _number(match: re.Match[str], start: int, *, money: bool, rounded: bool) -> _Stated:
+    currency_after, percent, scale_word, short = match.group("currency_after", "percent", "scale", "short")
+    written = _digits(match)
+    digits = _plain(written)
+    money = money or bool(currency_after)
     if scale_word:
         scale = _SCALES[scale_word.lower()]
     else:
-        scale = (_SHORT_SCALES_OF_MONEY if currency or currency_after else _SHORT_SCALES).get(short or "", 1.0)
-    plain = not (currency or currency_after or percent or scale != 1)
+        scale = (_SHORT_SCALES_OF_MONEY if money else _SHORT_SCALES).get(short or "", 1.0)
+    plain = not (money or percent or scale != 1)
     year = plain and len(written) == 4 and written.isdigit() and 1000 <= int(written) < 3000
     return _Stated(start, match.end(), value=float(digits) * scale, half=_half(digits, scale, rounded and not year),
                    scale=scale, percent=bool(percent))
+
+
+def _plain(written: str) -> str:
+    """A number's digits without separators, with a decimal point: "418907", "3.40" of "€3,40"."""
+    return written.replace(",", ".") if _DECIMAL_COMMA.fullmatch(written) else _SEPARATORS.sub("", written)
+
+
+def _digits(match: re.Match[str]) -> str:
+    """A number token's digits, its first included ("" for a date or a code)."""
+    return match.string[match.start():match.end("digits")] if match.group("digits") is not None else ""
 
 
 def _half(digits: str, scale: float, rounded: bool) -> float:
@@ -272,35 +304,36 @@ def _dates(match: re.Match[str]) -> tuple[Date, ...]:
     """The days a token led by a digit may mean: "03/05/2026" two, "3 May" one, 31/02 none."""
     group = match.group
     readings: list[tuple[int | None, int, int]]
-    if group("iso"):
-        readings = [(int(group("iso_y")), int(group("iso_m")), int(group("iso_d")))]
-    elif group("slashed"):
-        year = int(group("slashed_y")) + (2000 if len(group("slashed_y")) == 2 else 0)
-        a, b = int(group("a")), int(group("b"))
+    if group("iso") is not None:
+        year, month, day = map(int, match.group().split("-"))
+        readings = [(year, month, day)]
+    elif group("slashed") is not None:
+        a, b, year = map(int, match.group().split(group("sep")))
+        year += 2000 if year < 100 else 0
         readings = [(year, b, a), (year, a, b)]
-    elif group("month") and group("digits").isdigit() and not group("sign") and not group("currency"):
-        readings = [(_year(group("month_y")), _MONTH_NUMBERS[group("month").split()[-1].rstrip(".")],
-                     int(group("digits")))]
+    elif group("month") and (written := _digits(match)).isdigit():
+        month = _MONTH_NUMBERS[group("month").split()[-1].rstrip(".")]
+        readings = [(int(group("month_y")) if group("month_y") else None, month, int(written))]
     else:
         return ()
     return tuple(dict.fromkeys(r for r in readings if 1 <= r[1] <= 12 and 1 <= r[2] <= 31))
 
 
-def _month_first_dates(match: re.Match[str]) -> tuple[Date, ...]:
-    month = _MONTH_NUMBERS[match.group("month").rstrip(".")]
-    if match.group("year_only"):
-        return ((int(match.group("year_only")), month, None),)
-    day = int(match.group("day"))
-    return ((_year(match.group("year")), month, day),) if 1 <= day <= 31 else ()
-
-
-def _year(written: str | None) -> int | None:
-    return int(written) if written else None
+def _month_first(text: str) -> Iterator[tuple[re.Match[str], tuple[Date, ...]]]:
+    """The dates led by a month's name ("May 3, 2026", "May 2026"), not in a word ("Dismay 3")."""
+    for match in _MONTH_FIRST.finditer(text):
+        month, day, year, year_only = match.group("month", "day", "year", "year_only")
+        if text[match.start() - 1:match.start()].isalpha() or (day and not 1 <= int(day) <= 31):
+            continue
+        number = _MONTH_NUMBERS[month.rstrip(".")]
+        yield match, (((int(year_only), number, None),) if year_only else
+                      ((int(year) if year else None, number, int(day)),))
 
 
 def _times(match: re.Match[str]) -> tuple[Time, ...]:
     """The times of day a token may mean: "5.30 p.m." one, "17:30" one, "5:30" two."""
-    digits, minutes, half, minutes24 = match.group("digits", "minutes", "half", "minutes24")
+    minutes, half, minutes24 = match.group("minutes", "half", "minutes24")
+    digits = _digits(match)
     if not digits or not (half or minutes24) or "," in digits:
         return ()
     hour, _, fraction = digits.partition(".")
@@ -330,31 +363,59 @@ def _held(texts: Sequence[str], figures: Sequence[float]) -> _Held:
 
 
 def _hold(text: str, held: _Held) -> None:
-    unscaled: list[float] = []
-    dated: list[Date] = []
-    for match in _TOKEN.finditer(text):
-        if dates := _dates(match):
-            dated += dates
-            if year := match.group("month_y"):
-                held.values.append(float(year))
-        held.times.update(_times(match))
-        if code := match.group("code"):
-            held.codes.add(code)
-        if match.group("digits"):
-            number = _number(match, match.start(), rounded=False)
-            held.values.append(number.value)
-            # A scaled number holds its numeral too ("1.2" of "1.2 billion"); an unscaled one is
-            # what an answer's scaled number may be read against ("1,204" of a table in millions).
-            (held.values if number.scale != 1 else unscaled).append(number.value / number.scale)
-        else:  # a numeric date's or a code's parts: "2026-05-03" holds 2026, 5 and 3
-            held.values += map(float, re.findall(r"\d+", match.group()))
-    if declared := _DECLARED_SCALE.search(text):  # "(in £ thousands)": its figures are thousands too
+    unscaled, dated = _hold_tokens(text, held)
+    if _declares_scale(text) and (declared := _DECLARED_SCALE.search(text)):  # "(in £ thousands)"
         scale = _SCALES[declared.group(1) or declared.group(2)]
         held.values += [value * scale for value in unscaled]
     held.unscaled += unscaled
-    dated += [date for match in _MONTH_FIRST.finditer(text) for date in _month_first_dates(match)]
+    dated += [date for _, dates in _month_first(text) for date in dates]
     _hold_dates(dated, held, years={int(v) for v in unscaled if 1900 <= v <= 2100 and v.is_integer()})
     _hold_words(text, held)
+
+
+def _declares_scale(text: str) -> bool:
+    """Whether the text may declare its scale: looked for as plain strings first, the regular
+    expression being as slow as the whole of the rest of a passage's reading."""
+    return any(part in text for part in ("thousands", "millions", "billions", "000)", "m)", "bn)"))
+
+
+def _hold_tokens(text: str, held: _Held) -> tuple[list[float], list[Date]]:
+    """The values of the tokens led by a digit (those written without a scale word apart), and
+    their days."""
+    unscaled: list[float] = []
+    dated: list[Date] = []
+    for match in _TOKEN.finditer(text):
+        if match.lastgroup in _PLAIN_ENDINGS:  # most of them: "418,907", "15th", "40%"
+            written = text[match.start():match.end("digits")]
+            unscaled.append(float(written) if written.isascii() and "," not in written else float(_plain(written)))
+        elif match.group("digits") is None:  # a numeric date or a code: "2026-05-03" holds 2026, 5 and 3 too
+            dated += _dates(match)
+            if match.group("code") is not None:
+                held.codes.add(match.group())
+            held.values += map(float, _PARTS.findall(match.group()))
+        else:
+            _hold_number(text, match, held, unscaled, dated)
+    held.values += unscaled
+    return unscaled, dated
+
+
+def _hold_number(text: str, match: re.Match[str], held: _Held, unscaled: list[float], dated: list[Date]) -> None:
+    """A number with a month, a time of day, a scale or a currency after it."""
+    last = match.lastgroup
+    if last in ("month", "month_y", "half", "minutes24"):  # a day ("3 May 2026"), a time ("5.30 p.m.")
+        dated += _dates(match)
+        held.times.update(_times(match))
+        unscaled.append(float(_plain(_digits(match))))
+        held.values += [float(match.group("month_y"))] if last == "month_y" else []
+        return
+    start, money = _lead(text, match.start())
+    number = _number(match, start, money=money, rounded=False)
+    # A scaled number holds its numeral too ("1.2" of "1.2 billion"); an unscaled one is what an
+    # answer's scaled number may be read against ("1,204" of a table in millions).
+    if number.scale != 1:
+        held.values += [number.value, number.value / number.scale]
+    else:
+        unscaled.append(number.value)
 
 
 def _hold_dates(dated: list[Date], held: _Held, years: set[int]) -> None:
@@ -368,12 +429,14 @@ def _hold_dates(dated: list[Date], held: _Held, years: set[int]) -> None:
 
 
 def _hold_words(text: str, held: _Held) -> None:
-    """Numbers written as words, alone and with their scale ("three million" holds 3 and 3e6)."""
-    words = _WORD.findall(text)
-    numbers = {word for word in set(words) if _number_word(word) is not None}
-    for at, word in enumerate(words):
-        if word in numbers and (value := _spelled(words[at - 1] if at else "", word)) is not None:
-            after = words[at + 1].lower() if at + 1 < len(words) else ""
-            held.values += [value, value * _SCALES[after]] if after in _SPELLED_SCALES else [value]
-            held.unscaled.append(value)
-
+    """Numbers written as words, whatever is before them (a source's "the one" holds a 1: read
+    generously, and each word once), and with their scale ("three million" holds 3e6 too)."""
+    # Split on spaces, not by a regular expression: a third of the time, and each word once.
+    words = {word.strip(_PUNCTUATION) for word in set(text.split())}
+    spelled = [value for word in words if (value := _number_word(word)) is not None]
+    held.values += spelled
+    held.unscaled += spelled
+    for scale in _SPELLED_SCALE_IN_SOURCE.finditer(text):
+        before = _WORD_BEFORE.search(text, max(0, scale.start() - 24), scale.start())
+        if before and (value := _number_word(before.group(1))) is not None:
+            held.values.append(value * _SCALES[scale.group()])

@@ -16,7 +16,7 @@ from typing import Any, Callable, Generator, Iterator, Protocol
 
 from docchat.context.citing import Checker
 from docchat.context.pipeline import Prepared
-from docchat.context.quotes import chosen_quotes, quotes_text
+from docchat.context.quotes import chosen_quotes, documents_text, quotes_text
 from docchat.domain import FINISHED, AnswerForm, Budget, Citation, EvidenceStrength, Grounding, MemoryStats, Message, SessionMemory, Status
 from docchat.domain.approach import Way
 from docchat.domain.grounding import QUOTED_BY, STATED_BY, Constraint, marks_in
@@ -200,10 +200,12 @@ def quoted(prepared: Prepared, draft: Message, saver: Saver, *, conversation_id:
     # A follow-up is quoted for what it was searched as, too ("Is it paid?" after parental leave).
     # The collection and a comparison quote each document that holds the question's words, not
     # the best three passages: three of twelve contracts answer "which of my contracts…" in part.
+    per_document = prepared.approach.way in (Way.COLLECTION, Way.COMPARE)
     quotes = chosen_quotes(question.content, prepared.citations,
-                           context=question.rewritten_query or question.read_with or "",
-                           per_document=prepared.approach.way in (Way.COLLECTION, Way.COMPARE))
-    text = quotes_text(quotes)
+                           context=question.rewritten_query or question.read_with or "", per_document=per_document)
+    left_out = prepared.coverage.left_out if prepared.coverage is not None else ()
+    text = documents_text(quotes, prepared.citations, side_by_side=prepared.approach.way is Way.COMPARE,
+                          left_out=left_out, order=prepared.approach.documents) if per_document else quotes_text(quotes)
     draft = draft.with_facts(form=AnswerForm.QUOTED, model=QUOTED_BY, budget=None)
 
     def start(stop: threading.Event) -> Reply:

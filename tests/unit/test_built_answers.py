@@ -1,0 +1,74 @@
+"""The collection and a comparison answered by docchat (issue 54): a row for each document, its
+own sentence quoted and cited, whatever the model, unless the user asks for the model's words;
+a document none of whose passages holds the question's words is named, not skipped."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from docchat.context.quotes import Quote, documents_text
+from docchat.domain import AnswerForm, Citation
+from docchat.domain.approach import Way
+from docchat.domain.grounding import QUOTED_BY
+
+from tests.unit.fakes import FakeLibrary, chunk
+from tests.unit.test_pipeline import Setup
+
+
+def _found(document: str, text: str, part: int = 0):
+    return replace(chunk(document, part, text, page=part + 1), similarity=0.7, coverage=1.0)
+
+
+CONTRACTS = [_found("supplier-contract-acme.md", "The acme supplier contract renews on 1 March 2027."),
+             _found("supplier-contract-borealis.md", "The borealis supplier contract renews on 1 April 2027."),
+             _found("supplier-contract-cobalt.md", "The cobalt supplier contract ends with the 2026 deliveries.")]
+LEASES = [_found("lease-2024.md", "The tenant pays GBP 1,200 rent on the first day of each month."),
+          _found("lease-2025.md", "The tenant pays GBP 1,300 rent | service charge included, monthly.")]
+
+
+def test_a_question_about_every_document_is_a_list_of_each_document_s_quote_with_no_model_asked():
+    setup = Setup(FakeLibrary(*CONTRACTS))
+
+    turn = setup.ask("List the renewal date of every supplier contract.")
+
+    answer = turn.answer
+    assert answer.facts.approach.way is Way.COLLECTION and setup.gateway.requests == []
+    assert (answer.facts.form, answer.facts.model) == (AnswerForm.QUOTED, QUOTED_BY)
+    assert answer.content.splitlines() == [
+        "- **supplier-contract-acme.md**: \u201cThe acme supplier contract renews on 1 March 2027.\u201d [1]",
+        "- **supplier-contract-borealis.md**: \u201cThe borealis supplier contract renews on 1 April 2027.\u201d [2]",
+        "- **supplier-contract-cobalt.md**: \u201cThe cobalt supplier contract ends with the 2026 deliveries.\u201d [3]"]
+
+
+def test_a_comparison_is_a_table_of_what_each_document_says():
+    setup = Setup(FakeLibrary(*LEASES))
+
+    turn = setup.ask("Compare the rent in lease-2024.md and lease-2025.md.")
+
+    assert turn.answer.facts.approach.way is Way.COMPARE and setup.gateway.requests == []
+    assert turn.answer.content.splitlines() == [
+        "| Document | What it says |", "| --- | --- |",
+        "| lease-2024.md | \u201cThe tenant pays GBP 1,200 rent on the first day of each month.\u201d [1] |",
+        "| lease-2025.md | \u201cThe tenant pays GBP 1,300 rent \\| service charge included, monthly.\u201d [2] |"]
+
+
+def test_the_model_writes_a_collection_answer_when_the_user_asks_for_its_own_words():
+    setup = Setup(FakeLibrary(*CONTRACTS))
+    setup.gateway.enqueue(["Both renew in spring 2027 [1][2]."])
+
+    turn = setup.chat.answer(None, "List the renewal date of every supplier contract.", form=AnswerForm.FREE)
+
+    assert turn.text() == "Both renew in spring 2027 [1][2]." and len(setup.gateway.requests) == 1
+    assert turn.answer.facts.form is AnswerForm.FREE
+
+
+def test_a_document_with_no_quote_and_one_left_out_each_have_their_row_saying_why():
+    given = [Citation(number=1, document="acme.md", where="", text="The acme contract renews on 1 March 2027.", document_id="a"),
+             Citation(number=2, document="cobalt.md", where="", text="Cobalt ships paint in sealed tins.", document_id="c")]
+    quotes = [Quote(given[0], "The acme contract renews on 1 March 2027.")]
+
+    listed = documents_text(quotes, given, side_by_side=False, left_out=(("dunmore.md", "no room in the prompt"),))
+
+    assert listed.splitlines() == ["- **acme.md**: \u201cThe acme contract renews on 1 March 2027.\u201d [1]",
+                                   "- **cobalt.md**: none of its passages holds the question's words",
+                                   "- **dunmore.md**: left out: no room in the prompt"]
