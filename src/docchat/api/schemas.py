@@ -196,10 +196,26 @@ class CheckedSentenceOut(BaseModel):
     note: str | None
 
 
+class NumberMarkOut(BaseModel):
+    written: str
+    start: int = Field(description="Where the number is in the answer's text (a character offset).")
+    end: int
+
+
+class NumbersOut(BaseModel):
+    stated: int = Field(description="Numbers the model wrote (docchat's own sentences and quotes are not counted).")
+    found: int = Field(description="Of them, those the passages given, docchat's figures or the question hold.")
+    not_found: int
+    not_found_numbers: list[str] = Field(description="The numbers not in the sources, as the answer writes them.")
+    marks: list[NumberMarkOut]
+
+
 class CitationCheckOut(BaseModel):
     attributed: bool = Field(description="The answer had no [n] marks: docchat attributed its sentences.")
     cited: list[int]
     sentences: list[CheckedSentenceOut]
+    numbers: NumbersOut | None = Field(default=None, description="Every number the model wrote, checked against "
+                                       "the passages, docchat's computed figures and the question.")
 
 
 class AnswerOut(PlannedOut):

@@ -19,6 +19,7 @@ from docchat.cli.terminal_backends import Backend, Outcome, Said
 from docchat.domain import AnswerForm, Citation, Status, answer_note, form_line
 from docchat.domain.approach import covered_line
 from docchat.domain.grounding import uncited_heading
+from docchat.domain.numbers import numbers_line
 from docchat.errors import DocchatError
 from docchat.text import for_terminal, one_line
 
@@ -230,6 +231,8 @@ def print_outcome(outcome: Outcome, *, listed_by: str = "/sources") -> None:
         print(f"({uncited_heading(outcome.form).lower()}: {others}; {listed_by} lists them)")
     for sentence in check.flagged if check is not None else ():
         print(for_terminal(f"  ! “{one_line(sentence.text, limit=80)}”: {check.note(sentence)}"))
+    if check is not None and (line := numbers_line(check.numbers)):
+        print(for_terminal(f"  ! {line}"))
 
 
 def short_citation(citation: Citation) -> str:

@@ -16,6 +16,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
 
+from docchat.domain.numbers import NumberCheck
+
 # The "model" a documents-only reply names: docchat answered it itself, without calling one.
 DOCUMENTS_ONLY = "docchat (documents only)"
 # The one sentence an answer written under the citation pattern, or quoted, may refuse with.
@@ -159,6 +161,9 @@ class Grounding:
     cited: tuple[int, ...] = ()
     attributed: bool = False
     sentences: tuple[SentenceCheck, ...] = ()
+    # The numbers the model wrote, each found or not in the passages, docchat's figures and the
+    # question (docchat.grounding.numbers); None for an answer checked before numbers were.
+    numbers: NumberCheck | None = None
 
     @property
     def flagged(self) -> tuple[SentenceCheck, ...]:
@@ -179,7 +184,8 @@ class Grounding:
 
     def as_dict(self) -> dict[str, Any]:
         return {"cited": list(self.cited), "attributed": self.attributed,
-                "sentences": [s.as_dict() for s in self.sentences]}
+                "sentences": [s.as_dict() for s in self.sentences],
+                **({"numbers": self.numbers.as_dict()} if self.numbers is not None else {})}
 
     @classmethod
     def from_dict(cls, data: object) -> "Grounding | None":
@@ -189,7 +195,7 @@ class Grounding:
         sentences = data.get("sentences")
         return cls(cited=_numbers(data.get("cited")), attributed=data.get("attributed") is True,
                    sentences=tuple(SentenceCheck.from_dict(s) for s in sentences)
-                   if isinstance(sentences, list) else ())
+                   if isinstance(sentences, list) else (), numbers=NumberCheck.from_dict(data.get("numbers")))
 
 
 def _numbers(value: object) -> tuple[int, ...]:

@@ -97,3 +97,13 @@ def _mark(data: object) -> StatedNumber | None:
     if not isinstance(written, str) or start is None or end is None or start >= end:
         return None
     return StatedNumber(written, start, end, found=False)
+
+
+def numbers_line(check: NumberCheck | None) -> str | None:
+    """What the page, the terminal and an export say under an answer stating numbers no source
+    holds; None when it states none."""
+    if check is None or not check.not_found:
+        return None
+    listed = ", ".join(dict.fromkeys(number.written for number in check.not_found))
+    return (f"Not in the sources: {listed} ({len(check.not_found)} of the {check.stated_count} numbers the model "
+            "wrote; no passage given, figure computed or word of the question holds them).")

@@ -32,6 +32,14 @@ def stated_text(figure: Figure, *, cite: int | None = 1) -> str:
     return f"{_opening(figure.what)} is **{shown_figure(figure.value)}** ({_source(figure)}){mark}."
 
 
+def figures_of(figure: Figure | None) -> list[float]:
+    """The figures an answer's numbers may state: the one computed, or each value's."""
+    if figure is None:
+        return []
+    values = [figure.value] if figure.by is None else [value for _, value in figure.groups]
+    return [float(value) for value in values if value is not None]
+
+
 def shown_figure(value: int | float | None) -> str:
     """9492 -> "9,492"; 5479.5714 -> "5,479.57"; 0.125 -> "0.13"; None -> "none"."""
     if value is None:

@@ -41,6 +41,7 @@ from docchat.domain import (
     form_line,
 )
 from docchat.domain.grounding import AnswerForm, answer_form, uncited_heading
+from docchat.domain.numbers import marked, numbers_line
 from docchat.domain.approach import Approach, Coverage, Figure, covered_line
 from docchat.errors import InvalidExport
 from docchat.exchange.json_writing import canonical_json, indented_json
@@ -195,7 +196,9 @@ def _message_lines(message: Message, level: str) -> list[str]:
         lines += [f"> {note}", ""]  # as the page shows it: above the answer
     if form := form_line(facts.form, facts.model):
         lines += [f"> {form}", ""]
-    lines += [message.content.rstrip(), ""]
+    # A number the model wrote that no source holds is marked where the reader reads it.
+    lines += [marked(message.content, grounding.numbers if grounding is not None else None,
+                     lambda written: f"{written} *(not in the sources)*").rstrip(), ""]
     if covered := covered_line(facts.approach, facts.coverage, facts.table, stated=facts.form is AnswerForm.STATED):
         lines += [covered, ""]
     if facts.table is not None:
@@ -204,6 +207,8 @@ def _message_lines(message: Message, level: str) -> list[str]:
         lines += [f"{fence}sql", facts.table.sql, fence, ""]
     if grounding is not None and grounding.flagged:
         lines += ["**Checked**", ""] + [f"- “{s.text}”: {grounding.note(s)}" for s in grounding.flagged] + [""]
+    if grounding is not None and (line := numbers_line(grounding.numbers)):
+        lines += [f"> {line}", ""]
     cited, uncited = message.cited, message.uncited
     if cited:
         attributed = " (attributed by docchat: the answer has no [n] marks)" \

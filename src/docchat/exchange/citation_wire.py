@@ -76,7 +76,9 @@ def check_to_api(grounding: Grounding | None) -> dict[str, Any] | None:
     return {"attributed": grounding.attributed, "cited": list(grounding.cited),
             "sentences": [{"text": s.text, "cited": list(s.cited), "supported": s.supported,
                            "absent_numbers": list(s.absent_numbers), "flagged": s.flagged,
-                           "note": grounding.note(s) if s.flagged else None} for s in grounding.sentences]}
+                           "note": grounding.note(s) if s.flagged else None} for s in grounding.sentences],
+            # Each number the model wrote, found or not in the passages, the figures and the question.
+            "numbers": grounding.numbers.as_dict() if grounding.numbers is not None else None}
 
 
 def check_from_api(sent: object) -> Grounding | None:

@@ -20,7 +20,8 @@ from docchat.context.quotes import chosen_quotes, documents_text, quotes_text
 from docchat.domain import FINISHED, AnswerForm, Budget, Citation, EvidenceStrength, Grounding, MemoryStats, Message, SessionMemory, Status
 from docchat.domain.approach import Way
 from docchat.domain.grounding import QUOTED_BY, STATED_BY, Constraint, marks_in
-from docchat.domain.stated import stated_text
+from docchat.domain.stated import figures_of, stated_text
+from docchat.grounding.numbers import check_numbers
 from docchat.errors import DocchatError, GenerationStopped, LLMError
 from docchat.ports import Gateway, Generation
 from docchat.services.documents_only import Reply
@@ -70,6 +71,8 @@ class Turn:
     # What docchat wrote at the start of the answer (a figure it states): not the model's, so
     # not checked as the model's claims are; its marks are among those the answer cites.
     docchat_wrote: str = ""
+    # The quotes docchat chose, which end a quoted answer: the passages' own numbers, unchecked.
+    docchat_quoted: str = ""
 
     def __post_init__(self) -> None:
         self._deltas = self._run()
@@ -157,16 +160,27 @@ class Turn:
         wrote = self.docchat_wrote if text.startswith(self.docchat_wrote) else ""
         try:
             if not wrote:
-                return self.checker(text, given)
-            models = text[len(wrote):]
-            checked = self.checker(models, given) if models.strip() else Grounding()
+                checked = self.checker(text, given)
+            else:
+                models = text[len(wrote):]
+                checked = self.checker(models, given) if models.strip() else Grounding()
+            if checked is None:
+                return None
+            # With no passage given (no documents in scope), the model was asked as any chatbot is.
+            numbers = check_numbers(text, sources=[c.text for c in given], figures=figures_of(self.draft.facts.table),
+                                    question=self.question.content, spans=self._models_part(text, len(wrote))) \
+                if given else None
         except Exception:  # the answer is kept unchecked rather than lost
             log.exception("the citation check failed")
             return None
-        if checked is None:
-            return None
-        cited = tuple(dict.fromkeys((*marks_in(wrote), *checked.cited)))
-        return replace(checked, cited=cited)
+        return replace(checked, cited=tuple(dict.fromkeys((*marks_in(wrote), *checked.cited))), numbers=numbers)
+
+    def _models_part(self, text: str, after: int) -> list[tuple[int, int]]:
+        """Where in the answer the model wrote: after what docchat wrote at its start (`after`)
+        and before the quotes docchat chose (of a quoted answer: the lead, if a model wrote one)."""
+        end = len(text) - len(self.docchat_quoted) if self.docchat_quoted and text.endswith(self.docchat_quoted) \
+            else len(text)
+        return [(after, end)] if after < end else []
 
 
 def streamed(prepared: Prepared, draft: Message, saver: Saver, gateway: Gateway, *, max_tokens: int,
@@ -215,7 +229,8 @@ def quoted(prepared: Prepared, draft: Message, saver: Saver, *, conversation_id:
         return Reply(f"{written}\n\n{text}", model=lead.model)
 
     return Turn(conversation_id=conversation_id, question=question, draft=draft, budget=None, stats=prepared.stats,
-                citations=prepared.citations, evidence=prepared.evidence, saver=saver, checker=checker, start=start)
+                citations=prepared.citations, evidence=prepared.evidence, saver=saver, checker=checker, start=start,
+                docchat_quoted=text)
 
 
 def stated(prepared: Prepared, draft: Message, saver: Saver, gateway: Gateway | None, *, max_tokens: int,

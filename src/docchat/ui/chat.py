@@ -205,7 +205,7 @@ def _message(message: Message, *, latest: bool, versions: list[Message] = (), la
         if message.content and message.status is not Status.STREAMING:
             # Markdown that fetches nothing, never HTML: user and model text must not inject markup.
             st.markdown(sources.linked(message) if facts.citations else
-                        _as_typed(message.content) if message.role is Role.USER else inert(message.content))
+                        _as_typed(message.content) if message.role is Role.USER else inert(sources.with_numbers_marked(message)))
         if message.read_with:
             # Two searches, not one glued string: the question, then the question read with the earlier one.
             st.caption(f"Searched for the question, and for it with the earlier question:  \n"

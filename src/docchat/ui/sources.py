@@ -10,6 +10,7 @@ import streamlit as st
 
 from docchat.domain import Citation, Message
 from docchat.domain.grounding import DOCUMENTS_ONLY, AnswerForm, uncited_heading
+from docchat.domain.numbers import marked, numbers_line
 from docchat.web.safe_markdown import inert
 from docchat.ui.session import CONVERSATION_PARAM, services
 from docchat.ui.text import literal
@@ -38,11 +39,24 @@ def linked(answer: Message) -> str:
         return (f"[\\[{number}\\]](?{CONVERSATION_PARAM}={answer.conversation_id}"
                 f"&{SOURCE_PARAM}={answer.id}.{number} 'source {number}')")
 
-    shown, parts, at = inert(answer.content), [], 0
+    shown, parts, at = inert(with_numbers_marked(answer)), [], 0
     for code in _CODE.finditer(shown):
         parts += [_MARK.sub(link, shown[at:code.start()]), code.group(0)]
         at = code.end()
     return "".join(parts) + _MARK.sub(link, shown[at:])
+
+
+def with_numbers_marked(answer: Message) -> str:
+    """The answer's text with each number the model wrote that no source holds marked where it
+    stands (docchat.grounding.numbers): the reader sees it before trusting it."""
+    grounding = answer.facts.grounding
+    return marked(answer.content, grounding.numbers if grounding is not None else None,
+                  lambda written: f":orange-background[{_unmathed(written)}] :orange[(not in the sources)]")
+
+
+def _unmathed(text: str) -> str:
+    """A dollar sign shown as one: Streamlit reads $…$ as mathematics."""
+    return text.replace("$", "\\$")
 
 
 def readable(paragraph: str) -> str:
@@ -83,6 +97,8 @@ def checked(answer: Message) -> None:
     for sentence in grounding.flagged if grounding is not None else ():
         quoted = sentence.text if len(sentence.text) <= 160 else sentence.text[:159] + "…"
         st.caption(f":material/rule: {literal(_first_upper(grounding.note(sentence)))}: “{literal(quoted)}”")
+    if grounding is not None and (line := numbers_line(grounding.numbers)):
+        st.caption(f":material/pin: {literal(line)}")
 
 
 def _passages(answer: Message, passages: list[Citation]) -> None:
