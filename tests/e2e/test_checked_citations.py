@@ -44,3 +44,31 @@ def test_the_page_marks_what_the_cited_passage_does_not_hold_and_lists_the_passa
     page.get_by_text("Also given to the model (2)").click()
     expect(page.get_by_text("Passages the model was given that the answer does not cite.")).to_be_visible()
     page.screenshot(path=str(ARTIFACTS / "checked_citations.png"), full_page=True)
+
+
+def test_a_number_no_source_holds_is_marked_where_it_stands_in_the_answer(seeded, app_url, page):
+    from dataclasses import replace
+
+    from docchat.grounding.numbers import check_numbers
+
+    seeded.ingestion.ingest("riverside-lease.md", LEASE)
+    given = [hit.citation(n) for n, hit in enumerate(seeded.retrieval.retrieve("annual rent", top_k=1), start=1)]
+    text = "The annual rent is GBP 62,000 [1], which comes to GBP 5,500 a month."
+    conversation = seeded.conversations.create("Rent check")
+    seeded.messages.append_message(conversation.id, "user", "What is the rent?")
+    answer = seeded.messages.append_message(conversation.id, "assistant", text)
+    numbers = check_numbers(text, sources=[c.text for c in given], question="What is the rent?")
+    with seeded.conversations._uow(write=True) as uow:
+        uow.conversations.settle_message(answer.with_facts(citations=given, grounding=replace(
+            seeded.chat.checker(text, given), numbers=numbers)))
+        uow.commit()
+    seeded.index.open().close()  # one process at a time: the page opens the index itself
+    open_app(page, app_url)
+    page.get_by_test_id("stSidebar").get_by_role("button", name="Rent check").click()
+
+    answer = page.get_by_test_id("stChatMessage").last
+    expect(answer.get_by_text("(not in the sources)")).to_be_visible(timeout=30_000)
+    expect(answer.get_by_text("Not in the sources: GBP 5,500 (1 of the 2 numbers the model wrote;")).to_be_visible()
+    expect(answer.get_by_text("(not in the sources)")).to_have_count(1)  # 62,000 is the lease's own
+    settled(page)
+    page.screenshot(path=str(ARTIFACTS.parent.parent.parent / "docs" / "marked-number.png"), full_page=True)
