@@ -65,3 +65,19 @@ def test_an_answer_checked_before_numbers_were_says_nothing_of_them(capsys):
     print_outcome(Outcome("complete", check=Grounding.from_dict({"cited": [1], "sentences": []})))
 
     assert "Not in the sources" not in capsys.readouterr().out
+
+
+def test_a_free_answer_citing_its_passage_but_stating_a_number_no_source_holds_counts_against_the_model(tmp_path):
+    from docchat.context.citing import CITE, CitationGate
+    from docchat.domain import AnswerForm
+    from docchat.llm.skill_record import JsonSkillRecord
+
+    record = JsonSkillRecord(tmp_path)
+    setup = Setup(FakeLibrary(*DEPOT), checker=CitationChecker(WordsEmbedder()), citation_gate=CitationGate(record))
+    forms = []
+    for reply in ("The depot holds 1,840 pallets [1].", "The depot holds 2,152 pallets [1]."):
+        setup.gateway.enqueue([reply])
+        forms.append(setup.ask("How many pallets does the Tromsø depot hold?").answer.facts.form)
+
+    assert forms == [AnswerForm.FREE, AnswerForm.FREE]
+    assert record.tally("tiny", CITE) == (1, 1)  # the second cited its passage, and wrote a number it lacks

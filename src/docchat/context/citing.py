@@ -26,15 +26,21 @@ llguidance: no lookarounds, no backreferences) and GBNF for the llama.cpp server
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
+from typing import Protocol
 
 from docchat.context.pipeline import Prepared
 from docchat.domain import Citation, Grounding, Judgement
 from docchat.domain.grounding import REFUSAL, AnswerForm, Constraint
+from docchat.domain.numbers import NumberCheck
 from docchat.ports import ServerInfo, SkillRecord
 
-# Checks a finished answer's citations: (its text, the passages it was given) -> the check.
-Checker = Callable[[str, list[Citation]], Grounding | None]
+class Checker(Protocol):
+    """Checks a finished answer's citations against the passages it was given, and keeps with the
+    check what the answer's numbers were found to be (`numbers`: docchat.grounding.numbers)."""
+
+    def __call__(self, answer: str, given: list[Citation], /, numbers: NumberCheck | None = None) -> Grounding | None:
+        ...
 
 # The skills a model's answers are judged on (kept in the skill record beside the rewriter's).
 CITE, CITE_CONSTRAINED = "cite", "cite-constrained"
@@ -176,14 +182,17 @@ class CitationGate:
         if not citable(prepared):
             return checker
 
-        def checked(text: str, citations: list[Citation]) -> Grounding | None:
-            grounding = checker(text, citations)
+        def checked(text: str, citations: list[Citation], /, numbers: NumberCheck | None = None) -> Grounding | None:
+            grounding = checker(text, citations, numbers)
+            # A number no source holds counts as a sentence the check flags: a model that writes
+            # them is asked for its own words (and a quoted answer's lead) less often.
+            stated_well = numbers is None or not numbers.not_found
             if form is AnswerForm.CONSTRAINED and constraint is not None:
-                usable = matches(text, constraint) and grounding is not None and not grounding.flagged
+                usable = matches(text, constraint) and grounding is not None and not grounding.flagged and stated_well
                 self._record.note(model, CITE_CONSTRAINED, usable=usable)
             elif form is AnswerForm.FREE and grounding is not None:
                 given = {citation.number for citation in citations}
-                usable = not grounding.attributed and bool(given & set(grounding.cited))
+                usable = not grounding.attributed and bool(given & set(grounding.cited)) and stated_well
                 self._record.note(model, CITE, usable=usable)
             return grounding
 

@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
 
 from docchat.grounding.citation_check import check
 from docchat.domain import Citation, Grounding, by_number
+from docchat.domain.numbers import NumberCheck
 from docchat.ports import Embedder
 
 # Chunk ids -> the vectors the document index holds for them (those it has).
@@ -24,15 +26,16 @@ class CitationChecker:
         self._embedder = embedder
         self._vectors = vectors
 
-    def __call__(self, answer: str, given: Sequence[Citation]) -> Grounding | None:
-        """None for an answer given no passage: there is nothing to check it against."""
+    def __call__(self, answer: str, given: Sequence[Citation], /, numbers: NumberCheck | None = None) -> Grounding | None:
+        """None for an answer given no passage: there is nothing to check it against. `numbers`:
+        what the answer's numbers were found to be, kept with the check."""
         if not given:
             return None
         embed = self._embedder.embed if self._embedder is not None else None
         parts = by_number(given)
         passages = {number: "\n".join(c.text for c in chunks) for number, chunks in parts.items()}
         single = [chunks[0] for chunks in parts.values() if len(chunks) == 1]
-        return check(answer, passages, embed, self._passage_vectors(single))
+        return replace(check(answer, passages, embed, self._passage_vectors(single)), numbers=numbers)
 
     def _passage_vectors(self, given: Sequence[Citation]) -> dict[int, Sequence[float]]:
         """The stored vectors of passages that are one chunk each (a part of several is embedded)."""

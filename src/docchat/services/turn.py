@@ -159,21 +159,20 @@ class Turn:
         given = list(self.draft.facts.citations or self.citations)
         wrote = self.docchat_wrote if text.startswith(self.docchat_wrote) else ""
         try:
-            if not wrote:
-                checked = self.checker(text, given)
-            else:
-                models = text[len(wrote):]
-                checked = self.checker(models, given) if models.strip() else Grounding()
-            if checked is None:
-                return None
             # With no passage given (no documents in scope), the model was asked as any chatbot is.
             numbers = check_numbers(text, sources=[c.text for c in given], figures=figures_of(self.draft.facts.table),
                                     question=self.question.content, spans=self._models_part(text, len(wrote))) \
                 if given else None
+            if not wrote:
+                return self.checker(text, given, numbers)
+            models = text[len(wrote):]
+            checked = self.checker(models, given, numbers) if models.strip() else Grounding(numbers=numbers)
         except Exception:  # the answer is kept unchecked rather than lost
             log.exception("the citation check failed")
             return None
-        return replace(checked, cited=tuple(dict.fromkeys((*marks_in(wrote), *checked.cited))), numbers=numbers)
+        if checked is None:
+            return None
+        return replace(checked, cited=tuple(dict.fromkeys((*marks_in(wrote), *checked.cited))))
 
     def _models_part(self, text: str, after: int) -> list[tuple[int, int]]:
         """Where in the answer the model wrote: after what docchat wrote at its start (`after`)
