@@ -97,6 +97,15 @@ def add_commands(commands) -> None:
                                 "citation check's number test")
     numbers.add_argument("--json", action="store_true")
     numbers.set_defaults(handler=bench_numbers)
+    answers = suites.add_parser("answers", help="what the answer says of table questions and fresh questions: "
+                                "docchat's stated figures against the model's own words, in the same run")
+    answers.add_argument("--model", choices=("scripted", "served"), default="scripted",
+                         help="scripted: an instant stand-in that writes numbers no source holds; served: the LLM "
+                         "server docchat is set up for (default: %(default)s)")
+    answers.add_argument("--questions", type=int, default=None, help="ask only N of the questions, half of them "
+                         "table questions (default: all 18)")
+    answers.add_argument("--json", action="store_true")
+    answers.set_defaults(handler=bench_answers)
     api = suites.add_parser("api", help="what the HTTP API adds to an answer, and 8 clients at once (instant LLM)")
     api.add_argument("--questions", type=int, default=50, help="per client, and for the added latency")
     api.add_argument("--clients", type=int, default=8)
@@ -250,6 +259,13 @@ def bench_numbers(args) -> None:
     from docchat_bench.numbers import run_numbers_bench
 
     run_numbers_bench(as_json=args.json)
+
+
+@_suite
+def bench_answers(args) -> None:
+    from docchat_bench.answers import run_answers_bench
+
+    run_answers_bench(served=args.model == "served", as_json=args.json, questions=args.questions)
 
 
 @_suite
