@@ -52,3 +52,35 @@ def test_a_figure_and_a_figure_per_value_are_stated_in_the_answer_with_their_row
     expect(table.locator("tr", has_text="Total")).to_have_count(1)  # the header's, not the sheet's Total row
     settled(page)
     page.screenshot(path=str(DOCS / "stated-figure-per-value.png"), full_page=True)
+
+
+CONTRACT = "# Supplier contract: {name}\n\nThe {name} supplier contract renews on 1 {month} 2027.\n"
+LEASE = "# Lease of 4 Quay Street, {year}\n\n## Rent\n\nThe tenant pays a rent of GBP {rent} every month.\n"
+
+
+def test_the_collection_is_a_row_per_document_and_a_comparison_a_table_of_what_each_says(seeded, app_url, page):
+    for name, month in (("Acme", "March"), ("Borealis", "April"), ("Cobalt", "June")):
+        seeded.ingestion.ingest(f"supplier-contract-{name.lower()}.md", CONTRACT.format(name=name, month=month).encode())
+    for year, rent in ((2024, "1,200"), (2025, "1,300")):
+        seeded.ingestion.ingest(f"lease-{year}.md", LEASE.format(year=year, rent=rent).encode())
+    seeded.conversations.create("Contracts and leases")
+    seeded.index.open().close()  # one process at a time: the page opens the index itself
+    open_app(page, app_url)
+    run_by_click(page, page.get_by_test_id("stSidebar").get_by_role("button", name="Contracts and leases"))
+
+    ask_and_settle(page, "List the renewal date of every supplier contract.")
+
+    answer = page.get_by_test_id("stChatMessage").last
+    for name, month in (("acme", "March"), ("borealis", "April"), ("cobalt", "June")):
+        expect(answer.get_by_role("listitem").filter(has_text=f"supplier-contract-{name}.md")).to_contain_text(
+            f"renews on 1 {month} 2027", timeout=30_000)
+    expect(answer.get_by_text("Quoted from your documents.")).to_be_visible()
+    page.screenshot(path=str(DOCS / "collection-answer.png"), full_page=True)
+
+    ask_and_settle(page, "Compare the rent in lease-2024.md and lease-2025.md.")
+
+    table = page.get_by_test_id("stChatMessage").last.locator("table")
+    expect(table.locator("tr", has_text="lease-2024.md")).to_contain_text("GBP 1,200", timeout=30_000)
+    expect(table.locator("tr", has_text="lease-2025.md")).to_contain_text("GBP 1,300")
+    settled(page)
+    page.screenshot(path=str(DOCS / "comparison-answer.png"), full_page=True)

@@ -72,3 +72,19 @@ def test_a_document_with_no_quote_and_one_left_out_each_have_their_row_saying_wh
     assert listed.splitlines() == ["- **acme.md**: \u201cThe acme contract renews on 1 March 2027.\u201d [1]",
                                    "- **cobalt.md**: none of its passages holds the question's words",
                                    "- **dunmore.md**: left out: no room in the prompt"]
+
+
+def test_a_comparison_among_other_documents_lists_its_sides_alone_and_docchat_s_words_are_not_flagged():
+    from docchat.domain.approach import Coverage
+    from docchat.services.grounding import CitationChecker
+    from tests.unit.fakes import WordsEmbedder
+
+    setup = Setup(FakeLibrary(*LEASES, *CONTRACTS), checker=CitationChecker(WordsEmbedder()))
+
+    turn = setup.ask("Compare the rent in lease-2024.md and lease-2025.md.")
+
+    rows = turn.answer.content.splitlines()[2:]
+    assert [row.split(" | ")[0] for row in rows] == ["| lease-2024.md", "| lease-2025.md"]
+    assert turn.answer.facts.coverage == Coverage(2, 2)
+    assert turn.answer.facts.grounding.flagged == ()  # "2024" is the name docchat wrote, not a claim
+    assert turn.answer.facts.grounding.cited == (1, 2)

@@ -146,10 +146,14 @@ class AnswerPipeline:
         self._blocks: OrderedDict[tuple, Block] = OrderedDict()
         self._blocks_lock = threading.Lock()  # the page answers several sessions at once
 
-    def may_compute(self, question: str) -> bool:
-        """Whether docchat may compute a figure for the question (its words ask one, and there is
-        a library to compute it from): then its answer may need no model (docchat.domain.stated)."""
-        return self._retriever is not None and asks_a_figure(question)
+    def answers_itself(self, question: str, scope: list[str] | None) -> bool:
+        """Whether docchat may answer the question with no model: a figure it may compute (its
+        words ask one; docchat.domain.stated), or a question about every document in scope or
+        comparing some, which docchat quotes document by document."""
+        if self._retriever is None:
+            return False
+        return asks_a_figure(question) or choose(question, self._retriever.in_scope(scope)).way in (
+            Way.COLLECTION, Way.COMPARE)
 
     def prepare(self, request: Request, *, max_model_len: int, answer_reserve: int,
                 keep_question: Callable[[str | None, str | None], Message],
@@ -276,13 +280,11 @@ class AnswerPipeline:
                 ranked = self._each_sourced(request, query, ranked, list(approach.documents) or
                                             [document for document, _ in in_scope])
             numbered = [(block.number_of(hit.chunk.id), hit) for hit in ranked]
-            # Every document in scope is in the prompt whole: a comparison or the collection covers them all.
-            read = len({part.first.chunk.document_id for part in block.parts})
             return Evidence("documents", block=block, searched=bool(ranked),
                             strength=as_asked(_judged(ranked), approach, query, in_scope),
                             citations=tuple(hit.citation(n) for n, hit in numbered if n is not None),
                             approach=approach,
-                            coverage=None if approach.way is Way.LOOKUP else Coverage(read, max(read, len(in_scope))))
+                            coverage=_whole_coverage(approach, block, len(in_scope)))
         # A request's own limit caps the passages, not the candidates: a follow-up needs a
         # pool to fuse its two readings from.
         ceiling = min(self._limits.ceiling, request.max_passages or self._limits.ceiling)
@@ -483,6 +485,17 @@ def _holds(label: str, rows: tuple[int, ...]) -> bool:
     first = int(span.group(1))
     last = int(span.group(2) or first)
     return any(first <= row <= last for row in rows)
+
+
+def _whole_coverage(approach: Approach, block: Block, in_scope: int) -> Coverage | None:
+    """What an answer given every document in scope whole covered: the collection, all of them; a
+    comparison, the documents it compares (the others are in the prompt, not compared)."""
+    if approach.way is Way.LOOKUP:
+        return None
+    if approach.way is Way.COMPARE and approach.documents:
+        return Coverage(len(approach.documents), len(approach.documents))
+    read = len({part.first.chunk.document_id for part in block.parts})
+    return Coverage(read, max(read, in_scope))
 
 
 def _judged(ranked: list) -> EvidenceStrength | None:

@@ -124,11 +124,15 @@ def documents_text(quotes: Sequence[Quote], citations: Sequence[Citation], *, si
     that gave passages, in the order they were given (those in `order`, by id, first, as a
     comparison names them), with its quote, or saying that none of its passages holds the
     question's words, then a row for each left out (name, why); `side_by_side`: a table of what
-    each says (a comparison), else a list (the collection)."""
+    each says (a comparison: of the documents in `order` alone, when it names them), else a list
+    (the collection)."""
     quoted = {_document(quote.passage): quote for quote in quotes}
     place = {document: n for n, document in enumerate(order)}
     documents = dict(sorted({_document(c): c.document for c in citations}.items(),
                             key=lambda item: place.get(item[0], len(place))))
+    if side_by_side and place:  # a comparison's sides only: whole documents give passages of every one
+        documents = {key: name for key, name in documents.items() if key in place}
+        quoted = {key: quote for key, quote in quoted.items() if key in place}
     if not quoted:
         return REFUSAL
     rows = [(name, f"\u201c{_cell(quote.sentence) if side_by_side else quote.sentence}\u201d [{quote.number}]"

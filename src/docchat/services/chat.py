@@ -92,16 +92,19 @@ class ChatService:
     def _server(self, conversation_id: str | None, form: AnswerForm | None = None,
                 question: str = "") -> tuple[ServerInfo, LLMError | None]:
         """The server to plan against. With none answering, a documents-only conversation, an
-        answer to be quoted, or a question asking a figure docchat may compute, plans against a
-        nominal one, with the failure kept: nothing found needs no model, nor do quotes or a
-        figure docchat states, so the question is judged first and fails for want of a server
-        only if the model must write its answer. Otherwise the failure is raised."""
+        answer to be quoted, or a question docchat may answer itself (a figure, the collection, a
+        comparison), plans against a nominal one, with the failure kept: nothing found needs no
+        model, nor do quotes or what docchat states, so the question is judged first and fails
+        for want of a server only if the model must write its answer. Otherwise the failure is
+        raised."""
         try:
             return self._gateway.info(), None
         except LLMError as error:
             settings = self._settings(conversation_id)
-            if (self.documents_only(settings) or self._pipeline.may_compute(question)
-                    or (form if form is not None else self._form(settings)) is AnswerForm.QUOTED):
+            form = form if form is not None else self._form(settings)
+            scope = list(settings.document_scope) if settings.document_scope is not None else None
+            if (self.documents_only(settings) or form is AnswerForm.QUOTED
+                    or form is None and self._pipeline.answers_itself(question, scope)):
                 return NominalServer(), error
             raise
 

@@ -153,33 +153,36 @@ class Turn:
             ), completing=completing)
 
     def _checked(self, text: str) -> Grounding | None:
-        """The answer's citations checked, once it is whole (a continued one: all of it again)."""
+        """The answer's citations checked, once it is whole (a continued one: all of it again):
+        what the model wrote, that is; docchat's own sentences and quotes are cited, not checked."""
         if self.checker is None:
             return None
         given = list(self.draft.facts.citations or self.citations)
-        wrote = self.docchat_wrote if text.startswith(self.docchat_wrote) else ""
+        start, end = self._models_part(text)
         try:
             # With no passage given (no documents in scope), the model was asked as any chatbot is.
             numbers = check_numbers(text, sources=[c.text for c in given], figures=figures_of(self.draft.facts.table),
-                                    question=self.question.content, spans=self._models_part(text, len(wrote))) \
+                                    question=self.question.content, spans=[(start, end)] if start < end else []) \
                 if given else None
-            if not wrote:
+            if (start, end) == (0, len(text)):
                 return self.checker(text, given, numbers)
-            models = text[len(wrote):]
+            models = text[start:end]
             checked = self.checker(models, given, numbers) if models.strip() else Grounding(numbers=numbers)
         except Exception:  # the answer is kept unchecked rather than lost
             log.exception("the citation check failed")
             return None
         if checked is None:
             return None
-        return replace(checked, cited=tuple(dict.fromkeys((*marks_in(wrote), *checked.cited))))
+        return replace(checked, cited=tuple(dict.fromkeys((*marks_in(text[:start]), *checked.cited,
+                                                           *marks_in(text[end:])))))
 
-    def _models_part(self, text: str, after: int) -> list[tuple[int, int]]:
-        """Where in the answer the model wrote: after what docchat wrote at its start (`after`)
-        and before the quotes docchat chose (of a quoted answer: the lead, if a model wrote one)."""
+    def _models_part(self, text: str) -> tuple[int, int]:
+        """Where in the answer the model wrote: after what docchat wrote at its start and before
+        the quotes docchat chose (of a quoted answer: the lead, if a model wrote one)."""
+        start = len(self.docchat_wrote) if text.startswith(self.docchat_wrote) else 0
         end = len(text) - len(self.docchat_quoted) if self.docchat_quoted and text.endswith(self.docchat_quoted) \
             else len(text)
-        return [(after, end)] if after < end else []
+        return start, max(start, end)
 
 
 def streamed(prepared: Prepared, draft: Message, saver: Saver, gateway: Gateway, *, max_tokens: int,

@@ -60,8 +60,9 @@ class AnswerWriter:
 
     def writable(self, prepared: Prepared, chosen: AnswerForm | None) -> bool:
         """Whether the answer can be written with no LLM server: docchat states a figure, or
-        quotes passages when quotes were chosen."""
-        return prepared.figure is not None or (chosen is AnswerForm.QUOTED and citable(prepared))
+        quotes passages (chosen, or the collection's or a comparison's)."""
+        return prepared.figure is not None or citable(prepared) and (
+            chosen is AnswerForm.QUOTED or chosen is None and prepared.approach.way in BUILT)
 
     def form_for(self, info: ServerInfo, prepared: Prepared, chosen: AnswerForm | None = None) -> AnswerForm:
         """How a new answer is written: as chosen, where it can be (a pattern needs passages and a
