@@ -14,8 +14,10 @@ asked twice, stateless:
 
 Figures, per path:
 - table questions: the share of answers whose text states the computed figure (as a number, any
-  separators), and the share stating a number that contradicts it: one the number check finds in
-  no passage, figure or question (docchat.grounding.numbers);
+  separators), the share whose model-written words state a number that contradicts it (any
+  number but the figure and the question's own: "The Skien depot used 12775 litres", the
+  sheet's grand total, over a computed 3,904), and the share stating a number the number check
+  finds in no passage, figure or question (docchat.grounding.numbers);
 - fresh questions on the policies: the share of answers with a sentence the check flags (a
   citation not borne out, or a number not in the sources);
 - the fresh questions asked again once the citation gate of the run's new data dir has learned
@@ -147,6 +149,8 @@ class Asked:
     not_found: tuple[str, ...]  # the numbers not in the sources
     seconds: float
     check_ms: float  # the number check's own time on this answer
+    # Numbers the model's words state that are neither the computed figure nor the question's.
+    other_numbers: tuple[str, ...] = ()
 
 
 class _WrongNumbers:
@@ -199,10 +203,11 @@ def _ask(services, question: Question, path: str, form: str | None) -> Asked:
     seconds = time.perf_counter() - started
     facts = turn.answer.facts
     grounding = facts.grounding
-    if form is not None and facts.table is not None:
+    models = text.removeprefix(stated_text(facts.table)).lstrip("\n") if facts.table is not None else text
+    if form is not None:
         # Today's answer is the model's words alone: docchat's statement above them is new. The
         # model is sent the same prompt as before (the figure first among its passages).
-        text = text.removeprefix(stated_text(facts.table)).lstrip("\n")
+        text = models
     timed = time.perf_counter()
     numbers = check_numbers(text, sources=[c.text for c in facts.citations], figures=figures_of(facts.table),
                             question=question.text)
@@ -213,20 +218,32 @@ def _ask(services, question: Question, path: str, form: str | None) -> Asked:
     flagged = bool(not_found) or (grounding is not None and bool(grounding.flagged))
     computed = facts.table.value if facts.table is not None else None
     return Asked(question, path, text, facts.form.value if facts.form else None, computed, flagged, not_found,
-                 seconds, check_ms)
+                 seconds, check_ms, others(models, computed, question.text))
+
+
+_NUMBER = re.compile(r"(?<![\w.])-?\d[\d,]*(?:\.\d+)?")
 
 
 def states(text: str, figure: float | None) -> bool:
     """Whether the text states the figure, written with or without separators, rounded to the
     decimals it gives (5,479.57 for 5479.5714; 9492 or 9,492)."""
+    return figure is not None and any(_is(written, figure) for written in _NUMBER.findall(text))
+
+
+def others(text: str, figure: float | None, question: str) -> tuple[str, ...]:
+    """The numbers `text` states that are not `figure` and not in the question: what contradicts
+    a computed figure ("The Skien depot used 12775 litres" over a computed 3,904)."""
     if figure is None:
-        return False
-    for written in re.findall(r"(?<![\w.])-?\d[\d,]*(?:\.\d+)?", text):
-        plain = written.replace(",", "")
-        decimals = len(plain.split(".")[1]) if "." in plain else 0
-        if round(figure, decimals) == float(plain):
-            return True
-    return False
+        return ()
+    asked = {float(n.replace(",", "")) for n in _NUMBER.findall(question)}
+    return tuple(written for written in _NUMBER.findall(text)
+                 if not _is(written, figure) and float(written.replace(",", "")) not in asked)
+
+
+def _is(written: str, figure: float) -> bool:
+    plain = written.replace(",", "")
+    decimals = len(plain.split(".")[1]) if "." in plain else 0
+    return round(figure, decimals) == float(plain)
 
 
 def _mean(values: list[float]) -> float | None:
@@ -245,7 +262,8 @@ def _figures(asked: list[Asked]) -> dict:
             "computed_right": _mean([float(a.computed is not None and abs(a.computed - a.question.figure) < 0.005)
                                      for a in tables]),
             "figure_in_text": _mean([float(states(a.answer, a.computed)) for a in computed]),
-            "contradicting_number": _mean([float(bool(a.not_found)) for a in computed]),
+            "contradicting_number": _mean([float(bool(a.other_numbers)) for a in computed]),
+            "number_not_in_sources": _mean([float(bool(a.not_found)) for a in computed]),
             "fresh_questions": len(fresh),
             "flagged": _mean([float(a.flagged) for a in fresh]),
             "forms": {form: sum(1 for a in mine if a.form == form) for form in dict.fromkeys(a.form for a in mine)},
@@ -267,7 +285,8 @@ def run_answers_bench(*, served: bool = False, as_json: bool = False, questions:
               "forms_once_learned": {form: sum(1 for a in again if a.form == form)
                                      for form in dict.fromkeys(a.form for a in again)},
               "answers": [{"question": a.question.text, "path": a.path, "form": a.form, "answer": a.answer,
-                           "computed": a.computed, "not_found": list(a.not_found), "flagged": a.flagged}
+                           "computed": a.computed, "not_found": list(a.not_found), "flagged": a.flagged,
+                           "other_numbers": list(a.other_numbers)}
                           for a in asked]}
     print(json.dumps(report, indent=2, ensure_ascii=False) if as_json else _table(report))
     return report
@@ -276,7 +295,8 @@ def run_answers_bench(*, served: bool = False, as_json: bool = False, questions:
 def _table(report: dict) -> str:
     rows = [("table: docchat computed the right figure", "computed_right"),
             ("table: the computed figure in the answer's text", "figure_in_text"),
-            ("table: a number contradicting it (not in the sources)", "contradicting_number"),
+            ("table: a number contradicting it (another number stated)", "contradicting_number"),
+            ("table: a number not in the sources", "number_not_in_sources"),
             ("fresh questions: an answer with a flagged sentence", "flagged"),
             ("seconds per answer, p50", "seconds_p50")]
     paths = list(report["paths"])

@@ -22,5 +22,6 @@ def test_the_answers_bench_prints_both_paths_and_docchat_states_every_figure(tmp
     assert report["questions"] == 6 and today["table_questions"] == docchat_path["table_questions"] == 3
     assert docchat_path["computed_right"] == 1.0
     assert (docchat_path["figure_in_text"], docchat_path["contradicting_number"]) == (1.0, 0.0)
-    assert (today["figure_in_text"], today["contradicting_number"]) == (0.0, 1.0)
+    assert docchat_path["number_not_in_sources"] == 0.0
+    assert (today["figure_in_text"], today["contradicting_number"], today["number_not_in_sources"]) == (0.0, 1.0, 1.0)
     assert today["flagged"] == 1.0
