@@ -115,3 +115,21 @@ def test_a_figure_a_model_s_query_computed_names_the_model():
 
     assert stated_text(figure) == ("Stock value is **1,080** (computed by a query Qwen3-4B wrote, run by docchat over "
                                    "the data rows of stock.xlsx › Stock; subtotal and total rows left out) [1].")
+
+
+def test_the_model_s_words_after_a_figure_cut_at_the_limit_go_on_and_docchat_s_sentence_stays_unchecked():
+    # Fourteen rows: "14" is in docchat's sentence and not in the passage it cites.
+    fourteen = Figure(OSLO.document_id, OSLO.document, OSLO.sheet, OSLO.what, 165, OSLO.sql, tuple(range(2, 16)))
+    setup = Setup(FakeLibrary(*stock(), *leases(), computed=fourteen), window=4_096,
+                  checker=CitationChecker(WordsEmbedder()))
+    setup.gateway.enqueue(["So the total of Pallets where "], finish_reason="length")
+    setup.gateway.enqueue(["Location is Oslo is 165 [1]."])
+    first = setup.chat.answer(None, "How many pallets are in Oslo in total?", form=AnswerForm.FREE)
+    first.text()
+
+    turn = setup.chat.continue_answer(first.conversation_id)
+    turn.text()
+
+    assert turn.answer.content == f"{stated_text(fourteen)}\n\nSo the total of Pallets where Location is Oslo is 165 [1]."
+    assert turn.answer.facts.form is AnswerForm.STATED
+    assert turn.answer.facts.grounding.flagged == ()

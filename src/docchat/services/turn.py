@@ -197,10 +197,13 @@ def streamed(prepared: Prepared, draft: Message, saver: Saver, gateway: Gateway,
         messages = [*messages, {"role": "assistant", "content": prefix}]
     else:
         draft = draft.with_facts(form=AnswerForm.FREE if constraint is None else AnswerForm.CONSTRAINED)
+    # A figure docchat stated, cut in the model's words after it, goes on: docchat's part stays its own.
+    table = draft.facts.table
+    opening = f"{stated_text(table)}\n\n" if prefix and draft.facts.form is AnswerForm.STATED and table else ""
     summary = prepared.assembly.new_summary
     return Turn(conversation_id=conversation_id, question=prepared.question, draft=draft, budget=prepared.budget,
                 stats=prepared.stats, citations=prepared.citations, evidence=prepared.evidence, saver=saver,
-                prefix=prefix, checker=checker,
+                prefix=prefix, checker=checker, docchat_wrote=opening,
                 summary=summary.content if summary else None,
                 start=lambda stop: gateway.stream(messages, max_tokens=max_tokens, stop=stop,
                                                   continue_last=bool(prefix), varied=varied,
