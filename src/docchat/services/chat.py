@@ -263,7 +263,7 @@ class ChatService:
         # A cut answer goes on while the model answers; without one, it is judged as a new answer.
         documents_only = self.documents_only(settings) and (continuing is None or unavailable is not None)
         form = form if form is not None else self._form(settings)
-        request = replace(request, plan=plan, quoting=continuing is None and self.writer.quoting(info, form))
+        request = replace(request, plan=plan, quoting=continuing is None and self.writer.quoting(form))
         if unavailable is not None:
             # Planned against a nominal window: nothing may be condensed or cut for good by it.
             request = replace(request, may_condense=False)

@@ -67,7 +67,7 @@ class StatelessChat:
 
         reserve = self._chat.reserve_for(info.max_model_len)
         request = Request(question=question, history=messages, scope=document_ids, max_passages=top_k,
-                          instructions=instructions, plan=plan, quoting=self._chat.writer.quoting(info, form))
+                          instructions=instructions, plan=plan, quoting=self._chat.writer.quoting(form))
         prepared = self._pipeline.prepare(request,
                                           max_model_len=info.max_model_len, answer_reserve=reserve, keep_question=keep)
         draft = Message(id="stateless-answer", conversation_id="", seq=len(messages) + 2, role=Role.ASSISTANT,

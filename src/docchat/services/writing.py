@@ -77,7 +77,7 @@ class AnswerWriter:
         gate = self._citation_gate
         return gate.form(info, prepared) if gate is not None else AnswerForm.FREE
 
-    def quoting(self, info: ServerInfo, chosen: AnswerForm | None) -> bool:
+    def quoting(self, chosen: AnswerForm | None) -> bool:
         """Whether a new answer about every document, with passages to cite, is to be quoted by
         docchat, so that no model need read the collection in rounds: unless the user asked for
         the model's own words, it is (`BUILT`). Known before the passages are gathered."""
