@@ -57,7 +57,8 @@ class Settings(BaseModel):
     max_tokens: int | None = None
     system_prompt: str = SYSTEM_PROMPT  # docchat.context.prompt: fixed, prefix-stable
     # Conversations answer from their documents only unless they choose otherwise: when nothing
-    # is found there, docchat says so without asking the model.
+    # is found there, docchat says so (as every conversation does) and never asks the model, even
+    # when the user asks for its own words.
     documents_only: bool = False
     # Conversations that have not chosen have their answers quoted from the documents, no model
     # asked, when the documents hold one (a small model's own sentences are often wrong).

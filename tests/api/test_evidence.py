@@ -1,5 +1,5 @@
-"""Evidence over HTTP: every answer says whether the documents held it; a documents-only
-conversation answers what they do not hold itself, without asking the model."""
+"""Evidence over HTTP: every answer says whether the documents held it; what they do not hold
+docchat answers itself, without asking the model, unless the caller asks for the model's words."""
 
 from __future__ import annotations
 
@@ -20,13 +20,22 @@ def test_an_answer_from_the_documents_is_judged_found(client, gateway, trust):
     assert body["evidence"]["score"] >= 0.65
 
 
-def test_a_question_about_nothing_in_the_documents_is_judged_not_found_and_still_answered(client, gateway, trust):
-    gateway.enqueue(["France won it."])
-
+def test_a_question_about_nothing_in_the_documents_gets_docchat_s_reply_naming_the_nearest(client, gateway, trust):
     body = client.post("/api/v1/rag/query", json={"query": "Who won the football World Cup in 1998?"}).json()
 
+    assert body["answer"].startswith(f"{NOT_FOUND_REPLY} The nearest passages docchat found are in harbour-trust.md (")
+    assert body["evidence"]["judgement"] == "not found" and body["citations"]
+    assert gateway.requests == []
+
+
+def test_the_model_s_own_answer_comes_when_the_caller_asks_for_its_words(client, gateway, trust):
+    gateway.enqueue(["France won it."])
+
+    body = client.post("/api/v1/rag/query", json={"query": "Who won the football World Cup in 1998?",
+                                                  "form": "free"}).json()
+
     assert body["answer"] == "France won it."
-    assert body["evidence"]["judgement"] == "not found"
+    assert body["evidence"]["judgement"] == "not found" and body["answer_form"] == "free"
 
 
 def test_a_documents_only_conversation_replies_itself_and_keeps_the_reply(client, gateway, trust):
@@ -50,7 +59,7 @@ def test_with_the_llm_server_gone_a_documents_only_retry_replies_itself_instead_
     conversation = client.post("/api/v1/conversations", json={}).json()
     gateway.enqueue(["France won it."])
     client.post(f"/api/v1/conversations/{conversation['id']}/messages",
-                json={"content": "Who won the football World Cup in 1998?"})
+                json={"content": "Who won the football World Cup in 1998?", "form": "free"})
     client.patch(f"/api/v1/conversations/{conversation['id']}", json={"documents_only": True})
     gateway.down = LLMUnavailable("the LLM server is not running")
 

@@ -99,3 +99,17 @@ def test_a_completion_says_which_passages_it_cited_and_marks_a_number_none_of_th
     assert [c["n"] for c in extension["cited"]] == [fees]
     [sentence] = extension["citation_check"]["sentences"]
     assert sentence["flagged"] and sentence["note"] == "45,000 not found in the cited passages"
+
+
+def test_a_question_the_documents_do_not_hold_gets_docchat_s_reply_unless_the_model_s_words_are_asked(docchat, gateway,
+                                                                                                      trust):
+    question = [{"role": "user", "content": "Who won the football World Cup in 1998?"}]
+
+    reply = docchat.chat.completions.create(model="docchat", messages=question)
+    assert reply.choices[0].message.content.startswith("I could not find this in your documents. The nearest passages")
+    assert gateway.requests == []
+
+    gateway.enqueue(["Based on the provided data, France won it."])
+    own = docchat.chat.completions.create(model="docchat", messages=question, extra_body={"docchat": {"form": "free"}})
+    assert own.choices[0].message.content == "France won it."
+    assert own.model_extra["docchat"]["evidence"]["judgement"] == "not found"

@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from docchat.domain import Judgement, Role, Status
+from docchat.domain import AnswerForm, Judgement, Role, Status
 from docchat.domain.grounding import DOCUMENTS_ONLY
 from docchat.errors import LLMUnavailable
 from docchat.services.documents_only import NOT_FOUND_REPLY
@@ -81,12 +81,69 @@ def test_with_no_llm_server_a_question_the_documents_answer_fails_as_before():
     assert question.content == "How much is the annual rent?" and answer.status is Status.ERROR
 
 
-def test_an_ordinary_conversation_asks_the_model_even_when_nothing_is_found():
+def test_any_conversation_gets_docchat_s_reply_naming_the_nearest_passages_and_no_model_is_asked():
     setup = Setup(FakeLibrary(RENT, ROAST))
     turn = setup.ask("How long does a turkey roast for?")
 
-    assert len(setup.gateway.requests) == 1
+    assert setup.gateway.requests == []
     assert turn.evidence.judgement is Judgement.NOT_FOUND
+    assert turn.answer.content == (f"{NOT_FOUND_REPLY} The nearest passages docchat found are in Kitchen Notebook "
+                                   "(page 1 [2]), but it does not hold the answer. They are listed under the "
+                                   "sources, to look at yourself.")
+    assert turn.answer.facts.model == DOCUMENTS_ONLY
+
+
+def test_the_model_answers_what_the_documents_do_not_hold_only_when_asked_for_its_own_words():
+    setup = Setup(FakeLibrary(RENT, ROAST))
+    conversation_id = setup.conversations.create("Cookery").id
+    setup.ask("How long does a turkey roast for?", conversation_id)
+
+    again = setup.chat.retry(conversation_id, form=AnswerForm.FREE)
+    again.text()
+
+    assert len(setup.gateway.requests) == 1
+    assert (again.answer.content, again.answer.facts.form) == ("fine.", AnswerForm.FREE)
+    assert again.evidence.judgement is Judgement.NOT_FOUND  # the page labels it the model's own
+
+
+def test_a_documents_only_conversation_never_has_the_model_s_own_answer():
+    setup = Setup(FakeLibrary(RENT, ROAST))
+    turn = setup.ask("How long does a turkey roast for?", documents_only(setup), form=AnswerForm.FREE)
+
+    assert setup.gateway.requests == []
+    assert turn.answer.content.startswith(NOT_FOUND_REPLY)
+
+
+def test_a_reply_names_every_passage_it_offers_by_document_escaped():
+    from docchat.domain import Citation
+    from docchat.services.documents_only import reply_text
+
+    offers = [Citation(1, "q*3*.md", "Budget", "…"), Citation(2, "notes.md", "", "…"),
+              Citation(3, "q*3*.md", "page 2", "…")]
+    assert reply_text(offers) == (f"{NOT_FOUND_REPLY} The nearest passages docchat found are in q\\*3\\*.md "
+                                  "(Budget [1], page 2 [3]); and notes.md ([2]), but none of them holds the answer. "
+                                  "They are listed under the sources, to look at yourself.")
+    assert reply_text([]) == NOT_FOUND_REPLY
+
+
+def test_with_no_llm_server_any_conversation_still_says_what_it_did_not_find():
+    setup = Setup(FakeLibrary(RENT, ROAST))
+    setup.gateway.down = LLMUnavailable("the LLM server is not running")
+
+    turn = setup.ask("How long does a turkey roast for?")
+    assert turn.answer.content.startswith(NOT_FOUND_REPLY) and turn.answer.status is Status.COMPLETE
+
+
+def test_with_no_llm_server_asking_for_the_model_s_own_words_fails_and_keeps_the_question():
+    setup = Setup(FakeLibrary(RENT, ROAST))
+    conversation_id = setup.conversations.create("Cookery").id
+    setup.gateway.down = LLMUnavailable("the LLM server is not running")
+
+    turn = setup.chat.answer(conversation_id, "How long does a turkey roast for?", form=AnswerForm.FREE)
+    with pytest.raises(LLMUnavailable):
+        turn.text()
+    question, answer = setup.messages.history(conversation_id)
+    assert question.content == "How long does a turkey roast for?" and answer.status is Status.ERROR
 
 
 def test_the_default_in_settings_applies_until_a_conversation_chooses():
@@ -107,12 +164,13 @@ def test_the_passages_a_reply_offers_do_not_count_as_cited():
 
 
 def _answered_then_offline(question: str, *, cut: bool = False) -> tuple[Setup, str]:
-    """A conversation whose question the model answered (cut at the length limit: `cut`), then
+    """A conversation whose question the model answered in its own words, as asked (cut at the
+    length limit: `cut`), then
     made documents-only, with the LLM server gone."""
     setup = Setup(FakeLibrary(RENT, ROAST))
     conversation_id = setup.conversations.create("Cookery").id
     setup.gateway.enqueue(["Roast it for a long time"], finish_reason="length" if cut else "stop")
-    setup.ask(question, conversation_id)
+    setup.ask(question, conversation_id, form=AnswerForm.FREE)
     setup.conversations.set_documents_only(conversation_id, True)
     setup.gateway.down = LLMUnavailable("the LLM server is not running")
     return setup, conversation_id
@@ -178,3 +236,27 @@ def test_with_no_llm_server_a_cut_answer_the_documents_hold_stays_as_it_was_and_
 
     [answer] = [m for m in setup.messages.history(conversation_id) if m.role is Role.ASSISTANT]
     assert (answer.content, answer.status, answer.shown) == ("Roast it for a long time", Status.TRUNCATED, True)
+
+
+@pytest.mark.parametrize("written", [
+    ["Based on the provided data, the roast takes ", "three hours."],
+    ["According to the documents: the roast takes three hours."],
+    ["Based ", "upon the given context, ", "the roast takes three hours."],
+])
+def test_the_model_s_own_answer_never_claims_the_documents_as_its_source(written):
+    setup = Setup(FakeLibrary(RENT, ROAST))
+    setup.gateway.enqueue(written)
+
+    turn = setup.ask("How long does a turkey roast for?", form=AnswerForm.FREE)
+
+    assert turn.answer.content == "The roast takes three hours."
+    assert turn.evidence.judgement is Judgement.NOT_FOUND
+
+
+def test_an_answer_the_documents_hold_keeps_its_words_as_written():
+    setup = Setup(FakeLibrary(RENT, ROAST))
+    setup.gateway.enqueue(["Based on the provided data, the rent is GBP 62,000 [1]."])
+
+    turn = setup.ask("How much is the annual rent?", form=AnswerForm.FREE)
+
+    assert turn.answer.content == "Based on the provided data, the rent is GBP 62,000 [1]."

@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from docchat.domain import EvidenceStrength, Judgement, Role
+from docchat.domain import AnswerForm, EvidenceStrength, Judgement, Role
 from docchat.grounding.evidence import FOUND_AT, NOT_FOUND_BELOW, judge
 from docchat.exchange import to_document, to_json
 from docchat.exchange.foreign import parse_export
@@ -59,10 +59,10 @@ def test_an_answer_carries_the_judgement_of_what_was_retrieved_and_keeps_it_stor
     assert answer.facts.evidence == turn.evidence
 
 
-def test_a_question_the_documents_do_not_answer_is_answered_by_the_model_and_marked_not_found():
+def test_a_question_the_documents_do_not_answer_is_answered_by_the_model_when_asked_and_marked_not_found():
     setup = Setup(FakeLibrary(found_with(ROAST, similarity=0.12, coverage=0.0)))
-    turn = setup.ask("How long does a turkey roast for?")
-    assert turn.answer.content == "fine."  # the model still answers; the page says the answer is its own
+    turn = setup.ask("How long does a turkey roast for?", form=AnswerForm.FREE)
+    assert turn.answer.content == "fine."  # the model answers, as asked; the page says the answer is its own
     assert turn.evidence.judgement is Judgement.NOT_FOUND
 
 

@@ -55,8 +55,8 @@ class Setup:
                                 checker=checker, citation_gate=citation_gate)
         self.stateless = StatelessChat(self.chat, self.pipeline, self.counter, self.gateway)
 
-    def ask(self, question: str, conversation_id: str | None = None):
-        turn = self.chat.answer(conversation_id, question)
+    def ask(self, question: str, conversation_id: str | None = None, *, form=None):
+        turn = self.chat.answer(conversation_id, question, form=form)
         turn.text()
         return turn
 

@@ -3,6 +3,8 @@ when it does not fit one prompt), and figures computed from a sheet."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import pytest
 
 from docchat.context.pipeline import LEFT_OUT_NO_MATCH
@@ -139,10 +141,11 @@ def test_a_round_that_fails_leaves_the_collection_to_one_prompt_that_says_what_i
 
 
 def test_a_collection_that_fits_whole_reads_every_document_whole():
-    notes = [chunk(f"note-{n}.md", 0, f"Note {n}: the warranty lasts {n} years.") for n in range(3)]
+    notes = [replace(chunk(f"note-{n}.md", 0, f"Note {n}: the warranty lasts {n} years."), similarity=0.7)
+             for n in range(3)]
     setup = Setup(FakeLibrary(*notes))
 
-    turn = setup.ask("What does each note say about the warranty?")
+    turn = setup.ask("What does each note say about the warranty?", form=AnswerForm.FREE)
 
     assert turn.budget.mode == "documents"
     assert turn.answer.facts.coverage == Coverage(3, 3)

@@ -1,5 +1,5 @@
 """A conversation set to quoted answers: what its documents hold is quoted from them, no model
-asked (and none needed); what they do not hold is the model's own answer, as anywhere else."""
+asked (and none needed); what they do not hold gets docchat's reply, as anywhere else."""
 
 from __future__ import annotations
 
@@ -9,8 +9,9 @@ import pytest
 
 from docchat.domain import AnswerForm, ConversationSettings, Judgement, Role, Status
 from docchat.domain.approach import Coverage
-from docchat.domain.grounding import QUOTED_BY
+from docchat.domain.grounding import DOCUMENTS_ONLY, QUOTED_BY
 from docchat.errors import LLMUnavailable
+from docchat.services.documents_only import NOT_FOUND_REPLY
 
 from tests.unit.fakes import FakeLibrary, chunk
 from tests.unit.test_pipeline import Setup
@@ -39,13 +40,13 @@ def test_a_question_the_documents_answer_is_quoted_from_them_and_no_model_is_ask
         Status.COMPLETE, AnswerForm.QUOTED, QUOTED_BY)
 
 
-def test_a_question_the_documents_do_not_answer_is_the_model_s_own():
+def test_a_question_the_documents_do_not_answer_gets_docchat_s_reply():
     setup = Setup(FakeLibrary(RENT, ROAST))
     turn = setup.ask("How long does a turkey roast for?", quoting(setup))
 
-    assert len(setup.gateway.requests) == 1
+    assert setup.gateway.requests == []
     assert turn.evidence.judgement is Judgement.NOT_FOUND
-    assert (turn.answer.content, turn.answer.facts.form) == ("fine.", AnswerForm.FREE)
+    assert turn.answer.content.startswith(NOT_FOUND_REPLY) and turn.answer.facts.model == DOCUMENTS_ONLY
 
 
 def test_with_no_llm_server_a_question_the_documents_answer_is_still_quoted():
@@ -60,16 +61,13 @@ def test_with_no_llm_server_a_question_the_documents_answer_is_still_quoted():
         "How much is the annual rent?", turn.answer.content]
 
 
-def test_with_no_llm_server_a_question_the_documents_do_not_answer_fails_and_the_question_is_kept():
+def test_with_no_llm_server_a_question_the_documents_do_not_answer_still_gets_the_reply():
     setup = Setup(FakeLibrary(RENT, ROAST))
     conversation_id = quoting(setup)
     setup.gateway.down = LLMUnavailable("the LLM server is not running")
 
-    turn = setup.chat.answer(conversation_id, "How long does a turkey roast for?")
-    with pytest.raises(LLMUnavailable):
-        turn.text()
-    question, answer = setup.messages.history(conversation_id)
-    assert question.content == "How long does a turkey roast for?" and answer.status is Status.ERROR
+    turn = setup.ask("How long does a turkey roast for?", conversation_id)
+    assert turn.answer.content.startswith(NOT_FOUND_REPLY) and turn.answer.status is Status.COMPLETE
 
 
 def test_with_no_llm_server_answering_again_quotes_where_the_model_had_answered():

@@ -8,8 +8,8 @@ model is `docchat`: another name is refused with OpenAI's 404 `model_not_found`.
 parameters (temperature, max_tokens, n, tools...) are accepted and ignored: the answer length
 and sampling are docchat's settings. Citations come in an extension field, `docchat`, on the
 response, and on the last chunk of a stream (the one with a finish_reason). A request may carry the
-same field to choose how to answer: `"docchat": {"plan": "compare"}` (an OpenAI client's
-`extra_body`).
+same field to choose how to answer and write it: `"docchat": {"plan": "compare"}`, or
+`{"form": "free"}` for the model's own words (an OpenAI client's `extra_body`).
 """
 
 from __future__ import annotations
@@ -25,9 +25,9 @@ from starlette.concurrency import run_in_threadpool
 from docchat.exchange import citation_wire
 from docchat.api import deps
 from docchat.api.errors import error_response, stream_failure
-from docchat.api.schemas import AskedPlan, Strict
+from docchat.api.schemas import AskedForm, AskedPlan, Strict
 from docchat.api.streaming import EventStream, TurnReader, finish, sse
-from docchat.domain import Status
+from docchat.domain import AnswerForm, Status
 from docchat.domain.approach import asked, plan_fields
 from docchat.errors import InvalidInput
 
@@ -60,6 +60,7 @@ class DocchatOptions(Strict):
     """docchat's own choices, in the request's `docchat` field."""
 
     plan: AskedPlan = None
+    form: AskedForm = None
 
 
 class ChatCompletionRequest(BaseModel):
@@ -94,7 +95,9 @@ async def chat_completions(body: ChatCompletionRequest, request: Request, servic
         return _no_such_model(request, body.model)
     instructions, history, question = _conversation(body.messages)
     plan = asked(body.docchat.plan) if body.docchat else None
-    turn = await run_in_threadpool(services.stateless.answer, history, question, instructions=instructions, plan=plan)
+    form = AnswerForm(body.docchat.form) if body.docchat and body.docchat.form else None
+    turn = await run_in_threadpool(services.stateless.answer, history, question, instructions=instructions, plan=plan,
+                                   form=form)
     completion = {"id": f"chatcmpl-{uuid.uuid4().hex}", "created": int(time.time()), "model": MODEL}
     if body.stream:
         include_usage = bool(body.stream_options and body.stream_options.include_usage)

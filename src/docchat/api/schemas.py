@@ -48,7 +48,8 @@ AskedForm = Annotated[Literal["free", "constrained", "quoted"] | None, Field(
                 'sentence ending with marks of the passages it was given; where the server takes a pattern) or '
                 '"quoted" (the passages\' own sentences, quoted by docchat, no model asked); either needs passages '
                 'that answer the question, else the answer is free. Default: docchat chooses from what the served '
-                'model has written.')]
+                'model has written. A question the documents do not answer gets docchat\'s reply saying so, '
+                'unless "free" or "constrained" asks for the model\'s own answer (labelled not found).')]
 
 
 class RagQuery(Strict):
@@ -75,7 +76,8 @@ class ConversationChange(Strict):
     title: str | None = None
     pinned: bool | None = None
     documents_only: bool | None = Field(default=None, description="Answer from the documents only: when "
-                                        "nothing is found there, docchat says so without asking the model.")
+                                        "nothing is found there, docchat says so (as always) and never asks the "
+                                        "model, even for a form asking the model's words.")
     quoted_answers: bool | None = Field(default=None, description="Quote the documents: an answer they hold is "
                                         "their own sentences, cited, and the model is not asked.")
 

@@ -29,7 +29,8 @@ def add_commands(commands) -> None:
                         help="how to write the answer: in the model's own words (free), by the model with marks of "
                         "its passages ending every sentence (constrained; where the server takes a pattern), or the "
                         "passages' own sentences quoted, no model asked (quoted); either needs passages that answer "
-                        "the question; default: docchat chooses from what the model has written")
+                        "the question; default: docchat chooses from what the model has written, and a question "
+                        "the documents do not answer gets docchat's reply unless free or constrained is asked for")
     asking.set_defaults(handler=ask)
 
     chatting = commands.add_parser("chat", help="an interactive chat in the terminal (Ctrl-C stops an answer)")

@@ -35,8 +35,8 @@ def add_commands(commands) -> None:
         sub = verbs.add_parser(verb, help=f"{verb} a conversation")
         sub.add_argument("id")
         sub.set_defaults(handler=handler)
-    only = verbs.add_parser("documents-only", help="answer from the conversation's documents only (on), or "
-                            "ask the model when they hold nothing (off)")
+    only = verbs.add_parser("documents-only", help="answer from the conversation's documents only, never "
+                            "asking the model when they hold nothing (on), or let `ask --form free` ask it (off)")
     only.add_argument("id")
     only.add_argument("state", choices=["on", "off"])
     only.set_defaults(handler=set_documents_only)

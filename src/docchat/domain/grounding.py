@@ -62,6 +62,24 @@ class EvidenceStrength:
             return None
 
 
+# An opening by which a model's answer claims the documents for itself ("Based on the provided
+# data, the CEO's salary is…", written by the bundled model under "Not found in your documents").
+_CLAIM = re.compile(r"\s*(?:based\s+(?:up)?on|according\s+to|as\s+per|from)\s+(?:the\s+|your\s+)?"
+                    r"(?:(?:provided|given|available|supplied|above|following)\s+)?"
+                    r"(?:data|documents?|context|information|passages?|sources?|texts?|excerpts?)"
+                    r"(?:\s+(?:provided|given|above|you\s+(?:provided|gave)))?\s*[,:]\s*", re.IGNORECASE)
+
+
+def unclaimed(text: str) -> str:
+    """An answer the documents were judged not to hold, without an opening that says it comes
+    from them: the answer is the model's own, and the page says so above it."""
+    claim = _CLAIM.match(text)
+    if claim is None:
+        return text
+    rest = text[claim.end():]
+    return rest[:1].upper() + rest[1:]
+
+
 def answer_note(evidence: EvidenceStrength | None, model: str | None) -> str | None:
     """What the page and the terminal say beside an answer given on weak or no evidence (None
     for one found, one never judged, and a documents-only reply, which says so itself)."""

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Sequence
 
 from docchat.domain.conversations import FINISHED, Message, Role, Status
+from docchat.domain.grounding import DOCUMENTS_ONLY
 
 
 def last_exchange(history: Sequence[Message]) -> tuple[Message | None, Message | None]:
@@ -31,3 +32,10 @@ def needs_retry(last: Message) -> bool:
 def may_regenerate(answer: Message, *, last: bool) -> bool:
     """The last answer, once it ended, can be answered again as a new version."""
     return last and answer.role is Role.ASSISTANT and answer.status in FINISHED
+
+
+def may_ask_the_model(last: Message, *, documents_only: bool) -> bool:
+    """The last message is docchat's reply that the documents do not hold the answer, in a
+    conversation not set to its documents only: the model's own answer may be asked for."""
+    return (not documents_only and last.role is Role.ASSISTANT and last.facts.model == DOCUMENTS_ONLY
+            and last.status is Status.COMPLETE)

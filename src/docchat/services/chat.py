@@ -4,8 +4,8 @@ Write path: the user's message is committed before the LLM is asked for the answ
 pipeline hands it back to be kept once its passages are known); the answer is stored as
 `streaming` and checkpointed while tokens arrive, then ends `complete`, `interrupted`
 (stopped, cut off) or `error`, keeping whatever text arrived. A prompt never exceeds
-max_model_len minus the answer reserve. A documents-only conversation answers a question its
-documents do not hold itself, without the model (docchat.services.documents_only).
+max_model_len minus the answer reserve. A question the documents do not hold is answered by
+docchat itself, without the model (docchat.services.documents_only).
 """
 
 from __future__ import annotations
@@ -27,11 +27,11 @@ from docchat.errors import InvalidInput, LLMError, NotFound
 from docchat.ports import Gateway, Programs, ServerInfo, TokenCounter, UnitOfWorkFactory
 from docchat.services.conversation_log import Compaction, ConversationLog, required
 from docchat.services.conversations import ConversationService
-from docchat.services.documents_only import NominalServer, Reply, offered, refuses, reply_text
+from docchat.services.documents_only import NominalServer, refuses
 from docchat.services.messages import MessageService, require_message
 from docchat.domain.titles import clean_title, title_from
 from docchat.services.turn import Turn, streamed
-from docchat.services.writing import AnswerWriter
+from docchat.services.writing import OWN_WORDS, AnswerWriter
 
 log = logging.getLogger(__name__)
 
@@ -91,20 +91,17 @@ class ChatService:
 
     def _server(self, conversation_id: str | None, form: AnswerForm | None = None,
                 question: str = "") -> tuple[ServerInfo, LLMError | None]:
-        """The server to plan against. With none answering, a documents-only conversation, an
-        answer to be quoted, or a question docchat may answer itself (a figure, the collection, a
-        comparison), plans against a nominal one, with the failure kept: nothing found needs no
-        model, nor do quotes or what docchat states, so the question is judged first and fails
-        for want of a server only if the model must write its answer. Otherwise the failure is
-        raised."""
+        """The server to plan against. With none answering, unless the user asked for the model's
+        own words, plans against a nominal one, with the failure kept: what the documents do not
+        hold needs no model, nor do quotes or what docchat states (a figure, the collection, a
+        comparison), so the question is judged first and fails for want of a server only if the
+        model must write its answer. Otherwise the failure is raised."""
         try:
             return self._gateway.info(), None
         except LLMError as error:
             settings = self._settings(conversation_id)
             form = form if form is not None else self._form(settings)
-            scope = list(settings.document_scope) if settings.document_scope is not None else None
-            if (self.documents_only(settings) or form is AnswerForm.QUOTED
-                    or form is None and self._pipeline.answers_itself(question, scope)):
+            if form not in OWN_WORDS or self.documents_only(settings):
                 return NominalServer(), error
             raise
 
@@ -275,11 +272,12 @@ class ChatService:
         # Planned against a nominal window (no server), the turn changes nothing for good.
         compaction = _compaction(prepared, marks) if unavailable is None else None
 
-        if documents_only and refuses(prepared):
+        if continuing is not None and documents_only and refuses(prepared):
             # A cut answer that cannot go on: the reply becomes its new version, the cut one kept.
-            return self._from_documents(prepared, continuing.group if continuing is not None else version_of,
-                                        compaction)
-        if unavailable is not None and not (continuing is None and self.writer.writable(prepared, form)):
+            version_of = continuing.group
+            continuing = None
+        if unavailable is not None and not (continuing is None and
+                                            self.writer.writable(prepared, form, documents_only=documents_only)):
             if continuing is not None:
                 return self._unchanged(prepared.question, continuing, unavailable)
             return self._failed(prepared.question, unavailable, version_of=version_of)
@@ -290,7 +288,8 @@ class ChatService:
                                        evidence=prepared.evidence, approach=prepared.approach,
                                        coverage=prepared.coverage, table=prepared.figure)
             return self.writer.write(prepared, draft, self._saver, info, chosen=form, conversation_id=conversation_id,
-                                     max_tokens=reserve, varied=version_of is not None, served=unavailable is None)
+                                     max_tokens=reserve, varied=version_of is not None, served=unavailable is None,
+                                     documents_only=documents_only)
         else:
             draft, prefix = replace(continuing, status=Status.STREAMING), continuing.content
             # The answer so far now sits in the prompt, so the rest gets what the window has left.
@@ -311,19 +310,6 @@ class ChatService:
     @checker.setter
     def checker(self, checker: Checker | None) -> None:
         self.writer.checker = checker
-
-    def _from_documents(self, prepared: Prepared, version_of: str | None, compaction: Compaction | None) -> Turn:
-        """The documents-only reply to a question nothing was found for: no model is asked; its
-        sources are the closest passages. No budget: no prompt was sent."""
-        offers = offered(prepared)
-        question = prepared.question
-        started = self._messages.start_answer(question.conversation_id, model=DOCUMENTS_ONLY,
-                                              version_of=version_of, compaction=compaction)
-        draft = started.with_facts(citations=offers, stats=prepared.stats, evidence=prepared.evidence,
-                                   approach=prepared.approach, coverage=prepared.coverage, table=prepared.figure)
-        return Turn(conversation_id=question.conversation_id, question=question, draft=draft, budget=None,
-                    stats=prepared.stats, citations=offers, evidence=prepared.evidence, saver=self._saver,
-                    start=lambda stop: Reply(reply_text(offers)))
 
     def _unchanged(self, question: Message, cut: Message, error: LLMError) -> Turn:
         """The answer as it was cut stays; this try fails where the stream is read, as its siblings do."""

@@ -1,11 +1,13 @@
-"""Documents only: a conversation that answers from its documents or not at all.
+"""Not in your documents" is docchat's answer (issue 54).
 
 When the evidence judgement finds nothing in the documents in scope (docchat.grounding.evidence),
-such a conversation does not call the model: docchat replies "I could not find this in your
-documents", with the closest passages as its sources, and the reply is stored like any answer
-(it names DOCUMENTS_ONLY as its model). The judgement needs no LLM, so the reply comes even
-when no LLM server is running: the question is prepared against a nominal window then, and
-only an answer that needs the model fails for want of one.
+docchat does not call the model: it replies "I could not find this in your documents", naming
+the nearest passages it did find, which are the reply's sources, and the reply is stored like
+any answer (it names DOCUMENTS_ONLY as its model). The model's own answer comes only when the
+user asks for its words (docchat.services.writing), and a documents-only conversation never
+has it. The judgement needs no LLM, so the reply comes even when no LLM server is running:
+the question is prepared against a nominal window then, and only an answer that needs the
+model fails for want of one.
 """
 
 from __future__ import annotations
@@ -17,9 +19,9 @@ from typing import Any
 from docchat.context.pipeline import Prepared
 from docchat.domain import Citation, Judgement
 from docchat.domain.grounding import DOCUMENTS_ONLY
+from docchat.domain.stated import escaped
 
 NOT_FOUND_REPLY = "I could not find this in your documents."
-CLOSEST_OFFERED = "The closest passages are listed under Sources, if you want to look yourself."
 # The closest passages a reply offers.
 OFFERED = 3
 # The window a question is prepared against when no LLM server says its own: enough for the
@@ -48,7 +50,12 @@ class NominalServer:
 def refuses(prepared: Prepared) -> bool:
     """Whether a documents-only conversation answers this question itself: nothing was found
     (or there was nothing in scope to search)."""
-    return prepared.evidence is None or prepared.evidence.judgement is Judgement.NOT_FOUND
+    return prepared.evidence is None or not_found(prepared)
+
+
+def not_found(prepared: Prepared) -> bool:
+    """Whether the documents in scope were searched and judged not to hold the answer."""
+    return prepared.evidence is not None and prepared.evidence.judgement is Judgement.NOT_FOUND
 
 
 def offered(prepared: Prepared) -> list[Citation]:
@@ -57,7 +64,19 @@ def offered(prepared: Prepared) -> list[Citation]:
 
 
 def reply_text(offers: list[Citation]) -> str:
-    return f"{NOT_FOUND_REPLY} {CLOSEST_OFFERED}" if offers else NOT_FOUND_REPLY
+    """docchat's reply, naming the passages it offers (each cited by its mark, grouped by their
+    document), so that a reader of the terminal or an export sees where docchat looked as well
+    as one of the page."""
+    if not offers:
+        return NOT_FOUND_REPLY
+    places: dict[str, list[str]] = {}
+    for offer in offers:
+        places.setdefault(offer.document, []).append(f"{escaped(offer.where)} [{offer.number}]".lstrip())
+    named = [f"{escaped(document)} ({', '.join(where)})" for document, where in places.items()]
+    listed = named[0] if len(named) == 1 else f"{'; '.join(named[:-1])}; and {named[-1]}"
+    holds = "it does not hold" if len(offers) == 1 else "none of them holds"
+    return (f"{NOT_FOUND_REPLY} The nearest passages docchat found are in {listed}, but {holds} "
+            "the answer. They are listed under the sources, to look at yourself.")
 
 
 class Reply:

@@ -17,14 +17,15 @@ from typing import Any, Callable, Generator, Iterator, Protocol
 from docchat.context.citing import Checker
 from docchat.context.pipeline import Prepared
 from docchat.context.quotes import chosen_quotes, documents_text, quotes_text
-from docchat.domain import FINISHED, AnswerForm, Budget, Citation, EvidenceStrength, Grounding, MemoryStats, Message, SessionMemory, Status
+from docchat.domain import (FINISHED, AnswerForm, Budget, Citation, EvidenceStrength, Grounding, Judgement,
+                            MemoryStats, Message, SessionMemory, Status)
 from docchat.domain.approach import Way
-from docchat.domain.grounding import QUOTED_BY, STATED_BY, Constraint, marks_in
+from docchat.domain.grounding import DOCUMENTS_ONLY, QUOTED_BY, STATED_BY, Constraint, marks_in, unclaimed
 from docchat.domain.stated import figures_of, stated_text
 from docchat.grounding.numbers import check_numbers
 from docchat.errors import DocchatError, GenerationStopped, LLMError
 from docchat.ports import Gateway, Generation
-from docchat.services.documents_only import Reply
+from docchat.services.documents_only import Reply, offered, reply_text
 from docchat.services.lead import LeadWriter
 from docchat.text import NUL
 
@@ -201,13 +202,18 @@ def streamed(prepared: Prepared, draft: Message, saver: Saver, gateway: Gateway,
     table = draft.facts.table
     opening = f"{stated_text(table)}\n\n" if prefix and draft.facts.form is AnswerForm.STATED and table else ""
     summary = prepared.assembly.new_summary
+    # The model's own answer to what the documents do not hold does not claim them as its source.
+    own = not prefix and prepared.evidence is not None and prepared.evidence.judgement is Judgement.NOT_FOUND
+
+    def start(stop: threading.Event) -> Generation:
+        generation = gateway.stream(messages, max_tokens=max_tokens, stop=stop, continue_last=bool(prefix),
+                                    varied=varied, conversation=conversation_id, constraint=constraint)
+        return _Unclaimed(generation) if own else generation
+
     return Turn(conversation_id=conversation_id, question=prepared.question, draft=draft, budget=prepared.budget,
                 stats=prepared.stats, citations=prepared.citations, evidence=prepared.evidence, saver=saver,
                 prefix=prefix, checker=checker, docchat_wrote=opening,
-                summary=summary.content if summary else None,
-                start=lambda stop: gateway.stream(messages, max_tokens=max_tokens, stop=stop,
-                                                  continue_last=bool(prefix), varied=varied,
-                                                  conversation=conversation_id, constraint=constraint))
+                summary=summary.content if summary else None, start=start)
 
 
 def quoted(prepared: Prepared, draft: Message, saver: Saver, *, conversation_id: str | None,
@@ -236,6 +242,16 @@ def quoted(prepared: Prepared, draft: Message, saver: Saver, *, conversation_id:
     return Turn(conversation_id=conversation_id, question=question, draft=draft, budget=None, stats=prepared.stats,
                 citations=prepared.citations, evidence=prepared.evidence, saver=saver, checker=checker, start=start,
                 docchat_quoted=text)
+
+
+def replied(prepared: Prepared, draft: Message, saver: Saver, *, conversation_id: str | None) -> Turn:
+    """The turn of docchat's reply to a question its documents do not answer: no model is asked;
+    its sources are the nearest passages, which it names. No budget: no prompt was sent."""
+    offers = offered(prepared)
+    draft = draft.with_facts(model=DOCUMENTS_ONLY, citations=offers, budget=None)
+    return Turn(conversation_id=conversation_id, question=prepared.question, draft=draft, budget=None,
+                stats=prepared.stats, citations=offers, evidence=prepared.evidence, saver=saver,
+                start=lambda stop: Reply(reply_text(offers)))
 
 
 def stated(prepared: Prepared, draft: Message, saver: Saver, gateway: Gateway | None, *, max_tokens: int,
@@ -288,3 +304,25 @@ class _Opened:
 
     def close(self) -> None:
         self._generation.close()
+
+
+class _Unclaimed(_Opened):
+    """A generation whose opening claim of the documents ("Based on the provided data,") is left
+    out (docchat.domain.grounding.unclaimed): its first CLAIM_WINDOW characters are held back
+    until they can be read whole."""
+
+    CLAIM_WINDOW = 80
+
+    def __init__(self, generation: Generation) -> None:
+        super().__init__("", generation)
+
+    def __iter__(self) -> Iterator[str]:
+        held = ""
+        deltas = iter(self._generation)
+        for delta in deltas:
+            held += delta
+            if len(held) >= self.CLAIM_WINDOW:
+                break
+        if held:
+            yield unclaimed(held)
+        yield from deltas

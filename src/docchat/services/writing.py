@@ -6,6 +6,9 @@ chooses its form and builds its turn (issue 54).
   `writes_leads`), or where the user asked for the model's own words.
 - The collection and a comparison are built by docchat from each document's quote (a list, a
   table), unless the user asked for the model's own words.
+- A question the documents do not answer gets docchat's reply saying so (docchat.services.
+  documents_only), unless the user asked for the model's own words (a documents-only
+  conversation never has them).
 - Otherwise the form asked for, where it can be had, else the citation gate's choice: quoted
   by docchat (with a lead sentence by a model that cites well), written under the citation
   pattern, or free.
@@ -20,14 +23,19 @@ from docchat.domain import AnswerForm, Message
 from docchat.domain.approach import Way
 from docchat.domain.grounding import Constraint
 from docchat.ports import Gateway, ServerInfo
+from docchat.services.documents_only import not_found, refuses
 from docchat.services.lead import LeadWriter
-from docchat.services.turn import Saver, Turn, quoted, stated, streamed
+from docchat.services.turn import Saver, Turn, quoted, replied, stated, streamed
 
 
 # The plans whose answer docchat builds from each document's quote, whatever the model: a
 # collection as a list, a comparison as a table, a row each (issue 54). On the bundled model a
 # collection answer the model wrote cited 0.42-0.55 of its documents, docchat's quotes all.
 BUILT = (Way.COLLECTION, Way.COMPARE)
+# The forms a user chooses to have the model's own words: only so does the model answer a
+# question the documents do not hold, its answer then labelled as its own (issue 54). Left to
+# itself, the bundled model answered one with "Based on the provided data, the CEO's salary is…".
+OWN_WORDS = (AnswerForm.FREE, AnswerForm.CONSTRAINED)
 
 
 class AnswerWriter:
@@ -41,9 +49,12 @@ class AnswerWriter:
 
     def write(self, prepared: Prepared, draft: Message, saver: Saver, info: ServerInfo, *,
               chosen: AnswerForm | None, conversation_id: str | None, max_tokens: int, varied: bool = False,
-              served: bool = True) -> Turn:
+              served: bool = True, documents_only: bool = False) -> Turn:
         """The turn of a new answer to `prepared`, in the form `chosen` (None: docchat chooses);
-        `served`: an LLM server answers (else only what asks no model can be written)."""
+        `served`: an LLM server answers (else only what asks no model can be written);
+        `documents_only`: the conversation answers from its documents or not at all."""
+        if self.replies(prepared, chosen, documents_only=documents_only):
+            return replied(prepared, draft, saver, conversation_id=conversation_id)
         if prepared.figure is not None:
             adds = served and (chosen in (AnswerForm.FREE, AnswerForm.CONSTRAINED) or
                                chosen is None and self._writes_well(info))
@@ -58,11 +69,22 @@ class AnswerWriter:
         return streamed(prepared, draft, saver, self._gateway, max_tokens=max_tokens,
                         conversation_id=conversation_id, varied=varied, checker=checker, constraint=constraint)
 
-    def writable(self, prepared: Prepared, chosen: AnswerForm | None) -> bool:
-        """Whether the answer can be written with no LLM server: docchat states a figure, or
-        quotes passages (chosen, or the collection's or a comparison's)."""
-        return prepared.figure is not None or citable(prepared) and (
-            chosen is AnswerForm.QUOTED or chosen is None and prepared.approach.way in BUILT)
+    def writable(self, prepared: Prepared, chosen: AnswerForm | None, *, documents_only: bool = False) -> bool:
+        """Whether the answer can be written with no LLM server: docchat says the documents do
+        not hold it, states a figure, or quotes passages (chosen, or the collection's or a
+        comparison's)."""
+        return self.replies(prepared, chosen, documents_only=documents_only) or prepared.figure is not None or \
+            citable(prepared) and (chosen is AnswerForm.QUOTED or chosen is None and prepared.approach.way in BUILT)
+
+    @staticmethod
+    def replies(prepared: Prepared, chosen: AnswerForm | None, *, documents_only: bool = False) -> bool:
+        """Whether docchat replies that the documents do not hold the answer, asking no model:
+        they were judged not to, and the user did not ask for the model's own words (in a
+        documents-only conversation: also when there was nothing in scope to search, whatever
+        was asked)."""
+        if documents_only:
+            return refuses(prepared)
+        return not_found(prepared) and chosen not in OWN_WORDS
 
     def form_for(self, info: ServerInfo, prepared: Prepared, chosen: AnswerForm | None = None) -> AnswerForm:
         """How a new answer is written: as chosen, where it can be (a pattern needs passages and a

@@ -15,7 +15,7 @@ from streamlit.runtime.scriptrunner import StopException
 from docchat.domain import FINISHED, AnswerFacts, AnswerForm, Conversation, Judgement, Message, Rating, Role, Status, answer_note, form_line
 from docchat.domain.approach import asked, covered_line
 from docchat.domain.grounding import answer_form
-from docchat.domain.turns import may_continue, may_regenerate, needs_retry
+from docchat.domain.turns import may_ask_the_model, may_continue, may_regenerate, needs_retry
 from docchat.errors import DocchatError, NotFound
 from docchat.web.safe_markdown import inert
 from docchat.ui import figures, found, header, server_start, sources
@@ -97,8 +97,8 @@ def render(conversation_id: str | None) -> None:
         with new_turn:
             _answer_again(conversation_id, again["how"], again["plan"], again.get("form"))
     _server_notice()
-    if conversation_id and history:
-        _last_message_actions(history[-1])
+    if conversation is not None and history:
+        _last_message_actions(history[-1], documents_only=services().chat.documents_only(conversation.settings))
     edited = _unsent(conversation_id, history)
     text = st.chat_input("Ask about your documents", key=f"{KEY}_input")
     for question in (edited, text):
@@ -107,13 +107,19 @@ def render(conversation_id: str | None) -> None:
                 _ask(conversation_id, question)
 
 
-def _last_message_actions(last: Message) -> None:
-    """Retry or Continue, below the history. Their keys name the message, and the run a click
-    starts acts only if that message is still the last (see `render`): a click in a tab that has
-    not seen a question asked since in another tab does not answer that other question."""
+def _last_message_actions(last: Message, *, documents_only: bool) -> None:
+    """Retry, Continue, or the model's own answer to what the documents do not hold, below the
+    history. Their keys name the message, and the run a click starts acts only if that message is
+    still the last (see `render`): a click in a tab that has not seen a question asked since in
+    another tab does not answer that other question."""
     if needs_retry(last):
         st.button("Retry the answer", key=f"{KEY}_retry_{last.id}", icon=":material/refresh:",
                   on_click=_start_again, args=(last, "retry"))
+    if may_ask_the_model(last, documents_only=documents_only):
+        st.button("Ask the model anyway", key=f"{KEY}_model_{last.id}", icon=":material/smart_toy:",
+                  help="The model answers in its own words, labelled as not from your documents; "
+                       "this reply is kept as an earlier version",
+                  on_click=_start_again, args=(last, "retry", None, AnswerForm.FREE.value))
     if may_continue(last):
         st.button("Continue the answer", key=f"{KEY}_continue_{last.id}", icon=":material/arrow_forward:",
                   on_click=_start_again, args=(last, "continue"))

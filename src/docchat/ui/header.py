@@ -26,7 +26,7 @@ def render(conversation: Conversation) -> None:
     chat = services().chat
     if chat.documents_only(conversation.settings):
         st.caption(":material/lock: Documents only: when your documents do not hold an answer, docchat says so "
-                   "and the model is not asked")
+                   "and the model is never asked")
     if chat.quotes(conversation.settings):
         st.caption(":material/format_quote: Quoted answers: what your documents hold is quoted from them, "
                    "and the model is not asked")
@@ -73,14 +73,15 @@ def _switches(conversation: Conversation) -> None:
     chat, conversations = services().chat, services().conversations
     _switch(conversation, "documents_only", "Answer from these documents only", chat.documents_only(conversation.settings),
             conversations.set_documents_only,
-            ("Answers from its documents only.", "The model answers when the documents do not."),
-            help="When nothing is found in the documents, docchat says so and offers the closest passages, "
-                 "without asking the model.")
+            ("Answers from its documents only.",
+             "When the documents do not hold an answer, the model's own can be asked for."),
+            help="When nothing is found in the documents, docchat says so and names the nearest passages, "
+                 "as always; on, the model's own answer is not offered either.")
     _switch(conversation, "quoted_answers", "Quote the documents instead of asking the model",
             chat.quotes(conversation.settings), conversations.set_quoted_answers,
             ("Answers are quoted from the documents.", "The model writes the answers."),
             help="An answer the documents hold is their own sentences, each cited, and the model is not asked "
-                 "(nor needed). A question they do not hold is still the model's to answer.")
+                 "(nor needed). A question they do not hold gets docchat's reply saying so.")
 
 
 def _switch(conversation: Conversation, name: str, label: str, on: bool, choose, said: tuple[str, str], *,

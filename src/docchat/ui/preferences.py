@@ -54,13 +54,13 @@ def render(llm: LLMStatus | None = None) -> None:
         only = st.toggle("Answer from the documents only", value=settings.documents_only,
                          disabled="documents_only" in locked, key=f"{KEY}_documents_only",
                          help="For conversations that have not chosen (each can, under Documents in its "
-                              "header): when nothing is found in the documents, docchat says so without "
-                              "asking the model.")
+                              "header): when nothing is found in the documents, docchat says so, as always, "
+                              "and the model's own answer is not offered either.")
         quote = st.toggle("Quote the documents instead of asking the model", value=settings.quoted_answers,
                           disabled="quoted_answers" in locked, key=f"{KEY}_quoted_answers",
                           help="For conversations that have not chosen (each can, under Documents in its header): "
-                               "an answer the documents hold is their own sentences, each cited; the model "
-                               "answers only what they do not hold.")
+                               "an answer the documents hold is their own sentences, each cited, and the model "
+                               "is not asked.")
         if st.form_submit_button("Save preferences", type="primary"):
             changes = {"llm_url": url.strip() or None, "max_tokens": int(answer), "cap_chunks": round(share, 2),
                        "embeddings_url": embeddings.strip() or None,
