@@ -208,7 +208,8 @@ def test_sources_after_an_answer_show_the_cited_document_and_passage(terminal, d
     library.index.close()  # one process at a time holds the index
     child = terminal()
     child.sendline(QUESTION)
-    child.expect_exact(FULL_ANSWER)
+    # On a fresh install the answer is quoted while the citation gate learns the model, unseen.
+    child.expect_exact("[Quoted from your documents.]")
     # Numbered as the prompt numbered the document's parts; the definition ranks first.
     child.expect_exact("harbour-trust.md 1.2 Determination Date")
     child.expect(PROMPT)

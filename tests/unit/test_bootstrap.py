@@ -4,6 +4,7 @@ LLM server and no index, so a service can be tested without them."""
 from __future__ import annotations
 
 from docchat.bootstrap import build_services
+from docchat.domain import AnswerForm
 from docchat.config import Settings
 
 from tests.unit.fakes import (FakeDisk, FakeEmbedder, FakeFiles, FakeGateway, FakeIndex, FakeLibrary, FakeParser,
@@ -32,7 +33,7 @@ def test_services_that_never_asked_the_server_answer_through_one_chat_built_at_i
 
     services = build_services(Settings(data_dir=tmp_path / "data", context_programs=False), uow=uow, counter=counter,
                               gateway=gateway, index=lambda: None, retriever=library, contact_llm=False)
-    turn = services.chat.answer(None, "When is the rent reviewed?")
+    turn = services.chat.answer(None, "When is the rent reviewed?", form=AnswerForm.FREE)
 
     assert turn.text() == "The rent is reviewed every fifth year [1]."
     assert services.chat is services.chat and services.stateless is services.stateless

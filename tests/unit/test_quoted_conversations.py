@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-import pytest
 
 from docchat.domain import AnswerForm, ConversationSettings, Judgement, Role, Status
 from docchat.domain.approach import Coverage

@@ -140,16 +140,38 @@ class CitationGate:
       the citation check flagged.
 
     A model that cites on its own (2 of 3 answers or better, over JUDGED_ENOUGH) answers freely.
-    Any other, on a server that takes a pattern, answers under it, so a fresh install cites from
-    its first answer; while CITE is unjudged, every FREE_EVERY-th answer is asked freely, to learn
-    it. A model whose constrained answers failed (under half usable), or that cannot cite on a
-    server that takes no pattern, gets answers quoted from the passages by docchat (QUOTED)."""
+    Any other, on a server that takes a pattern, answers under it; while CITE is unjudged, every
+    FREE_EVERY-th answer is asked freely, to learn it. A model whose constrained answers failed
+    (under half usable), or that cannot cite on a server that takes no pattern, gets answers quoted
+    from the passages by docchat (QUOTED).
+
+    A form not yet judged is learned unseen (`trial`): the user's answer is quoted, and the model
+    writes the same answer in that form beside it, checked and noted, never shown. On the bundled
+    model, the four answers a fresh install showed while the gate learned were the flagged ones
+    (4 of 10 fresh answers; docs/perf/answers.md)."""
 
     def __init__(self, record: SkillRecord):
         self._record = record
 
     def form(self, info: ServerInfo, prepared: Prepared) -> AnswerForm:
-        return self.leaning(info) if citable(prepared) else AnswerForm.FREE
+        """The form of the answer the user is shown."""
+        if not citable(prepared):
+            return AnswerForm.FREE
+        if self.trial(info, prepared) is None:
+            return self.leaning(info)
+        # While its own citing is learned, a model that keeps to the pattern answers under it.
+        constrained = self._record.tally(info.model, CITE_CONSTRAINED)
+        return AnswerForm.CONSTRAINED if info.constrains and _judged(constrained) and \
+            _share(constrained) >= KEEPS_TO_PATTERN else AnswerForm.QUOTED
+
+    def trial(self, info: ServerInfo, prepared: Prepared) -> AnswerForm | None:
+        """The form the model is to write this answer in unseen, for the gate to learn it: the
+        form it leans to, while that form's skill is unjudged (None: nothing to learn here)."""
+        if not citable(prepared):
+            return None
+        leaning = self.leaning(info)
+        skill = {AnswerForm.FREE: CITE, AnswerForm.CONSTRAINED: CITE_CONSTRAINED}.get(leaning)
+        return leaning if skill is not None and not _judged(self._record.tally(info.model, skill)) else None
 
     def leaning(self, info: ServerInfo) -> AnswerForm:
         """The form an answer with passages to cite gets from this server's model: known before

@@ -60,10 +60,10 @@ class ChatService:
         self._gateway = gateway
         self._pipeline = pipeline
         self._answer_reserve = answer_reserve
-        # How each new answer is written (its form, and the check of its citations).
-        self.writer = AnswerWriter(gateway, checker=checker, citation_gate=citation_gate)
         self._pending: set[threading.Thread] = set()
         self._background_lock = threading.Lock()
+        # How each new answer is written (its form, and the check of its citations).
+        self.writer = AnswerWriter(gateway, checker=checker, citation_gate=citation_gate, background=self._background)
         self._saver = _Saved(log, counter, conversations, programs, self._background)
 
     def answer(self, conversation_id: str | None, question: str, *, plan: Way | None = None,
@@ -191,7 +191,7 @@ class ChatService:
         for work in pending:
             work.join(max(0.0, deadline - time.monotonic()))
 
-    def _background(self, work: Callable[[], None]) -> None:
+    def _background(self, work: Callable[[], object]) -> None:
         def run() -> None:
             try:
                 work()

@@ -16,16 +16,46 @@ chooses its form and builds its turn (issue 54).
 
 from __future__ import annotations
 
+import logging
+from typing import Callable
+
 from docchat.context.citing import Checker, CitationGate, citable, citing
 from docchat.context.citing_rest import rest
 from docchat.context.pipeline import Prepared
-from docchat.domain import AnswerForm, Message
+from docchat.domain import AnswerFacts, AnswerForm, Message, Role, Status, utcnow
 from docchat.domain.approach import Way
 from docchat.domain.grounding import Constraint
+from docchat.errors import DocchatError
 from docchat.ports import Gateway, ServerInfo
 from docchat.services.documents_only import not_found, refuses
 from docchat.services.lead import LeadWriter
 from docchat.services.turn import Saver, Turn, quoted, replied, stated, streamed
+
+
+log = logging.getLogger(__name__)
+Background = Callable[[Callable[[], object]], None]
+
+
+def _at_once(work: Callable[[], object]) -> None:
+    work()
+
+
+def _tried(turn: Turn) -> None:
+    """Writes a trial answer out; one the server fails leaves the tally as it was."""
+    try:
+        turn.text()
+    except DocchatError as error:
+        log.info("an answer the citation gate learns from failed: %s", error)
+
+
+class _Unkept:
+    """Keeps nothing of an answer the gate learns from: only its check is noted."""
+
+    def checkpoint(self, answer: Message) -> None:
+        pass
+
+    def settle(self, answer: Message, *, completing: Turn | None) -> tuple[Message, None]:
+        return answer, None
 
 
 # The plans whose answer docchat builds from each document's quote, whatever the model: a
@@ -40,12 +70,14 @@ OWN_WORDS = (AnswerForm.FREE, AnswerForm.CONSTRAINED)
 
 class AnswerWriter:
     def __init__(self, gateway: Gateway, *, checker: Checker | None = None,
-                 citation_gate: CitationGate | None = None) -> None:
+                 citation_gate: CitationGate | None = None, background: Background = _at_once) -> None:
         self._gateway = gateway
         # Checks each finished answer's citations (none: answers are kept unchecked).
         self.checker = checker
         # Chooses whether a new answer is written under the citation pattern (none: always free).
         self._citation_gate = citation_gate
+        # Runs the answers the gate learns the model from, unseen, beside the one the user reads.
+        self._background = background
 
     def write(self, prepared: Prepared, draft: Message, saver: Saver, info: ServerInfo, *,
               chosen: AnswerForm | None, conversation_id: str | None, max_tokens: int, varied: bool = False,
@@ -61,6 +93,16 @@ class AnswerWriter:
             return stated(prepared, draft, saver, self._gateway if adds else None, max_tokens=max_tokens,
                           conversation_id=conversation_id, checker=self.checker, varied=varied)
         form = self.form_for(info, prepared, chosen)
+        turn = self._in_form(form, prepared, draft, saver, info, chosen=chosen, conversation_id=conversation_id,
+                             max_tokens=max_tokens, varied=varied, served=served)
+        if served and chosen is None:
+            # Once the answer shown is settled on: what the model shows unseen is for the next ones.
+            self._learn(prepared, info, max_tokens)
+        return turn
+
+    def _in_form(self, form: AnswerForm, prepared: Prepared, draft: Message, saver: Saver, info: ServerInfo, *,
+                 chosen: AnswerForm | None, conversation_id: str | None, max_tokens: int, varied: bool,
+                 served: bool) -> Turn:
         if form is AnswerForm.QUOTED:
             return quoted(prepared, draft, saver, conversation_id=conversation_id, checker=self.checker,
                           lead=self.lead_writer(info) if served else None)
@@ -104,6 +146,23 @@ class AnswerWriter:
         docchat, so that no model need read the collection in rounds: unless the user asked for
         the model's own words, it is (`BUILT`). Known before the passages are gathered."""
         return chosen is None or chosen is AnswerForm.QUOTED
+
+    def _learn(self, prepared: Prepared, info: ServerInfo, max_tokens: int) -> None:
+        """Has the model write this answer unseen in the form the gate is learning, if it is:
+        checked as any answer, and noted in the gate's tally; kept nowhere."""
+        gate = self._citation_gate
+        # docchat builds the collection's and a comparison's answers whatever the model shows.
+        learns = gate is not None and self.checker is not None and prepared.approach.way not in BUILT
+        trial = gate.trial(info, prepared) if learns and gate is not None else None
+        if trial is None:
+            return
+        constraint, checker = self.written(info, prepared, trial)
+        draft = Message(id="trial", conversation_id="", seq=prepared.question.seq + 1, role=Role.ASSISTANT,
+                        content="", created_at=utcnow(), status=Status.STREAMING,
+                        facts=AnswerFacts(model=info.model, citations=prepared.citations, evidence=prepared.evidence))
+        turn = streamed(prepared, draft, _Unkept(), self._gateway, max_tokens=max_tokens, conversation_id=None,
+                        checker=checker, constraint=constraint)
+        self._background(lambda: _tried(turn))
 
     def lead_writer(self, info: ServerInfo) -> LeadWriter | None:
         """Who writes a quoted answer's lead sentence: the model, if the gate judges it cites well."""
