@@ -62,9 +62,23 @@ def gateway(counter):
 
 
 @pytest.fixture
-def settings(data_dir):
+def settings(data_dir, gateway):
+    learned_to_cite(data_dir, gateway.info().model)
     # No DSPy programs: the scripted LLM answers only the answers.
     return Settings(data_dir=data_dir, context_programs=False)
+
+
+def learned_to_cite(data_dir, model: str) -> None:
+    """The scripted model judged to cite well on its own, as docchat learns a model from its
+    answers: the API's answers are its words, as a served model's are once learned, not the
+    quotes a fresh install shows while the citation gate learns it (tests/unit/test_citation_gate.py)."""
+    from docchat.context.citing import CITE, JUDGED_ENOUGH
+    from docchat.llm.skill_record import JsonSkillRecord
+
+    data_dir.mkdir(parents=True, exist_ok=True)
+    record = JsonSkillRecord(data_dir)
+    for _ in range(JUDGED_ENOUGH):
+        record.note(model, CITE, usable=True)
 
 
 @pytest.fixture

@@ -8,6 +8,8 @@ import json
 
 import pytest
 
+from docchat.context.quotes import LEAD_PROMPT
+
 from docchat.errors import LLMUnavailable
 
 from tests.api.conftest import events
@@ -38,8 +40,9 @@ def test_a_stateless_comparison_says_its_plan_the_documents_compared_and_what_it
     assert body["plan"] == "compare"
     assert body["plan_documents"] == ["lease-2024.md", "lease-2025.md"]
     assert body["coverage"] == {"documents_read": 2, "documents_in_scope": 2, "left_out": [], "rounds": 1}
-    # docchat's table of what each lease says, no model asked (issue 54).
-    assert body["answer_form"] == "quoted" and gateway.requests == []
+    # docchat's table of what each lease says (issue 54); the model, judged to cite well, is asked
+    # only for a sentence above it, kept if the quotes hold it ("fine." is not).
+    assert body["answer_form"] == "quoted" and asked_for(gateway) == [LEAD_PROMPT]
     assert body["answer"].startswith("| Document | What it says |\n| --- | --- |\n| lease-2024.md | \u201cThe tenant pays")
 
 
@@ -161,7 +164,12 @@ def test_a_question_asked_for_quotes_is_answered_with_the_documents_own_sentence
 
     assert body["answer_form"] == "quoted" and body["model"] == "docchat (quoted)"
     assert "\u201cThe tenant may keep one cat.\u201d" in body["answer"]
-    assert gateway.requests == []  # no model was asked
+    assert asked_for(gateway) == [LEAD_PROMPT]  # no model was asked but for a sentence above the quotes
+
+
+def asked_for(gateway) -> list[str]:
+    """The system prompt of each request the model was sent."""
+    return [messages[0]["content"] for messages, *_ in gateway.requests]
 
 
 def test_a_conversation_set_to_quote_its_documents_answers_in_quotes_with_the_llm_server_gone(client, gateway,

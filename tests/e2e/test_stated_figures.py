@@ -71,9 +71,12 @@ def test_the_collection_is_a_row_per_document_and_a_comparison_a_table_of_what_e
     ask_and_settle(page, "List the renewal date of every supplier contract.")
 
     answer = page.get_by_test_id("stChatMessage").last
+    table = answer.locator("table")
+    expect(table.locator("th", has_text="Date")).to_be_visible(timeout=30_000)
     for name, month in (("acme", "March"), ("borealis", "April"), ("cobalt", "June")):
-        expect(answer.get_by_role("listitem").filter(has_text=f"supplier-contract-{name}.md")).to_contain_text(
-            f"renews on 1 {month} 2027", timeout=30_000)
+        row = table.locator("tr", has_text=f"supplier-contract-{name}.md")
+        expect(row.locator("td").nth(1)).to_have_text(f"1 {month} 2027")
+        expect(row).to_contain_text(f"renews on 1 {month} 2027")
     expect(answer.get_by_text("Quoted from your documents.")).to_be_visible()
     page.screenshot(path=str(DOCS / "collection-answer.png"), full_page=True)
 

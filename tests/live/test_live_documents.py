@@ -26,7 +26,7 @@ def test_a_question_about_an_ingested_pdf_is_answered_from_passages_citing_the_r
     services = build_services(live_settings.model_copy(update={"cap_chunks": 0.005}))
     document = services.ingestion.ingest("Harbour Street Trust.pdf", trust_pdf())
 
-    turn = services.chat.answer(None, "When is the Determination Date?")
+    turn = services.chat.answer(None, "When is the Determination Date?", form=AnswerForm.CONSTRAINED)
     turn.text()
 
     # Answered, in full or cut at the 48-token reserve: how long the tiny model talks is its own
@@ -41,9 +41,9 @@ def test_a_question_about_an_ingested_pdf_is_answered_from_passages_citing_the_r
     assert question.content == "When is the Determination Date?"
     assert question.sent_content.startswith("Context:\n[1] Harbour Street Trust.pdf, page 2:")
     assert served_prompt_tokens(turn, live_server) == turn.budget.prompt
-    # A model docchat has not judged yet writes under the citation pattern: the tiny model, which
-    # never writes an [n] on its own, ends its sentences with marks of the passages it was given
-    # (unless the 48-token reserve cut it before its first). "Cited in" counts what it cited.
+    # Under the citation pattern the tiny model, which never writes an [n] on its own, ends its
+    # sentences with marks of the passages it was given (unless the 48-token reserve cut it
+    # before its first). "Cited in" counts what it cited.
     grounding = turn.answer.facts.grounding
     assert turn.answer.facts.form is AnswerForm.CONSTRAINED and grounding is not None
     assert not grounding.attributed or turn.answer.status is Status.TRUNCATED
@@ -52,12 +52,31 @@ def test_a_question_about_an_ingested_pdf_is_answered_from_passages_citing_the_r
     assert [u.conversation_id for u in uses] == ([turn.conversation_id] if turn.answer.cited else [])
 
 
+def test_on_a_fresh_install_the_answer_is_quoted_while_the_model_writes_one_unseen_for_the_gate(live_services):
+    from docchat.context.citing import CITE_CONSTRAINED
+    from docchat.llm.skill_record import FILE, JsonSkillRecord
+
+    live_services.ingestion.ingest("Harbour Street Trust.pdf", trust_pdf())
+
+    turn = live_services.chat.answer(None, "When is the Determination Date?")
+    turn.text()
+    live_services.chat.wait_for_background(120)
+
+    # The user reads docchat's quotes; the model wrote the same answer under the citation
+    # pattern, unseen, and the gate noted what it showed (usable or not: the tiny model's own).
+    assert turn.answer.facts.form is AnswerForm.QUOTED and "15th calendar day" in turn.answer.content
+    record = json.loads((live_services.settings.resolved_data_dir / FILE).read_text())
+    [(model, skills)] = record.items()
+    assert sum(JsonSkillRecord(live_services.settings.resolved_data_dir).tally(model, CITE_CONSTRAINED)) == 1, skills
+    assert [m.content for m in live_services.messages.history(turn.conversation_id)][-1] == turn.answer.content
+
+
 def test_a_pdf_that_fits_goes_in_whole_and_the_next_turn_reads_it_from_the_prefix_cache(live_services):
     live_services.ingestion.ingest("Harbour Street Trust.pdf", trust_pdf())
 
-    first = live_services.chat.answer(None, "When is the Determination Date?")
+    first = live_services.chat.answer(None, "When is the Determination Date?", form=AnswerForm.FREE)
     first.text()
-    follow_up = live_services.chat.answer(first.conversation_id, "And what is the Payment Date?")
+    follow_up = live_services.chat.answer(first.conversation_id, "And what is the Payment Date?", form=AnswerForm.FREE)
     follow_up.text()
 
     assert first.budget.mode == follow_up.budget.mode == "documents"
@@ -84,7 +103,7 @@ def test_a_stateless_answer_from_the_cli_retrieves_and_cites_with_full_passage_t
     ingested = subprocess.run([str(docchat), "ingest", str(pdf)], capture_output=True, text=True, env=env, timeout=300)
     assert ingested.returncode == 0, ingested.stderr
 
-    result = subprocess.run([str(docchat), "ask", "--history", str(history), "--json",
+    result = subprocess.run([str(docchat), "ask", "--history", str(history), "--json", "--form", "constrained",
                              "When is its Determination Date?"], capture_output=True, text=True, env=env, timeout=300)
 
     assert result.returncode == 0, result.stderr

@@ -29,7 +29,7 @@ LEASES = [_found("lease-2024.md", "The tenant pays GBP 1,200 rent on the first d
 def test_a_question_about_every_document_is_a_list_of_each_document_s_quote_with_no_model_asked():
     setup = Setup(FakeLibrary(*CONTRACTS))
 
-    turn = setup.ask("List the renewal date of every supplier contract.")
+    turn = setup.ask("What does every supplier contract say about renewal?")
 
     answer = turn.answer
     assert answer.facts.approach.way is Way.COLLECTION and setup.gateway.requests == []
@@ -38,6 +38,42 @@ def test_a_question_about_every_document_is_a_list_of_each_document_s_quote_with
         "- **supplier-contract-acme.md**: \u201cThe acme supplier contract renews on 1 March 2027.\u201d [1]",
         "- **supplier-contract-borealis.md**: \u201cThe borealis supplier contract renews on 1 April 2027.\u201d [2]",
         "- **supplier-contract-cobalt.md**: \u201cThe cobalt supplier contract ends with the 2026 deliveries.\u201d [3]"]
+
+
+def test_a_question_asking_a_date_of_every_document_is_a_table_with_a_column_of_the_dates():
+    setup = Setup(FakeLibrary(*CONTRACTS))
+
+    turn = setup.ask("List the renewal date of every supplier contract.")
+
+    assert turn.answer.content.splitlines() == [
+        "| Document | Date | What it says |", "| --- | --- | --- |",
+        "| supplier-contract-acme.md | 1 March 2027 | \u201cThe acme supplier contract renews on 1 March 2027.\u201d [1] |",
+        "| supplier-contract-borealis.md | 1 April 2027 | \u201cThe borealis supplier contract renews on 1 April 2027."
+        "\u201d [2] |",
+        # A year alone is a figure, not a date: the row says no date was stated rather than guess.
+        "| supplier-contract-cobalt.md | \u2014 | \u201cThe cobalt supplier contract ends with the 2026 deliveries."
+        "\u201d [3] |"]
+
+
+def test_a_question_asking_a_figure_of_every_document_has_the_figure_with_what_it_counts():
+    from docchat.context.value_table import DATE, FIGURE, asked_value, value_of
+
+    given = [Citation(number=1, document="oslo|depot.md", where="", text="", document_id="o"),
+             Citation(number=2, document="bergen.md", where="", text="", document_id="b")]
+    quotes = [Quote(given[0], "The Oslo depot holds 1,840 pallets of film."),
+              Quote(given[1], "Bergen pays GBP 5,500 a month for its depot.")]
+
+    table = documents_text(quotes, given, side_by_side=False, question="How many pallets does each depot hold?",
+                           left_out=(("troms\u00f8.md", "no room in the prompt"),))
+
+    assert table.splitlines()[2:] == [
+        "| oslo\\|depot.md | 1,840 pallets | \u201cThe Oslo depot holds 1,840 pallets of film.\u201d [1] |",
+        "| bergen.md | GBP 5,500 | \u201cBergen pays GBP 5,500 a month for its depot.\u201d [2] |",
+        "| troms\u00f8.md | \u2014 | left out: no room in the prompt |"]
+    assert [asked_value(q) for q in ("When does each lease end?", "What does each report say about risk?",
+                                     "What is the rent in every lease?", "Who signed each contract?")] == [
+        DATE, None, FIGURE, None]
+    assert value_of("It renews on 3 May 2026, for 12 months.", FIGURE) == "12 months"
 
 
 def test_a_comparison_is_a_table_of_what_each_document_says():

@@ -299,12 +299,22 @@ def test_an_answer_without_a_plan_exports_as_version_4_wrote_it():
     assert "plan" not in record and "coverage" not in record and "table" not in record
 
 
-def test_how_an_answer_was_written_is_exported_and_imported_back():
-    quoted = message(1, Role.ASSISTANT, "“The rent is GBP 62,000 a year.” [2]", form=AnswerForm.QUOTED)
+def test_how_an_answer_was_written_is_exported_and_imported_back_in_every_form():
+    written = [message(n, Role.ASSISTANT, "“The rent is GBP 62,000 a year.” [2]", form=form)
+               for n, form in enumerate(AnswerForm, start=1)]
 
-    [imported] = read_export(exported_bytes(document(messages=[quoted]))).messages
+    imported = read_export(exported_bytes(document(messages=written))).messages
 
-    assert imported.facts.form is AnswerForm.QUOTED
+    assert [m.facts.form for m in imported] == list(AnswerForm)  # a stated figure's too
+
+
+def test_a_form_this_version_does_not_know_imports_as_none():
+    data = document(messages=[message(1, Role.ASSISTANT, "Drawn as a chart.", form=AnswerForm.QUOTED)])
+    data["messages"][0]["answer_form"] = "charted"
+
+    [imported] = read_export(resealed(data)).messages
+
+    assert imported.content == "Drawn as a chart." and imported.facts.form is None
 
 
 def test_a_version_5_export_without_answer_forms_still_imports():

@@ -22,13 +22,13 @@ from fastapi import APIRouter, Depends, Request
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
-from docchat.exchange import citation_wire
+from docchat.exchange import citation_wire, plan_wire
 from docchat.api import deps
 from docchat.api.errors import error_response, stream_failure
 from docchat.api.schemas import AskedForm, AskedPlan, Strict
 from docchat.api.streaming import EventStream, TurnReader, finish, sse
 from docchat.domain import AnswerForm, Status
-from docchat.domain.approach import asked, plan_fields
+from docchat.domain.approach import asked
 from docchat.errors import InvalidInput
 
 
@@ -169,7 +169,7 @@ def _extension(turn) -> dict:
             "citation_check": citation_wire.check_to_api(turn.answer.facts.grounding),
             "rewritten_query": turn.stats.rewritten_query if turn.stats else None,
             "evidence": turn.evidence.as_dict() if turn.evidence else None,
-            **plan_fields(turn.answer.facts),
+            **plan_wire.to_api(turn.answer.facts),
             "status": turn.answer.status.value, "mode": turn.budget.mode if turn.budget else None}
 
 

@@ -11,8 +11,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from docchat.domain.approach import plan_fields
-from docchat.exchange import citation_wire
+from docchat.exchange import citation_wire, plan_wire
 
 # Long enough for a pasted page of text, short enough that a question never crowds the window.
 MAX_QUESTION = 32_000
@@ -171,7 +170,7 @@ class TableOut(BaseModel):
 
 
 class PlannedOut(BaseModel):
-    """How an answer was planned (docchat.domain.approach.plan_fields)."""
+    """How an answer was planned (docchat.exchange.plan_wire.to_api)."""
 
     plan: Literal["lookup", "collection", "compare", "table"] | None = Field(
         default=None, description='How docchat answered: "lookup" (the best passages of any document), "collection" '
@@ -390,7 +389,7 @@ def from_message(message) -> dict:
             "cited": [citation_wire.to_api(c) for c in message.cited],
             "citation_check": citation_wire.check_to_api(facts.grounding), "rewritten_query": message.rewritten_query,
             "evidence": facts.evidence.as_dict() if facts.evidence else None,
-            **plan_fields(facts),
+            **plan_wire.to_api(facts),
             "model": facts.model, "usage": facts.usage, "error": facts.error,
             "rating": facts.rating.value if facts.rating else None, "version_of": message.version_of}
 
@@ -409,7 +408,7 @@ def from_turn(turn) -> dict:
         "status": answer.status.value if answer else "error",
         "citations": [citation_wire.to_api(c) for c in (answer.facts.citations if answer else turn.citations)],
         "evidence": turn.evidence.as_dict() if turn.evidence else None,
-        **plan_fields(answer.facts if answer else None),
+        **plan_wire.to_api(answer.facts if answer else None),
         "cited": [citation_wire.to_api(c) for c in answer.cited] if answer else [],
         "citation_check": citation_wire.check_to_api(answer.facts.grounding) if answer else None,
         "rewritten_query": stats.rewritten_query if stats else None,

@@ -110,7 +110,7 @@ def _history(path: str):
 
 def _turn_json(turn, services) -> dict:
     """The turn as `ask --json` prints it, stored or stateless (then conversation_id is null)."""
-    from docchat.domain.approach import plan_fields
+    from docchat.exchange import plan_wire
     from docchat.exchange import citation_wire
 
     answer = turn.answer
@@ -134,7 +134,7 @@ def _turn_json(turn, services) -> dict:
         # Whether the documents in scope held the answer: found, weak or not found (null: none searched).
         "evidence": turn.evidence.as_dict() if turn.evidence else None,
         # How docchat answered ("lookup", "collection", "compare" or "table") and what it covered.
-        **plan_fields(answer.facts if answer else None),
+        **plan_wire.to_api(answer.facts if answer else None),
         # The passages the answer cites (its [n] marks in order of first mention, or those docchat
         # attributed its sentences to) and how each cited sentence was checked against them.
         "cited": [c.as_dict() for c in answer.cited] if answer else [],

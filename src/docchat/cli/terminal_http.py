@@ -12,11 +12,9 @@ from typing import Iterator
 
 import httpx
 
-from docchat.exchange import citation_wire
+from docchat.exchange import citation_wire, plan_wire
 from docchat.cli.terminal_backends import SHOWN_ON_OPEN, Answer, Listed, Outcome, Said, stateless_refusal
 from docchat.domain import EvidenceStrength, Status
-from docchat.domain.grounding import answer_form
-from docchat.domain.approach import from_plan_fields
 from docchat.errors import DocchatError
 
 API = "/api/v1"
@@ -153,13 +151,11 @@ class StreamedAnswer:
                 self._response.close()
             final = self._final or {}
             status = final.get("status") or (Status.INTERRUPTED.value if self._text else Status.ERROR.value)
-            approach, coverage, table = from_plan_fields(final)
             self._outcome = Outcome(str(status), citation_wire.from_api(final.get("citations")),
                                     evidence=EvidenceStrength.from_dict(final.get("evidence")), model=final.get("model"),
                                     cited=citation_wire.from_api(final.get("cited")),
                                     check=citation_wire.check_from_api(final.get("citation_check")),
-                                    approach=approach, coverage=coverage, table=table,
-                                    form=answer_form(final.get("answer_form")))
+                                    **plan_wire.from_api(final))
             self._kept(str(final.get("answer", self._text)))
         return self._outcome
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 
 from docchat.domain import Citation, by_number
 from docchat.domain.grounding import REFUSAL
+from docchat.context.value_table import asked_value, value_table
 from docchat.domain.stated import escaped
 from docchat.retrieval.words import query_terms, tokenize, words
 
@@ -119,13 +120,13 @@ def quotes_text(quotes: Sequence[Quote]) -> str:
 
 
 def documents_text(quotes: Sequence[Quote], citations: Sequence[Citation], *, side_by_side: bool,
-                   left_out: Sequence[tuple[str, str]] = (), order: Sequence[str] = ()) -> str:
+                   left_out: Sequence[tuple[str, str]] = (), order: Sequence[str] = (), question: str = "") -> str:
     """A quoted answer about every document or comparing some (issue 54): a row for each document
     that gave passages, in the order they were given (those in `order`, by id, first, as a
     comparison names them), with its quote, or saying that none of its passages holds the
     question's words, then a row for each left out (name, why); `side_by_side`: a table of what
     each says (a comparison: of the documents in `order` alone, when it names them), else a list
-    (the collection)."""
+    (the collection), or a table with the value the `question` asks of each (context.value_table)."""
     quoted = {_document(quote.passage): quote for quote in quotes}
     place = {document: n for n, document in enumerate(order)}
     documents = dict(sorted({_document(c): c.document for c in citations}.items(),
@@ -135,6 +136,13 @@ def documents_text(quotes: Sequence[Quote], citations: Sequence[Citation], *, si
         quoted = {key: quote for key, quote in quoted.items() if key in place}
     if not quoted:
         return REFUSAL
+    kind = None if side_by_side else asked_value(question)
+    if kind is not None:
+        return value_table(kind, [
+            *((name, quote.sentence if quote else None,
+               f"\u201c{_cell(quote.sentence)}\u201d [{quote.number}]" if quote else NO_QUOTE)
+              for key, name in documents.items() for quote in [quoted.get(key)]),
+            *((name, None, f"left out: {escaped(why)}" if why else "left out") for name, why in left_out)])
     rows = [(name, f"\u201c{_cell(quote.sentence) if side_by_side else quote.sentence}\u201d [{quote.number}]"
              if (quote := quoted.get(key)) else NO_QUOTE) for key, name in documents.items()]
     rows += [(name, f"left out: {escaped(why)}" if why else "left out") for name, why in left_out]

@@ -14,10 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import TYPE_CHECKING, Any
-
-if TYPE_CHECKING:
-    from docchat.domain.conversations import AnswerFacts
+from typing import Any
 
 
 class Way(StrEnum):
@@ -219,29 +216,6 @@ def approach_line(approach: Approach, in_scope: int) -> str:
     if approach.way is Way.TABLE:
         return f"Computing from {listed(list(approach.names) or ['a table'])}"
     return "Searching your documents"
-
-
-def plan_fields(facts: AnswerFacts | None) -> dict[str, Any]:
-    """An answer's plan as `ask --json`, the API and the OpenAI-compatible extension carry it: the
-    plan (null for an answer from before plans were kept), the documents compared by name, for a
-    comparison or the collection what it covered, for a table the figure docchat computed, and how
-    the answer was written (docchat.domain.grounding.AnswerForm)."""
-    approach, coverage, table = (facts.approach, facts.coverage, facts.table) if facts else (None, None, None)
-    form = facts.form if facts else None
-    return {"plan": approach.way.value if approach else None,
-            "plan_documents": list(approach.names) if approach else [],
-            "coverage": coverage.as_dict() if coverage else None,
-            "table": table.as_dict() if table else None,
-            "answer_form": form.value if form else None}
-
-
-def from_plan_fields(data: dict[str, Any]) -> tuple[Approach | None, Coverage | None, Figure | None]:
-    """What `plan_fields` wrote (the terminal client reads it from the API)."""
-    plan, names = data.get("plan"), data.get("plan_documents")
-    if plan not in _WAYS:
-        return None, None, None
-    names = tuple(str(name) for name in names) if isinstance(names, list) else ()
-    return Approach(Way(plan), names=names), Coverage.from_dict(data.get("coverage")), Figure.from_dict(data.get("table"))
 
 
 def covered_line(approach: Approach | None, coverage: Coverage | None, table: Figure | None = None, *,

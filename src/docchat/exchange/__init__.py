@@ -24,7 +24,7 @@ from typing import Annotated, Any, Iterable, Literal, NoReturn
 
 from pydantic import BaseModel, ConfigDict, Field, StrictBool, StrictInt, StrictStr, ValidationError
 
-from docchat.exchange import citation_wire
+from docchat.exchange import citation_wire, plan_wire
 from docchat.domain import (
     AnswerFacts,
     Citation,
@@ -40,9 +40,9 @@ from docchat.domain import (
     answer_note,
     form_line,
 )
-from docchat.domain.grounding import AnswerForm, answer_form, uncited_heading
+from docchat.domain.grounding import AnswerForm, uncited_heading
 from docchat.domain.numbers import marked, numbers_line
-from docchat.domain.approach import Approach, Coverage, Figure, covered_line
+from docchat.domain.approach import covered_line
 from docchat.errors import InvalidExport
 from docchat.exchange.json_writing import canonical_json, indented_json
 from docchat.text import NUL, one_line, unstorable
@@ -101,12 +101,9 @@ def message_record(message: Message) -> dict[str, Any]:
         **({"evidence": facts.evidence.as_dict()} if facts.evidence is not None else {}),
         # Only on a checked answer: an unchecked message exports as version 3 wrote it.
         **({"grounding": facts.grounding.as_dict()} if facts.grounding is not None else {}),
-        # Only on an answer with a plan (version 5): older answers export as before.
-        **({"plan": facts.approach.as_dict()} if facts.approach is not None else {}),
-        **({"coverage": facts.coverage.as_dict()} if facts.coverage is not None else {}),
-        **({"table": facts.table.as_dict()} if facts.table is not None else {}),
-        # Only on an answer whose form was kept (version 6).
-        **({"answer_form": facts.form.value} if facts.form is not None else {}),
+        # Only on an answer with a plan (version 5), or whose form was kept (version 6): older
+        # answers export as before.
+        **plan_wire.to_kept(facts, plan_key=plan_wire.EXPORT),
     }
 
 
@@ -278,8 +275,8 @@ class _MessageIn(_Strict):
     plan: dict[str, Any] | None = None
     coverage: dict[str, Any] | None = None
     table: dict[str, Any] | None = None
-    # How it was written (version 6).
-    answer_form: Literal["free", "constrained", "quoted"] | None = None
+    # How it was written (version 6); a form this version does not know is left out.
+    answer_form: StrictStr | None = None
 
 
 class _SummaryIn(_Strict):
@@ -424,8 +421,8 @@ def _to_domain(document: _DocumentIn, source: str) -> ImportedConversation:
                                   grounding=Grounding.from_dict(m.grounding), model=m.model, usage=m.usage,
                                   rating=Rating(m.rating) if m.rating else None,
                                   evidence=EvidenceStrength.from_dict(m.evidence),
-                                  approach=Approach.from_dict(m.plan), coverage=Coverage.from_dict(m.coverage),
-                                  table=Figure.from_dict(m.table), form=answer_form(m.answer_form)),
+                                  **plan_wire.from_kept({"plan": m.plan, "coverage": m.coverage, "table": m.table,
+                                                         "answer_form": m.answer_form}, plan_key=plan_wire.EXPORT)),
             )
             for m in document.messages
         ]

@@ -151,6 +151,11 @@ def check_numbers(text: str, *, sources: Sequence[str], figures: Sequence[float]
                              for s in _stated(text) if any(a <= s.start and s.end <= b for a, b in inside)))
 
 
+def values_in(text: str) -> list[tuple[str, bool]]:
+    """Each number and date `text` states, as written, leftmost first, and whether it is a date."""
+    return [(text[s.start:s.end], bool(s.dates)) for s in _stated(text) if s.code is None and not s.times]
+
+
 def _found(stated: _Stated, held: _Held) -> bool:
     if stated.dates:
         return any(date in held.dates for date in stated.dates)

@@ -230,7 +230,8 @@ def quoted(prepared: Prepared, draft: Message, saver: Saver, *, conversation_id:
                            context=question.rewritten_query or question.read_with or "", per_document=per_document)
     left_out = prepared.coverage.left_out if prepared.coverage is not None else ()
     text = documents_text(quotes, prepared.citations, side_by_side=prepared.approach.way is Way.COMPARE,
-                          left_out=left_out, order=prepared.approach.documents) if per_document else quotes_text(quotes)
+                          left_out=left_out, order=prepared.approach.documents,
+                          question=question.content) if per_document else quotes_text(quotes)
     draft = draft.with_facts(form=AnswerForm.QUOTED, model=QUOTED_BY, budget=None)
 
     def start(stop: threading.Event) -> Reply:

@@ -19,10 +19,8 @@ from datetime import datetime, timezone
 
 from sqlalchemy import Connection, bindparam, text
 
-from docchat.exchange import citation_wire
+from docchat.exchange import citation_wire, plan_wire
 from docchat.domain import AnswerFacts, Budget, EvidenceStrength, MemoryStats, Message, NO_FACTS, Rating, Role, Status
-from docchat.domain.approach import Approach, Coverage, Figure
-from docchat.domain.grounding import answer_form
 from docchat.store.tables import sqlite_json, sqlite_moment
 
 _SELECT = """
@@ -118,14 +116,7 @@ def figures_row(facts: AnswerFacts) -> dict | None:
     # Small objects kept beside the figures: no migration for each.
     if facts.evidence is not None:
         row["evidence"] = facts.evidence.as_dict()
-    if facts.approach is not None:
-        row["approach"] = facts.approach.as_dict()
-    if facts.coverage is not None:
-        row["coverage"] = facts.coverage.as_dict()
-    if facts.table is not None:
-        row["table"] = facts.table.as_dict()
-    if facts.form is not None:
-        row["answer_form"] = facts.form.value
+    row.update(plan_wire.to_kept(facts, plan_key=plan_wire.ROW))
     return row
 
 
@@ -203,11 +194,7 @@ def _maker(db: Connection):
                 if isinstance(figures, dict):
                     if "evidence" in figures:
                         facts["evidence"] = EvidenceStrength.from_dict(figures["evidence"])
-                    if "approach" in figures:
-                        facts["approach"] = Approach.from_dict(figures["approach"])
-                        facts["coverage"] = Coverage.from_dict(figures.get("coverage"))
-                        facts["table"] = Figure.from_dict(figures.get("table"))
-                    facts["form"] = answer_form(figures.get("answer_form"))
+                    facts.update(plan_wire.from_kept(figures, plan_key=plan_wire.ROW))
             if rating:
                 facts["rating"] = _RATINGS.get(rating) or Rating(rating)
             answer_facts = new(AnswerFacts)
