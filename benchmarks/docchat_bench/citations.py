@@ -109,6 +109,9 @@ def _dialog(services, questions, form: AnswerForm | None) -> list[Answered]:
             first = first or last
             pieces += 1
         conversation_id = turn.conversation_id
+        # The answer the gate has the model write unseen, to learn it, is done before the next
+        # question, as it is while a user reads the answer.
+        services.chat.wait_for_background(300)
         answer = turn.answer
         facts = answer.facts
         grounding = facts.grounding
