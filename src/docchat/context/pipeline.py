@@ -23,7 +23,6 @@ from docchat.context.evidence import Block, Part, block_text, fill, parts_of
 from docchat.context.followup import joint_query, retrieve_follow_up
 from docchat.context.model_query import ModelQueries
 from docchat.context.prompt import user_turn
-from docchat.context.table_query import asks_a_figure
 from docchat.context.rounds import (NOTE_TOKENS_MIN, Round, borne_out, heading, in_rounds, noted, notes_asked,
                                     notes_turn, quoted_notes, passage_counts)
 from docchat.context.rewrite import RECENT_MESSAGES, RewriteGate, rewrite_due, standalone_query
@@ -145,15 +144,6 @@ class AnswerPipeline:
         self._limits = limits
         self._blocks: OrderedDict[tuple, Block] = OrderedDict()
         self._blocks_lock = threading.Lock()  # the page answers several sessions at once
-
-    def answers_itself(self, question: str, scope: list[str] | None) -> bool:
-        """Whether docchat may answer the question with no model: a figure it may compute (its
-        words ask one; docchat.domain.stated), or a question about every document in scope or
-        comparing some, which docchat quotes document by document."""
-        if self._retriever is None:
-            return False
-        return asks_a_figure(question) or choose(question, self._retriever.in_scope(scope)).way in (
-            Way.COLLECTION, Way.COMPARE)
 
     def prepare(self, request: Request, *, max_model_len: int, answer_reserve: int,
                 keep_question: Callable[[str | None, str | None], Message],

@@ -82,15 +82,14 @@ class ChatService:
                                                     rewritten_query=rewritten)
 
         try:
-            info, unavailable = self._server(conversation_id, form, question)
+            info, unavailable = self._server(conversation_id, form)
         except LLMError as error:
             # The question is kept either way; the failure shows when the turn is read.
             return self._failed(self._messages.post_user_message(conversation_id, question), error)
         return self._turn(conversation_id, question, info, keep, progress, unavailable=unavailable, plan=plan,
                           form=form)
 
-    def _server(self, conversation_id: str | None, form: AnswerForm | None = None,
-                question: str = "") -> tuple[ServerInfo, LLMError | None]:
+    def _server(self, conversation_id: str | None, form: AnswerForm | None = None) -> tuple[ServerInfo, LLMError | None]:
         """The server to plan against. With none answering, unless the user asked for the model's
         own words, plans against a nominal one, with the failure kept: what the documents do not
         hold needs no model, nor do quotes or what docchat states (a figure, the collection, a
@@ -138,7 +137,7 @@ class ChatService:
             return self.edit(conversation_id, asked.id, asked.content, plan=plan, form=form, progress=progress)
         version_of = answered.group if answered is not None else None
         try:
-            info, unavailable = self._server(conversation_id, form, asked.content)
+            info, unavailable = self._server(conversation_id, form)
         except LLMError as error:
             return self._failed(asked, error, version_of=version_of)
         return self._turn(conversation_id, asked.content, info, lambda sent, rewritten: asked, progress,
@@ -161,7 +160,7 @@ class ChatService:
                                                     rewritten_query=rewritten, version_of=asked.group)
 
         try:
-            info, unavailable = self._server(conversation_id, form, text)
+            info, unavailable = self._server(conversation_id, form)
         except LLMError as error:
             return self._failed(keep(None, None), error)
         return self._turn(conversation_id, text, info, keep, progress, before_seq=asked.seq, unavailable=unavailable,

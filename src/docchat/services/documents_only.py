@@ -1,4 +1,4 @@
-"""Not in your documents" is docchat's answer (issue 54).
+"""docchat's own answer to a question the documents do not hold (issue 54).
 
 When the evidence judgement finds nothing in the documents in scope (docchat.grounding.evidence),
 docchat does not call the model: it replies "I could not find this in your documents", naming

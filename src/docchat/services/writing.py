@@ -88,8 +88,7 @@ class AnswerWriter:
         if self.replies(prepared, chosen, documents_only=documents_only):
             return replied(prepared, draft, saver, conversation_id=conversation_id)
         if prepared.figure is not None:
-            adds = served and (chosen in (AnswerForm.FREE, AnswerForm.CONSTRAINED) or
-                               chosen is None and self._writes_well(info))
+            adds = served and (chosen in OWN_WORDS or chosen is None and self._writes_well(info))
             return stated(prepared, draft, saver, self._gateway if adds else None, max_tokens=max_tokens,
                           conversation_id=conversation_id, checker=self.checker, varied=varied)
         form = self.form_for(info, prepared, chosen)
