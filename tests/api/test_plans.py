@@ -141,6 +141,21 @@ def test_a_figure_asked_of_a_sheet_is_computed_and_said_to_be(client, gateway):
     assert table["sql"].startswith('SELECT SUM("Pallets")') and "_kind = 'row'" in table["sql"]
 
 
+def test_the_value_that_ranks_first_comes_with_its_figure_and_says_it_ranks(client, gateway):
+    from tests.office_files import xlsx_of
+
+    sheet = xlsx_of({"Stock": [["Location", "Pallets"], ["Oslo", 120], ["Oslo", 45], ["Oslo subtotal", 165],
+                               ["Bergen", 130], ["Grand total", 295]]})
+    client.post("/api/v1/documents", files={"file": ("harbour-inventory.xlsx", sheet, "application/octet-stream")})
+
+    body = client.post("/api/v1/rag/query", json={"query": "Which location has the most pallets?"}).json()
+
+    table = body["table"]
+    assert (table["columns"], table["rows"], table["ranked"]) == (
+        ["Location", "the Location with the highest total of Pallets"], [["Oslo", 165]], "highest")
+    assert body["answer"].startswith("The Location with the highest total of Pallets is **Oslo**, at **165**")
+
+
 def test_an_openai_compatible_request_chooses_its_plan_in_its_docchat_field(docchat, gateway, leases):
     gateway.enqueue(["Both say rent is paid on the first day [1][2]."])
 

@@ -53,6 +53,15 @@ def test_a_figure_and_a_figure_per_value_are_stated_in_the_answer_with_their_row
     settled(page)
     page.screenshot(path=str(DOCS / "stated-figure-per-value.png"), full_page=True)
 
+    # Which value ranks first: Oslo's pallets in all (9,492), not the largest single row.
+    ask_and_settle(page, "Which location has the most pallets?")
+
+    answer = page.get_by_test_id("stChatMessage").last
+    expect(answer.get_by_text("The Location with the highest total of Pallets is")).to_be_visible(timeout=30_000)
+    expect(answer.locator("strong", has_text="Oslo")).to_be_visible()
+    expect(answer.locator("strong", has_text="9,492")).to_be_visible()
+    page.screenshot(path=str(DOCS / "ranked-figure.png"), full_page=True)
+
 
 CONTRACT = "# Supplier contract: {name}\n\nThe {name} supplier contract renews on 1 {month} 2027.\n"
 LEASE = "# Lease of 4 Quay Street, {year}\n\n## Rent\n\nThe tenant pays a rent of GBP {rent} every month.\n"

@@ -293,6 +293,17 @@ def test_an_answers_plan_and_what_it_covered_are_exported_and_imported_back():
     assert figured.facts.table == figure
 
 
+def test_a_figure_naming_the_value_that_ranks_first_is_exported_and_imported_back():
+    figure = Figure("d-9", "stock.xlsx", "Stock", "the Location with the highest total of Pallets", None,
+                    "SELECT \"Location\" AS per, SUM(\"Pallets\") ...", (2, 3, 5, 6), by="Location",
+                    groups=(("Oslo", 165), ("Bergen", 165)), group_rows=((2, 3), (5, 6)), ranked="highest")
+    answer = message(1, Role.ASSISTANT, "Oslo and Bergen [1].", approach=Approach(Way.TABLE), table=figure)
+
+    [imported] = read_export(exported_bytes(document(messages=[answer]))).messages
+
+    assert imported.facts.table == figure and Figure.from_dict(figure.as_dict()) == figure
+
+
 def test_an_answer_without_a_plan_exports_as_version_4_wrote_it():
     record = message_record(messages()[2])
 

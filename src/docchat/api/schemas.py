@@ -167,6 +167,9 @@ class TableOut(BaseModel):
                                    "wrote it.")
     group_rows: list[list[int]] | None = Field(default=None, description="For a figure per value of a column: the "
                                                "rows each value's figure read, in the order of `rows`.")
+    ranked: Literal["highest", "lowest"] | None = Field(default=None, description="For the value of a column that "
+                                                        "ranks first by its figure: `rows` are that value (and any "
+                                                        "tied with it), not every value.")
 
 
 class PlannedOut(BaseModel):

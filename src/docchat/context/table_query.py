@@ -19,6 +19,12 @@ filtered by the values of its text columns that the question names.
 - Per value of a text column: "per location", "by location", "for each location" (the column's
   name, singular or plural, after "per", "by", "each" or "every") give the figure for each of its
   values, in the order the sheet first has them ("how many items per location" counts the rows).
+- Which value of a text column has the highest or lowest figure (issue 55): "which warehouse has
+  the most pallets" (the column's name right after "which" or "what") ranks the column's values
+  by their figure and names the first, with its figure, and any tied with it: "most", "fewest"
+  and "least" rank totals ("the most pallets" of a warehouse is all of its pallets), "highest"
+  and the like each value's highest row, "average" averages, and a sheet with no column named
+  its rows, counted. "Of a single item" asks for the highest row, not the value holding it.
 - No column named and no rows to count, or no figure asked for: no query (passages answer).
 """
 
@@ -41,6 +47,10 @@ _IN_WORDS = {"SUM": "total", "AVG": "average", "MAX": "highest", "MIN": "lowest"
 _NUMERIC = ("integer", "real")
 _HOW_MANY = re.compile(r"\bhow (?:many|much)\b")
 _PER = ("per", "by", "each", "every")
+_WHICH = ("which", "what")
+_SINGLE = ("single", "one", "individual")
+_TOTALLED = ("most", "fewest", "least", "total", "altogether", "combined")
+_AVERAGED = ("average", "mean")
 _NUMBER = r"(\d[\d,]*(?:\.\d+)?)"
 _COMPARED = (
     (">", r"(?:more|greater|higher|larger|bigger) than|over|above|exceeding"),
@@ -61,6 +71,9 @@ class TableQuery:
     # What it computes, in words: "the total of Pallets where Location is Oslo".
     what: str
     by: str | None = None  # the column whose values it is computed per (a row each)
+    # "highest" or "lowest": the values of `by` ranked by their figure, best first (TableQuery.by
+    # names them); "": a figure, or one per value in the sheet's order.
+    ranked: str = ""
 
 
 def table_query(question: str, shapes: Sequence[TableShape],
@@ -85,12 +98,22 @@ def table_query(question: str, shapes: Sequence[TableShape],
         found += [(shape, column) for column in [c for c in named if c not in limited] or
                   ([] if counting else named)]
     column: str | None
+    # "the highest average", "the most in total": a value's rank, whatever figure ranks it.
+    extreme = next((name for name, listed in _FIGURES if name in ("MAX", "MIN") and any(c in cues for c in listed)),
+                   None)
+    ranked = _ranked_column(shapes, words) if extreme is not None else None
     if found:
         shape, column = max(found, key=lambda pair: len(_words(pair[1])))
     elif counting and (counted := _counted(shapes, words, ranges)) is not None:
         shape, column, figure = counted, None, "COUNT"  # "how many suppliers": the rows, counted
+    elif ranked is not None:
+        shape, column = ranked[0], None  # "which location has the most items": its rows, counted
     else:
         return None
+    if ranked is not None and ranked[0] is shape:
+        return _ranked(shape, ranked[1], column, extreme or figure, cues, _conditions(shape, text, values, besides=ranked[1]) + [
+            (f"{quoted(name)} {operator} {bound}", f"{name} is {_IN_RANGE_WORDS[operator]} {bound}")
+            for name, operator, bound in ranges[shape.table]])
     by = _per(shape, words)
     conditions = _conditions(shape, text, values, besides=by) + [
         (f"{quoted(name)} {operator} {bound}", f"{name} is {_IN_RANGE_WORDS[operator]} {bound}")
@@ -107,6 +130,48 @@ def table_query(question: str, shapes: Sequence[TableShape],
     if conditions:
         what += " where " + " and ".join(words_ for _, words_ in conditions)
     return TableQuery(shape, sql, what, by)
+
+
+def _ranked(shape: TableShape, by: str, column: str | None, figure: str, cues: list[str],
+            conditions: list[tuple[str, str]]) -> TableQuery:
+    """The query ranking the values of `by` by their figure: their total for "most" or "fewest",
+    their average for "average", else each one's highest (lowest) row; their rows, counted, with no
+    column named."""
+    order, best = ("DESC", "highest") if figure == "MAX" else ("ASC", "lowest")
+    if column is None:
+        measured, named = "COUNT(*)", f"the {'most' if figure == 'MAX' else 'fewest'} rows"
+    elif any(cue in cues for cue in _AVERAGED):
+        measured, named = f"AVG({quoted(column)})", f"the {best} average of {column}"
+    elif any(cue in cues for cue in _TOTALLED):
+        measured, named = f"SUM({quoted(column)})", f"the {best} total of {column}"
+    else:
+        measured, named = f"{figure}({quoted(column)})", f"the {best} {column}"
+    where = " AND ".join(["_kind = 'row'", *(sql for sql, _ in conditions)])
+    sql = (f"SELECT {quoted(by)} AS per, {measured} AS value, COUNT(*) AS rows_read, GROUP_CONCAT(_row) AS rows_used "
+           f"FROM {shape.table} WHERE {where} GROUP BY {quoted(by)} HAVING value IS NOT NULL "
+           f"ORDER BY value {order}, MIN(_row)")
+    what = f"the {by} with {named}"
+    if conditions:
+        what += " where " + " and ".join(words_ for _, words_ in conditions)
+    return TableQuery(shape, sql, what, by, ranked=best)
+
+
+def _ranked_column(shapes: Sequence[TableShape], words: list[str]) -> tuple[TableShape, str] | None:
+    """The sheet and text column whose values the question ranks: named, singular or plural,
+    right after "which" or "what" ("which warehouse", "what region"), unless it asks for a single
+    row ("of a single item", "in one order")."""
+    if any(word in _SINGLE for word in words):
+        return None
+    plain = [singular(word) for word in words if word != "the"]
+    for shape in shapes:
+        for name, kind in shape.columns:
+            named = [singular(word) for word in _words(name)]
+            if kind != "text" or not named:
+                continue
+            for at in range(1, len(plain) - len(named) + 1):
+                if plain[at - 1] in _WHICH and plain[at:at + len(named)] == named:
+                    return shape, name
+    return None
 
 
 def asks_a_figure(question: str) -> bool:

@@ -114,9 +114,15 @@ class Figure:
     # For a figure per value: the rows each value's figure read, in the order of `groups`
     # (none for a model's query, and for a figure kept before they were).
     group_rows: tuple[tuple[int, ...], ...] = ()
+    # "highest" or "lowest": `groups` are the values of `by` that rank first by their figure (one,
+    # or those tied), not every value ("the Warehouse with the highest total of Pallets").
+    ranked: str = ""
 
     @property
     def shown_value(self) -> str:
+        if self.ranked:
+            return " and ".join(group or "(blank)" for group, _ in self.groups) + \
+                f", at {_shown(self.groups[0][1] if self.groups else None)}{' each' if len(self.groups) > 1 else ''}"
         if self.by is not None:
             return "; ".join(f"{group or '(blank)'}: {_shown(value)}" for group, value in self.groups)
         return _shown(self.value)
@@ -152,7 +158,8 @@ class Figure:
         return {"sql": self.sql, "columns": columns, "rows": rows, "document": self.document,
                 "document_id": self.document_id, "sheet": self.sheet, "where": self.where,
                 "rows_read": list(self.rows), **({"written_by": self.written_by} if self.written_by else {}),
-                **({"group_rows": [list(rows) for rows in self.group_rows]} if self.group_rows else {})}
+                **({"group_rows": [list(rows) for rows in self.group_rows]} if self.group_rows else {}),
+                **({"ranked": self.ranked} if self.ranked else {})}
 
     @classmethod
     def from_dict(cls, data: object) -> Figure | None:
@@ -170,8 +177,10 @@ class Figure:
                 groups = tuple(("" if group is None else str(group), number(value)) for group, value in result)
                 kept = data.get("group_rows")
                 per = tuple(tuple(int(row) for row in read) for read in kept) if isinstance(kept, list) else ()
+                ranked = data.get("ranked")
                 return cls(*fields, None, sql, rows, by=str(columns[0]), groups=groups, written_by=written_by,
-                           group_rows=per if len(per) == len(groups) else ())
+                           group_rows=per if len(per) == len(groups) else (),
+                           ranked=ranked if ranked in ("highest", "lowest") else "")
             [[value]] = result
         except (KeyError, TypeError, ValueError, IndexError):
             return None

@@ -27,6 +27,8 @@ _MARKUP = re.compile(r"([\\`*_{}\[\]<>()#+|!~$])")
 def stated_text(figure: Figure, *, cite: int | None = 1) -> str:
     """The figure as the answer states it; `cite`: the passage that holds it (None: uncited)."""
     mark = f" [{cite}]" if cite is not None else ""
+    if figure.ranked:
+        return _first_ranked(figure, mark)
     if figure.by is not None:
         return _per_value(figure, mark)
     return f"{_opening(figure.what)} is **{shown_figure(figure.value)}** ({_source(figure)}){mark}."
@@ -63,6 +65,15 @@ def _per_value(figure: Figure, mark: str) -> str:
                  *([row_spans(rows[number]) if rows[number] else "none"] if rows else [])]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
+
+
+def _first_ranked(figure: Figure, mark: str) -> str:
+    """"The Location with the highest total of Pallets is **Oslo**, at **165** (…) [1].": the
+    value that ranks first, with its figure, and any tied with it."""
+    named = " and ".join(f"**{escaped(group) or '(blank)'}**" for group, _ in figure.groups)
+    value = figure.groups[0][1] if figure.groups else None
+    each = " each" if len(figure.groups) > 1 else ""
+    return f"{_opening(figure.what)} is {named}, at **{shown_figure(value)}**{each} ({_source(figure)}){mark}."
 
 
 def _source(figure: Figure) -> str:

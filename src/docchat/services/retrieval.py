@@ -159,7 +159,10 @@ class RetrievalService:
             log.warning("no figure computed from the sheets: %s", error)
             return None
         found: builtins.list[tuple[object, ...]] = builtins.list(result.rows)
-        if not found or result.truncated or (query.by is None and not found[0][1]):
+        if query.ranked and found:
+            # The first value and those tied with it: ranked, the rest of the values are not needed.
+            found = [row for row in found if row[1] == found[0][1]]
+        elif not found or result.truncated or (query.by is None and not found[0][1]):
             return None  # no row holds what it names, or too many values to list: the passages answer
         rows = tuple(sorted(int(row) for *_, used in found for row in str(used).split(",")))
         shape = query.shape
@@ -170,7 +173,7 @@ class RetrievalService:
                       by=query.by, groups=tuple(("" if per is None else str(per), number(value))
                                                 for per, value, *_ in found),
                       group_rows=tuple(tuple(sorted(int(row) for row in str(used).split(","))) if used else ()
-                                       for *_, used in found))
+                                       for *_, used in found), ranked=query.ranked)
 
     def sheets(self, in_scope: Sequence[tuple[str, str]]) -> builtins.list[TableShape]:
         """The sheets kept as tables of the documents in scope (id, name)."""
