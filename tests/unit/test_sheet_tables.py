@@ -47,7 +47,9 @@ def test_a_row_is_a_total_only_when_its_label_names_one(cells, kind):
     (["312", "-4", ""], ColumnType.INTEGER),
     (["312", "4.5", "1,200", "1e3"], ColumnType.REAL),
     (["2024-03-12", "2025-01-01"], ColumnType.DATE),
-    (["312", "n/a"], ColumnType.TEXT),
+    (["312", "n/a", "\u2014"], ColumnType.INTEGER),  # a dash or "n/a" stands for no value
+    (["312", "on order"], ColumnType.TEXT),
+    (["$1,200", "NOK 420", "(35)", "12.5 km", "7%", "1,204[3]"], ColumnType.REAL),
     (["", ""], ColumnType.TEXT),
 ])
 def test_a_column_s_type_is_the_narrowest_every_value_reads_as(values, kind):
@@ -68,6 +70,22 @@ def test_every_column_has_one_name():
 def test_numbers_are_read_as_a_spreadsheet_shows_them():
     assert [number(text) for text in ("1,200", "12,345.50", "-4.5", ".5", "1e3", "1,20", "12 pallets", "")] == [
         1200.0, 12345.5, -4.5, 0.5, 1000.0, None, None, None]
+
+
+@pytest.mark.parametrize(("written", "value"), [
+    ("$1,200", 1200), ("US$ 75", 75), ("NOK 420", 420), ("40 \u20ac", 40), ("\u00a3 40", 40),
+    ("$1.2 billion", 1.2e9), ("1.2bn", 1.2e9), ("$3.4m", 3.4e6), ("12k", 12_000),
+    ("2.4m", 2.4), ("12.5 km", 12.5), ("30 kg", 30),  # "m" alone is metres; a currency makes it millions
+    ("12%", 12), ("12.5 %", 12.5), ("1,204[3]", 1204), ("88*", 88), ("418,907\u2020", 418_907),
+    ("(1,200)", -1200), ("\u22124.5", -4.5), ("\u20133", -3),
+])
+def test_numbers_are_read_as_people_write_them_in_tables(written, value):
+    assert number(written) == value
+
+
+@pytest.mark.parametrize("written", ["A12", "3-1", "1.2.3", "$12 km", "12 pallets", "Total", "2024-03-12", "(12"])
+def test_what_is_not_one_number_is_not_read_as_one(written):
+    assert number(written) is None
 
 
 def test_a_row_shorter_than_the_widest_is_filled_with_empty_cells():

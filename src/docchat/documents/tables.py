@@ -5,8 +5,12 @@ Invariants:
   name that comes twice (or is `_row` or `_kind`) gets its letter too (`Amount (column D)`), so
   every column has one name.
 - A column's type is the narrowest that every non-empty cell of its data rows reads as: an
-  integer, a real number (`1200.5`, `1,200`), an ISO date (`2024-03-12`), else text. A column
-  with no value is text.
+  integer, a real number, an ISO date (`2024-03-12`), else text. A column with no value is text.
+- A number is read as people write one (issue 55): `1200.5`, `1,200`, a sign or a Unicode minus
+  (`−4.5`), an accountant's `(1,200)`, a currency (`$1,200`, `NOK 420`, `40 €`), a scale word
+  (`$1.2 billion`, `$3.4m`, `12k`; `2.4m` alone is metres), a unit (`12.5 km`), a percentage
+  (`12%`, kept as 12), a
+  footnote mark (`1,204[3]`, `88*`). A dash, "n/a" or ".." alone is no value: an empty cell.
 - A row whose first text cell names a total ("Oslo subtotal", "Total", "Grand total", "Sum") is a
   subtotal or a total, never data: a figure added over the rows would count it again. Its type
   is read from the data rows only.
@@ -28,6 +32,20 @@ _INTEGER = re.compile(r"[+-]?\d+")
 _GROUPED = re.compile(r"[+-]?\d{1,3}(?:,\d{3})+(?:\.\d+)?")  # 1,200 or 12,345.50
 _REAL = re.compile(r"[+-]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?")
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+_NO_VALUE = frozenset(("-", "\u2013", "\u2014", "\u2212", "n/a", "na", "..", "\u2026", "--"))
+_MINUS = ("-", "\u2212", "\u2013")
+_SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12, "k": 1e3, "m": 1e6, "mn": 1e6,
+           "bn": 1e9, "b": 1e9}
+_CURRENCY = r"(?:US\$|[$€£¥₹]|(?:USD|EUR|GBP|NOK|SEK|DKK|CHF|JPY|CAD|AUD|INR|CNY)\s?)"
+_WRITTEN = re.compile(
+    rf"(?P<open>\()?(?P<sign>[-+\u2212\u2013])?\s?(?P<before>{_CURRENCY})?\s?"
+    r"(?P<digits>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
+    r"(?:\s?(?P<scale>thousand|million|billion|trillion|bn|mn)|(?P<letter>[kKmMbB]))?(?![A-Za-z])"
+    r"(?:\s?%)?"
+    rf"(?:\s?(?P<after>[€£¥₹]|kr|(?:USD|EUR|GBP|NOK|SEK|DKK|CHF|JPY|CAD|AUD|INR|CNY)))?"
+    r"(?:\s(?P<unit>[a-zA-Z°µ][a-zA-Z°µ/²³]{0,5}))?"
+    r"(?(open)\))"
+    r"(?:\[\w{1,3}\]|[*†‡§]{1,3})?")
 
 
 def table_of(sheet: str, header: Sequence[str], header_row: int,
@@ -84,7 +102,7 @@ def column_names(header: Sequence[str], width: int) -> tuple[str, ...]:
 
 
 def column_type(values: Sequence[str]) -> ColumnType:
-    present = [value for value in values if value]
+    present = [value for value in values if not no_value(value)]
     if not present:
         return ColumnType.TEXT
     if all(_INTEGER.fullmatch(value) for value in present):
@@ -97,12 +115,31 @@ def column_type(values: Sequence[str]) -> ColumnType:
 
 
 def number(text: str) -> float | None:
-    """The number a cell shows (`312`, `-4.5`, `1,200`, `1e3`), or None."""
+    """The number a cell shows (`312`, `-4.5`, `1,200`, `1e3`, `$1.2 billion`, `12.5 km`), or None."""
     if _GROUPED.fullmatch(text):
-        text = text.replace(",", "")
-    elif not _REAL.fullmatch(text):
-        return None
-    return float(text)
+        return float(text.replace(",", ""))
+    if _REAL.fullmatch(text):
+        return float(text)
+    return _written(text)
+
+
+def no_value(cell: str) -> bool:
+    """Whether a cell holds no value: empty, or a dash, "n/a" or ".." standing for none."""
+    return not cell or cell.strip().casefold() in _NO_VALUE
+
+
+def _written(text: str) -> float | None:
+    """A number as people write one in a table (see the module's invariants), or None."""
+    written = _WRITTEN.fullmatch(" ".join(text.split()))
+    if written is None or (written.group("unit") and (written.group("before") or written.group("after"))):
+        return None  # a currency and a unit both ("$12 km") is no amount docchat can read
+    digits = written.group("digits").replace(",", "")
+    scale = (written.group("scale") or written.group("letter") or "").lower()
+    if scale in ("m", "b") and not (written.group("before") or written.group("after")):
+        scale = ""  # "2.4m" high is metres; "$3.4m" is millions
+    value = float(digits) * _SCALES.get(scale, 1.0)
+    negative = written.group("sign") in _MINUS or written.group("open") is not None
+    return -value if negative else value
 
 
 def quoted(name: str) -> str:

@@ -26,7 +26,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from urllib.parse import quote
 
-from docchat.documents.tables import number, quoted
+from docchat.documents.tables import no_value, number, quoted
 from docchat.domain.documents import ColumnType, SheetTable
 from docchat.errors import InvalidInput
 from docchat.ports import QueryResult, TableShape
@@ -163,7 +163,7 @@ def _drop(db: sqlite3.Connection, document_id: str) -> None:
 def _stored(column, cell: str) -> object:
     """A cell as its column keeps it: a number for a numeric column (a total row's text that is
     no number stays text), ISO text for a date, None for an empty cell."""
-    if not cell:
+    if no_value(cell):
         return None
     if column.type in (ColumnType.INTEGER, ColumnType.REAL):
         value = number(cell)

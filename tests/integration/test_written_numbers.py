@@ -1,0 +1,51 @@
+"""Figures over a table whose numbers are written as people write them (issue 55): currencies,
+scale words, units, footnote marks, an accountant's negative, and a dash for none. Over a CSV
+written by Python's csv module, through the library: the figure is computed, where the column
+had been read as text and no figure was."""
+
+from __future__ import annotations
+
+import csv
+import io
+
+import pytest
+
+ROWS = [["Region", "Revenue", "Returns", "Distance"],
+        ["North", "$71,725", "(1,200)", "12.5 km"],
+        ["South", "$48,300[1]", "\u2014", "8 km"],
+        ["East", "$1.2 million", "(300)", "n/a"],
+        ["West", "$12k", "\u2212150", "4.5 km"],
+        ["Total", "$1,332,025", "(1,650)", ""]]
+
+
+def sales_csv() -> bytes:
+    written = io.StringIO()
+    csv.writer(written).writerows(ROWS)
+    return written.getvalue().encode()
+
+
+@pytest.fixture(scope="module")
+def library(tmp_path_factory):
+    from docchat.bootstrap import build_services
+    from docchat.config import Settings
+
+    services = build_services(Settings(data_dir=tmp_path_factory.mktemp("written") / "data"), contact_llm=False)
+    services.ingestion.ingest("regional-sales.csv", sales_csv())
+    yield services
+    services.close()
+
+
+@pytest.mark.parametrize(("question", "value", "rows"), [
+    ("What is the total revenue?", 71_725 + 48_300 + 1_200_000 + 12_000, (2, 3, 4, 5)),
+    ("What is the total of returns?", -1_650, (2, 3, 4, 5)),  # the dash is no value: 3 rows hold one
+    ("What is the average distance?", 25 / 3, (2, 3, 4, 5)),
+    ("Which region has the most revenue?", None, (4,)),
+])
+def test_a_figure_is_computed_over_numbers_written_with_currencies_units_and_marks(library, question, value, rows):
+    figure = library.retrieval.figure(question, library.retrieval.in_scope(None))
+
+    assert figure is not None and figure.rows == rows
+    if value is None:
+        assert figure.groups == (("East", 1_200_000),)
+    else:
+        assert figure.value == pytest.approx(value)
