@@ -25,6 +25,8 @@ filtered by the values of its text columns that the question names.
   and "least" rank totals ("the most pallets" of a warehouse is all of its pallets), "highest"
   and the like each value's highest row, "average" averages, and a sheet with no column named
   its rows, counted. "Of a single item" asks for the highest row, not the value holding it.
+- Dates: "in 2025", "in March 2025", "after 1 October 2025" keep the rows of the sheet's date
+  column in them (docchat.context.table_dates).
 - No column named and no rows to count, or no figure asked for: no query (passages answer).
 """
 
@@ -35,6 +37,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from docchat.context.approach import singular
+from docchat.context.table_dates import date_conditions
 from docchat.documents.tables import quoted
 from docchat.ports import TableShape
 
@@ -110,14 +113,12 @@ def table_query(question: str, shapes: Sequence[TableShape],
         shape, column = ranked[0], None  # "which location has the most items": its rows, counted
     else:
         return None
-    if ranked is not None and ranked[0] is shape:
-        return _ranked(shape, ranked[1], column, extreme or figure, cues, _conditions(shape, text, values, besides=ranked[1]) + [
-            (f"{quoted(name)} {operator} {bound}", f"{name} is {_IN_RANGE_WORDS[operator]} {bound}")
-            for name, operator, bound in ranges[shape.table]])
-    by = _per(shape, words)
+    by = ranked[1] if ranked is not None and ranked[0] is shape else _per(shape, words)
     conditions = _conditions(shape, text, values, besides=by) + [
         (f"{quoted(name)} {operator} {bound}", f"{name} is {_IN_RANGE_WORDS[operator]} {bound}")
-        for name, operator, bound in ranges[shape.table]]
+        for name, operator, bound in ranges[shape.table]] + date_conditions(shape, question)
+    if ranked is not None and ranked[0] is shape:
+        return _ranked(shape, by, column, extreme or figure, cues, conditions)
     where = " AND ".join(["_kind = 'row'", *(sql for sql, _ in conditions)])
     measured = "COUNT(*)" if column is None else f"{figure}({quoted(column)})"
     counts = f"{measured} AS value, COUNT(*) AS rows_read, GROUP_CONCAT(_row) AS rows_used"

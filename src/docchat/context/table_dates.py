@@ -1,0 +1,88 @@
+"""The dates a question names, as conditions on a sheet's date column (issue 55): "the units sold
+in 2025" keeps the rows dated 2025, where the query had added up every row.
+
+- A year ("in 2025", "during 2024", "for 2023"): the rows dated in it.
+- A month with its year ("in March 2025") or alone ("in March": in any year): the rows dated in it.
+  Month names count only written with a capital, so "may" the verb is no month.
+- A bound: "after", "before", "since", "until" or "from" with a date ("1 October 2025",
+  "October 1st, 2025", "2025-10-01") or a year ("after 2024": from 1 January 2025 on).
+- The column: the sheet's one date column (ISO dates, as docchat keeps them); a sheet with none
+  or several gets no date condition. A year that is also a column's name ("made in 1999" where
+  1999 heads a column) names that column, not a date.
+"""
+
+from __future__ import annotations
+
+import re
+
+from docchat.documents.tables import quoted
+from docchat.ports import TableShape
+
+_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+           "November", "December")
+_SHORT = {name[:3]: number for number, name in enumerate(_MONTHS, start=1)}
+_MONTH = r"(?P<month>" + "|".join([*_MONTHS, *(m[:3] for m in _MONTHS if m != "May")]) + r")\.?"
+_YEAR = r"(?P<year>(?:19|20)\d{2})"
+_DAY = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
+_BOUND = r"(?P<bound>after|before|since|until|till|from)"
+_FULL_DATES = (rf"{_DAY}\s+{_MONTH},?\s+{_YEAR}", rf"{_MONTH}\s+{_DAY},?\s+{_YEAR}",
+               r"(?P<iso>(?P<year>(?:19|20)\d{2})-(?P<month>\d{2})-(?P<day>\d{2}))")
+_BOUNDED = [re.compile(rf"\b{_BOUND}\s+(?:the\s+)?{date}(?![\w-])") for date in _FULL_DATES] + [
+    re.compile(rf"\b{_BOUND}\s+{_YEAR}(?![\w-])")]
+_IN_MONTH = re.compile(rf"\b(?:in|during|for|of)\s+{_MONTH}(?:\s+{_YEAR})?(?![\w-])")
+_IN_YEAR = re.compile(rf"\b(?:in|during|for|of)\s+(?:the\s+year\s+)?{_YEAR}(?![\w-])")
+_OPERATORS = {"after": ">", "before": "<", "since": ">=", "until": "<=", "till": "<=", "from": ">="}
+
+
+def date_conditions(shape: TableShape, question: str) -> list[tuple[str, str]]:
+    """(SQL, words) for each date the question names, on the sheet's one date column."""
+    dated = [name for name, kind in shape.columns if kind == "date"]
+    if len(dated) != 1:
+        return []
+    column, named = quoted(dated[0]), {name.casefold() for name, _ in shape.columns}
+    day = f"substr({column}, 1, 10)"
+    conditions, taken = [], []
+    for pattern in _BOUNDED:
+        for match in pattern.finditer(question):
+            if _overlaps(match, taken):
+                continue
+            taken.append(match)
+            bound, operator = match.group("bound"), _OPERATORS[match.group("bound")]
+            if "day" in match.groupdict() and match.group("day"):
+                iso = _iso(match)
+                conditions.append((f"{day} {operator} '{iso}'", f"{dated[0]} is {bound} {iso}"))
+            else:
+                year = match.group("year")
+                edge = f"{year}-12-31" if operator in (">", "<=") else f"{year}-01-01"
+                conditions.append((f"{day} {operator} '{edge}'", f"{dated[0]} is {bound} {year}"))
+    for match in _IN_MONTH.finditer(question):
+        if _overlaps(match, taken):
+            continue
+        taken.append(match)
+        month, year = _month(match.group("month")), match.group("year")
+        if year:
+            conditions.append((f"substr({column}, 1, 7) = '{year}-{month:02d}'",
+                               f"{dated[0]} is in {_MONTHS[month - 1]} {year}"))
+        else:
+            conditions.append((f"substr({column}, 6, 2) = '{month:02d}'", f"{dated[0]} is in {_MONTHS[month - 1]}"))
+    for match in _IN_YEAR.finditer(question):
+        year = match.group("year")
+        if _overlaps(match, taken) or year in named:
+            continue
+        taken.append(match)
+        conditions.append((f"substr({column}, 1, 4) = '{year}'", f"{dated[0]} is in {year}"))
+    return conditions
+
+
+def _iso(match: re.Match[str]) -> str:
+    if match.groupdict().get("iso"):
+        return match.group("iso")
+    return f"{match.group('year')}-{_month(match.group('month')):02d}-{int(match.group('day')):02d}"
+
+
+def _month(name: str) -> int:
+    return int(name) if name.isdigit() else _SHORT[name[:3]]
+
+
+def _overlaps(match: re.Match[str], taken: list[re.Match[str]]) -> bool:
+    return any(match.start() < other.end() and other.start() < match.end() for other in taken)
