@@ -34,8 +34,9 @@ class Attachment:
 
 
 # The kinds of document whose sheets or tables are kept as tables: docchat.documents.kinds.sheets'
-# kinds, Word documents, presentations and web pages.
-TABLE_KINDS = frozenset({"xlsx", "ods", "csv", "tsv", "docx", "pptx", "html"})
+# kinds, Word documents, presentations, web pages and Markdown (its pipe tables). A library's
+# Markdown documents from before reads theirs once repaired (`docchat documents repair`).
+TABLE_KINDS = frozenset({"xlsx", "ods", "csv", "tsv", "docx", "pptx", "html", "markdown"})
 
 
 class RowKind(StrEnum):
