@@ -73,6 +73,22 @@ def test_a_range_of_a_column_keeps_the_rows_in_it(kept, question, value, what):
     assert (got, said) == (value, what)
 
 
+@pytest.mark.parametrize(("question", "value", "what"), [
+    ("How many pallets are stored outside Oslo?", 125, "the total of Pallets where Location is not Oslo"),
+    ("What is the total of pallets not in Oslo or Bergen?", 40, "the total of Pallets where Location is not Oslo "
+                                                                "nor Bergen"),
+    ("How many items are not cardboard boxes?", 2, "the number of rows where Item is not Cardboard boxes"),
+    ("How many pallets of cardboard boxes are there, excluding Tromsø?", 180,
+     "the total of Pallets where Location is not Tromsø and Item is Cardboard boxes"),
+    ("How many different items are stocked?", 3, "the number of different Item"),
+    ("How many distinct items are there in Oslo?", 2, "the number of different Item where Location is Oslo"),
+])
+def test_values_left_out_and_different_values_counted(kept, question, value, what):
+    got, _, _, said = computed(kept, question)
+
+    assert (got, said) == (value, what)
+
+
 def computed_per(kept: SqliteSheetTables, question: str):
     query = table_query(question, kept.shapes(), lambda shape, column: [
         row[0] for row in kept.run(f"SELECT DISTINCT {quoted(column)} FROM {shape.table} WHERE _kind = 'row'",

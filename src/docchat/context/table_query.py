@@ -46,11 +46,14 @@ _WORD = re.compile(r"[^\W_]+")
 _FIGURES = (("SUM", ("total", "sum", "altogether", "combined")), ("AVG", ("average", "mean")),
             ("MAX", ("highest", "largest", "biggest", "most", "maximum")),
             ("MIN", ("lowest", "smallest", "least", "fewest", "minimum")))
-_IN_WORDS = {"SUM": "total", "AVG": "average", "MAX": "highest", "MIN": "lowest", "COUNT": "number of rows"}
+_IN_WORDS = {"SUM": "total", "AVG": "average", "MAX": "highest", "MIN": "lowest", "COUNT": "number of rows",
+             "DISTINCT": "number of different"}
 _NUMERIC = ("integer", "real")
 _HOW_MANY = re.compile(r"\bhow (?:many|much)\b")
 _PER = ("per", "by", "each", "every")
 _WHICH = ("which", "what")
+_DIFFERENT = ("different", "distinct", "unique", "separate")
+_LEAVING_OUT = ("not", "except", "excluding", "outside", "but", "besides", "nor", "neither")
 _SINGLE = ("single", "one", "individual")
 _TOTALLED = ("most", "fewest", "least", "total", "altogether", "combined")
 _AVERAGED = ("average", "mean")
@@ -105,7 +108,10 @@ def table_query(question: str, shapes: Sequence[TableShape],
     extreme = next((name for name, listed in _FIGURES if name in ("MAX", "MIN") and any(c in cues for c in listed)),
                    None)
     ranked = _ranked_column(shapes, words) if extreme is not None else None
-    if found:
+    distinct = _distinct_column(shapes, words) if counting else None
+    if distinct is not None:
+        shape, column, figure = distinct[0], distinct[1], "DISTINCT"  # "how many different items"
+    elif found:
         shape, column = max(found, key=lambda pair: len(_words(pair[1])))
     elif counting and (counted := _counted(shapes, words, ranges)) is not None:
         shape, column, figure = counted, None, "COUNT"  # "how many suppliers": the rows, counted
@@ -114,20 +120,22 @@ def table_query(question: str, shapes: Sequence[TableShape],
     else:
         return None
     by = ranked[1] if ranked is not None and ranked[0] is shape else _per(shape, words)
-    conditions = _conditions(shape, text, values, besides=by) + [
+    conditions = _conditions(shape, text, values, besides=by, counted=column if figure == "DISTINCT" else None) + [
         (f"{quoted(name)} {operator} {bound}", f"{name} is {_IN_RANGE_WORDS[operator]} {bound}")
         for name, operator, bound in ranges[shape.table]] + date_conditions(shape, question)
     if ranked is not None and ranked[0] is shape:
         return _ranked(shape, by, column, extreme or figure, cues, conditions)
     where = " AND ".join(["_kind = 'row'", *(sql for sql, _ in conditions)])
-    measured = "COUNT(*)" if column is None else f"{figure}({quoted(column)})"
+    measured = "COUNT(*)" if column is None else f"COUNT(DISTINCT {quoted(column)})" if figure == "DISTINCT" \
+        else f"{figure}({quoted(column)})"
     counts = f"{measured} AS value, COUNT(*) AS rows_read, GROUP_CONCAT(_row) AS rows_used"
     if by is None:
         sql = f"SELECT {counts} FROM {shape.table} WHERE {where}"
     else:
         sql = (f"SELECT {quoted(by)} AS per, {counts} FROM {shape.table} WHERE {where} "
                f"GROUP BY {quoted(by)} ORDER BY MIN(_row)")
-    what = f"the {_IN_WORDS[figure]}" + (f" of {column}" if column else "") + (f" per {by}" if by else "")
+    what = f"the {_IN_WORDS[figure]}" + (f" of {column}" if column and figure != "DISTINCT" else f" {column}"
+                                         if column else "") + (f" per {by}" if by else "")
     if conditions:
         what += " where " + " and ".join(words_ for _, words_ in conditions)
     return TableQuery(shape, sql, what, by)
@@ -260,19 +268,51 @@ def _per(shape: TableShape, words: list[str]) -> str | None:
 
 
 def _conditions(shape: TableShape, text: str, values: Callable[[TableShape, str], Sequence[str]], *,
-                besides: str | None = None) -> list[tuple[str, str]]:
+                besides: str | None = None, counted: str | None = None) -> list[tuple[str, str]]:
+    """(SQL, words) for each text column whose values the question names: the rows holding one of
+    them, or, for values it names after "not", "except", "excluding", "outside", "other than" or
+    "but", the rows holding none of them (a row with no value included). `besides`: the column
+    the figure is per; `counted`: the column whose different values are counted."""
     conditions = []
     padded = f" {text} "
     for name, kind in shape.columns:
-        if kind != "text" or name == besides:
+        if kind != "text" or name in (besides, counted):
             continue
         named = [value for value in values(shape, name)[:VALUES_READ]
                  if (phrase := " ".join(_words(value))) and f" {phrase} " in padded]
-        if named:
-            listed = ", ".join(_literal(value) for value in named)
-            sql = f"{quoted(name)} = {listed}" if len(named) == 1 else f"{quoted(name)} IN ({listed})"
-            conditions.append((sql, f"{name} is {' or '.join(named)}"))
+        kept = [value for value in named if not _negated(padded, " ".join(_words(value)))]
+        left_out = [value for value in named if value not in kept]
+        if kept:
+            listed = ", ".join(_literal(value) for value in kept)
+            sql = f"{quoted(name)} = {listed}" if len(kept) == 1 else f"{quoted(name)} IN ({listed})"
+            conditions.append((sql, f"{name} is {' or '.join(kept)}"))
+        if left_out:
+            listed = ", ".join(_literal(value) for value in left_out)
+            conditions.append((f"({quoted(name)} IS NULL OR {quoted(name)} NOT IN ({listed}))",
+                               f"{name} is not {' nor '.join(left_out)}"))
     return conditions
+
+
+def _negated(padded: str, phrase: str) -> bool:
+    """Whether the question names the value after a word that leaves it out ("not in Oslo",
+    "except Oslo and Bergen", "any location but Oslo"), within a few words before it."""
+    before = padded[:padded.index(f" {phrase} ")].split()[-4:]
+    return any(word in _LEAVING_OUT for word in before) or " ".join(before[-2:]) in ("other than", "apart from")
+
+
+def _distinct_column(shapes: Sequence[TableShape], words: list[str]) -> tuple[TableShape, str] | None:
+    """The sheet and text column whose different values "how many different items" counts: named,
+    singular or plural, right after "different", "distinct", "unique" or "separate"."""
+    plain = [singular(word) for word in words]
+    for shape in shapes:
+        for name, kind in shape.columns:
+            named = [singular(word) for word in _words(name)]
+            if kind != "text" or not named:
+                continue
+            for at in range(1, len(plain) - len(named) + 1):
+                if plain[at - 1] in _DIFFERENT and plain[at:at + len(named)] == named:
+                    return shape, name
+    return None
 
 
 def _words(text: str) -> list[str]:
