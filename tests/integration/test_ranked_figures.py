@@ -77,3 +77,19 @@ def test_the_answer_names_the_first_value_and_its_rows_in_docchat_s_words(librar
     assert turn.answer.facts.table.ranked == "highest"
     tied = library.retrieval.figure("Which location has the most items?", library.retrieval.in_scope(None))
     assert stated_text(tied).startswith("The Location with the most rows is **Oslo** and **Bergen**, at **2** each")
+
+
+@pytest.mark.parametrize(("question", "groups", "what"), [
+    ("What are the top 2 items by pallets?", [("Cardboard boxes", 290), ("Bubble wrap", 45)],
+     "the total of Pallets per Item, the 2 highest"),
+    ("Name the three locations with the fewest pallets.", [("Tromsø", 40), ("Bergen", 155), ("Oslo", 165)],
+     "the total of Pallets per Location, the 3 lowest"),
+])
+def test_a_top_list_is_a_figure_per_value_in_the_order_of_its_rank(library, question, groups, what):
+    figure = library.retrieval.figure(question, library.retrieval.in_scope(None))
+
+    assert (list(figure.groups), figure.what, figure.ranked) == (groups, what, "")
+    # Stated as a table of the values, their figures and rows, in rank order.
+    lines = stated_text(figure).splitlines()
+    assert lines[2] == f"| {figure.by} | Total of Pallets | Rows |"
+    assert [line.split(" | ")[0] for line in lines[4:]] == [f"| {group}" for group, _ in groups]

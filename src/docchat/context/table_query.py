@@ -44,8 +44,8 @@ from docchat.ports import TableShape
 VALUES_READ = 500
 _WORD = re.compile(r"[^\W_]+")
 _FIGURES = (("SUM", ("total", "sum", "altogether", "combined")), ("AVG", ("average", "mean")),
-            ("MAX", ("highest", "largest", "biggest", "most", "maximum")),
-            ("MIN", ("lowest", "smallest", "least", "fewest", "minimum")))
+            ("MAX", ("highest", "largest", "biggest", "most", "maximum", "top")),
+            ("MIN", ("lowest", "smallest", "least", "fewest", "minimum", "bottom")))
 _IN_WORDS = {"SUM": "total", "AVG": "average", "MAX": "highest", "MIN": "lowest", "COUNT": "number of rows",
              "DISTINCT": "number of different"}
 _NUMERIC = ("integer", "real")
@@ -55,7 +55,11 @@ _WHICH = ("which", "what")
 _DIFFERENT = ("different", "distinct", "unique", "separate")
 _LEAVING_OUT = ("not", "except", "excluding", "outside", "but", "besides", "nor", "neither")
 _SINGLE = ("single", "one", "individual")
-_TOTALLED = ("most", "fewest", "least", "total", "altogether", "combined")
+_TOTALLED = ("most", "fewest", "least", "total", "altogether", "combined", "top", "bottom")
+# The values a top list names at most ("the top 20 items"); a number past it is no count of values.
+MOST_RANKED = 20
+_COUNTS = {word: number for number, word in enumerate(
+    "two three four five six seven eight nine ten".split(), start=2)}
 _AVERAGED = ("average", "mean")
 _NUMBER = r"(\d[\d,]*(?:\.\d+)?)"
 _COMPARED = (
@@ -124,7 +128,7 @@ def table_query(question: str, shapes: Sequence[TableShape],
         (f"{quoted(name)} {operator} {bound}", f"{name} is {_IN_RANGE_WORDS[operator]} {bound}")
         for name, operator, bound in ranges[shape.table]] + date_conditions(shape, question)
     if ranked is not None and ranked[0] is shape:
-        return _ranked(shape, by, column, extreme or figure, cues, conditions)
+        return _ranked(shape, by, column, extreme or figure, cues, conditions, first=ranked[2])
     where = " AND ".join(["_kind = 'row'", *(sql for sql, _ in conditions)])
     measured = "COUNT(*)" if column is None else f"COUNT(DISTINCT {quoted(column)})" if figure == "DISTINCT" \
         else f"{figure}({quoted(column)})"
@@ -142,10 +146,11 @@ def table_query(question: str, shapes: Sequence[TableShape],
 
 
 def _ranked(shape: TableShape, by: str, column: str | None, figure: str, cues: list[str],
-            conditions: list[tuple[str, str]]) -> TableQuery:
-    """The query ranking the values of `by` by their figure: their total for "most" or "fewest",
-    their average for "average", else each one's highest (lowest) row; their rows, counted, with no
-    column named."""
+            conditions: list[tuple[str, str]], first: int = 1) -> TableQuery:
+    """The query ranking the values of `by` by their figure: their total for "most", "fewest" or
+    "top", their average for "average", else each one's highest (lowest) row; their rows, counted,
+    with no column named. `first`: how many are asked ("the top 3 items"); past one, they are a
+    figure per value, in their rank's order."""
     order, best = ("DESC", "highest") if figure == "MAX" else ("ASC", "lowest")
     if column is None:
         measured, named = "COUNT(*)", f"the {'most' if figure == 'MAX' else 'fewest'} rows"
@@ -158,17 +163,21 @@ def _ranked(shape: TableShape, by: str, column: str | None, figure: str, cues: l
     where = " AND ".join(["_kind = 'row'", *(sql for sql, _ in conditions)])
     sql = (f"SELECT {quoted(by)} AS per, {measured} AS value, COUNT(*) AS rows_read, GROUP_CONCAT(_row) AS rows_used "
            f"FROM {shape.table} WHERE {where} GROUP BY {quoted(by)} HAVING value IS NOT NULL "
-           f"ORDER BY value {order}, MIN(_row)")
-    what = f"the {by} with {named}"
-    if conditions:
-        what += " where " + " and ".join(words_ for _, words_ in conditions)
-    return TableQuery(shape, sql, what, by, ranked=best)
+           f"ORDER BY value {order}, MIN(_row)" + (f" LIMIT {first}" if first > 1 else ""))
+    where_words = " where " + " and ".join(words_ for _, words_ in conditions) if conditions else ""
+    if first > 1:
+        # "the total of Pallets per Item, the 3 highest": a figure per value, its rows in rank order.
+        per = named.removeprefix(f"the {best} ").removeprefix("the ")
+        what = f"the {per if column else 'number of rows'} per {by}{where_words}, the {first} {best}"
+        return TableQuery(shape, sql, what, by)
+    return TableQuery(shape, sql, f"the {by} with {named}{where_words}", by, ranked=best)
 
 
-def _ranked_column(shapes: Sequence[TableShape], words: list[str]) -> tuple[TableShape, str] | None:
-    """The sheet and text column whose values the question ranks: named, singular or plural,
-    right after "which" or "what" ("which warehouse", "what region"), unless it asks for a single
-    row ("of a single item", "in one order")."""
+def _ranked_column(shapes: Sequence[TableShape], words: list[str]) -> tuple[TableShape, str, int] | None:
+    """The sheet and text column whose values the question ranks, and how many it asks for: the
+    column named, singular or plural, right after "which" or "what" ("which warehouse": one), or
+    after a number ("the top 3 items", "the five locations with the most…"), unless it asks for a
+    single row ("of a single item", "in one order")."""
     if any(word in _SINGLE for word in words):
         return None
     plain = [singular(word) for word in words if word != "the"]
@@ -178,9 +187,18 @@ def _ranked_column(shapes: Sequence[TableShape], words: list[str]) -> tuple[Tabl
             if kind != "text" or not named:
                 continue
             for at in range(1, len(plain) - len(named) + 1):
-                if plain[at - 1] in _WHICH and plain[at:at + len(named)] == named:
-                    return shape, name
+                if plain[at:at + len(named)] != named:
+                    continue
+                if plain[at - 1] in _WHICH:
+                    return shape, name, 1
+                if (first := _COUNTS.get(plain[at - 1]) or _counted_number(plain[at - 1])) is not None:
+                    return shape, name, first
     return None
+
+
+def _counted_number(word: str) -> int | None:
+    """A number of values asked for, written in digits: 2 to MOST_RANKED."""
+    return int(word) if word.isdigit() and 2 <= int(word) <= MOST_RANKED else None
 
 
 def asks_a_figure(question: str) -> bool:
