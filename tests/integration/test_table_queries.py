@@ -130,3 +130,22 @@ def test_a_value_with_a_quote_in_it_is_matched_and_cannot_change_the_query(tmp_p
     tables.write("d", [table_of("Stock", ["Shop", "Pallets"], 1, [(2, ["O'Neill's", "7"]), (3, ["Other", "5"])])])
 
     assert computed(tables, "How many pallets does O'Neill's hold in total?")[0] == 7
+
+
+@pytest.mark.parametrize(("question", "value", "what"), [
+    ("How many more pallets are stored in Oslo than in Bergen?", 80,
+     "the difference between the total of Pallets where Location is Oslo and that where Location is Bergen"),
+    ("How many fewer pallets does Tromsø hold than Oslo?", -125,
+     "the difference between the total of Pallets where Location is Tromsø and that where Location is Oslo"),
+    ("What is the difference in the average unit price between Oslo and Bergen?", 8.25 - 3.25,
+     "the difference between the average of Unit price where Location is Oslo and that where Location is Bergen"),
+    ("How many more items does Oslo stock than Tromsø?", 1,
+     "the difference between the number of rows where Location is Oslo and that where Location is Tromsø"),
+    ("How many more pallets of cardboard boxes are in Bergen than in Tromsø?", 20,
+     "the difference, where Item is Cardboard boxes, between the total of Pallets where Location is Bergen and "
+     "that where Location is Tromsø"),
+])
+def test_one_value_s_figure_less_another_s_in_the_order_the_question_names_them(kept, question, value, what):
+    got, _, _, said = computed(kept, question)
+
+    assert (got, said) == (pytest.approx(value), what)

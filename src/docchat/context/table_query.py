@@ -52,6 +52,8 @@ _NUMERIC = ("integer", "real")
 _HOW_MANY = re.compile(r"\bhow (?:many|much)\b")
 _PER = ("per", "by", "each", "every")
 _WHICH = ("which", "what")
+# One figure less another: "how many more … than", "how much less … than", "the difference between".
+_DIFFERENCE = re.compile(r"\bhow (?:many|much) (?:more|fewer|less)\b.*\bthan\b|\bdifference\b")
 _DIFFERENT = ("different", "distinct", "unique", "separate")
 _LEAVING_OUT = ("not", "except", "excluding", "outside", "but", "besides", "nor", "neither")
 _SINGLE = ("single", "one", "individual")
@@ -129,6 +131,9 @@ def table_query(question: str, shapes: Sequence[TableShape],
         for name, operator, bound in ranges[shape.table]] + date_conditions(shape, question)
     if ranked is not None and ranked[0] is shape:
         return _ranked(shape, by, column, extreme or figure, cues, conditions, first=ranked[2])
+    if by is None and figure != "DISTINCT" and _DIFFERENCE.search(question.lower()) and \
+            (pair := _two_values(shape, text, values)) is not None:
+        return _difference(shape, column, figure, pair, conditions)
     where = " AND ".join(["_kind = 'row'", *(sql for sql, _ in conditions)])
     measured = "COUNT(*)" if column is None else f"COUNT(DISTINCT {quoted(column)})" if figure == "DISTINCT" \
         else f"{figure}({quoted(column)})"
@@ -173,6 +178,43 @@ def _ranked(shape: TableShape, by: str, column: str | None, figure: str, cues: l
     return TableQuery(shape, sql, f"the {by} with {named}{where_words}", by, ranked=best)
 
 
+def _difference(shape: TableShape, column: str | None, figure: str, pair: tuple[str, str, str],
+                conditions: list[tuple[str, str]]) -> TableQuery:
+    """The query of one value's figure less another's ("how many more pallets does Oslo hold than
+    Bergen": the total of Oslo's less the total of Bergen's), in the order the question names them."""
+    name, first, second = pair
+    named = quoted(name)
+    if column is None:
+        measured = f"SUM({named} = {_literal(first)}) - SUM({named} = {_literal(second)})"
+    else:
+        measured = (f"{figure}(CASE WHEN {named} = {_literal(first)} THEN {quoted(column)} END) - "
+                    f"{figure}(CASE WHEN {named} = {_literal(second)} THEN {quoted(column)} END)")
+    where = " AND ".join(["_kind = 'row'", *(sql for sql, _ in conditions)])
+    sql = f"SELECT {measured} AS value, COUNT(*) AS rows_read, GROUP_CONCAT(_row) AS rows_used FROM {shape.table} " \
+          f"WHERE {where}"
+    base = f"the {_IN_WORDS[figure]}" + (f" of {column}" if column else "")
+    others = [words_ for sql_, words_ in conditions if not sql_.startswith(f"{named} IN (")]
+    among = f", where {' and '.join(others)}," if others else ""
+    return TableQuery(shape, sql, f"the difference{among} between {base} where {name} is {first} and that where "
+                                  f"{name} is {second}")
+
+
+def _two_values(shape: TableShape, text: str, values: Callable[[TableShape, str], Sequence[str]]
+                ) -> tuple[str, str, str] | None:
+    """The text column of which the question names exactly two values, and the two, in the order
+    it names them; None if no column has two."""
+    padded = f" {text} "
+    for name, kind in shape.columns:
+        if kind != "text":
+            continue
+        named = [(padded.index(f" {phrase} "), value) for value in values(shape, name)[:VALUES_READ]
+                 if (phrase := " ".join(_words(value))) and f" {phrase} " in padded and not _negated(padded, phrase)]
+        if len(named) == 2:
+            (_, first), (_, second) = sorted(named)
+            return name, first, second
+    return None
+
+
 def _ranked_column(shapes: Sequence[TableShape], words: list[str]) -> tuple[TableShape, str, int] | None:
     """The sheet and text column whose values the question ranks, and how many it asks for: the
     column named, singular or plural, right after "which" or "what" ("which warehouse": one), or
@@ -211,7 +253,7 @@ def _figure(words: list[str], text: str) -> str | None:
     for figure, cues in _FIGURES:
         if any(cue in words for cue in cues):
             return figure
-    return "SUM" if _HOW_MANY.search(text) else None
+    return "SUM" if _HOW_MANY.search(text) or "difference" in words else None
 
 
 def _named_columns(shape: TableShape, present: set[str]) -> list[str]:
