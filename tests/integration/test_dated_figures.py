@@ -52,6 +52,8 @@ def library(tmp_path_factory):
      "the total of Units sold where Month is after 2024-12-01"),
     ("What is the total of units sold since 2025?", 760, "the total of Units sold where Month is since 2025"),
     ("What is the total of units sold before 2025?", 330, "the total of Units sold where Month is before 2025"),
+    ("What were the units sold by West in March 2025?", 210, "the Units sold where Region is West and Month is in "
+                                                             "March 2025"),
     ("Which region sold the most units in 2025?", None, "the Region with the highest total of Units sold where "
                                                         "Month is in 2025"),
 ])

@@ -149,3 +149,23 @@ def test_one_value_s_figure_less_another_s_in_the_order_the_question_names_them(
     got, _, _, said = computed(kept, question)
 
     assert (got, said) == (pytest.approx(value), what)
+
+
+@pytest.mark.parametrize(("question", "value", "what"), [
+    ("What is the unit price of tape in Bergen?", 2, "the Unit price where Location is Bergen and Item is Tape"),
+    ("What was the unit price of bubble wrap?", 12, "the Unit price where Item is Bubble wrap"),
+])
+def test_one_cell_is_looked_up_by_the_values_that_pick_out_its_row(kept, question, value, what):
+    got, read, _, said = computed(kept, question)
+
+    assert (got, read, said) == (value, 1, what)
+
+
+def test_a_cell_the_values_do_not_pick_out_alone_is_not_looked_up(kept):
+    from docchat.context.table_query import table_query
+
+    query = table_query("What is the unit price of cardboard boxes?", kept.shapes(), lambda shape, column: [
+        row[0] for row in kept.run(f"SELECT DISTINCT {quoted(column)} FROM {shape.table} WHERE _kind = 'row'",
+                                   max_rows=500, timeout_s=2).rows])
+
+    assert not kept.run(query.sql, max_rows=1, timeout_s=2).rows  # three rows hold cardboard boxes: no one value

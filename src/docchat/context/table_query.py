@@ -25,6 +25,8 @@ filtered by the values of its text columns that the question names.
   and "least" rank totals ("the most pallets" of a warehouse is all of its pallets), "highest"
   and the like each value's highest row, "average" averages, and a sheet with no column named
   its rows, counted. "Of a single item" asks for the highest row, not the value holding it.
+- One cell: a "what" question naming a numeric column and values or dates that pick
+  out one data row ("What is the unit price of tape in Bergen?") gives that row's value.
 - Dates: "in 2025", "in March 2025", "after 1 October 2025" keep the rows of the sheet's date
   column in them (docchat.context.table_dates).
 - No column named and no rows to count, or no figure asked for: no query (passages answer).
@@ -52,6 +54,7 @@ _NUMERIC = ("integer", "real")
 _HOW_MANY = re.compile(r"\bhow (?:many|much)\b")
 _PER = ("per", "by", "each", "every")
 _WHICH = ("which", "what")
+_LOOKS_UP = re.compile(r"\s*what\b", re.IGNORECASE)
 # One figure less another: "how many more … than", "how much less … than", "the difference between".
 _DIFFERENCE = re.compile(r"\bhow (?:many|much) (?:more|fewer|less)\b.*\bthan\b|\bdifference\b")
 _DIFFERENT = ("different", "distinct", "unique", "separate")
@@ -97,7 +100,7 @@ def table_query(question: str, shapes: Sequence[TableShape],
     # "at least 10 pallets" asks for no lowest, nor "at most" for a highest: a range's words are no cue.
     cues = _words(_OR_MORE.sub(" ", _RANGE.sub(" ", question.lower())))
     figure = _figure(cues, " ".join(cues))
-    if figure is None:
+    if figure is None and not looks_up(question):
         return None
     counting = not any(cue in cues for _, listed in _FIGURES for cue in listed)  # "how many" alone
     bounds = _bounds(question)
@@ -109,6 +112,8 @@ def table_query(question: str, shapes: Sequence[TableShape],
         # A column named for its range is what is counted or kept, not what is added up.
         found += [(shape, column) for column in [c for c in named if c not in limited] or
                   ([] if counting else named)]
+    if figure is None:
+        return _looked_up(question, text, shapes, found, values, ranges)
     column: str | None
     # "the highest average", "the most in total": a value's rank, whatever figure ranks it.
     extreme = next((name for name, listed in _FIGURES if name in ("MAX", "MIN") and any(c in cues for c in listed)),
@@ -176,6 +181,32 @@ def _ranked(shape: TableShape, by: str, column: str | None, figure: str, cues: l
         what = f"the {per if column else 'number of rows'} per {by}{where_words}, the {first} {best}"
         return TableQuery(shape, sql, what, by)
     return TableQuery(shape, sql, f"the {by} with {named}{where_words}", by, ranked=best)
+
+
+def looks_up(question: str) -> bool:
+    """Whether the question may ask for one cell ("What is the unit price of tape in Bergen?"); "how
+    much" asks for a total."""
+    return _LOOKS_UP.match(question) is not None
+
+
+def _looked_up(question: str, text: str, shapes: Sequence[TableShape], found: list[tuple[TableShape, str]],
+               values: Callable[[TableShape, str], Sequence[str]],
+               ranges: dict[str, list[tuple[str, str, str]]]) -> TableQuery | None:
+    """The query of one cell: the numeric column the question names, in the one data row its
+    values and dates pick out ("the Unit price where Location is Bergen and Item is Tape"); no row
+    is given unless exactly one row is picked."""
+    if not found:
+        return None
+    shape, column = max(found, key=lambda pair: len(_words(pair[1])))
+    conditions = _conditions(shape, text, values) + [
+        (f"{quoted(name)} {operator} {bound}", f"{name} is {_IN_RANGE_WORDS[operator]} {bound}")
+        for name, operator, bound in ranges[shape.table]] + date_conditions(shape, question)
+    if not conditions:
+        return None
+    where = " AND ".join(["_kind = 'row'", *(sql for sql, _ in conditions)])
+    sql = (f"SELECT MAX({quoted(column)}) AS value, COUNT(*) AS rows_read, GROUP_CONCAT(_row) AS rows_used "
+           f"FROM {shape.table} WHERE {where} HAVING COUNT(*) = 1")
+    return TableQuery(shape, sql, f"the {column} where " + " and ".join(words_ for _, words_ in conditions))
 
 
 def _difference(shape: TableShape, column: str | None, figure: str, pair: tuple[str, str, str],

@@ -14,7 +14,7 @@ from collections.abc import Set as AbstractSet
 from docchat.domain import ChunkRecord, Retrieved, Scope
 from docchat.errors import DocchatError, InvalidInput, UnusableOutput
 from docchat.context.model_query import FIRST_ROWS, described, figure_of, plain_names, statement, wrapped
-from docchat.context.table_query import VALUES_READ, asks_a_figure, table_query
+from docchat.context.table_query import VALUES_READ, asks_a_figure, looks_up, table_query
 from docchat.documents.tables import quoted
 from docchat.domain.approach import Figure, number
 from docchat.ports import ChunkIndex, Embedder, SheetTables, TableShape, UnitOfWork, UnitOfWorkFactory, WordIndex
@@ -146,7 +146,7 @@ class RetrievalService:
         over its data rows (docchat.context.table_query); None when there is no sheet, or no
         figure it can compute. A question asking none opens no file."""
         tables = self._tables
-        if tables is None or not in_scope or not asks_a_figure(question):
+        if tables is None or not in_scope or not (asks_a_figure(question) or looks_up(question)):
             return None
         names = dict(in_scope)
         try:
