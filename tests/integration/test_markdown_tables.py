@@ -64,3 +64,26 @@ def test_which_depot_holds_the_most_pallets_is_answered_from_the_table(library):
 
     assert turn.text().startswith("The Depot with the highest total of Pallets is **Bergen**, at **2,152** "
                                   "(computed by docchat from depot-report.md › Table 1, 1 row (3)")
+
+
+def test_a_markdown_document_added_before_its_tables_were_kept_is_repaired_only_if_it_has_one(tmp_path):
+    from docchat.bootstrap import build_services
+    from docchat.config import Settings
+    from docchat.store.sheet_tables import SqliteSheetTables
+
+    services = build_services(Settings(data_dir=tmp_path / "data"), contact_llm=False)
+    try:
+        report = services.ingestion.ingest("depot-report.md", REPORT.encode())
+        notes = services.ingestion.ingest("notes.md", b"# Notes\n\nNo table here | just a bar.\n")
+        # As a library from before: no Markdown document's tables kept.
+        SqliteSheetTables(tmp_path / "data").drop(report.id)
+        SqliteSheetTables(tmp_path / "data").drop(notes.id)
+
+        found = services.index.check()
+        done = services.index.repair()
+        figure = services.retrieval.figure("How many pallets are held in total?", services.retrieval.in_scope(None))
+    finally:
+        services.close()
+
+    assert found.sheets_without_tables == (report.id,) and not found.agrees
+    assert done.tables_written == 1 and figure.value == 4_402

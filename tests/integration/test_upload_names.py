@@ -24,9 +24,9 @@ HOSTILE_NAMES = [
 
 
 def _files(root) -> set:
-    """Every file under root but the database's and the index's own."""
+    """Every file under root but the database's, the index's and the kept tables' own."""
     return {path for path in root.rglob("*") if path.is_file()
-            and not path.name.startswith("docchat.db") and "vectors" not in path.parts}
+            and not path.name.startswith(("docchat.db", "tables.sqlite")) and "vectors" not in path.parts}
 
 
 def _content(name: str) -> bytes:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass
 from datetime import datetime
 from enum import StrEnum
@@ -34,9 +35,20 @@ class Attachment:
 
 
 # The kinds of document whose sheets or tables are kept as tables: docchat.documents.kinds.sheets'
-# kinds, Word documents, presentations, web pages and Markdown (its pipe tables). A library's
-# Markdown documents from before reads theirs once repaired (`docchat documents repair`).
+# kinds, Word documents, presentations, web pages and Markdown (its pipe tables).
 TABLE_KINDS = frozenset({"xlsx", "ods", "csv", "tsv", "docx", "pptx", "html", "markdown"})
+# The kinds whose tables docchat began to keep after their documents could be added: one added
+# before holds no kept tables, and the library check asks for them only where its file has a table
+# (`docchat documents repair` then reads them).
+LATER_TABLE_KINDS = frozenset({"markdown"})
+# A Markdown pipe table's delimiter row: `| --- | :---: |`, or `--- | ---` without the outer bars.
+PIPE_DELIMITER = re.compile(r"\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*")
+
+
+def has_pipe_table(data: bytes) -> bool:
+    """Whether a Markdown file's text has a pipe table's delimiter row (a cheap look, no parse)."""
+    text = data.decode("utf-8", errors="replace")
+    return "|" in text and any(PIPE_DELIMITER.fullmatch(line) for line in text.splitlines())
 
 
 class RowKind(StrEnum):

@@ -17,7 +17,7 @@ import threading
 from collections.abc import Callable
 
 from docchat.domain import ChunkRecord, Document, DocumentStatus, IndexCheck, IndexRepair
-from docchat.domain.documents import TABLE_KINDS
+from docchat.domain.documents import LATER_TABLE_KINDS, TABLE_KINDS, has_pipe_table
 from docchat.errors import DocchatError
 from docchat.ports import ChunkIndex, Embedder, FileStore, Parser, SheetTables, UnitOfWorkFactory, WordIndex
 from docchat.services.ingestion import IngestionCancelled, embed_chunks
@@ -56,7 +56,16 @@ class SheetReader:
 
     def missing(self, documents: list[Document]) -> tuple[str, ...]:
         kept = self._tables.kept()
-        return tuple(d.id for d in documents if d.kind in TABLE_KINDS and d.id not in kept)
+        return tuple(d.id for d in documents if d.kind in TABLE_KINDS and d.id not in kept and self._may_hold(d))
+
+    def _may_hold(self, document: Document) -> bool:
+        """Whether a document's tables are worth reading again: a Markdown document added before
+        its pipe tables were kept (issue 55) is, only if its stored file has one; any other kind
+        kept as tables, always."""
+        if document.kind not in LATER_TABLE_KINDS:
+            return True
+        data = self._files.read(document.path) if document.path else None
+        return data is not None and has_pipe_table(data)
 
     def write(self, documents: list[Document]) -> int:
         """Each spreadsheet's tables from its stored file; one that cannot be read again is passed

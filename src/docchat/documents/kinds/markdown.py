@@ -10,10 +10,9 @@ import re
 from docchat.documents.kinds import Kind, Read
 from docchat.documents.tables import grid_table
 from docchat.documents.text_reading import decode, split_at_headings
+from docchat.domain.documents import PIPE_DELIMITER
 
 WORDS = "Markdown"
-# A pipe table's delimiter row: `| --- | :---: |`, or `--- | ---` without the outer bars.
-_DELIMITER = re.compile(r"\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*")
 # A bar that ends a cell: one not escaped as `\|`.
 _BAR = re.compile(r"(?<!\\)\|")
 # A cell's whole text in emphasis or code (`**9,492**`): its value is what is inside.
@@ -40,7 +39,7 @@ def _pipe_tables(lines: list[str | None]) -> list[list[list[str]]]:
     grids, at = [], 1
     while at < len(lines):
         header, delimiter = lines[at - 1], lines[at]
-        if header is None or delimiter is None or "|" not in header or not _DELIMITER.fullmatch(delimiter):
+        if header is None or delimiter is None or "|" not in header or not PIPE_DELIMITER.fullmatch(delimiter):
             at += 1
             continue
         grid, at = [_cells(header)], at + 1
