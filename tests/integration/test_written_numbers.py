@@ -49,3 +49,16 @@ def test_a_figure_is_computed_over_numbers_written_with_currencies_units_and_mar
         assert figure.groups == (("East", 1_200_000),)
     else:
         assert figure.value == pytest.approx(value)
+
+
+def test_a_dash_in_a_column_of_text_is_kept_as_written(tmp_path):
+    from docchat.documents.tables import table_of
+    from docchat.store.sheet_tables import SqliteSheetTables
+
+    tables = SqliteSheetTables(tmp_path)
+    tables.write("d", [table_of("Codes", ["Region", "Code", "Units"], 1,
+                                [(2, ["North America", "NA", "4"]), (3, ["Unknown", "\u2014", "\u2014"])])])
+    [shape] = tables.shapes()
+
+    rows = tables.run(f'SELECT "Code", "Units" FROM {shape.table} ORDER BY _row', max_rows=5, timeout_s=2).rows
+    assert [tuple(row) for row in rows] == [("NA", 4), ("\u2014", None)]
