@@ -37,6 +37,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TypeVar
 
 from docchat.context.approach import singular
 from docchat.context.table_dates import date_conditions
@@ -44,6 +45,7 @@ from docchat.documents.tables import quoted
 from docchat.ports import TableShape
 
 VALUES_READ = 500
+T = TypeVar("T")
 _WORD = re.compile(r"[^\W_]+")
 _FIGURES = (("SUM", ("total", "sum", "altogether", "combined")), ("AVG", ("average", "mean")),
             ("MAX", ("highest", "largest", "biggest", "most", "maximum", "top")),
@@ -131,9 +133,8 @@ def table_query(question: str, shapes: Sequence[TableShape],
     else:
         return None
     by = ranked[1] if ranked is not None and ranked[0] is shape else _per(shape, words)
-    conditions = _conditions(shape, text, values, besides=by, counted=column if figure == "DISTINCT" else None) + [
-        (f"{quoted(name)} {operator} {bound}", f"{name} is {_IN_RANGE_WORDS[operator]} {bound}")
-        for name, operator, bound in ranges[shape.table]] + date_conditions(shape, question)
+    conditions = _kept_rows(shape, question, text, values, ranges, besides=by,
+                            counted=column if figure == "DISTINCT" else None)
     if ranked is not None and ranked[0] is shape:
         return _ranked(shape, by, column, extreme or figure, cues, conditions, first=ranked[2])
     if by is None and figure != "DISTINCT" and _DIFFERENCE.search(question.lower()) and \
@@ -198,9 +199,7 @@ def _looked_up(question: str, text: str, shapes: Sequence[TableShape], found: li
     if not found:
         return None
     shape, column = max(found, key=lambda pair: len(_words(pair[1])))
-    conditions = _conditions(shape, text, values) + [
-        (f"{quoted(name)} {operator} {bound}", f"{name} is {_IN_RANGE_WORDS[operator]} {bound}")
-        for name, operator, bound in ranges[shape.table]] + date_conditions(shape, question)
+    conditions = _kept_rows(shape, question, text, values, ranges)
     if not conditions:
         return None
     where = " AND ".join(["_kind = 'row'", *(sql for sql, _ in conditions)])
@@ -238,10 +237,10 @@ def _two_values(shape: TableShape, text: str, values: Callable[[TableShape, str]
     for name, kind in shape.columns:
         if kind != "text":
             continue
-        named = [(padded.index(f" {phrase} "), value) for value in values(shape, name)[:VALUES_READ]
-                 if (phrase := " ".join(_words(value))) and f" {phrase} " in padded and not _negated(padded, phrase)]
+        named = sorted((padded.index(f" {phrase} "), value) for value in _named_values(shape, name, padded, values)
+                       if not _negated(padded, phrase := " ".join(_words(value))))
         if len(named) == 2:
-            (_, first), (_, second) = sorted(named)
+            (_, first), (_, second) = named
             return name, first, second
     return None
 
@@ -253,20 +252,15 @@ def _ranked_column(shapes: Sequence[TableShape], words: list[str]) -> tuple[Tabl
     single row ("of a single item", "in one order")."""
     if any(word in _SINGLE for word in words):
         return None
-    plain = [singular(word) for word in words if word != "the"]
     for shape in shapes:
-        for name, kind in shape.columns:
-            named = [singular(word) for word in _words(name)]
-            if kind != "text" or not named:
-                continue
-            for at in range(1, len(plain) - len(named) + 1):
-                if plain[at:at + len(named)] != named:
-                    continue
-                if plain[at - 1] in _WHICH:
-                    return shape, name, 1
-                if (first := _COUNTS.get(plain[at - 1]) or _counted_number(plain[at - 1])) is not None:
-                    return shape, name, first
+        if (found := _named_after(shape, words, _first_asked)) is not None:
+            return shape, *found
     return None
+
+
+def _first_asked(word: str) -> int | None:
+    """How many values a word before a column's name asks for: one after "which", else a number."""
+    return 1 if word in _WHICH else _COUNTS.get(word) or _counted_number(word)
 
 
 def _counted_number(word: str) -> int | None:
@@ -347,15 +341,32 @@ def _column_near(shape: TableShape, words: list[str], *, from_start: bool = Fals
 def _per(shape: TableShape, words: list[str]) -> str | None:
     """The text column the question asks the figure per: its name, singular or plural, right
     after "per", "by", "each" or "every" (a "the" between them aside)."""
+    found = _named_after(shape, words, lambda word: True if word in _PER else None)
+    return found[0] if found else None
+
+
+def _named_after(shape: TableShape, words: list[str], mark: Callable[[str], T | None]) -> tuple[str, T] | None:
+    """The sheet's text column named, singular or plural, right after a word that `mark` reads as
+    something (a "the" between them aside), with what it read; None if no column is."""
     plain = [singular(word) for word in words if word != "the"]
     for name, kind in shape.columns:
         named = [singular(word) for word in _words(name)]
         if kind != "text" or not named:
             continue
         for at in range(1, len(plain) - len(named) + 1):
-            if plain[at - 1] in _PER and plain[at:at + len(named)] == named:
-                return name
+            if plain[at:at + len(named)] == named and (read := mark(plain[at - 1])) is not None:
+                return name, read
     return None
+
+
+def _kept_rows(shape: TableShape, question: str, text: str, values: Callable[[TableShape, str], Sequence[str]],
+               ranges: dict[str, list[tuple[str, str, str]]], *, besides: str | None = None,
+               counted: str | None = None) -> list[tuple[str, str]]:
+    """(SQL, words) of every condition on the rows the question keeps: the values it names (or
+    leaves out), the ranges it states, the dates it names."""
+    return _conditions(shape, text, values, besides=besides, counted=counted) + [
+        (f"{quoted(name)} {operator} {bound}", f"{name} is {_IN_RANGE_WORDS[operator]} {bound}")
+        for name, operator, bound in ranges[shape.table]] + date_conditions(shape, question)
 
 
 def _conditions(shape: TableShape, text: str, values: Callable[[TableShape, str], Sequence[str]], *,
@@ -369,8 +380,7 @@ def _conditions(shape: TableShape, text: str, values: Callable[[TableShape, str]
     for name, kind in shape.columns:
         if kind != "text" or name in (besides, counted):
             continue
-        named = [value for value in values(shape, name)[:VALUES_READ]
-                 if (phrase := " ".join(_words(value))) and f" {phrase} " in padded]
+        named = _named_values(shape, name, padded, values)
         kept = [value for value in named if not _negated(padded, " ".join(_words(value)))]
         left_out = [value for value in named if value not in kept]
         if kept:
@@ -384,6 +394,13 @@ def _conditions(shape: TableShape, text: str, values: Callable[[TableShape, str]
     return conditions
 
 
+def _named_values(shape: TableShape, name: str, padded: str,
+                  values: Callable[[TableShape, str], Sequence[str]]) -> list[str]:
+    """The values of a text column that the question (`padded`: its words, spaced) holds as phrases."""
+    return [value for value in values(shape, name)[:VALUES_READ]
+            if (phrase := " ".join(_words(value))) and f" {phrase} " in padded]
+
+
 def _negated(padded: str, phrase: str) -> bool:
     """Whether the question names the value after a word that leaves it out ("not in Oslo",
     "except Oslo and Bergen", "any location but Oslo"), within a few words before it."""
@@ -394,15 +411,9 @@ def _negated(padded: str, phrase: str) -> bool:
 def _distinct_column(shapes: Sequence[TableShape], words: list[str]) -> tuple[TableShape, str] | None:
     """The sheet and text column whose different values "how many different items" counts: named,
     singular or plural, right after "different", "distinct", "unique" or "separate"."""
-    plain = [singular(word) for word in words]
     for shape in shapes:
-        for name, kind in shape.columns:
-            named = [singular(word) for word in _words(name)]
-            if kind != "text" or not named:
-                continue
-            for at in range(1, len(plain) - len(named) + 1):
-                if plain[at - 1] in _DIFFERENT and plain[at:at + len(named)] == named:
-                    return shape, name
+        if (found := _named_after(shape, words, lambda word: True if word in _DIFFERENT else None)) is not None:
+            return shape, found[0]
     return None
 
 
