@@ -5,9 +5,11 @@ its dates real dates, through the library."""
 from __future__ import annotations
 
 import datetime
-from io import BytesIO
 
 import pytest
+
+from tests.integration.libraries import library_of
+from tests.office_files import xlsx_of
 
 # Units by region and month: 2024's autumn and 2025's first half; a total row at the end.
 SALES = [("North", datetime.date(2024, 10, 1), 110), ("North", datetime.date(2024, 12, 1), 130),
@@ -17,29 +19,13 @@ SALES = [("North", datetime.date(2024, 10, 1), 110), ("North", datetime.date(202
 
 
 def workbook() -> bytes:
-    from openpyxl import Workbook
-
-    book = Workbook()
-    sheet = book.active
-    sheet.title = "Sales"
-    sheet.append(("Region", "Month", "Units sold"))
-    for row in SALES:
-        sheet.append(row)
-    sheet.append(("Total", None, sum(units for *_, units in SALES)))
-    kept = BytesIO()
-    book.save(kept)
-    return kept.getvalue()
+    return xlsx_of({"Sales": [("Region", "Month", "Units sold"), *SALES,
+                              ("Total", None, sum(units for *_, units in SALES))]})
 
 
 @pytest.fixture(scope="module")
 def library(tmp_path_factory):
-    from docchat.bootstrap import build_services
-    from docchat.config import Settings
-
-    services = build_services(Settings(data_dir=tmp_path_factory.mktemp("dated") / "data"), contact_llm=False)
-    services.ingestion.ingest("sales.xlsx", workbook())
-    yield services
-    services.close()
+    yield from library_of(tmp_path_factory.mktemp("dated"), {"sales.xlsx": workbook()})
 
 
 @pytest.mark.parametrize(("question", "value", "what"), [

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import pytest
 
+from tests.integration.libraries import library_of
+
 REPORT = """# Quarterly depot report
 
 Pallets held at the end of the quarter, by depot.
@@ -29,13 +31,7 @@ Pallets held at the end of the quarter, by depot.
 
 @pytest.fixture(scope="module")
 def library(tmp_path_factory):
-    from docchat.bootstrap import build_services
-    from docchat.config import Settings
-
-    services = build_services(Settings(data_dir=tmp_path_factory.mktemp("markdown") / "data"), contact_llm=False)
-    services.ingestion.ingest("depot-report.md", REPORT.encode())
-    yield services
-    services.close()
+    yield from library_of(tmp_path_factory.mktemp("markdown"), {"depot-report.md": REPORT.encode()})
 
 
 def test_a_pipe_table_is_kept_as_a_table_and_a_code_block_s_is_not(library):

@@ -4,9 +4,10 @@ single row; ties are named together. Over a workbook made by openpyxl, through t
 
 from __future__ import annotations
 
-from io import BytesIO
-
 import pytest
+
+from tests.integration.libraries import library_of
+from tests.office_files import xlsx_of
 
 from docchat.domain.stated import stated_text
 
@@ -17,27 +18,12 @@ ROWS = [("Location", "Item", "Pallets", "Unit price"),
 
 
 def workbook() -> bytes:
-    from openpyxl import Workbook
-
-    book = Workbook()
-    sheet = book.active
-    sheet.title = "Stock"
-    for row in ROWS:
-        sheet.append(row)
-    kept = BytesIO()
-    book.save(kept)
-    return kept.getvalue()
+    return xlsx_of({"Stock": ROWS})
 
 
 @pytest.fixture(scope="module")
 def library(tmp_path_factory):
-    from docchat.bootstrap import build_services
-    from docchat.config import Settings
-
-    services = build_services(Settings(data_dir=tmp_path_factory.mktemp("ranked") / "data"), contact_llm=False)
-    services.ingestion.ingest("warehouse-stock.xlsx", workbook())
-    yield services
-    services.close()
+    yield from library_of(tmp_path_factory.mktemp("ranked"), {"warehouse-stock.xlsx": workbook()})
 
 
 @pytest.mark.parametrize(("question", "first", "what"), [

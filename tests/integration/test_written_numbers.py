@@ -10,6 +10,8 @@ import io
 
 import pytest
 
+from tests.integration.libraries import library_of
+
 ROWS = [["Region", "Revenue", "Returns", "Distance"],
         ["North", "$71,725", "(1,200)", "12.5 km"],
         ["South", "$48,300[1]", "\u2014", "8 km"],
@@ -26,13 +28,7 @@ def sales_csv() -> bytes:
 
 @pytest.fixture(scope="module")
 def library(tmp_path_factory):
-    from docchat.bootstrap import build_services
-    from docchat.config import Settings
-
-    services = build_services(Settings(data_dir=tmp_path_factory.mktemp("written") / "data"), contact_llm=False)
-    services.ingestion.ingest("regional-sales.csv", sales_csv())
-    yield services
-    services.close()
+    yield from library_of(tmp_path_factory.mktemp("written"), {"regional-sales.csv": sales_csv()})
 
 
 @pytest.mark.parametrize(("question", "value", "rows"), [
