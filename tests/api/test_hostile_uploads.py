@@ -96,6 +96,6 @@ def test_an_upload_named_like_a_system_file_is_refused_and_creates_nothing(clien
 
 
 def _files(root) -> set:
-    """Every file under root but the database's and the index's own."""
+    """Every file under root but the database's, the kept tables' and the index's own."""
     return {path for path in root.rglob("*") if path.is_file()
-            and not path.name.startswith("docchat.db") and "vectors" not in path.parts}
+            and not path.name.startswith(("docchat.db", "tables.sqlite")) and "vectors" not in path.parts}

@@ -61,7 +61,7 @@ ADAPTERS = (
     "docchat.documents.parse_worker", "docchat.documents.parse_clock", "docchat.documents.parsing",
     "docchat.documents.kinds",  # one module per kind of file, each with its format's library
     "docchat.documents.registry", "docchat.documents.render", "docchat.documents.zip_formats",
-    "docchat.documents.ocr", "docchat.documents.scans",
+    "docchat.documents.ocr", "docchat.documents.scans", "docchat.documents.pdf_tables",
     "docchat.documents.folders",  # followed folders on disk and their watcher
     "docchat.memory.llama_index_memory", "docchat.memory.tokens",
     "docchat.preferences",

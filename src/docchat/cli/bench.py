@@ -97,6 +97,14 @@ def add_commands(commands) -> None:
                                 "citation check's number test")
     numbers.add_argument("--json", action="store_true")
     numbers.set_defaults(handler=bench_numbers)
+    pdf_tables = suites.add_parser("pdf-tables", help="the tables of PDF pages made by fpdf2 (ruled, lined up "
+                                   "without rules, carried onto the next page): docchat's reader against pdfplumber's "
+                                   "own strategies and Camelot's, where installed")
+    pdf_tables.add_argument("--documents", type=int, default=30, help="documents drawn (default: %(default)s)")
+    pdf_tables.add_argument("--first-seed", type=int, default=0, help="draw other documents than the default ones "
+                            "(seeds 0 to 39 were looked at while docchat's reader was written)")
+    pdf_tables.add_argument("--json", action="store_true")
+    pdf_tables.set_defaults(handler=bench_pdf_tables)
     answers = suites.add_parser("answers", help="what the answer says of table questions and fresh questions: "
                                 "docchat's stated figures against the model's own words, in the same run")
     answers.add_argument("--model", choices=("scripted", "served"), default="scripted",
@@ -259,6 +267,13 @@ def bench_numbers(args) -> None:
     from docchat_bench.numbers import run_numbers_bench
 
     run_numbers_bench(as_json=args.json)
+
+
+@_suite
+def bench_pdf_tables(args) -> None:
+    from docchat_bench.pdf_tables import run_pdf_tables_bench
+
+    run_pdf_tables_bench(documents=args.documents, first_seed=args.first_seed, as_json=args.json)
 
 
 @_suite

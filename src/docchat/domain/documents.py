@@ -35,12 +35,8 @@ class Attachment:
 
 
 # The kinds of document whose sheets or tables are kept as tables: docchat.documents.kinds.sheets'
-# kinds, Word documents, presentations, web pages and Markdown (its pipe tables).
-TABLE_KINDS = frozenset({"xlsx", "ods", "csv", "tsv", "docx", "pptx", "html", "markdown"})
-# The kinds whose tables docchat began to keep after their documents could be added: one added
-# before holds no kept tables, and the library check asks for them only where its file has a table
-# (`docchat documents repair` then reads them).
-LATER_TABLE_KINDS = frozenset({"markdown"})
+# kinds, Word documents, presentations, web pages, Markdown (its pipe tables) and PDF.
+TABLE_KINDS = frozenset({"xlsx", "ods", "csv", "tsv", "docx", "pptx", "html", "markdown", "pdf"})
 # A Markdown pipe table's delimiter row: `| --- | :---: |`, or `--- | ---` without the outer bars.
 PIPE_DELIMITER = re.compile(r"\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*")
 

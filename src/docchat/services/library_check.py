@@ -17,7 +17,7 @@ import threading
 from collections.abc import Callable
 
 from docchat.domain import ChunkRecord, Document, DocumentStatus, IndexCheck, IndexRepair
-from docchat.domain.documents import LATER_TABLE_KINDS, TABLE_KINDS, has_pipe_table
+from docchat.domain.documents import TABLE_KINDS, has_pipe_table
 from docchat.errors import DocchatError
 from docchat.ports import ChunkIndex, Embedder, FileStore, Parser, SheetTables, UnitOfWorkFactory, WordIndex
 from docchat.services.ingestion import IngestionCancelled, embed_chunks
@@ -61,8 +61,9 @@ class SheetReader:
     def _may_hold(self, document: Document) -> bool:
         """Whether a document's tables are worth reading again: a Markdown document added before
         its pipe tables were kept (issue 55) is, only if its stored file has one; any other kind
-        kept as tables, always."""
-        if document.kind not in LATER_TABLE_KINDS:
+        kept as tables, always (a PDF added before its tables were kept: only reading its pages
+        tells whether it has one)."""
+        if document.kind != "markdown":
             return True
         data = self._files.read(document.path) if document.path else None
         return data is not None and has_pipe_table(data)
