@@ -164,18 +164,22 @@ def _docchat(data: bytes) -> list[tuple[int, Grid]]:
 
 
 def readers() -> dict[str, Reader]:
-    chosen: dict[str, Reader] = {
-        "pdfplumber (lines)": _plumbed(None),
-        "pdfplumber (text)": _plumbed({"vertical_strategy": "text", "horizontal_strategy": "text"}),
-        "docchat (its reader over PDFium's words)": _docchat,
-    }
-    try:
-        import camelot  # noqa: F401
-    except ImportError:
-        return chosen
-    chosen["camelot (lattice)"] = _camelot("lattice")
-    chosen["camelot (stream)"] = _camelot("stream")
+    """docchat's reader, and each other one that is installed (pdfplumber comes with the bench
+    extra; Camelot, which needs OpenCV, does not)."""
+    chosen: dict[str, Reader] = {"docchat (its reader over PDFium's words)": _docchat}
+    if _importable("pdfplumber"):
+        chosen["pdfplumber (lines)"] = _plumbed(None)
+        chosen["pdfplumber (text)"] = _plumbed({"vertical_strategy": "text", "horizontal_strategy": "text"})
+    if _importable("camelot"):
+        chosen["camelot (lattice)"] = _camelot("lattice")
+        chosen["camelot (stream)"] = _camelot("stream")
     return chosen
+
+
+def _importable(module: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(module) is not None
 
 
 def _plain(cell: str) -> str:
