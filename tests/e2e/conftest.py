@@ -381,6 +381,20 @@ def go_to(page, name: str) -> None:
     settled(page)
 
 
+def upload(page, *paths) -> None:
+    """Chooses the files in the Documents page's uploader and presses Ingest, as a user does."""
+    from playwright.sync_api import expect
+
+    # A file chosen while the page still runs (after a click) is lost when the uploader is drawn anew.
+    settled(page)
+    chooser = page.locator("input[type=file]")
+    chooser.set_input_files([])  # a browser ignores choosing the file its input already holds
+    chooser.set_input_files([str(path) for path in paths])
+    for path in paths:
+        expect(page.get_by_role("button", name=f"Remove {path.name}")).to_be_visible()
+    page.get_by_role("button", name="Ingest").click()
+
+
 def open_popover(page, button) -> object:
     """Clicks a popover's button and returns its body once the run that draws its content is over
     (opening a popover reruns the page: see `ui.session.popover`)."""

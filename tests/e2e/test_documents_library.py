@@ -6,7 +6,7 @@ from playwright.sync_api import expect
 
 from docchat.documents.registry import READABLE
 
-from tests.e2e.conftest import ARTIFACTS, go_to, open_app, run_by_click, settled
+from tests.e2e.conftest import ARTIFACTS, go_to, open_app, run_by_click, settled, upload
 
 NAME = "kitchen-notebook.md"
 NOTES = """# Bread
@@ -23,24 +23,13 @@ def _open_documents(page, app_url) -> None:
     go_to(page, "Documents")
 
 
-def _upload(page, *paths) -> None:
-    # A file chosen while the page still runs (after a click) is lost when the uploader is drawn anew.
-    settled(page)
-    chooser = page.locator("input[type=file]")
-    chooser.set_input_files([])  # a browser ignores choosing the file its input already holds
-    chooser.set_input_files([str(path) for path in paths])
-    for path in paths:
-        expect(page.get_by_role("button", name=f"Remove {path.name}")).to_be_visible()
-    page.get_by_role("button", name="Ingest").click()
-
-
 def test_a_file_uploaded_twice_is_ingested_once_and_the_second_time_says_so(app_url, page, tmp_path):
     notes = tmp_path / NAME
     notes.write_text(NOTES)
     _open_documents(page, app_url)
     expect(page.get_by_text("No documents yet.")).to_be_visible()
 
-    _upload(page, notes)
+    upload(page, notes)
     # While it ingests (the embedding model loads first), its progress bar and stage are in view.
     progress = page.get_by_test_id("stProgress")
     expect(progress).to_be_visible()
@@ -54,7 +43,7 @@ def test_a_file_uploaded_twice_is_ingested_once_and_the_second_time_says_so(app_
     # Taking a file out reruns the page; a file chosen before that run begins is lost with it.
     run_by_click(page, page.get_by_role("button", name=f"Remove {NAME}"))
     expect(page.get_by_role("button", name=f"Remove {NAME}")).to_have_count(0)
-    _upload(page, notes)
+    upload(page, notes)
 
     expect(page.get_by_text(f"{NAME} is already in the library")).to_be_visible(timeout=60_000)
     expect(page.get_by_text("chunk ready")).to_have_count(0)
@@ -68,7 +57,7 @@ def test_deleting_a_document_asks_first_and_cancel_keeps_it(app_url, page, tmp_p
     notes = tmp_path / NAME
     notes.write_text(NOTES)
     _open_documents(page, app_url)
-    _upload(page, notes)
+    upload(page, notes)
     expect(page.get_by_text(f"{NAME}: 1 chunk ready")).to_be_visible(timeout=120_000)
     library = page.get_by_test_id("stMain")
 
@@ -104,7 +93,7 @@ def test_several_files_go_in_together_and_a_bad_one_is_named_without_stopping_th
         paths.append(tmp_path / name)
     _open_documents(page, app_url)
 
-    _upload(page, *paths)
+    upload(page, *paths)
     expect(page.get_by_text("bread.md: 1 chunk ready")).to_be_visible(timeout=120_000)
     expect(page.get_by_text("lease.txt: 1 chunk ready")).to_be_visible()
     expect(page.get_by_text("custard.md: 1 chunk ready")).to_be_visible()
@@ -122,7 +111,7 @@ def test_a_file_of_a_kind_docchat_does_not_read_is_named_in_the_results_with_the
     _open_documents(page, app_url)
     expect(page.get_by_text(f"docchat reads {READABLE}")).to_be_visible()
 
-    _upload(page, tmp_path / "review.key", tmp_path / "bread.md")
+    upload(page, tmp_path / "review.key", tmp_path / "bread.md")
 
     expect(page.get_by_text("bread.md: 1 chunk ready")).to_be_visible(timeout=120_000)
     refused = page.get_by_test_id("stAlert").filter(has_text="review.key")

@@ -220,6 +220,25 @@ def test_a_figure_a_sheet_could_give_does_not_answer_a_question_about_another_do
     assert {c.document for c in turn.answer.facts.citations} == {"lease-2024.md"}
 
 
+def test_a_figure_over_a_value_the_question_names_is_computed_though_a_passage_without_it_ranks_first():
+    # "Oslo" is a Location of the stock sheet; the lease's passages rank first for "rent" but hold no Oslo.
+    linked = replace(OSLO, named=("Oslo",))
+    setup = Setup(FakeLibrary(*stock(), *leases(), computed=linked), window=4_096)
+
+    turn = setup.ask("What is the total rent due monthly in Oslo?")
+
+    assert turn.answer.facts.approach.way is Way.TABLE and turn.answer.facts.table == OSLO
+
+
+def test_a_figure_over_a_named_value_gives_way_to_a_passage_of_another_document_holding_it():
+    linked = replace(OSLO, named=("monthly",))  # a value the lease's first passage holds as well
+    setup = Setup(FakeLibrary(*stock(), *leases(), computed=linked), window=4_096)
+
+    turn = setup.ask("What is the total rent due monthly?")
+
+    assert turn.answer.facts.approach is LOOKUP and turn.answer.facts.table is None
+
+
 def test_a_figure_is_computed_for_a_question_naming_its_sheet_though_other_passages_match_it_better():
     setup = Setup(FakeLibrary(*stock(), *leases(), computed=OSLO), window=4_096)
 

@@ -212,7 +212,8 @@ class AnswerPipeline:
         if self._retriever is not None and request.plan in (None, Way.TABLE):
             figure = self._retriever.figure(query, in_scope)
             if figure is not None and request.plan is None and not self._about(
-                    request, query, {figure.document_id: (figure.document, figure.sheet)}, in_scope):
+                    request, query, {figure.document_id: (figure.document, figure.sheet)}, in_scope,
+                    linked={figure.document_id: figure.named}):
                 figure = None
             elif figure is None and self._queries is not None and self._queries.due(query):
                 figure = self._written(self._queries, request, query, in_scope, progress)
@@ -235,12 +236,15 @@ class AnswerPipeline:
         return queries.figure(self._retriever, query, shapes, names)
 
     def _about(self, request: Request, query: str, sheets: dict[str, tuple[str, ...]],
-               in_scope: list[tuple[str, str]]) -> set[str]:
+               in_scope: list[tuple[str, str]], linked: dict[str, tuple[str, ...]] | None = None) -> set[str]:
         """Of the documents with sheets (their names and their sheets' by id), those a figure
         would answer this question from, not merely share a column's name with it ("how many
         days' notice does the lease ask for" and a sheet's `Days`): the only document in scope,
         one the question names (or one of its sheets), or the one holding the passage that
-        answers the question best."""
+        answers the question best. `linked`: the cell values of each one's sheet that the question
+        names ("invoiced to Harbour Supply"); a passage of another document that ranks first but
+        holds none of them does not answer the question better (it may rank first for being in
+        a document the conversation already used)."""
         if len(in_scope) == 1:
             return set(sheets)
         named = {document for document, names in sheets.items() if names_any(query, names)}
@@ -248,7 +252,11 @@ class AnswerPipeline:
             return named
         best = self._retriever.retrieve(query, top_k=1, document_ids=request.scope,
                                         active=set(request.active_documents))
-        return {best[0].chunk.document_id} & set(sheets) if best else set()
+        if not best or best[0].chunk.document_id in sheets:
+            return {best[0].chunk.document_id} if best else set()
+        text = best[0].chunk.text.casefold()
+        return {document for document, values in (linked or {}).items()
+                if values and not any(value.casefold() in text for value in values)}
 
     # evidence
 

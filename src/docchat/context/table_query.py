@@ -184,6 +184,14 @@ def _ranked(shape: TableShape, by: str, column: str | None, figure: str, cues: l
     return TableQuery(shape, sql, f"the {by} with {named}{where_words}", by, ranked=best)
 
 
+def values_named(question: str, shape: TableShape, values: Callable[[TableShape, str], Sequence[str]]) -> tuple[str, ...]:
+    """The values of the sheet's text columns that the question names (kept or left out): the
+    cells its words link it to."""
+    padded = f" {' '.join(_words(question))} "
+    return tuple(value for name, kind in shape.columns if kind == "text"
+                 for value in _named_values(shape, name, padded, values))
+
+
 def looks_up(question: str) -> bool:
     """Whether the question may ask for one cell ("What is the unit price of tape in Bergen?"); "how
     much" asks for a total."""

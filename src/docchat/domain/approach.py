@@ -12,7 +12,7 @@ The plan is called an approach in the code: `Plan` is already the split of the m
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
 
@@ -117,6 +117,9 @@ class Figure:
     # "highest" or "lowest": `groups` are the values of `by` that rank first by their figure (one,
     # or those tied), not every value ("the Warehouse with the highest total of Pallets").
     ranked: str = ""
+    # The sheet's cell values the question names ("Harbour Supply"): its words' link to the sheet,
+    # which the plan is chosen by (issue 55). Not kept nor sent: once answered, the plan is made.
+    named: tuple[str, ...] = field(default=(), compare=False)
 
     @property
     def shown_value(self) -> str:

@@ -14,7 +14,7 @@ from collections.abc import Set as AbstractSet
 from docchat.domain import ChunkRecord, Retrieved, Scope
 from docchat.errors import DocchatError, InvalidInput, UnusableOutput
 from docchat.context.model_query import FIRST_ROWS, described, figure_of, plain_names, statement, wrapped
-from docchat.context.table_query import VALUES_READ, asks_a_figure, looks_up, table_query
+from docchat.context.table_query import VALUES_READ, asks_a_figure, looks_up, table_query, values_named
 from docchat.documents.tables import quoted
 from docchat.domain.approach import Figure, number
 from docchat.ports import ChunkIndex, Embedder, SheetTables, TableShape, UnitOfWork, UnitOfWorkFactory, WordIndex
@@ -149,12 +149,20 @@ class RetrievalService:
         if tables is None or not in_scope or not (asks_a_figure(question) or looks_up(question)):
             return None
         names = dict(in_scope)
+        read: dict[tuple[str, str], builtins.list[str]] = {}
+
+        def values(shape: TableShape, column: str) -> builtins.list[str]:
+            if (shape.table, column) not in read:
+                read[shape.table, column] = _values(tables, shape, column)
+            return read[shape.table, column]
+
         try:
             shapes = tables.shapes(builtins.list(names))
-            query = table_query(question, shapes, lambda shape, column: _values(tables, shape, column))
+            query = table_query(question, shapes, values)
             if query is None:
                 return None
             result = tables.run(query.sql, max_rows=GROUPS_SHOWN if query.by else 1, timeout_s=FIGURE_TIMEOUT_S)
+            named = values_named(question, query.shape, values)
         except DocchatError as error:  # a damaged or unreadable tables file: the passages answer
             log.warning("no figure computed from the sheets: %s", error)
             return None
@@ -168,12 +176,12 @@ class RetrievalService:
         shape = query.shape
         if query.by is None:
             return Figure(shape.document_id, names[shape.document_id], shape.sheet, query.what, number(found[0][0]),
-                          query.sql, rows)
+                          query.sql, rows, named=named)
         return Figure(shape.document_id, names[shape.document_id], shape.sheet, query.what, None, query.sql, rows,
                       by=query.by, groups=tuple(("" if per is None else str(per), number(value))
                                                 for per, value, *_ in found),
                       group_rows=tuple(tuple(sorted(int(row) for row in str(used).split(","))) if used else ()
-                                       for *_, used in found), ranked=query.ranked)
+                                       for *_, used in found), ranked=query.ranked, named=named)
 
     def sheets(self, in_scope: Sequence[tuple[str, str]]) -> builtins.list[TableShape]:
         """The sheets kept as tables of the documents in scope (id, name)."""
