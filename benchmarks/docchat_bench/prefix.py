@@ -71,15 +71,25 @@ class ScriptedPassages:
     def retrieve(self, query: str, *, top_k: int, document_ids=None, active=frozenset()) -> list:
         return self._found[:top_k]
 
+    def retrieve_each(self, query: str, document_ids, *, top_k: int, active=frozenset()) -> dict:
+        return {"trust-agreement": self._found[:top_k]}
+
+    def in_scope(self, document_ids) -> list[tuple[str, str]]:
+        return [("trust-agreement", "Trust Agreement")]
+
     def whole(self, document_ids, *, max_tokens: int):
         return None  # always passages in the user turn, as the script gives them
 
 
 def _docchat_run(services, library: ScriptedPassages, steps) -> list[tuple[float, dict]]:
+    from docchat.domain import AnswerForm
+
     results, conversation_id = [], None
     for number, (question, passages) in enumerate(steps, start=1):
         library.turn(number, passages)
-        turn = services.chat.answer(conversation_id, question)
+        # In the model's own words: the layout measured is of the prompts the model is sent, and
+        # a fresh install would otherwise quote the passages without asking it (the citation gate).
+        turn = services.chat.answer(conversation_id, question, form=AnswerForm.FREE)
         conversation_id = turn.conversation_id
         started, first = time.perf_counter(), None
         for _ in turn:
@@ -122,7 +132,9 @@ def _reuse(results) -> float:
     return cached / reusable if reusable else 0.0
 
 
-def run_prefix_bench(*, turns: int = TURNS, as_json: bool = False) -> dict:
+def run_prefix_bench(*, turns: int = TURNS, as_json: bool = False, llm_url: str | None = None,
+                     api_key: str | None = None) -> dict:
+    """`llm_url` and `api_key`: the server to measure, if not the one docchat is set up for."""
     from docchat.bootstrap import build_services, gateway_for
     from docchat.llm.server_key import llm_key
     from docchat.config import Settings
@@ -131,7 +143,8 @@ def run_prefix_bench(*, turns: int = TURNS, as_json: bool = False) -> dict:
     steps = script(turns, case=case)
     with tempfile.TemporaryDirectory(prefix="docchat-bench-prefix-") as tmp:
         settings = Settings(data_dir=Path(tmp), max_tokens=ANSWER_TOKENS, context_programs=False,
-                            llm_api_key=llm_key(Settings())())
+                            llm_api_key=api_key or llm_key(Settings())(),
+                            **({"llm_url": llm_url} if llm_url else {}))
         gateway = gateway_for(settings)
         library = ScriptedPassages()
         services = build_services(settings, gateway=gateway, retriever=library)

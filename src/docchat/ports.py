@@ -469,6 +469,11 @@ class Retriever(Protocol):
 
     def whole(self, document_ids: list[str] | None, *, max_tokens: int) -> list[Retrieved] | None: ...
 
+
+class Figures(Protocol):
+    """The tables docchat keeps, as the answer pipeline sees them: figures computed over their
+    data rows (docchat.services.figures)."""
+
     def figure(self, question: str, in_scope: Sequence[tuple[str, str]]) -> Figure | None:
         """The figure the question asks of a sheet of the documents in scope (`in_scope`'s (id,
         name)), computed from its data rows; None when it asks none that docchat can compute."""

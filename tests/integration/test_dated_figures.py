@@ -44,7 +44,7 @@ def library(tmp_path_factory):
                                                         "Month is in 2025"),
 ])
 def test_a_figure_is_computed_over_the_rows_of_the_dates_the_question_names(library, question, value, what):
-    figure = library.retrieval.figure(question, library.retrieval.in_scope(None))
+    figure = library.figures.figure(question, library.retrieval.in_scope(None))
 
     assert (figure.value, figure.what) == (value, what)
     if figure.ranked:
@@ -52,6 +52,6 @@ def test_a_figure_is_computed_over_the_rows_of_the_dates_the_question_names(libr
 
 
 def test_may_the_verb_is_no_month(library):
-    figure = library.retrieval.figure("What total of units sold may West report?", library.retrieval.in_scope(None))
+    figure = library.figures.figure("What total of units sold may West report?", library.retrieval.in_scope(None))
 
     assert figure.value == 560 and "Month" not in figure.what

@@ -50,7 +50,7 @@ def test_a_pipe_table_is_kept_as_a_table_and_a_code_block_s_is_not(library):
     ("What is the total cost of the West region?", 18_150, (3, 4)),
 ])
 def test_a_figure_is_computed_over_a_markdown_table_s_rows(library, question, value, rows):
-    figure = library.retrieval.figure(question, library.retrieval.in_scope(None))
+    figure = library.figures.figure(question, library.retrieval.in_scope(None))
 
     assert (figure.value, figure.sheet, figure.rows) == (value, "Table 1", rows)
 
@@ -77,7 +77,7 @@ def test_a_markdown_document_added_before_its_tables_were_kept_is_repaired_only_
 
         found = services.index.check()
         done = services.index.repair()
-        figure = services.retrieval.figure("How many pallets are held in total?", services.retrieval.in_scope(None))
+        figure = services.figures.figure("How many pallets are held in total?", services.retrieval.in_scope(None))
     finally:
         services.close()
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from docchat.errors import UnusableOutput
-from docchat.services.retrieval import RetrievalService
+from docchat.services.figures import FigureService
 from docchat.store.sheet_tables import SqliteSheetTables
 
 from tests.integration.test_table_queries import STOCK
@@ -29,8 +29,7 @@ def written(kept: SqliteSheetTables, sql: str):
         shown.append(tables)
         return sql
 
-    library = RetrievalService(uow=None, open_index=lambda: None, embedder=None, tables=kept)
-    return library.written_figure(kept.shapes(), NAMES, write, model="Qwen3-4B"), shown[0]
+    return FigureService(kept).written_figure(kept.shapes(), NAMES, write, model="Qwen3-4B"), shown[0]
 
 
 def test_the_model_is_shown_each_sheet_by_a_plain_name_with_its_columns_and_first_data_rows(kept):

@@ -38,7 +38,7 @@ def library(tmp_path_factory):
 
 
 def _figure(library, question):
-    return library.retrieval.figure(question, library.retrieval.in_scope(None))
+    return library.figures.figure(question, library.retrieval.in_scope(None))
 
 
 def test_a_ruled_table_and_one_without_rules_are_read_cell_by_cell():

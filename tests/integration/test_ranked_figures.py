@@ -38,7 +38,7 @@ def library(tmp_path_factory):
      "the Item with the highest total of Pallets where Location is Bergen"),
 ])
 def test_the_value_that_ranks_first_is_named_with_its_figure_and_any_tied_with_it(library, question, first, what):
-    figure = library.retrieval.figure(question, library.retrieval.in_scope(None))
+    figure = library.figures.figure(question, library.retrieval.in_scope(None))
 
     assert (list(figure.groups), figure.what) == (first, what)
     assert figure.ranked == ("lowest" if any(word in question for word in ("fewest", "lowest")) else "highest")
@@ -61,7 +61,7 @@ def test_the_answer_names_the_first_value_and_its_rows_in_docchat_s_words(librar
     assert text == ("The Location with the highest total of Pallets is **Oslo**, at **165** (computed by docchat "
                     "from warehouse-stock.xlsx › Stock, 2 rows (2-3); subtotal and total rows left out) [1].")
     assert turn.answer.facts.table.ranked == "highest"
-    tied = library.retrieval.figure("Which location has the most items?", library.retrieval.in_scope(None))
+    tied = library.figures.figure("Which location has the most items?", library.retrieval.in_scope(None))
     assert stated_text(tied).startswith("The Location with the most rows is **Oslo** and **Bergen**, at **2** each")
 
 
@@ -72,7 +72,7 @@ def test_the_answer_names_the_first_value_and_its_rows_in_docchat_s_words(librar
      "the total of Pallets per Location, the 3 lowest"),
 ])
 def test_a_top_list_is_a_figure_per_value_in_the_order_of_its_rank(library, question, groups, what):
-    figure = library.retrieval.figure(question, library.retrieval.in_scope(None))
+    figure = library.figures.figure(question, library.retrieval.in_scope(None))
 
     assert (list(figure.groups), figure.what, figure.ranked) == (groups, what, "")
     # Stated as a table of the values, their figures and rows, in rank order.

@@ -148,8 +148,8 @@ def test_a_figure_is_computed_from_a_word_table_and_a_slide_s_table_in_the_libra
                                                                                       ["Beta", "3"]])))
         in_scope = services.retrieval.in_scope(None)
 
-        revenue = services.retrieval.figure("What is the total revenue of the regional report?", in_scope)
-        divers = services.retrieval.figure("How many divers are there in total?", in_scope)
+        revenue = services.figures.figure("What is the total revenue of the regional report?", in_scope)
+        divers = services.figures.figure("How many divers are there in total?", in_scope)
     finally:
         services.close()
 

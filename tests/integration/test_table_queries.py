@@ -7,7 +7,8 @@ from __future__ import annotations
 import pytest
 
 from docchat.context.table_query import table_query
-from docchat.documents.tables import quoted, table_of
+from docchat.documents.tables import table_of
+from docchat.domain.documents import quoted
 from docchat.store.sheet_tables import SqliteSheetTables
 
 ROWS = [("Oslo", "Cardboard boxes", "120", "4.5"), ("Oslo", "Bubble wrap", "45", "12"), ("Oslo subtotal", "", "165", ""),

@@ -38,7 +38,7 @@ def library(tmp_path_factory):
     ("Which region has the most revenue?", None, (4,)),
 ])
 def test_a_figure_is_computed_over_numbers_written_with_currencies_units_and_marks(library, question, value, rows):
-    figure = library.retrieval.figure(question, library.retrieval.in_scope(None))
+    figure = library.figures.figure(question, library.retrieval.in_scope(None))
 
     assert figure is not None and figure.rows == rows
     if value is None:

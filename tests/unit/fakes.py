@@ -284,7 +284,8 @@ def chunk(document: str, position: int, text: str, *, page: int | None = None, l
 
 
 class FakeLibrary:
-    """The Retriever port over chunks in memory: ranks by words shared with the query."""
+    """The Retriever and Figures ports over chunks in memory: ranks by words shared with the query,
+    and gives the figure it was made with."""
 
     def __init__(self, *chunks: Retrieved, computed=None, sheets=(), query_figures=None):
         self.chunks = list(chunks)

@@ -32,7 +32,8 @@ def test_services_that_never_asked_the_server_answer_through_one_chat_built_at_i
     library = FakeLibrary(chunk("Whitby lease", 0, "The rent is reviewed every fifth year."))
 
     services = build_services(Settings(data_dir=tmp_path / "data", context_programs=False), uow=uow, counter=counter,
-                              gateway=gateway, index=lambda: None, retriever=library, contact_llm=False)
+                              gateway=gateway, index=lambda: None, retriever=library, figures=library,
+                              contact_llm=False)
     turn = services.chat.answer(None, "When is the rent reviewed?", form=AnswerForm.FREE)
 
     assert turn.text() == "The rent is reviewed every fifth year [1]."

@@ -47,7 +47,7 @@ class Setup:
         self.conversations = ConversationService(self.uow, self.counter, self.log)
         self.messages = MessageService(self.uow, self.counter, self.log)
         engine = ContextEngine(self.counter, None, system_prompt=SYSTEM, caps=caps)
-        self.pipeline = AnswerPipeline(engine, self.counter, retriever=library, limits=limits, programs=rewriter,
+        self.pipeline = AnswerPipeline(engine, self.counter, retriever=library, figures=library, limits=limits, programs=rewriter,
                                        rewrite_gate=rewrite_gate, gateway=self.gateway if rounds else None,
                                        queries=queries)
         self.chat = ChatService(self.conversations, self.messages, self.log, self.uow, self.gateway, self.counter,

@@ -25,7 +25,7 @@ from docchat.documents.render import page_with_passage
 from docchat.llm.profiles import CPU_MODEL_NAME, CPU_SAMPLING, CPU_VARIED_SAMPLING, GPU_SAMPLING, guessed_tokenizer
 from docchat.llm.server_key import llm_key
 from docchat.memory.tokens import ServedCounter, counter_for
-from docchat.ports import (Embedder, FileStore, FolderFiles, PageRenderer, Parser, Preferences, Programs, Retriever,
+from docchat.ports import (Embedder, FileStore, Figures, FolderFiles, PageRenderer, Parser, Preferences, Programs, Retriever,
                            SheetTables, SkillRecord, TokenCounter, WordIndex)
 from docchat.services.library_index import ClosableIndex
 from docchat.services.registry import Once
@@ -58,8 +58,10 @@ class Adapters:
     preferences: Preferences
     skills: SkillRecord | None = None
     programs: Programs | None = None
-    # What the answer pipeline searches instead of the document library (tests).
+    # What the answer pipeline searches, and computes figures from, instead of the document
+    # library (tests).
     retriever: Retriever | None = None
+    figures: Figures | None = None
     # What hears which model the server serves, each time it is asked afresh.
     listeners: tuple[Callable[[ServerInfo], None], ...] = ()
 
@@ -69,7 +71,8 @@ def adapters_for(settings: Settings, client: Client, info: ServerInfo | None, *,
                  index: Callable[[], ClosableIndex] | None = None, parser: Parser | None = None,
                  files: FileStore | None = None, renderer: PageRenderer | None = None,
                  skills: SkillRecord | None = None, programs: Programs | None = None,
-                 retriever: Retriever | None = None, folders: FolderFiles | None = None,
+                 retriever: Retriever | None = None, figures: Figures | None = None,
+                 folders: FolderFiles | None = None,
                  saved: Preferences | None = None) -> Adapters:
     """The settings' adapters, but those given. `info`: what the server said it serves (None
     when it was not asked or did not answer). `index_early`: the index opens, and the embedding
@@ -94,7 +97,7 @@ def adapters_for(settings: Settings, client: Client, info: ServerInfo | None, *,
         renderer=renderer or page_with_passage,
         folders=folders or DiskFolders(skipped=(str(settings.resolved_data_dir),)),
         preferences=saved or preferences.SavedPreferences(settings),
-        skills=skills, programs=programs, retriever=retriever, listeners=listeners,
+        skills=skills, programs=programs, retriever=retriever, figures=figures, listeners=listeners,
     )
 
 

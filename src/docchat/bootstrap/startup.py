@@ -21,7 +21,7 @@ from docchat.bootstrap.database import Database, open_database
 from docchat.bootstrap.environment import keep_library_logs
 from docchat.bootstrap.wiring import wire
 from docchat.config import Settings
-from docchat.ports import (Embedder, FileStore, FolderFiles, PageRenderer, Parser, Preferences, Programs, Retriever,
+from docchat.ports import (Embedder, FileStore, Figures, FolderFiles, PageRenderer, Parser, Preferences, Programs, Retriever,
                            SkillRecord, TokenCounter, UnitOfWorkFactory)
 from docchat.services.library_index import ClosableIndex
 from docchat.services.registry import Once, Services
@@ -37,11 +37,13 @@ def build_services(settings: Settings | None = None, *, uow: UnitOfWorkFactory |
                    index: Callable[[], ClosableIndex] | None = None,
                    parser: Parser | None = None, files: FileStore | None = None, renderer: PageRenderer | None = None,
                    skills: SkillRecord | None = None, retriever: Retriever | None = None,
+                   figures: Figures | None = None,
                    folders: FolderFiles | None = None, preferences: Preferences | None = None,
                    contact_llm: bool = True, open_documents_early: bool = False) -> Services:
     """The services over the settings' database, or over `uow` when given (then step 1 is
     skipped); any other adapter given is used instead of the real one (`retriever`: what the
-    answer pipeline searches instead of the document library; `folders`: followed folders' files
+    answer pipeline searches instead of the document library, `figures` what it computes figures
+    from; `folders`: followed folders' files
     on disk; `preferences`: where the Settings page saves).
 
     `contact_llm=False` (commands that never ask the model) skips steps 2 and 5; tokens are then
@@ -60,7 +62,7 @@ def build_services(settings: Settings | None = None, *, uow: UnitOfWorkFactory |
     adapters = adapters_for(settings, client, info,
                             index_early=open_documents_early and info is not None and _has_documents(database),
                             counter=counter, embedder=embedder, index=index, parser=parser, files=files,
-                            renderer=renderer, skills=skills, programs=programs, retriever=retriever,
+                            renderer=renderer, skills=skills, programs=programs, retriever=retriever, figures=figures,
                             folders=folders, saved=preferences)
     services = wire(settings, database, adapters, info)
     if contact_llm:

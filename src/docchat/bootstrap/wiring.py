@@ -14,7 +14,7 @@ from docchat.config import Settings
 from docchat.documents.index.opening import OpenedEarly
 from docchat.llm.profiles import answer_tokens, start_advice
 from docchat.llm.server_key import llm_key
-from docchat.ports import Embedder, Programs, Retriever, SkillRecord, TokenCounter, UnitOfWorkFactory
+from docchat.ports import Embedder, Figures, Programs, Retriever, SkillRecord, TokenCounter, UnitOfWorkFactory
 from docchat.services.conversation_log import ConversationLog
 from docchat.services.conversations import ConversationService
 from docchat.services.folders import FolderService
@@ -45,6 +45,7 @@ def wire(settings: Settings, database: Database, adapters: Adapters, info: Serve
     answering = Once(partial(_answering, settings, adapters.client, info, adapters.listeners, uow=uow,
                              counter=counter, conversations=conversations, messages=messages, log=log,
                              retriever=adapters.retriever or library.retrieval,
+                             figures=adapters.figures or library.figures,
                              passage_vectors=library.index.passage_vectors, embedder=adapters.embedder,
                              programs=adapters.programs, skills=adapters.skills))
     return Services(
@@ -56,6 +57,7 @@ def wire(settings: Settings, database: Database, adapters: Adapters, info: Serve
         documents=library.documents,
         ingestion=library.ingestion,
         retrieval=library.retrieval,
+        figures=library.figures,
         index=library.index,
         folders=FolderService(uow, library, conversations, adapters.folders),
         health=HealthService(uow, counter, lambda: answering().llm.status(), library.index, settings.resolved_data_dir,
@@ -72,7 +74,7 @@ def wire(settings: Settings, database: Database, adapters: Adapters, info: Serve
 def _answering(settings: Settings, client: Client, info: ServerInfo | None,
                listeners: Sequence[Callable[[ServerInfo], None]], *, uow: UnitOfWorkFactory,
                counter: TokenCounter, conversations: ConversationService, messages: MessageService, log: ConversationLog,
-               retriever: Retriever,
+               retriever: Retriever, figures: Figures,
                passage_vectors: Callable[[Sequence[str]], dict[str, list[float]]], embedder: Embedder,
                programs: Programs | None, skills: SkillRecord | None) -> Answering:
     """The services that talk to the LLM server, over its client; `listeners` follow what the
@@ -112,7 +114,7 @@ def _answering(settings: Settings, client: Client, info: ServerInfo | None,
     query_gate = SkillGate(skill_record, QUERY_SKILL)
     for gate in (rewrite_gate, query_gate):
         _follow(gateway, info, gate.follow)
-    pipeline = AnswerPipeline(context, counter, programs=programs, retriever=retriever,
+    pipeline = AnswerPipeline(context, counter, programs=programs, retriever=retriever, figures=figures,
                               limits=PassageLimits(floor=settings.passages_min, ceiling=settings.passages_max),
                               rewrite_gate=rewrite_gate, gateway=gateway,
                               queries=ModelQueries(programs, query_gate) if programs is not None else None)

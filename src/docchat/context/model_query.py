@@ -24,10 +24,10 @@ from contextlib import closing
 
 from docchat.context.skill_gate import SkillGate
 from docchat.context.table_query import asks_a_figure
-from docchat.documents.tables import quoted
+from docchat.domain.documents import quoted
 from docchat.domain.approach import Figure, number
 from docchat.errors import UnusableOutput
-from docchat.ports import QueryResult, Retriever, TableShape
+from docchat.ports import Figures, QueryResult, TableShape
 
 log = logging.getLogger(__name__)
 
@@ -139,7 +139,7 @@ class ModelQueries:
     def due(self, question: str) -> bool:
         return asks_a_figure(question) and self._gate.worth_asking()
 
-    def figure(self, retriever: Retriever, question: str, shapes: Sequence[TableShape],
+    def figure(self, figures: Figures, question: str, shapes: Sequence[TableShape],
                names: dict[str, str]) -> Figure | None:
         """The figure from the model's query over `shapes`; None when it wrote none that gives
         one, or could not be asked."""
@@ -149,7 +149,7 @@ class ModelQueries:
             return self._programs.query(tables, question, max_tokens=QUERY_TOKENS)
 
         try:
-            figure = retriever.written_figure(shapes[:SHEETS_SHOWN], names, write, model=model)
+            figure = figures.written_figure(shapes[:SHEETS_SHOWN], names, write, model=model)
         except UnusableOutput as error:
             log.info("the served model's query over the sheets was unusable: %s", error)
             self._gate.note(usable=False)

@@ -30,7 +30,7 @@ from docchat.domain import Budget, Citation, EvidenceStrength, Judgement, Memory
 from docchat.domain.approach import LOOKUP, Approach, Coverage, Figure, Way, approach_line, listed
 from docchat.grounding.evidence import judge, passage_strength
 from docchat.errors import LLMError
-from docchat.ports import Gateway, Retriever, TokenCounter
+from docchat.ports import Figures, Gateway, Retriever, TokenCounter
 from docchat.retrieval.quotas import in_turns
 
 log = logging.getLogger(__name__)
@@ -128,12 +128,14 @@ class Prepared:
 
 class AnswerPipeline:
     def __init__(self, engine: ContextEngine, counter: TokenCounter, *, programs=None,
-                 retriever: Retriever | None = None, limits: PassageLimits = PassageLimits(),
+                 retriever: Retriever | None = None, figures: Figures | None = None,
+                 limits: PassageLimits = PassageLimits(),
                  rewrite_gate: RewriteGate | None = None, gateway: Gateway | None = None,
                  queries: ModelQueries | None = None):
         """`gateway`: the model that reads a collection too large for one prompt in rounds
-        (none: such a collection leaves documents out, and says which); `queries`: the model
-        asked for a query over a sheet when docchat writes none (none: the passages answer)."""
+        (none: such a collection leaves documents out, and says which); `figures`: the tables
+        figures are computed over (none: the passages answer every question); `queries`: the
+        model asked for a query over a sheet when docchat writes none (none: the passages answer)."""
         self._engine = engine
         self._gateway = gateway
         self._counter = counter
@@ -141,6 +143,7 @@ class AnswerPipeline:
         self._rewrite_gate = rewrite_gate
         self._queries = queries
         self._retriever = retriever
+        self._figures = figures if retriever is not None else None  # a figure's rows are retrieved
         self._limits = limits
         self._blocks: OrderedDict[tuple, Block] = OrderedDict()
         self._blocks_lock = threading.Lock()  # the page answers several sessions at once
@@ -209,8 +212,8 @@ class AnswerPipeline:
         computed first, whatever else the question could be read as; by docchat's own query, or
         else by one the served model writes, where it has shown it can."""
         figure = None
-        if self._retriever is not None and request.plan in (None, Way.TABLE):
-            figure = self._retriever.figure(query, in_scope)
+        if self._figures is not None and request.plan in (None, Way.TABLE):
+            figure = self._figures.figure(query, in_scope)
             if figure is not None and request.plan is None and not self._about(
                     request, query, {figure.document_id: (figure.document, figure.sheet)}, in_scope,
                     linked={figure.document_id: figure.named}):
@@ -224,8 +227,11 @@ class AnswerPipeline:
     def _written(self, queries: ModelQueries, request: Request, query: str, in_scope: list[tuple[str, str]],
                  progress: Callable[[str], None]) -> Figure | None:
         """The figure of the query the served model writes over the sheets the question is about."""
+        figures = self._figures
+        if figures is None:
+            return None
         names = dict(in_scope)
-        shapes = self._retriever.sheets(in_scope)
+        shapes = figures.sheets(in_scope)
         if shapes and request.plan is None:
             about = self._about(request, query, {s.document_id: (names[s.document_id], s.sheet) for s in shapes},
                                 in_scope)
@@ -233,7 +239,7 @@ class AnswerPipeline:
         if not shapes:
             return None
         progress(f"Asking the model for a query over {listed(list(dict.fromkeys(s.sheet for s in shapes)))}…")
-        return queries.figure(self._retriever, query, shapes, names)
+        return queries.figure(figures, query, shapes, names)
 
     def _about(self, request: Request, query: str, sheets: dict[str, tuple[str, ...]],
                in_scope: list[tuple[str, str]], linked: dict[str, tuple[str, ...]] | None = None) -> set[str]:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 
-from docchat.documents.tables import quoted
+from docchat.domain.documents import quoted
 from docchat.ports import TableShape
 
 _MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",

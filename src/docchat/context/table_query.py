@@ -41,7 +41,7 @@ from typing import TypeVar
 
 from docchat.context.approach import singular
 from docchat.context.table_dates import date_conditions
-from docchat.documents.tables import quoted
+from docchat.domain.documents import quoted
 from docchat.ports import TableShape
 
 VALUES_READ = 500

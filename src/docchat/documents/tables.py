@@ -142,11 +142,6 @@ def _written(text: str) -> float | None:
     return -value if negative else value
 
 
-def quoted(name: str) -> str:
-    """A column's name as an SQL identifier (a NUL, which no statement may hold, as U+FFFD)."""
-    return '"' + name.replace("\0", "\ufffd").replace('"', '""') + '"'
-
-
 def letters(index: int) -> str:
     """A column's letters as spreadsheets show them: 0 is A, 25 Z, 26 AA."""
     shown = ""

@@ -41,6 +41,11 @@ TABLE_KINDS = frozenset({"xlsx", "ods", "csv", "tsv", "docx", "pptx", "html", "m
 PIPE_DELIMITER = re.compile(r"\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*")
 
 
+def quoted(name: str) -> str:
+    """A kept table's column name as an SQL identifier (a NUL, which no statement may hold, as U+FFFD)."""
+    return '"' + name.replace("\0", "\ufffd").replace('"', '""') + '"'
+
+
 def has_pipe_table(data: bytes) -> bool:
     """Whether a Markdown file's text has a pipe table's delimiter row (a cheap look, no parse)."""
     text = data.decode("utf-8", errors="replace")

@@ -1,6 +1,6 @@
-"""The document library's four services, wired together over one index client: the library
-itself (docchat.services.documents), adding files (ingestion), searching (retrieval) and the
-index's care (library_index). The composition root builds them here, and so may a test, with
+"""The document library's five services, wired together over one index client: the library
+itself (docchat.services.documents), adding files (ingestion), searching (retrieval), figures
+computed over its tables (figures) and the index's care (library_index). The composition root builds them here, and so may a test, with
 fakes for the ports."""
 
 from __future__ import annotations
@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from docchat.ports import Embedder, FileStore, PageRenderer, Parser, SheetTables, TokenCounter, UnitOfWorkFactory, WordIndex
 from docchat.services.documents import DocumentService
+from docchat.services.figures import FigureService
 from docchat.services.ingestion import IngestionService
 from docchat.services.library_check import SheetReader
 from docchat.services.library_index import ClosableIndex, IndexService
@@ -21,6 +22,7 @@ class Library:
     documents: DocumentService
     ingestion: IngestionService
     retrieval: RetrievalService
+    figures: FigureService
     index: IndexService
 
 
@@ -35,4 +37,5 @@ def build_library(uow: UnitOfWorkFactory, index_factory: Callable[[], ClosableIn
     documents = DocumentService(uow, index.open, files=files, renderer=renderer, tables=tables)
     ingestion = IngestionService(uow, counter, embedder, parser=parser, files=files, open_index=index.open,
                                  remove=documents.remove, max_bytes=max_bytes, tables=tables)
-    return Library(documents, ingestion, RetrievalService(uow, index.open, embedder, words, tables), index)
+    return Library(documents, ingestion, RetrievalService(uow, index.open, embedder, words), FigureService(tables),
+                   index)

@@ -14,6 +14,7 @@ if TYPE_CHECKING:  # the types only: each module is imported by what builds its 
     from docchat.services.chat import ChatService
     from docchat.services.conversations import ConversationService
     from docchat.services.documents import DocumentService
+    from docchat.services.figures import FigureService
     from docchat.services.folders import FolderService
     from docchat.services.health import HealthService
     from docchat.services.ingestion import IngestionService
@@ -67,10 +68,12 @@ class Services:
     messages: MessageService
     trash: TrashService
     transfer: TransferService
-    # The document library: what is in it, adding files, searching it, the vector index's care.
+    # The document library: what is in it, adding files, searching it, figures computed over
+    # its tables, the vector index's care.
     documents: DocumentService
     ingestion: IngestionService
     retrieval: RetrievalService
+    figures: FigureService
     index: IndexService
     folders: FolderService
     health: HealthService

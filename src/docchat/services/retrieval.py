@@ -12,12 +12,8 @@ from collections.abc import Callable, Sequence
 from collections.abc import Set as AbstractSet
 
 from docchat.domain import ChunkRecord, Retrieved, Scope
-from docchat.errors import DocchatError, InvalidInput, UnusableOutput
-from docchat.context.model_query import FIRST_ROWS, described, figure_of, plain_names, statement, wrapped
-from docchat.context.table_query import VALUES_READ, asks_a_figure, looks_up, table_query, values_named
-from docchat.documents.tables import quoted
-from docchat.domain.approach import Figure, number
-from docchat.ports import ChunkIndex, Embedder, SheetTables, TableShape, UnitOfWork, UnitOfWorkFactory, WordIndex
+from docchat.errors import DocchatError
+from docchat.ports import ChunkIndex, Embedder, UnitOfWork, UnitOfWorkFactory, WordIndex
 from docchat.retrieval.fusion import fuse
 from docchat.retrieval.words import query_terms, tokenize
 
@@ -35,10 +31,6 @@ WHOLE_KEPT = 8
 # which reads the first few of a ranking): 80 µs a 256-token chunk, 20 ms for the 256 passages
 # a large budget asks for, against under 1 ms for these.
 WORDS_COUNTED = 12
-# A figure computed from a sheet runs for at most this long (a sheet holds at most 100,000 rows).
-FIGURE_TIMEOUT_S = 2.0
-# A figure per value of a column lists at most this many values; past it the passages answer.
-GROUPS_SHOWN = 50
 
 # The ready documents kept in whole (id, name), oldest first, and the token limit they were read under.
 WholeKey = tuple[tuple[tuple[str, str], ...], int]
@@ -54,9 +46,8 @@ def term_coverage(terms: Sequence[str], chunk: ChunkRecord) -> float:
 
 class RetrievalService:
     def __init__(self, uow: UnitOfWorkFactory, open_index: Callable[[], ChunkIndex], embedder: Embedder,
-                 words: Callable[[], WordIndex] | None = None, tables: SheetTables | None = None):
+                 words: Callable[[], WordIndex] | None = None):
         self._uow = uow
-        self._tables = tables
         self._open_index = open_index
         self._embedder = embedder
         self._words = words  # None: the store searches its chunks by words itself (PostgreSQL)
@@ -141,76 +132,6 @@ class RetrievalService:
         with self._uow() as uow:
             return _in_scope(uow, document_ids)
 
-    def figure(self, question: str, in_scope: Sequence[tuple[str, str]]) -> Figure | None:
-        """The figure the question asks of a sheet of the documents in scope (id, name), computed
-        over its data rows (docchat.context.table_query); None when there is no sheet, or no
-        figure it can compute. A question asking none opens no file."""
-        tables = self._tables
-        if tables is None or not in_scope or not (asks_a_figure(question) or looks_up(question)):
-            return None
-        names = dict(in_scope)
-        read: dict[tuple[str, str], builtins.list[str]] = {}
-
-        def values(shape: TableShape, column: str) -> builtins.list[str]:
-            if (shape.table, column) not in read:
-                read[shape.table, column] = _values(tables, shape, column)
-            return read[shape.table, column]
-
-        try:
-            shapes = tables.shapes(builtins.list(names))
-            query = table_query(question, shapes, values)
-            if query is None:
-                return None
-            result = tables.run(query.sql, max_rows=GROUPS_SHOWN if query.by else 1, timeout_s=FIGURE_TIMEOUT_S)
-            named = values_named(question, query.shape, values)
-        except DocchatError as error:  # a damaged or unreadable tables file: the passages answer
-            log.warning("no figure computed from the sheets: %s", error)
-            return None
-        found: builtins.list[tuple[object, ...]] = builtins.list(result.rows)
-        if query.ranked and found:
-            # The first value and those tied with it: ranked, the rest of the values are not needed.
-            found = [row for row in found if row[1] == found[0][1]]
-        elif not found or result.truncated or (query.by is None and not found[0][1]):
-            return None  # no row holds what it names, or too many values to list: the passages answer
-        rows = tuple(sorted(int(row) for *_, used in found for row in str(used).split(",")))
-        shape = query.shape
-        if query.by is None:
-            return Figure(shape.document_id, names[shape.document_id], shape.sheet, query.what, number(found[0][0]),
-                          query.sql, rows, named=named)
-        return Figure(shape.document_id, names[shape.document_id], shape.sheet, query.what, None, query.sql, rows,
-                      by=query.by, groups=tuple(("" if per is None else str(per), number(value))
-                                                for per, value, *_ in found),
-                      group_rows=tuple(tuple(sorted(int(row) for row in str(used).split(","))) if used else ()
-                                       for *_, used in found), ranked=query.ranked, named=named)
-
-    def sheets(self, in_scope: Sequence[tuple[str, str]]) -> builtins.list[TableShape]:
-        """The sheets kept as tables of the documents in scope (id, name)."""
-        if self._tables is None or not in_scope:
-            return []
-        try:
-            return self._tables.shapes([document for document, _ in in_scope])
-        except DocchatError as error:
-            log.warning("the sheets kept as tables could not be read: %s", error)
-            return []
-
-    def written_figure(self, shapes: Sequence[TableShape], names: dict[str, str], write: Callable[[str], str], *,
-                       model: str) -> Figure:
-        """The figure of the query `write(tables described)` returns, run over the sheets'
-        data rows (docchat.context.model_query); UnusableOutput when it is no query, is
-        refused, reads no sheet shown or gives no figure."""
-        tables = self._tables
-        if tables is None:
-            raise UnusableOutput("no sheet is kept as a table")
-        named = plain_names(shapes)
-        sql = statement(write(described(named, names, lambda shape: tables.run(
-            f"SELECT {', '.join(quoted(column) for column, _ in shape.columns)} FROM {shape.table} "
-            f"WHERE _kind = 'row' ORDER BY _row", max_rows=FIRST_ROWS, timeout_s=FIGURE_TIMEOUT_S).rows)))
-        try:
-            result = tables.run(wrapped(sql, named), max_rows=GROUPS_SHOWN, timeout_s=FIGURE_TIMEOUT_S)
-        except InvalidInput as error:
-            raise UnusableOutput(str(error)) from None
-        return figure_of(result, named, names, sql, model)
-
     def whole(self, document_ids: builtins.list[str] | None, *, max_tokens: int) -> builtins.list[Retrieved] | None:
         """Every chunk of the documents in scope, in document order (oldest document first), when
         their tokens add up to at most `max_tokens`; None when they do not, or there are none."""
@@ -234,13 +155,6 @@ class RetrievalService:
             if len(self._whole) > WHOLE_KEPT:
                 self._whole.popitem(last=False)
         return list(found) if found is not None else None
-
-
-def _values(tables: SheetTables, shape: TableShape, column: str) -> builtins.list[str]:
-    """The distinct values of a text column's data rows."""
-    query = (f"SELECT DISTINCT {quoted(column)} FROM {shape.table} WHERE _kind = 'row' "
-             f"AND {quoted(column)} IS NOT NULL")
-    return [str(row[0]) for row in tables.run(query, max_rows=VALUES_READ, timeout_s=FIGURE_TIMEOUT_S).rows]
 
 
 def _in_scope(uow: UnitOfWork, document_ids: builtins.list[str] | None) -> builtins.list[tuple[str, str]]:

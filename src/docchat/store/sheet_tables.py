@@ -26,7 +26,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from urllib.parse import quote
 
-from docchat.documents.tables import no_value, number, quoted
+from docchat.documents.tables import no_value, number
+from docchat.domain.documents import quoted
 from docchat.domain.documents import ColumnType, SheetTable
 from docchat.errors import InvalidInput
 from docchat.ports import QueryResult, TableShape
