@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from docchat.context.approach import singular
+from docchat.context.table_rows import names_a_span, placed_conditions
 from docchat.context.table_dates import date_conditions
 from docchat.domain.documents import quoted
 from docchat.ports import TableShape
@@ -102,7 +103,7 @@ def table_query(question: str, shapes: Sequence[TableShape],
     # "at least 10 pallets" asks for no lowest, nor "at most" for a highest: a range's words are no cue.
     cues = _words(_OR_MORE.sub(" ", _RANGE.sub(" ", question.lower())))
     figure = _figure(cues, " ".join(cues))
-    if figure is None and not looks_up(question):
+    if (figure is None and not looks_up(question)) or names_a_span(question):
         return None
     counting = not any(cue in cues for _, listed in _FIGURES for cue in listed)  # "how many" alone
     bounds = _bounds(question)
@@ -126,7 +127,7 @@ def table_query(question: str, shapes: Sequence[TableShape],
         shape, column, figure = distinct[0], distinct[1], "DISTINCT"  # "how many different items"
     elif found:
         shape, column = max(found, key=lambda pair: len(_words(pair[1])))
-    elif counting and (counted := _counted(shapes, words, ranges)) is not None:
+    elif counting and (counted := _counted(shapes, words, ranges, values)) is not None:
         shape, column, figure = counted, None, "COUNT"  # "how many suppliers": the rows, counted
     elif ranked is not None:
         shape, column = ranked[0], None  # "which location has the most items": its rows, counted
@@ -298,13 +299,20 @@ def _named_columns(shape: TableShape, present: set[str]) -> list[str]:
     return named
 
 
-def _counted(shapes: Sequence[TableShape], words: list[str],
-             ranges: dict[str, list[tuple[str, str, str]]]) -> TableShape | None:
+def _counted(shapes: Sequence[TableShape], words: list[str], ranges: dict[str, list[tuple[str, str, str]]],
+             values: Callable[[TableShape, str], Sequence[str]]) -> TableShape | None:
     """The sheet whose rows "how many" counts: the only one, or the only one with a column the
-    question counts per or names a range of (`ranges`: each sheet's, by its table)."""
+    question counts per or names a range of (`ranges`: each sheet's, by its table), or else the
+    only one named by what is counted ("how many races") or holding a value the question names
+    ("how many did Berg win": Berg, a Winner)."""
     if len(shapes) == 1:
         return shapes[0]
     named = [shape for shape in shapes if _per(shape, words) is not None or ranges[shape.table]]
+    if not named:
+        present = {singular(word) for word in words}
+        padded = f" {' '.join(words)} "
+        named = [shape for shape in shapes if {singular(word) for word in _words(shape.sheet)} & present
+                 or any(_named_values(shape, name, padded, values) for name, kind in shape.columns if kind == "text")]
     return named[0] if len(named) == 1 else None
 
 
@@ -371,10 +379,11 @@ def _kept_rows(shape: TableShape, question: str, text: str, values: Callable[[Ta
                ranges: dict[str, list[tuple[str, str, str]]], *, besides: str | None = None,
                counted: str | None = None) -> list[tuple[str, str]]:
     """(SQL, words) of every condition on the rows the question keeps: the values it names (or
-    leaves out), the ranges it states, the dates it names."""
+    leaves out), the ranges it states, the dates it names, the first or last rows it names."""
     return _conditions(shape, text, values, besides=besides, counted=counted) + [
         (f"{quoted(name)} {operator} {bound}", f"{name} is {_IN_RANGE_WORDS[operator]} {bound}")
-        for name, operator, bound in ranges[shape.table]] + date_conditions(shape, question)
+        for name, operator, bound in ranges[shape.table]] + date_conditions(shape, question) + \
+        placed_conditions(shape, question)
 
 
 def _conditions(shape: TableShape, text: str, values: Callable[[TableShape, str], Sequence[str]], *,
