@@ -105,6 +105,11 @@ def add_commands(commands) -> None:
                             "(seeds 0 to 39 were looked at while docchat's reader was written)")
     pdf_tables.add_argument("--json", action="store_true")
     pdf_tables.set_defaults(handler=bench_pdf_tables)
+    tables = suites.add_parser("tables", help="figures docchat's reader computes from 16 real tables kept as "
+                               "CSVs, workbooks, PDFs, Markdown, HTML and Word tables, against pandas' answers")
+    tables.add_argument("--tables", type=int, default=None, help="only the first N tables (default: all)")
+    tables.add_argument("--json", action="store_true")
+    tables.set_defaults(handler=bench_tables)
     answers = suites.add_parser("answers", help="what the answer says of table questions and fresh questions: "
                                 "docchat's stated figures against the model's own words, in the same run")
     answers.add_argument("--model", choices=("scripted", "served"), default="scripted",
@@ -274,6 +279,13 @@ def bench_pdf_tables(args) -> None:
     from docchat_bench.pdf_tables import run_pdf_tables_bench
 
     run_pdf_tables_bench(documents=args.documents, first_seed=args.first_seed, as_json=args.json)
+
+
+@_suite
+def bench_tables(args) -> None:
+    from docchat_bench.tables import run_tables_bench
+
+    run_tables_bench(tables=args.tables, as_json=args.json)
 
 
 @_suite

@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from docchat.context.approach import singular
+from docchat.context.table_numbers import count_column, equal_conditions, ordinal
 from docchat.context.table_rows import names_a_span, placed_conditions
 from docchat.context.table_dates import date_conditions
 from docchat.domain.documents import quoted
@@ -110,8 +111,11 @@ def table_query(question: str, shapes: Sequence[TableShape],
     ranges = {shape.table: _ranges(shape, bounds) for shape in shapes}
     found = []
     for shape in shapes:
-        limited = {column for column, *_ in ranges[shape.table]}
-        named = _named_columns(shape, set(words))
+        equal = [sql for sql, _ in equal_conditions(shape, question)]
+        limited = {column for column, *_ in ranges[shape.table]} | {
+            column for column, _ in shape.columns if any(sql.startswith(f"{quoted(column)} = ") for sql in equal)}
+        named = [column for column in _named_columns(shape, set(words))
+                 if not (counting and ordinal(column, dict(shape.columns)[column]))]
         # A column named for its range is what is counted or kept, not what is added up.
         found += [(shape, column) for column in [c for c in named if c not in limited] or
                   ([] if counting else named)]
@@ -128,7 +132,9 @@ def table_query(question: str, shapes: Sequence[TableShape],
     elif found:
         shape, column = max(found, key=lambda pair: len(_words(pair[1])))
     elif counting and (counted := _counted(shapes, words, ranges, values)) is not None:
-        shape, column, figure = counted, None, "COUNT"  # "how many suppliers": the rows, counted
+        # "how many suppliers": the rows, counted; "how many insects", of a table with a Count: it, added up.
+        shape, column = counted, count_column(counted)
+        figure = "COUNT" if column is None else "SUM"
     elif ranked is not None:
         shape, column = ranked[0], None  # "which location has the most items": its rows, counted
     else:
@@ -341,8 +347,11 @@ def _ranges(shape: TableShape, bounds: list[tuple[str, str, list[str], list[str]
 
 def _column_near(shape: TableShape, words: list[str], *, from_start: bool = False) -> str | None:
     """The numeric column named by words next to a bound: at their start ("50 pallets") or their
-    end ("a unit price above")."""
+    end ("a unit price above", "a girth of more than": a filler word between them aside)."""
     plain = [singular(word) for word in words]
+    if not from_start:
+        while plain and plain[-1] in ("of", "is", "was", "are", "were"):
+            plain.pop()
     best = None
     for name, kind in shape.columns:
         named = [singular(word) for word in _words(name)]
@@ -367,7 +376,7 @@ def _named_after(shape: TableShape, words: list[str], mark: Callable[[str], T | 
     plain = [singular(word) for word in words if word != "the"]
     for name, kind in shape.columns:
         named = [singular(word) for word in _words(name)]
-        if kind != "text" or not named:
+        if not (kind == "text" or ordinal(name, kind)) or not named:
             continue
         for at in range(1, len(plain) - len(named) + 1):
             if plain[at:at + len(named)] == named and (read := mark(plain[at - 1])) is not None:
@@ -379,11 +388,12 @@ def _kept_rows(shape: TableShape, question: str, text: str, values: Callable[[Ta
                ranges: dict[str, list[tuple[str, str, str]]], *, besides: str | None = None,
                counted: str | None = None) -> list[tuple[str, str]]:
     """(SQL, words) of every condition on the rows the question keeps: the values it names (or
-    leaves out), the ranges it states, the dates it names, the first or last rows it names."""
+    leaves out), the ranges it states, the dates it names, the first or last rows it names, the
+    numbers it names beside a numeric column ("8 cyl")."""
     return _conditions(shape, text, values, besides=besides, counted=counted) + [
         (f"{quoted(name)} {operator} {bound}", f"{name} is {_IN_RANGE_WORDS[operator]} {bound}")
         for name, operator, bound in ranges[shape.table]] + date_conditions(shape, question) + \
-        placed_conditions(shape, question)
+        placed_conditions(shape, question) + equal_conditions(shape, question)
 
 
 def _conditions(shape: TableShape, text: str, values: Callable[[TableShape, str], Sequence[str]], *,

@@ -10,7 +10,8 @@ Invariants:
   (`−4.5`), an accountant's `(1,200)`, a currency (`$1,200`, `NOK 420`, `40 €`), a scale word
   (`$1.2 billion`, `$3.4m`, `12k`; `2.4m` alone is metres), a unit (`12.5 km`), a percentage
   (`12%`, kept as 12), a footnote mark (`1,204[3]`, `88*`). In a column of numbers, a dash,
-  "n/a" or ".." alone is no value: an empty cell (in a column of text, it is kept as written).
+  "n/a", "NA", "NaN", "NULL" or ".." alone is no value: an empty cell (in a column of text, it
+  is kept as written: "NA" may be North America).
 - A row whose first text cell names a total ("Oslo subtotal", "Total", "Grand total", "Sum") is a
   subtotal or a total, never data: a figure added over the rows would count it again. Its type
   is read from the data rows only.
@@ -32,7 +33,8 @@ _INTEGER = re.compile(r"[+-]?\d+")
 _GROUPED = re.compile(r"[+-]?\d{1,3}(?:,\d{3})+(?:\.\d+)?")  # 1,200 or 12,345.50
 _REAL = re.compile(r"[+-]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?")
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
-_NO_VALUE = frozenset(("-", "\u2013", "\u2014", "\u2212", "n/a", "..", "\u2026", "--"))
+# "NA" as R writes a missing value, "NaN" as pandas does, "NULL" as a database export does.
+_NO_VALUE = frozenset(("-", "\u2013", "\u2014", "\u2212", "n/a", "..", "\u2026", "--", "na", "nan", "null"))
 _MINUS = ("-", "\u2212", "\u2013")
 _SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12, "k": 1e3, "m": 1e6, "mn": 1e6,
            "bn": 1e9, "b": 1e9}
@@ -124,7 +126,7 @@ def number(text: str) -> float | None:
 
 
 def no_value(cell: str) -> bool:
-    """Whether a cell holds no value: empty, or a dash, "n/a" or ".." standing for none."""
+    """Whether a cell holds no value: empty, or a dash, "n/a", "NA" or ".." standing for none."""
     return not cell or cell.strip().casefold() in _NO_VALUE
 
 

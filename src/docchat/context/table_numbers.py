@@ -1,0 +1,78 @@
+"""A table's numeric columns as a question names them beyond a figure's column (issue 55):
+
+- A number beside a column's name is a condition on it: "cars with 8 cyl", "in Month 7", "a dose
+  of 2", "year 1931" keep the rows holding that number, and the column is not what is added up.
+  A number a range, a date or "the first N" already took is not read again.
+- A column that numbers or dates its rows (Day, Month, Year, Week, an id) is an ordinal: "how many
+  days" counts rows and never adds up the Day column; its values may still group a figure ("per
+  year") or keep rows ("Month 7").
+- A column named for a count ("count", "number", "frequency", "n") holds what "how many" asks
+  when the question names no column: "how many insects were counted with spray C" adds up Count.
+"""
+
+from __future__ import annotations
+
+import re
+
+from docchat.context.approach import singular
+from docchat.domain.documents import quoted
+from docchat.ports import TableShape
+
+_ORDINALS = frozenset(("day", "month", "year", "week", "quarter", "id", "no", "rank", "position", "code", "season"))
+_COUNTS = frozenset(("count", "number", "frequency", "freq", "n", "tally"))
+_FILLERS = frozenset(("of", "is", "was", "are", "were", "a", "an", "the", "with", "equal", "to", "equals", "="))
+_NUMBER = r"(\d[\d,]*(?:\.\d+)?)"
+_WORD = re.compile(r"[\w.]+")
+# Words before a number that make it a bound, a rank or a place, not a value of a column.
+_TAKEN = re.compile(r"\b(?:more|greater|higher|larger|bigger|fewer|less|lower|smaller|over|above|exceeding|under|"
+                    r"below|least|most|top|first|last|final|latest|opening|than|after|before|since|until|from|in)"
+                    r"\s+" + _NUMBER, re.IGNORECASE)
+
+
+def ordinal(name: str, kind: str) -> bool:
+    """Whether a numeric column numbers or dates its rows rather than measuring them."""
+    words = [singular(word) for word in _WORD.findall(name.lower())]
+    return kind == "integer" and bool(words) and (words[-1] in _ORDINALS or words[-1].endswith("id"))
+
+
+def count_column(shape: TableShape) -> str | None:
+    """The one numeric column named for a count, if the table has one."""
+    named = [name for name, kind in shape.columns if kind in ("integer", "real") and name.lower() in _COUNTS]
+    return named[0] if len(named) == 1 else None
+
+
+def equal_conditions(shape: TableShape, question: str) -> list[tuple[str, str]]:
+    """(SQL, words) for each number the question names beside a numeric column's name."""
+    taken = [match.span(1) for match in _TAKEN.finditer(question)]
+    words = [(match.group(), match.span()) for match in _WORD.finditer(question.lower())]
+    conditions = []
+    for name, kind in shape.columns:
+        named = [singular(word) for word in _WORD.findall(name.lower())]
+        if kind not in ("integer", "real") or not named:
+            continue
+        for at in range(len(words) - len(named) + 1):
+            if [singular(word) for word, _ in words[at:at + len(named)]] != named:
+                continue
+            value = _beside(words, at, at + len(named), taken)
+            if value is not None and (condition := (f"{quoted(name)} = {value}", f"{name} is {value}")) \
+                    not in conditions:
+                conditions.append(condition)
+    return conditions
+
+
+def _beside(words: list[tuple[str, tuple[int, int]]], start: int, end: int,
+            taken: list[tuple[int, int]]) -> str | None:
+    """The number right before the column's words ("8 cyl") or after them, past fillers ("dose of 2")."""
+    candidates = []
+    if start > 0:
+        candidates.append(words[start - 1])
+    after = end
+    while after < len(words) and words[after][0] in _FILLERS:
+        after += 1
+    if after < len(words):
+        candidates.append(words[after])
+    for word, span in candidates:
+        plain = word.rstrip(".").replace(",", "")
+        if re.fullmatch(r"\d+(?:\.\d+)?", plain) and not any(a <= span[0] < b for a, b in taken):
+            return plain
+    return None
