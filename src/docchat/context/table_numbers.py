@@ -8,6 +8,8 @@
   year") or keep rows ("Month 7").
 - A column named for a count ("count", "number", "frequency", "n") holds what "how many" asks
   when the question names no column: "how many insects were counted with spray C" adds up Count.
+- A year ("in 1932", "during 2008") is a condition on a column of whole numbers named Year, in a
+  table with no column of dates (docchat.context.table_dates reads those).
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ _COUNTS = frozenset(("count", "number", "frequency", "freq", "n", "tally"))
 _FILLERS = frozenset(("of", "is", "was", "are", "were", "a", "an", "the", "with", "equal", "to", "equals", "="))
 _NUMBER = r"(\d[\d,]*(?:\.\d+)?)"
 _WORD = re.compile(r"[\w.]+")
+_IN_YEAR = re.compile(r"\b(?:in|during|for|of)\s+((?:19|20)\d{2})\b(?![-/])")
 # Words before a number that make it a bound, a rank or a place, not a value of a column.
 _TAKEN = re.compile(r"\b(?:more|greater|higher|larger|bigger|fewer|less|lower|smaller|over|above|exceeding|under|"
                     r"below|least|most|top|first|last|final|latest|opening|than|after|before|since|until|from|in)"
@@ -58,6 +61,21 @@ def equal_conditions(shape: TableShape, question: str) -> list[tuple[str, str]]:
                     not in conditions:
                 conditions.append(condition)
     return conditions
+
+
+def year_conditions(shape: TableShape, question: str) -> list[tuple[str, str]]:
+    """(SQL, words) for each year the question names, on the table's Year column of whole numbers."""
+    if any(kind == "date" for _, kind in shape.columns):
+        return []
+    years = [name for name, kind in shape.columns if kind == "integer" and singular(name.lower()) == "year"]
+    if len(years) != 1:
+        return []
+    named = sorted({match.group(1) for match in _IN_YEAR.finditer(question)})
+    if not named:
+        return []
+    column = quoted(years[0])
+    sql = f"{column} = {named[0]}" if len(named) == 1 else f"{column} IN ({', '.join(named)})"
+    return [(sql, f"{years[0]} is {' or '.join(named)}")]
 
 
 def _beside(words: list[tuple[str, tuple[int, int]]], start: int, end: int,

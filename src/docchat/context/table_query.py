@@ -40,7 +40,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from docchat.context.approach import singular
-from docchat.context.table_numbers import count_column, equal_conditions, ordinal
+from docchat.context.table_numbers import count_column, equal_conditions, ordinal, year_conditions
 from docchat.context.table_rows import names_a_span, placed_conditions
 from docchat.context.table_dates import date_conditions
 from docchat.domain.documents import quoted
@@ -55,6 +55,8 @@ _FIGURES = (("SUM", ("total", "sum", "altogether", "combined")), ("AVG", ("avera
 _IN_WORDS = {"SUM": "total", "AVG": "average", "MAX": "highest", "MIN": "lowest", "COUNT": "number of rows",
              "DISTINCT": "number of different"}
 _NUMERIC = ("integer", "real")
+# A word after a column's name that says what it measures, not another column: "a Murder rate".
+_MEASURES = frozenset(("rate", "level", "value", "score", "figure", "total", "amount"))
 _HOW_MANY = re.compile(r"\bhow (?:many|much)\b")
 _PER = ("per", "by", "each", "every")
 _WHICH = ("which", "what")
@@ -130,7 +132,11 @@ def table_query(question: str, shapes: Sequence[TableShape],
     if distinct is not None:
         shape, column, figure = distinct[0], distinct[1], "DISTINCT"  # "how many different items"
     elif found:
-        shape, column = max(found, key=lambda pair: len(_words(pair[1])))
+        # Not the column the figure is per or ranks ("the average qsec per cyl": qsec, not cyl).
+        grouping = [(shape, column) for shape, column in found
+                    if column == _per(shape, words) or (ranked is not None and column == ranked[1])]
+        shape, column = max([pair for pair in found if pair not in grouping] or found,
+                            key=lambda pair: len(_words(pair[1])))
     elif counting and (counted := _counted(shapes, words, ranges, values)) is not None:
         # "how many suppliers": the rows, counted; "how many insects", of a table with a Count: it, added up.
         shape, column = counted, count_column(counted)
@@ -352,6 +358,8 @@ def _column_near(shape: TableShape, words: list[str], *, from_start: bool = Fals
     if not from_start:
         while plain and plain[-1] in ("of", "is", "was", "are", "were"):
             plain.pop()
+        if len(plain) > 1 and plain[-1] in _MEASURES:
+            plain.pop()  # "a Murder rate below 5": the column is Murder
     best = None
     for name, kind in shape.columns:
         named = [singular(word) for word in _words(name)]
@@ -371,12 +379,13 @@ def _per(shape: TableShape, words: list[str]) -> str | None:
 
 
 def _named_after(shape: TableShape, words: list[str], mark: Callable[[str], T | None]) -> tuple[str, T] | None:
-    """The sheet's text column named, singular or plural, right after a word that `mark` reads as
-    something (a "the" between them aside), with what it read; None if no column is."""
+    """The sheet's text column (or column of whole numbers) named, singular or plural, right
+    after a word that `mark` reads as something (a "the" between them aside), with what it read;
+    None if no column is."""
     plain = [singular(word) for word in words if word != "the"]
     for name, kind in shape.columns:
         named = [singular(word) for word in _words(name)]
-        if not (kind == "text" or ordinal(name, kind)) or not named:
+        if kind not in ("text", "integer") or not named:  # whole numbers group too: per Month, which Tree
             continue
         for at in range(1, len(plain) - len(named) + 1):
             if plain[at:at + len(named)] == named and (read := mark(plain[at - 1])) is not None:
@@ -393,7 +402,7 @@ def _kept_rows(shape: TableShape, question: str, text: str, values: Callable[[Ta
     return _conditions(shape, text, values, besides=besides, counted=counted) + [
         (f"{quoted(name)} {operator} {bound}", f"{name} is {_IN_RANGE_WORDS[operator]} {bound}")
         for name, operator, bound in ranges[shape.table]] + date_conditions(shape, question) + \
-        placed_conditions(shape, question) + equal_conditions(shape, question)
+        placed_conditions(shape, question) + equal_conditions(shape, question) + year_conditions(shape, question)
 
 
 def _conditions(shape: TableShape, text: str, values: Callable[[TableShape, str], Sequence[str]], *,
