@@ -1,5 +1,5 @@
 """Figures over a table whose numbers are written as people write them (issue 55): currencies,
-scale words, units, footnote marks, an accountant's negative, and a dash for none. Over a CSV
+scale words, units, footnote marks, an accountant's negative, a dash or NA for none. Over a CSV
 written by Python's csv module, through the library: the figure is computed, where the column
 had been read as text and no figure was."""
 
@@ -58,3 +58,14 @@ def test_a_dash_in_a_column_of_text_is_kept_as_written(tmp_path):
 
     rows = tables.run(f'SELECT "Code", "Units" FROM {shape.table} ORDER BY _row', max_rows=5, timeout_s=2).rows
     assert [tuple(row) for row in rows] == [("NA", 4), ("\u2014", None)]
+
+
+def test_na_nan_and_null_are_no_value_in_a_column_of_numbers_as_r_pandas_and_databases_write_them(tmp_path):
+    from docchat.domain.documents import ColumnType
+
+    from docchat.documents.tables import table_of
+
+    table = table_of("Air", ["Ozone", "Wind"], 1, [(2, ["41", "7.4"]), (3, ["NA", "8.0"]), (4, ["NaN", "NULL"]),
+                                                  (5, ["18", "11.5"])])
+
+    assert [column.type for column in table.columns] == [ColumnType.INTEGER, ColumnType.REAL]
