@@ -200,7 +200,10 @@ def _ranked(shape: TableShape, by: str, column: str | None, figure: str, cues: l
 def values_named(question: str, shape: TableShape, values: Callable[[TableShape, str], Sequence[str]]) -> tuple[str, ...]:
     """The values of the sheet's text columns that the question names (kept or left out): the
     cells its words link it to."""
-    padded = f" {' '.join(_words(question))} "
+    return _linked_values(shape, f" {' '.join(_words(question))} ", values)
+
+
+def _linked_values(shape: TableShape, padded: str, values: Callable[[TableShape, str], Sequence[str]]) -> tuple[str, ...]:
     return tuple(value for name, kind in shape.columns if kind == "text"
                  for value in _named_values(shape, name, padded, values))
 
@@ -324,7 +327,7 @@ def _counted(shapes: Sequence[TableShape], words: list[str], ranges: dict[str, l
         present = {singular(word) for word in words}
         padded = f" {' '.join(words)} "
         named = [shape for shape in shapes if {singular(word) for word in _words(shape.sheet)} & present
-                 or any(_named_values(shape, name, padded, values) for name, kind in shape.columns if kind == "text")]
+                 or _linked_values(shape, padded, values)]
     return named[0] if len(named) == 1 else None
 
 
