@@ -69,3 +69,34 @@ def test_na_nan_and_null_are_no_value_in_a_column_of_numbers_as_r_pandas_and_dat
                                                   (5, ["18", "11.5"])])
 
     assert [column.type for column in table.columns] == [ColumnType.INTEGER, ColumnType.REAL]
+
+
+@pytest.mark.parametrize("label", ["All", "All regions", "Overall", "National", "Nationwide"])
+def test_a_row_for_the_whole_of_its_parts_is_left_out_of_a_figure_like_a_total_row(tmp_path, label):
+    from docchat.store.sheet_tables import SqliteSheetTables
+
+    from docchat.documents.tables import table_of
+    from docchat.services.figures import FigureService
+
+    tables = SqliteSheetTables(tmp_path)
+    tables.write("d", [table_of("Votes", ["Region", "Turnout"], 1, [(2, ["North", "1,200"]), (3, ["South", "800"]),
+                                                                    (4, [label, "2,050"]), (5, ["Allendale", "50"])])])
+
+    figure = FigureService(tables).figure("What is the total turnout?", [("d", "votes.csv")])
+
+    assert figure.value == 2_050 and figure.rows == (2, 3, 5)  # Allendale is a place, not the whole
+
+
+def test_a_row_named_like_the_whole_whose_figures_are_not_the_sum_of_the_rest_is_data(tmp_path):
+    from docchat.store.sheet_tables import SqliteSheetTables
+
+    from docchat.documents.tables import table_of
+    from docchat.services.figures import FigureService
+
+    tables = SqliteSheetTables(tmp_path)
+    tables.write("d", [table_of("Seats", ["Party", "Seats"], 1, [(2, ["Labour", "34"]), (3, ["National", "50"]),
+                                                                 (4, ["Green", "15"])])])
+
+    figure = FigureService(tables).figure("What is the total of seats?", [("d", "seats.csv")])
+
+    assert figure.value == 99 and figure.rows == (2, 3, 4)

@@ -13,14 +13,17 @@ Invariants:
   "n/a", "NA", "NaN", "NULL" or ".." alone is no value: an empty cell (in a column of text, it
   is kept as written: "NA" may be North America).
 - A row whose first text cell names a total ("Oslo subtotal", "Total", "Grand total", "Sum") is a
-  subtotal or a total, never data: a figure added over the rows would count it again. Its type
-  is read from the data rows only.
+  subtotal or a total, never data: a figure added over the rows would count it again. So is one
+  labelled for the whole its rows are parts of ("All", "All regions", "Overall", "National")
+  where one of its figures is the sum of the other data rows' (a party called National is data).
+  Its type is read from the data rows only.
 - A sheet with more than MAX_ROWS rows or MAX_COLUMNS columns has no table: its figures are
   answered from passages (SQLite holds at most 2,000 columns in a table).
 """
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Sequence
 
@@ -29,6 +32,10 @@ from docchat.domain.documents import Column, ColumnType, RowKind, SheetTable, Ta
 MAX_ROWS = 100_000
 MAX_COLUMNS = 1_000
 _TOTAL = re.compile(r"\b(?:(sub)[\s-]?total|(?:grand\s+)?total|sum)s?\b", re.IGNORECASE)
+# A row labelled for the whole of what the others are parts of: "All", "All regions", "Overall",
+# "National", "Nationwide", "Worldwide", "Whole country" (the label alone, not a name holding it).
+_WHOLE = re.compile(r"(?:all(?:\s+\w+s)?|overall|national|nationwide|worldwide|country-?wide|whole\s+country|"
+                    r"every\w*|combined)", re.IGNORECASE)
 _INTEGER = re.compile(r"[+-]?\d+")
 _GROUPED = re.compile(r"[+-]?\d{1,3}(?:,\d{3})+(?:\.\d+)?")  # 1,200 or 12,345.50
 _REAL = re.compile(r"[+-]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?")
@@ -59,8 +66,8 @@ def table_of(sheet: str, header: Sequence[str], header_row: int,
     width = max([len(header), *(len(cells) for _, cells in rows)])
     if width > MAX_COLUMNS:
         return None
-    read = tuple(TableRow(number, tuple(cells) + ("",) * (width - len(cells)), row_kind(cells))
-                 for number, cells in rows)
+    read = _wholes(tuple(TableRow(number, tuple(cells) + ("",) * (width - len(cells)), row_kind(cells))
+                         for number, cells in rows))
     data = [row.cells for row in read if row.kind is RowKind.ROW]
     names = column_names(header, width)
     return SheetTable(sheet, tuple(Column(name, column_type([cells[index] for cells in data]))
@@ -86,6 +93,26 @@ def row_kind(cells: Sequence[str]) -> RowKind:
     if match is None:
         return RowKind.ROW
     return RowKind.SUBTOTAL if match.group(1) else RowKind.TOTAL
+
+
+def _wholes(rows: tuple[TableRow, ...]) -> tuple[TableRow, ...]:
+    """The rows, those labelled for the whole ("All", "National") marked as totals where one of
+    their figures is the sum of the other data rows' (a party called National is data)."""
+    data = [row for row in rows if row.kind is RowKind.ROW]
+
+    def whole(row: TableRow) -> bool:
+        label = next((cell for cell in row.cells if cell and number(cell) is None), "")
+        if not _WHOLE.fullmatch(" ".join(label.split())):
+            return False
+        for index, cell in enumerate(row.cells):
+            figure = number(cell) if cell else None
+            parts = [number(other.cells[index]) for other in data if other is not row and other.cells[index]]
+            if figure and parts and None not in parts and math.isclose(sum(parts), figure, rel_tol=0.005):  # type: ignore[arg-type]
+                return True
+        return False
+
+    return tuple(TableRow(row.number, row.cells, RowKind.TOTAL) if row.kind is RowKind.ROW and whole(row) else row
+                 for row in rows)
 
 
 def column_names(header: Sequence[str], width: int) -> tuple[str, ...]:
