@@ -12,7 +12,7 @@ Invariants:
   paragraphs around a table are never its rows.
 - A table that ends its page, and one that begins the next page under the same header (a long
   table carried on, its header repeated), are one table: its rows go on from the page before.
-- At most MAX_PAGES pages are read for tables (about 16 ms a dense page): a longer PDF's later
+- At most MAX_PAGES pages are read for tables (about 14 ms a dense page): a longer PDF's later
   pages answer from passages.
 """
 
@@ -137,7 +137,7 @@ def page_grids(words: list[dict], space: float | None = None) -> list[Placed]:
 
 
 def aligned_grids(words: Sequence[dict], space: float | None = None) -> list[tuple[float, float, Grid]]:
-    """(top, bottom, cells) of each table lined up in these words (pdfplumber's: text, x0, x1,
+    """(top, bottom, cells) of each table lined up in these words (page_words': text, x0, x1,
     top, bottom), given a space's width as a share of the type's height if it is known."""
     lines = _lines(words)
     space = space or _space(lines)
