@@ -258,8 +258,10 @@ class AnswerPipeline:
             return named
         best = self._retriever.retrieve(query, top_k=1, document_ids=request.scope,
                                         active=set(request.active_documents))
-        if not best or best[0].chunk.document_id in sheets:
-            return {best[0].chunk.document_id} if best else set()
+        if not best:
+            return set()
+        if best[0].chunk.document_id in sheets:
+            return {best[0].chunk.document_id}
         text = best[0].chunk.text.casefold()
         return {document for document, values in (linked or {}).items()
                 if values and not any(value.casefold() in text for value in values)}

@@ -40,6 +40,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 from docchat.context.approach import singular
+from docchat.context.table_ranges import IN_RANGE_WORDS, ranges_of, stated_bounds, unranged
 from docchat.context.table_numbers import count_column, equal_conditions, ordinal, year_conditions
 from docchat.context.table_rows import names_a_span, placed_conditions
 from docchat.context.table_dates import date_conditions
@@ -55,8 +56,6 @@ _FIGURES = (("SUM", ("total", "sum", "altogether", "combined")), ("AVG", ("avera
 _IN_WORDS = {"SUM": "total", "AVG": "average", "MAX": "highest", "MIN": "lowest", "COUNT": "number of rows",
              "DISTINCT": "number of different"}
 _NUMERIC = ("integer", "real")
-# A word after a column's name that says what it measures, not another column: "a Murder rate".
-_MEASURES = frozenset(("rate", "level", "value", "score", "figure", "total", "amount"))
 _HOW_MANY = re.compile(r"\bhow (?:many|much)\b")
 _PER = ("per", "by", "each", "every")
 _WHICH = ("which", "what")
@@ -72,17 +71,6 @@ MOST_RANKED = 20
 _COUNTS = {word: number for number, word in enumerate(
     "two three four five six seven eight nine ten".split(), start=2)}
 _AVERAGED = ("average", "mean")
-_NUMBER = r"(\d[\d,]*(?:\.\d+)?)"
-_COMPARED = (
-    (">", r"(?:more|greater|higher|larger|bigger) than|over|above|exceeding"),
-    ("<", r"(?:fewer|less|lower|smaller) than|under|below"),
-    (">=", r"at least|no (?:fewer|less) than"),
-    ("<=", r"at most|no more than"),
-)
-# "more than 50 pallets" / "pallets above 50": the column's words follow the number, or come just before.
-_RANGE = re.compile(rf"\b({'|'.join(words for _, words in _COMPARED)})\s+{_NUMBER}")
-_OR_MORE = re.compile(rf"\b{_NUMBER}\s+or\s+(more|fewer|less)\b")
-_IN_RANGE_WORDS = {">": "more than", "<": "less than", ">=": "at least", "<=": "at most"}
 
 
 @dataclass(frozen=True)
@@ -104,13 +92,13 @@ def table_query(question: str, shapes: Sequence[TableShape],
     words = _words(question)
     text = " ".join(words)
     # "at least 10 pallets" asks for no lowest, nor "at most" for a highest: a range's words are no cue.
-    cues = _words(_OR_MORE.sub(" ", _RANGE.sub(" ", question.lower())))
+    cues = _words(unranged(question))
     figure = _figure(cues, " ".join(cues))
     if (figure is None and not looks_up(question)) or names_a_span(question):
         return None
     counting = not any(cue in cues for _, listed in _FIGURES for cue in listed)  # "how many" alone
-    bounds = _bounds(question)
-    ranges = {shape.table: _ranges(shape, bounds) for shape in shapes}
+    bounds = stated_bounds(question)
+    ranges = {shape.table: ranges_of(shape, bounds) for shape in shapes}
     found = []
     for shape in shapes:
         equal = [sql for sql, _ in equal_conditions(shape, question)]
@@ -294,7 +282,7 @@ def _counted_number(word: str) -> int | None:
 
 def asks_a_figure(question: str) -> bool:
     """Whether the question asks for a figure at all (no sheet need be read to tell)."""
-    words = _words(_OR_MORE.sub(" ", _RANGE.sub(" ", question.lower())))
+    words = _words(unranged(question))
     return _figure(words, " ".join(words)) is not None
 
 
@@ -331,49 +319,6 @@ def _counted(shapes: Sequence[TableShape], words: list[str], ranges: dict[str, l
     return named[0] if len(named) == 1 else None
 
 
-def _bounds(question: str) -> list[tuple[str, str, list[str], list[str]]]:
-    """(operator, bound, the four words after it, the four before) for each range the question
-    states: "more than 50 pallets", "a unit price below 4.5", "50 or more pallets"."""
-    lowered = question.lower()
-    found = [(next(op for op, cue in _COMPARED if re.fullmatch(cue, match.group(1))), match)
-             for match in _RANGE.finditer(lowered)]
-    found += [(">=" if match.group(2) == "more" else "<=", match) for match in _OR_MORE.finditer(lowered)
-              if not any(other.start() <= match.start() < other.end() for _, other in found)]
-    return [(operator, next(group for group in match.groups() if group and group[0].isdigit()).replace(",", ""),
-             _words(lowered[match.end():])[:4], _words(lowered[:match.start()])[-4:]) for operator, match in found]
-
-
-def _ranges(shape: TableShape, bounds: list[tuple[str, str, list[str], list[str]]]) -> list[tuple[str, str, str]]:
-    """(column, operator, bound) for each of the question's ranges that names a numeric column of
-    the sheet, by the words right after its bound or right before it."""
-    ranges = []
-    for operator, bound, after, before in bounds:
-        column = _column_near(shape, after, from_start=True) or _column_near(shape, before)
-        if column is not None and (column, operator, bound) not in ranges:
-            ranges.append((column, operator, bound))
-    return ranges
-
-
-def _column_near(shape: TableShape, words: list[str], *, from_start: bool = False) -> str | None:
-    """The numeric column named by words next to a bound: at their start ("50 pallets") or their
-    end ("a unit price above", "a girth of more than": a filler word between them aside)."""
-    plain = [singular(word) for word in words]
-    if not from_start:
-        while plain and plain[-1] in ("of", "is", "was", "are", "were"):
-            plain.pop()
-        if len(plain) > 1 and plain[-1] in _MEASURES:
-            plain.pop()  # "a Murder rate below 5": the column is Murder
-    best = None
-    for name, kind in shape.columns:
-        named = [singular(word) for word in _words(name)]
-        if kind not in _NUMERIC or not named or len(named) > len(plain):
-            continue
-        at_edge = plain[:len(named)] if from_start else plain[len(plain) - len(named):]
-        if at_edge == named and (best is None or len(named) > len(_words(best))):
-            best = name
-    return best
-
-
 def _per(shape: TableShape, words: list[str]) -> str | None:
     """The text column the question asks the figure per: its name, singular or plural, right
     after "per", "by", "each" or "every" (a "the" between them aside)."""
@@ -403,7 +348,7 @@ def _kept_rows(shape: TableShape, question: str, text: str, values: Callable[[Ta
     leaves out), the ranges it states, the dates it names, the first or last rows it names, the
     numbers it names beside a numeric column ("8 cyl")."""
     return _conditions(shape, text, values, besides=besides, counted=counted) + [
-        (f"{quoted(name)} {operator} {bound}", f"{name} is {_IN_RANGE_WORDS[operator]} {bound}")
+        (f"{quoted(name)} {operator} {bound}", f"{name} is {IN_RANGE_WORDS[operator]} {bound}")
         for name, operator, bound in ranges[shape.table]] + date_conditions(shape, question) + \
         placed_conditions(shape, question) + equal_conditions(shape, question) + year_conditions(shape, question)
 
