@@ -39,7 +39,7 @@ from docchat.domain import (
 )
 from docchat.domain.grounding import Constraint
 from docchat.domain.approach import Figure
-from docchat.domain.documents import SheetTable
+from docchat.domain.documents import QueryResult, SheetTable, TableShape
 
 __all__ = [
     "ChunkIndex", "ConversationRepository", "DocumentRepository", "Embedder", "FileStore", "FolderFiles", "FolderRepository", "Gateway", "Generation",
@@ -153,25 +153,6 @@ class WordIndex(Protocol):
         """(chunks it does not hold, its entries of no chunk)."""
     def rebuild(self) -> None:
         """Builds it again from the chunk rows."""
-
-
-@dataclass(frozen=True)
-class TableShape:
-    """A sheet kept as a table: the SQL table it is queried as, and its columns (name, type)."""
-
-    document_id: str
-    sheet: str
-    table: str
-    columns: tuple[tuple[str, str], ...]
-    rows: int
-
-
-@dataclass(frozen=True)
-class QueryResult:
-    columns: tuple[str, ...]
-    rows: tuple[tuple[object, ...], ...]
-    truncated: bool  # more rows than asked for were there
-    read: frozenset[str] = frozenset()  # the tables the query read
 
 
 class SheetTables(Protocol):

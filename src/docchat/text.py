@@ -16,6 +16,8 @@ uploaded file's name, or in what the model writes, becomes U+FFFD.
 Text shown in a terminal (`for_terminal`) holds no control character but newline and tab: an
 answer, a document, a title or a citation cannot move the cursor, rewrite a line, retitle the
 window, write the clipboard (OSC 52) or plant a hyperlink (OSC 8).
+
+A word's singular (`singular`) is how a question's words meet names: of documents, sheets, columns.
 """
 
 from __future__ import annotations
@@ -79,3 +81,10 @@ def for_terminal(text: str) -> str:
     stream's pieces can go through one at a time: a sequence split between two pieces is
     disarmed all the same. A CRLF's LF still ends the line."""
     return text.translate(_TERMINAL_CONTROLS)
+
+
+def singular(word: str) -> str:
+    """A word's singular, roughly: "contracts" -> "contract", "policies" -> "policy"."""
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word

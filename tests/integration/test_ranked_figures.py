@@ -45,8 +45,8 @@ def test_the_value_that_ranks_first_is_named_with_its_figure_and_any_tied_with_i
 
 
 def test_a_question_about_a_single_row_still_gets_the_largest_row():
-    from docchat.context.table_query import table_query
-    from docchat.ports import TableShape
+    from docchat.tables.query import table_query
+    from docchat.domain.documents import TableShape
 
     shape = TableShape("d", "Stock", "t_stock", (("Location", "text"), ("Item", "text"), ("Pallets", "integer")), 7)
     query = table_query("Which location holds the most pallets of a single item?", [shape], lambda *_: [])

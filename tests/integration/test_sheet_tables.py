@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from docchat.documents.tables import table_of
+from docchat.tables.reading import table_of
 from docchat.errors import InvalidInput
 from docchat.store.sheet_tables import SqliteSheetTables
 

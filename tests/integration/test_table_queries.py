@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from docchat.context.table_query import table_query
-from docchat.documents.tables import table_of
+from docchat.tables.query import table_query
+from docchat.tables.reading import table_of
 from docchat.domain.documents import quoted
 from docchat.store.sheet_tables import SqliteSheetTables
 
@@ -163,7 +163,7 @@ def test_one_cell_is_looked_up_by_the_values_that_pick_out_its_row(kept, questio
 
 
 def test_a_cell_the_values_do_not_pick_out_alone_is_not_looked_up(kept):
-    from docchat.context.table_query import table_query
+    from docchat.tables.query import table_query
 
     query = table_query("What is the unit price of cardboard boxes?", kept.shapes(), lambda shape, column: [
         row[0] for row in kept.run(f"SELECT DISTINCT {quoted(column)} FROM {shape.table} WHERE _kind = 'row'",

@@ -48,7 +48,7 @@ def test_a_figure_is_computed_over_numbers_written_with_currencies_units_and_mar
 
 
 def test_a_dash_in_a_column_of_text_is_kept_as_written(tmp_path):
-    from docchat.documents.tables import table_of
+    from docchat.tables.reading import table_of
     from docchat.store.sheet_tables import SqliteSheetTables
 
     tables = SqliteSheetTables(tmp_path)
@@ -63,7 +63,7 @@ def test_a_dash_in_a_column_of_text_is_kept_as_written(tmp_path):
 def test_na_nan_and_null_are_no_value_in_a_column_of_numbers_as_r_pandas_and_databases_write_them(tmp_path):
     from docchat.domain.documents import ColumnType
 
-    from docchat.documents.tables import table_of
+    from docchat.tables.reading import table_of
 
     table = table_of("Air", ["Ozone", "Wind"], 1, [(2, ["41", "7.4"]), (3, ["NA", "8.0"]), (4, ["NaN", "NULL"]),
                                                   (5, ["18", "11.5"])])
@@ -75,7 +75,7 @@ def test_na_nan_and_null_are_no_value_in_a_column_of_numbers_as_r_pandas_and_dat
 def test_a_row_for_the_whole_of_its_parts_is_left_out_of_a_figure_like_a_total_row(tmp_path, label):
     from docchat.store.sheet_tables import SqliteSheetTables
 
-    from docchat.documents.tables import table_of
+    from docchat.tables.reading import table_of
     from docchat.services.figures import FigureService
 
     tables = SqliteSheetTables(tmp_path)
@@ -90,7 +90,7 @@ def test_a_row_for_the_whole_of_its_parts_is_left_out_of_a_figure_like_a_total_r
 def test_a_row_named_like_the_whole_whose_figures_are_not_the_sum_of_the_rest_is_data(tmp_path):
     from docchat.store.sheet_tables import SqliteSheetTables
 
-    from docchat.documents.tables import table_of
+    from docchat.tables.reading import table_of
     from docchat.services.figures import FigureService
 
     tables = SqliteSheetTables(tmp_path)

@@ -1,7 +1,7 @@
 """A figure docchat's own queries do not compute, asked of the real served model as a query: what
 it wrote is judged by what it gives, whatever that is, and the answer never waits on it."""
 
-from docchat.context.model_query import SKILL
+from docchat.context.model_queries import SKILL
 from docchat.context.skill_gate import GIVE_UP_AFTER
 from docchat.domain import FINISHED
 from docchat.llm.skill_record import JsonSkillRecord

@@ -325,7 +325,7 @@ class FakeLibrary:
 
     def written_figure(self, shapes, names, write, *, model: str):
         """The figure set for the query `write` returns, as model_query reads it; refused otherwise."""
-        from docchat.context.model_query import statement
+        from docchat.tables.model_query import statement
 
         sql = statement(write(" ".join(shape.sheet for shape in shapes)))
         if sql not in self.query_figures:

@@ -8,12 +8,13 @@ from dataclasses import replace
 
 import pytest
 
-from docchat.context.model_query import SKILL, SHOWN_CHARS, ModelQueries, described, plain_names, statement, wrapped
+from docchat.context.model_queries import SKILL, ModelQueries
+from docchat.tables.model_query import SHOWN_CHARS, described, plain_names, statement, wrapped
 from docchat.context.skill_gate import GIVE_UP_AFTER, SkillGate
 from docchat.domain.approach import LOOKUP, Figure, Way
 from docchat.errors import LLMUnavailable, UnusableOutput
 from docchat.llm.skill_record import JsonSkillRecord
-from docchat.ports import TableShape
+from docchat.domain.documents import TableShape
 
 from tests.unit.fakes import FakeLibrary, FakeServerInfo
 from tests.unit.test_pipeline import Setup

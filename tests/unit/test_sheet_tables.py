@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from docchat.documents.tables import MAX_COLUMNS, MAX_ROWS, column_names, column_type, number, row_kind, table_of
+from docchat.tables.reading import MAX_COLUMNS, MAX_ROWS, column_names, column_type, number, row_kind, table_of
 from docchat.domain.documents import ColumnType, RowKind
 
 STOCK = [

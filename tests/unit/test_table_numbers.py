@@ -1,12 +1,12 @@
 """The numbers a question names beside a table's numeric columns: conditions, ordinals, counts
-and years (docchat.context.table_numbers)."""
+and years (docchat.tables.numbers)."""
 
 from __future__ import annotations
 
 import pytest
 
-from docchat.context.table_numbers import count_column, equal_conditions, ordinal, year_conditions
-from docchat.ports import TableShape
+from docchat.tables.numbers import count_column, equal_conditions, ordinal, year_conditions
+from docchat.domain.documents import TableShape
 
 CARS = TableShape("d", "cars", "t", (("car", "text"), ("mpg", "real"), ("cyl", "integer"), ("Day", "integer")), 32)
 BARLEY = TableShape("d", "barley", "t", (("yield", "real"), ("variety", "text"), ("year", "integer")), 120)
@@ -34,4 +34,4 @@ def test_a_year_is_a_condition_on_a_year_column_of_whole_numbers_only_without_da
     assert year_conditions(BARLEY, "What is the total yield in 1932?") == [('"year" = 1932', "year is 1932")]
     assert year_conditions(BARLEY, "What was the yield in 1931 and during 1932?")[0][0] == '"year" IN (1931, 1932)'
     dated = TableShape("d", "s", "t", (("year", "integer"), ("date", "date")), 3)
-    assert year_conditions(dated, "the total in 1932") == []  # the dates answer (docchat.context.table_dates)
+    assert year_conditions(dated, "the total in 1932") == []  # the dates answer (docchat.tables.dates)

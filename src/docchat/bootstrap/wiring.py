@@ -86,7 +86,7 @@ def _answering(settings: Settings, client: Client, info: ServerInfo | None,
     from docchat.context.planner import Caps
     from docchat.context.programs import programs_over
     from docchat.context.citing import CitationGate
-    from docchat.context.model_query import SKILL as QUERY_SKILL, ModelQueries
+    from docchat.context.model_queries import SKILL as QUERY_SKILL, ModelQueries
     from docchat.context.rewrite import RewriteGate
     from docchat.context.skill_gate import SkillGate
     from docchat.llm.discovery import fetch_info

@@ -20,13 +20,14 @@ from __future__ import annotations
 
 import re
 from collections import Counter
-from dataclasses import replace
 from collections.abc import Sequence
+from dataclasses import replace
 
 from docchat.domain import EvidenceStrength, Judgement
 from docchat.domain.approach import LOOKUP, Approach, Way
 from docchat.errors import InvalidInput
 from docchat.retrieval.words import STOPWORDS
+from docchat.text import singular
 
 _WORD = re.compile(r"[^\W_]+")
 _COMPARING = frozenset("compare compared comparing comparison versus vs difference differences differ differs "
@@ -163,8 +164,3 @@ def _speaks_of_the_set(words: list[str], shared: frozenset[str]) -> bool:
     return False
 
 
-def singular(word: str) -> str:
-    """A word's singular, roughly: "contracts" -> "contract", "policies" -> "policy"."""
-    if len(word) > 4 and word.endswith("ies"):
-        return word[:-3] + "y"
-    return word[:-1] if len(word) > 3 and word.endswith("s") and not word.endswith("ss") else word

@@ -21,7 +21,7 @@ from docchat.context.approach import as_asked, choose, names_any
 from docchat.context.engine import Assembly, ContextEngine
 from docchat.context.evidence import Block, Part, block_text, fill, parts_of
 from docchat.context.followup import joint_query, retrieve_follow_up
-from docchat.context.model_query import ModelQueries
+from docchat.context.model_queries import ModelQueries
 from docchat.context.prompt import user_turn
 from docchat.context.rounds import (NOTE_TOKENS_MIN, Round, borne_out, heading, in_rounds, noted, notes_asked,
                                     notes_turn, quoted_notes, passage_counts)

@@ -92,13 +92,34 @@ class SheetTable:
 
 
 @dataclass(frozen=True)
+class TableShape:
+    """A sheet kept as a table: the SQL table it is queried as, and its columns (name, type)."""
+
+    document_id: str
+    sheet: str
+    table: str
+    columns: tuple[tuple[str, str], ...]
+    rows: int
+
+
+@dataclass(frozen=True)
+class QueryResult:
+    """What a read-only query over kept tables gave."""
+
+    columns: tuple[str, ...]
+    rows: tuple[tuple[object, ...], ...]
+    truncated: bool  # more rows than asked for were there
+    read: frozenset[str] = frozenset()  # the tables the query read
+
+
+@dataclass(frozen=True)
 class ParsedDocument:
     name: str
     kind: str
     sections: list[Section]
     # Files inside it that become documents of their own (a mail's attachments).
     attachments: tuple[Attachment, ...] = ()
-    # A spreadsheet's sheets as tables, beside their sections (docchat.documents.tables).
+    # A spreadsheet's sheets as tables, beside their sections (docchat.tables.reading).
     tables: tuple[SheetTable, ...] = ()
 
 

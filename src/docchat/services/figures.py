@@ -1,6 +1,6 @@
 """Figures computed from the tables docchat keeps (sheets, and the tables of documents): the
-query docchat's reader writes for a question (docchat.context.table_query), or one the served
-model wrote (docchat.context.model_query), run read-only over a table's data rows by the
+query docchat's reader writes for a question (docchat.tables.query), or one the served
+model wrote (docchat.tables.model_query), run read-only over a table's data rows by the
 SheetTables adapter. The answer pipeline reaches it through the Figures port, beside retrieval's
 Retriever."""
 
@@ -10,12 +10,12 @@ import builtins
 import logging
 from collections.abc import Callable, Sequence
 
-from docchat.context.model_query import FIRST_ROWS, described, figure_of, plain_names, statement, wrapped
-from docchat.context.table_query import VALUES_READ, asks_a_figure, looks_up, table_query, values_named
 from docchat.domain.approach import Figure, number
-from docchat.domain.documents import quoted
+from docchat.domain.documents import TableShape, quoted
 from docchat.errors import DocchatError, InvalidInput, UnusableOutput
-from docchat.ports import SheetTables, TableShape
+from docchat.ports import SheetTables
+from docchat.tables.model_query import FIRST_ROWS, described, figure_of, plain_names, statement, wrapped
+from docchat.tables.query import VALUES_READ, asks_a_figure, looks_up, table_query, values_named
 
 log = logging.getLogger(__name__)
 
@@ -31,7 +31,7 @@ class FigureService:
 
     def figure(self, question: str, in_scope: Sequence[tuple[str, str]]) -> Figure | None:
         """The figure the question asks of a sheet of the documents in scope (id, name), computed
-        over its data rows (docchat.context.table_query); None when there is no sheet, or no
+        over its data rows (docchat.tables.query); None when there is no sheet, or no
         figure it can compute. A question asking none opens no file."""
         tables = self._tables
         if tables is None or not in_scope or not (asks_a_figure(question) or looks_up(question)):
@@ -84,7 +84,7 @@ class FigureService:
     def written_figure(self, shapes: Sequence[TableShape], names: dict[str, str], write: Callable[[str], str], *,
                        model: str) -> Figure:
         """The figure of the query `write(tables described)` returns, run over the sheets'
-        data rows (docchat.context.model_query); UnusableOutput when it is no query, is
+        data rows (docchat.tables.model_query); UnusableOutput when it is no query, is
         refused, reads no sheet shown or gives no figure."""
         tables = self._tables
         if tables is None:

@@ -26,11 +26,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from urllib.parse import quote
 
-from docchat.documents.tables import no_value, number
-from docchat.domain.documents import quoted
-from docchat.domain.documents import ColumnType, SheetTable
+from docchat.domain.documents import ColumnType, QueryResult, SheetTable, TableShape, quoted
 from docchat.errors import InvalidInput
-from docchat.ports import QueryResult, TableShape
+from docchat.tables.reading import no_value, number
 
 FILE_NAME = "tables.sqlite"
 SCHEMA_VERSION = 1

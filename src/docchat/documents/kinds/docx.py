@@ -1,7 +1,7 @@
 """Word documents (.docx): one section per title or heading of level 1-3, labelled by it (text
 before the first one is `beginning`); a table's rows as `cell | cell` lines, each merged cell
 once. Each table with a row under its first is also read as a table figures are computed over
-(`Table 1`, `Table 2`, … in the document's order; docchat.documents.tables). A document that
+(`Table 1`, `Table 2`, … in the document's order; docchat.tables.reading). A document that
 unpacks to far more than an upload may weigh (a zip bomb) is refused before it is read.
 python-docx is imported when a document is parsed."""
 
@@ -13,10 +13,10 @@ import zipfile
 from typing import TYPE_CHECKING
 
 from docchat.documents.kinds import Kind, Read
-from docchat.documents.tables import grid_table
-from docchat.domain.documents import SheetTable
 from docchat.documents.text_reading import size, split_at_headings
+from docchat.domain.documents import SheetTable
 from docchat.errors import InvalidInput
+from docchat.tables.reading import grid_table
 
 if TYPE_CHECKING:
     from docx.table import Table

@@ -3,7 +3,7 @@ first one is `beginning`); scripts, styles and templates are not text, and nothi
 points at (images, stylesheets, scripts) is fetched. E-book chapters and mail bodies in HTML are
 read the same way. A page's tables with a row under their first are also read as tables figures
 are computed over (`Table 1`, `Table 2`, … in the page's order; a cell spanning columns in each of
-them; docchat.documents.tables). BeautifulSoup is imported when a page is parsed."""
+them; docchat.tables.reading). BeautifulSoup is imported when a page is parsed."""
 
 from __future__ import annotations
 
@@ -11,10 +11,10 @@ import re
 from typing import TYPE_CHECKING
 
 from docchat.documents.kinds import Kind, Read
-from docchat.documents.tables import grid_table
 from docchat.documents.text_reading import refuse_binary, split_at_headings
 from docchat.domain import Section
 from docchat.domain.documents import SheetTable
+from docchat.tables.reading import grid_table
 
 if TYPE_CHECKING:
     from bs4 import BeautifulSoup, Tag

@@ -8,9 +8,9 @@ from __future__ import annotations
 import re
 
 from docchat.documents.kinds import Kind, Read
-from docchat.documents.tables import grid_table
 from docchat.documents.text_reading import decode, split_at_headings
 from docchat.domain.documents import PIPE_DELIMITER
+from docchat.tables.reading import grid_table
 
 WORDS = "Markdown"
 # A bar that ends a cell: one not escaped as `\|`.

@@ -16,10 +16,10 @@ from typing import TYPE_CHECKING
 from docchat.documents import scans
 from docchat.documents.kinds import Kind, PageProgress, Read
 from docchat.documents.kinds.images import MAX_OCR_PAGES
-from docchat.documents.tables import grid_table
 from docchat.domain import Section
 from docchat.domain.documents import SheetTable
 from docchat.errors import InvalidInput
+from docchat.tables.reading import grid_table
 
 if TYPE_CHECKING:
     from pypdf import PdfReader

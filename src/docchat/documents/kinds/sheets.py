@@ -14,7 +14,7 @@ Invariants:
 - Values are read as the spreadsheet last showed them: a formula as its cached value (never
   computed here), a date as an ISO date (`2024-03-12`, with the time when it has one), a number
   without a float's noise (`312`, not `312.0`), TRUE and FALSE as spreadsheets write them.
-- Each sheet with a header is also read as a table (docchat.documents.tables): its columns typed,
+- Each sheet with a header is also read as a table (docchat.tables.reading): its columns typed,
   its subtotal and total rows told apart, for figures computed over it.
 - XLSX is read by openpyxl in read-only mode (rows streamed; external links not loaded), ODS by
   python-calamine (Rust; its XML reader expands no entity); neither fetches anything, and each is
@@ -32,13 +32,13 @@ import warnings
 from collections.abc import Iterable, Iterator, Sequence
 from pathlib import PurePath
 
-from docchat.domain import Section
-from docchat.domain.documents import SheetTable
 from docchat.documents.kinds import Kind, Read
-from docchat.documents.tables import MAX_ROWS, letters, table_of
 from docchat.documents.text_reading import decode
 from docchat.documents.zip_formats import open_checked, refuse_encrypted_odf
+from docchat.domain import Section
+from docchat.domain.documents import SheetTable
 from docchat.errors import InvalidInput
+from docchat.tables.reading import MAX_ROWS, letters, table_of
 from docchat.text import one_line
 
 WORDS = "spreadsheets (XLSX, ODS, CSV, TSV)"
@@ -115,7 +115,7 @@ def delimited_sections(shown: str, text: str, delimiter: str | None) -> Read:
 
 def read_sheet(sheet: str, rows: Iterable[Row]) -> tuple[list[Section], SheetTable | None]:
     """The sections of one sheet, from its rows in order (see the module's invariants), and the
-    sheet as a table (docchat.documents.tables); no table for a sheet with no header."""
+    sheet as a table (docchat.tables.reading); no table for a sheet with no header."""
     header: list[str] | None = None
     header_line = ""
     header_row = 0

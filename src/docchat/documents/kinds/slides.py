@@ -11,7 +11,7 @@ imported when a presentation is parsed, and never follows a relationship that po
 file (a linked picture, a hyperlink): nothing is fetched.
 
 Each table with a row under its first is also read as a table figures are computed over
-(`Slide 3 table`, or `Slide 3 table 2` for a slide's second; docchat.documents.tables).
+(`Slide 3 table`, or `Slide 3 table 2` for a slide's second; docchat.tables.reading).
 """
 
 from __future__ import annotations
@@ -20,12 +20,12 @@ import io
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, cast
 
-from docchat.domain import Section
 from docchat.documents.kinds import Kind, Read
-from docchat.documents.tables import grid_table
-from docchat.domain.documents import SheetTable
 from docchat.documents.zip_formats import open_checked
+from docchat.domain import Section
+from docchat.domain.documents import SheetTable
 from docchat.errors import InvalidInput
+from docchat.tables.reading import grid_table
 
 if TYPE_CHECKING:
     from pptx.chart.chart import Chart

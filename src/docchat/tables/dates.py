@@ -15,8 +15,7 @@ from __future__ import annotations
 
 import re
 
-from docchat.domain.documents import quoted
-from docchat.ports import TableShape
+from docchat.domain.documents import TableShape, quoted
 
 _MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
            "November", "December")
@@ -41,7 +40,8 @@ def date_conditions(shape: TableShape, question: str) -> list[tuple[str, str]]:
         return []
     column, named = quoted(dated[0]), {name.casefold() for name, _ in shape.columns}
     day = f"substr({column}, 1, 10)"
-    conditions, taken = [], []
+    conditions: list[tuple[str, str]] = []
+    taken: list[re.Match[str]] = []
     for pattern in _BOUNDED:
         for match in pattern.finditer(question):
             if _overlaps(match, taken):

@@ -1,7 +1,7 @@
 """The rows a question names by where they stand in the table (issue 55): "the first 5 races",
 "the last two orders", "the final 3 rows" keep those rows of the table's data rows, in the order
 the table lists them (subtotal and total rows are not counted among them). "The top 3" ranks by a
-figure instead (docchat.context.table_query); a number written past ten, or none ("the first
+figure instead (docchat.tables.query); a number written past ten, or none ("the first
 race"), names no rows here; "the first 3 months" names a span of time, which is not read.
 """
 
@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from docchat.ports import TableShape
+from docchat.domain.documents import TableShape
 
 _COUNTS = {word: number for number, word in enumerate("one two three four five six seven eight nine ten".split(),
                                                        start=1)}

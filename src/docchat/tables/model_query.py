@@ -1,4 +1,4 @@
-"""A figure asked of a sheet that docchat's own queries (docchat.context.table_query) do not
+"""A figure asked of a sheet that docchat's own queries (docchat.tables.query) do not
 compute, asked of the served model as one SQL query, where the model has shown it can write
 one (issue 38): "the value of the stock in Oslo, pallets times unit price".
 
@@ -16,27 +16,18 @@ one (issue 38): "the value of the stock in Oslo, pallets times unit price".
 
 from __future__ import annotations
 
-import logging
 import re
 import sqlite3
 from collections.abc import Callable, Sequence
 from contextlib import closing
 
-from docchat.context.skill_gate import SkillGate
-from docchat.context.table_query import asks_a_figure
-from docchat.domain.documents import quoted
 from docchat.domain.approach import Figure, number
+from docchat.domain.documents import QueryResult, TableShape, quoted
 from docchat.errors import UnusableOutput
-from docchat.ports import Figures, QueryResult, TableShape
 
-log = logging.getLogger(__name__)
-
-SKILL = "sheet query"
-# Sheets shown to the model at most (its prompt stays short), and rows of each.
-SHEETS_SHOWN = 8
+# Rows of each sheet the model is shown, and characters of a text cell.
 FIRST_ROWS = 3
 SHOWN_CHARS = 60
-QUERY_TOKENS = 200
 _FENCE = re.compile(r"^\s*```[a-zA-Z]*\s*|\s*```\s*$")
 _STARTS = re.compile(r"^\s*(select|with)\b", re.IGNORECASE)
 _WITH = re.compile(r"^\s*with\s+(recursive\s+)?", re.IGNORECASE)
@@ -126,36 +117,3 @@ def figure_of(result: QueryResult, named: dict[str, TableShape], names: dict[str
 def _what(column: str) -> str:
     """What a result's column holds, in words: "total_value" -> "total value"."""
     return " ".join(column.replace("_", " ").split())
-
-
-class ModelQueries:
-    """Asks the served model for a query when docchat writes none, while the model has shown it
-    can (`gate`); what it wrote is judged by what it gives, and the judgement kept."""
-
-    def __init__(self, programs, gate: SkillGate):
-        self._programs = programs
-        self._gate = gate
-
-    def due(self, question: str) -> bool:
-        return asks_a_figure(question) and self._gate.worth_asking()
-
-    def figure(self, figures: Figures, question: str, shapes: Sequence[TableShape],
-               names: dict[str, str]) -> Figure | None:
-        """The figure from the model's query over `shapes`; None when it wrote none that gives
-        one, or could not be asked."""
-        model = self._gate.model or "the model"
-
-        def write(tables: str) -> str:
-            return self._programs.query(tables, question, max_tokens=QUERY_TOKENS)
-
-        try:
-            figure = figures.written_figure(shapes[:SHEETS_SHOWN], names, write, model=model)
-        except UnusableOutput as error:
-            log.info("the served model's query over the sheets was unusable: %s", error)
-            self._gate.note(usable=False)
-            return None
-        except Exception as error:  # the server down, say: nothing of the model, and never the answer's cost
-            log.info("no query asked of the served model: %s", error)
-            return None
-        self._gate.note(usable=True)
-        return figure

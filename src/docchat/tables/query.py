@@ -28,7 +28,7 @@ filtered by the values of its text columns that the question names.
 - One cell: a "what" question naming a numeric column and values or dates that pick
   out one data row ("What is the unit price of tape in Bergen?") gives that row's value.
 - Dates: "in 2025", "in March 2025", "after 1 October 2025" keep the rows of the sheet's date
-  column in them (docchat.context.table_dates).
+  column in them (docchat.tables.dates).
 - No column named and no rows to count, or no figure asked for: no query (passages answer).
 """
 
@@ -39,13 +39,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TypeVar
 
-from docchat.context.approach import singular
-from docchat.context.table_ranges import IN_RANGE_WORDS, ranges_of, stated_bounds, unranged
-from docchat.context.table_numbers import count_column, equal_conditions, ordinal, year_conditions
-from docchat.context.table_rows import names_a_span, placed_conditions
-from docchat.context.table_dates import date_conditions
-from docchat.domain.documents import quoted
-from docchat.ports import TableShape
+from docchat.domain.documents import TableShape, quoted
+from docchat.tables.dates import date_conditions
+from docchat.tables.numbers import count_column, equal_conditions, ordinal, year_conditions
+from docchat.tables.ranges import IN_RANGE_WORDS, ranges_of, stated_bounds, unranged
+from docchat.tables.rows import names_a_span, placed_conditions
+from docchat.text import singular
 
 VALUES_READ = 500
 T = TypeVar("T")
@@ -137,7 +136,7 @@ def table_query(question: str, shapes: Sequence[TableShape],
     conditions = _kept_rows(shape, question, text, values, ranges, besides=by,
                             counted=column if figure == "DISTINCT" else None)
     if ranked is not None and ranked[0] is shape:
-        return _ranked(shape, by, column, extreme or figure, cues, conditions, first=ranked[2])
+        return _ranked(shape, ranked[1], column, extreme or figure, cues, conditions, first=ranked[2])
     if by is None and figure != "DISTINCT" and _DIFFERENCE.search(question.lower()) and \
             (pair := _two_values(shape, text, values)) is not None:
         return _difference(shape, column, figure, pair, conditions)

@@ -1,15 +1,15 @@
 """The ranges a question states, as conditions on a table's numeric columns (issue 55): "more
 than 12,500 visitors", "a unit price below 4.5", "50 or more pallets", "a Girth of more than 15",
 "a Murder rate below 5". A column named for its range is what is counted or kept, not what is
-added up (docchat.context.table_query).
+added up (docchat.tables.query).
 """
 
 from __future__ import annotations
 
 import re
 
-from docchat.context.approach import singular
-from docchat.ports import TableShape
+from docchat.domain.documents import TableShape
+from docchat.text import singular
 
 _NUMBER = r"(\d[\d,]*(?:\.\d+)?)"
 _NUMERIC = ("integer", "real")

@@ -9,16 +9,15 @@
 - A column named for a count ("count", "number", "frequency", "n") holds what "how many" asks
   when the question names no column: "how many insects were counted with spray C" adds up Count.
 - A year ("in 1932", "during 2008") is a condition on a column of whole numbers named Year, in a
-  table with no column of dates (docchat.context.table_dates reads those).
+  table with no column of dates (docchat.tables.dates reads those).
 """
 
 from __future__ import annotations
 
 import re
 
-from docchat.context.approach import singular
-from docchat.domain.documents import quoted
-from docchat.ports import TableShape
+from docchat.domain.documents import TableShape, quoted
+from docchat.text import singular
 
 _ORDINALS = frozenset(("day", "month", "year", "week", "quarter", "id", "no", "rank", "position", "code", "season"))
 _COUNTS = frozenset(("count", "number", "frequency", "freq", "n", "tally"))

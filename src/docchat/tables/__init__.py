@@ -1,0 +1,12 @@
+"""Tables as people keep them (issue 55), pure: text and numbers in, SQL and figures out.
+
+- `reading`: a table's rows typed (numbers as people write them, dates, empty dashes), its
+  subtotal and total rows told from its data;
+- `query`: the figure a question asks of a kept table, written as read-only SQL over its data
+  rows, with `dates`, `numbers`, `ranges` and `rows` for the conditions a question states;
+- `model_query`: what the served model is shown of the tables, and what it wrote, read.
+
+Where tables come from is each kind of file's (docchat.documents.kinds; PDF pages through
+docchat.documents.pdf_tables); the kept tables are run by the SheetTables adapter
+(docchat.store.sheet_tables), and figures are the Figures port's (docchat.services.figures).
+"""
