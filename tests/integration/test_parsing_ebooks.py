@@ -95,7 +95,7 @@ def test_an_epub_gives_a_section_per_chapter_in_reading_order_titled_by_its_tabl
 
 
 def test_the_parser_gives_the_same_sections_when_called_directly():
-    sections = read_epub('"harbour-street.epub"', book(), 50 * MB)
+    sections = read_epub('"harbour-street.epub"', book(), 50 * MB).sections
 
     assert [section.label for section in sections][:2] == ["I. The Harbour Street Trust", "II. The Reserve Account"]
 
@@ -269,3 +269,28 @@ def test_an_epub_that_points_outside_itself_fetches_nothing():
     assert [section.label for section in document.sections] == ["I. The Harbour Street Trust"]
     assert "The Trust keeps a Reserve Account." in document.sections[0].text
     assert listener.requests == []
+
+
+PRICES = ("<h1>Prices</h1><p>What the harbour charged in 1897.</p><table>"
+          "<tr><th>Berth</th><th>Fee</th></tr><tr><td>North quay</td><td>1,200</td></tr>"
+          "<tr><td>South quay</td><td>850</td></tr><tr><td>Total</td><td>2,050</td></tr></table>")
+
+
+def test_a_chapters_tables_are_kept_as_tables_named_by_the_chapter():
+    read = parse("trust.epub", book(more={"OEBPS/text/reserve.xhtml": chapter(PRICES)}))
+
+    [table] = read.tables
+    assert table.sheet == "II. The Reserve Account, table 1"
+    assert [column.name for column in table.columns] == ["Berth", "Fee"]
+    assert [(row.cells, row.kind.value) for row in table.rows] == [
+        (("North quay", "1,200"), "row"), (("South quay", "850"), "row"), (("Total", "2,050"), "total")]
+    assert "North quay" in read.sections[1].text  # the table's text is still the chapter's
+
+
+def test_two_chapters_of_one_title_name_their_tables_by_their_number_too():
+    opf = package('<spine><itemref idref="landfall"/><itemref idref="coda"/></spine>', nav=False)
+    same = PRICES.replace("<h1>Prices</h1>", "<h2>Prices</h2>")
+    read = parse("trust.epub", book(opf=opf, nav=None, more={"OEBPS/text/landfall.xhtml": chapter(same),
+                                                          "OEBPS/text/coda.xhtml": chapter(same)}))
+
+    assert [table.sheet for table in read.tables] == ["Prices, table 1", "Prices, table 1 (chapter 2)"]

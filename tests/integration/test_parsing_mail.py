@@ -221,3 +221,21 @@ def test_a_mail_nested_beyond_reason_is_refused():
         parse("dolls.eml", data)
 
     assert reason(error) == '"dolls.eml" is not a readable e-mail message (.eml)'
+
+
+COSTS = ("<p>The costs you asked for:</p><table><tr><th>Part</th><th>Cost</th></tr>"
+         "<tr><td>Mill</td><td>£1,150</td></tr><tr><td>Store</td><td>£640</td></tr></table>")
+
+
+@pytest.mark.parametrize("plain", [REPLY, None], ids=["beside a plain-text body", "html only"])
+def test_the_tables_of_a_mails_html_are_kept_as_tables_named_by_its_subject(plain):
+    read = parse("drawings.eml", bytes(mail(plain, html=COSTS)))
+
+    [table] = read.tables
+    assert table.sheet == "Engine drawings, table 1"
+    assert [row.cells for row in table.rows] == [("Mill", "£1,150"), ("Store", "£640")]
+    assert [column.type.value for column in table.columns] == ["text", "real"]  # money
+
+
+def test_a_mail_without_html_has_no_tables():
+    assert parse("drawings.eml", bytes(mail())).tables == ()

@@ -35,8 +35,9 @@ class Attachment:
 
 
 # The kinds of document whose sheets or tables are kept as tables: docchat.documents.kinds.sheets'
-# kinds, Word documents, presentations, web pages, Markdown (its pipe tables) and PDF.
-TABLE_KINDS = frozenset({"xlsx", "ods", "csv", "tsv", "docx", "pptx", "html", "markdown", "pdf"})
+# kinds, Word documents, presentations, web pages, Markdown (its pipe tables), PDF, e-books and mail.
+TABLE_KINDS = frozenset({"xlsx", "ods", "csv", "tsv", "docx", "pptx", "html", "markdown", "pdf", "epub", "email",
+                         "outlook"})
 # A Markdown pipe table's delimiter row: `| --- | :---: |`, or `--- | ---` without the outer bars.
 PIPE_DELIMITER = re.compile(r"\s*\|?\s*:?-{3,}:?\s*(?:\|\s*:?-{3,}:?\s*)*\|?\s*")
 

@@ -59,14 +59,16 @@ class SheetReader:
         return tuple(d.id for d in documents if d.kind in TABLE_KINDS and d.id not in kept and self._may_hold(d))
 
     def _may_hold(self, document: Document) -> bool:
-        """Whether a document's tables are worth reading again: a Markdown document added before
-        its pipe tables were kept (issue 55) is, only if its stored file has one; any other kind
-        kept as tables, always (a PDF added before its tables were kept: only reading its pages
-        tells whether it has one)."""
-        if document.kind != "markdown":
+        """Whether a document's tables are worth reading again (issue 55): a Markdown document or a
+        mail added before their tables were kept is, only if its stored file has a pipe table or an
+        HTML part (whose table may be encoded: base64); any other kind kept as tables, always (a
+        PDF, an e-book: only reading them tells whether they have one)."""
+        if document.kind not in ("markdown", "email"):
             return True
         data = self._files.read(document.path) if document.path else None
-        return data is not None and has_pipe_table(data)
+        if data is None:
+            return False
+        return has_pipe_table(data) if document.kind == "markdown" else b"text/html" in data.lower()
 
     def write(self, documents: list[Document]) -> int:
         """Each spreadsheet's tables from its stored file; one that cannot be read again is passed

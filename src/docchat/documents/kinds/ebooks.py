@@ -9,6 +9,8 @@ Invariants (beside docchat.documents.parsing's, which hold here too):
 - One section per XHTML document of the spine, in spine order, labelled by the title the
   book's table of contents gives it, else its first heading, else `chapter N` (N its place
   among the spine's chapters).
+- A chapter's tables are kept as tables, named by the chapter ("Prices, table 1"; its number
+  beside a title two chapters share: "Notes, table 1 (chapter 7)").
 - Only the zip's own entries are read: an href that leaves the zip (a URL, a path climbing out)
   is skipped, never followed. XML goes through expat, which resolves no external entity and
   refuses an entity expansion that blows up (its amplification limit, expat 2.4 and later).
@@ -24,13 +26,15 @@ import io
 import posixpath
 import re
 import zipfile
+from dataclasses import replace
 from typing import TYPE_CHECKING
 from urllib.parse import unquote, urlsplit
 
-from docchat.documents.kinds import Kind
-from docchat.documents.kinds.html import read_html
+from docchat.documents.kinds import Kind, Read
+from docchat.documents.kinds.html import read_with_tables
 from docchat.documents.text_reading import BEGINNING, size, stray_bytes_allowed
 from docchat.domain import Section
+from docchat.domain.documents import SheetTable
 from docchat.errors import InvalidInput
 
 if TYPE_CHECKING:
@@ -46,7 +50,7 @@ _HEAD_START = re.compile(rb"<head[\s>]", re.IGNORECASE)
 _HEAD_END = re.compile(rb"</head\s*>", re.IGNORECASE)
 
 
-def read_epub(shown: str, data: bytes, max_bytes: int) -> list[Section]:
+def read_epub(shown: str, data: bytes, max_bytes: int) -> Read:
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
             book = _Book(shown, archive, MAX_EXPANSION * max_bytes)
@@ -70,7 +74,7 @@ class _Book:
         if any(info.flag_bits & 0x1 for info in self.entries.values()):
             raise InvalidInput(f"{shown} is password-protected")
 
-    def sections(self) -> list[Section]:
+    def sections(self) -> Read:
         package = self._package_path()
         root = self._xml(package)
         if root is None:
@@ -89,7 +93,16 @@ class _Book:
             raise InvalidInput(f"{self.shown} has no chapters to read: its spine lists none")
         self._refuse_drm(set(chapters))
         titles = self._nav_titles(folder, manifest) or self._ncx_titles(folder, manifest, spine)
-        return [self._chapter(number, path, titles.get(path)) for number, path in enumerate(chapters, start=1)]
+        sections: list[Section] = []
+        tables: list[SheetTable] = []
+        for number, path in enumerate(chapters, start=1):
+            section, found = self._chapter(number, path, titles.get(path))
+            sections.append(section)
+            # Two chapters of one title: a table is named by the chapter's number too.
+            taken = {table.sheet for table in tables}
+            tables += [table if table.sheet not in taken else replace(table, sheet=f"{table.sheet} (chapter {number})")
+                       for table in found]
+        return Read(sections, tables=tuple(tables))
 
     def _package_path(self) -> str:
         container = self._xml("META-INF/container.xml")
@@ -144,14 +157,18 @@ class _Book:
                 entries.append((content.get("src", ""), " ".join("".join(label.itertext()).split())))
         return _first_titles(posixpath.dirname(ncx_path), entries)
 
-    def _chapter(self, number: int, path: str, title: str | None) -> Section:
+    def _chapter(self, number: int, path: str, title: str | None) -> tuple[Section, tuple[SheetTable, ...]]:
+        """The chapter as a section, and its tables, named by it ("Prices, table 1")."""
         data = self.read(path) or b""
         if data.count(b"\x00") > stray_bytes_allowed(data):
             raise InvalidInput(f"{self.shown} has a chapter that is not text (encrypted or damaged?)")
         # The head's <title> is most often the book's, repeated in every chapter: not its text.
-        parts = read_html(self.shown, _without_head(data), self.budget)
+        read = read_with_tables(self.shown, _without_head(data), lambda n: f"table {n}")
+        parts = read.sections
         heading = next((part.label for part in parts if part.label != BEGINNING and part.label.strip()), None)
-        return Section(title or heading or f"chapter {number}", None, "\n\n".join(part.text for part in parts))
+        label = title or heading or f"chapter {number}"
+        tables = tuple(replace(table, sheet=f"{label}, {table.sheet}") for table in read.tables)
+        return Section(label, None, "\n\n".join(part.text for part in parts)), tables
 
     def _xml(self, path: str) -> Element | None:
         from xml.etree import ElementTree

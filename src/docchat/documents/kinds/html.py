@@ -3,11 +3,13 @@ first one is `beginning`); scripts, styles and templates are not text, and nothi
 points at (images, stylesheets, scripts) is fetched. E-book chapters and mail bodies in HTML are
 read the same way. A page's tables with a row under their first are also read as tables figures
 are computed over (`Table 1`, `Table 2`, … in the page's order; a cell spanning columns in each of
-them; docchat.tables.reading). BeautifulSoup is imported when a page is parsed."""
+them; docchat.tables.reading); an e-book's are named by their chapter, a mail's by its message.
+BeautifulSoup is imported when a page is parsed."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from docchat.documents.kinds import Kind, Read
@@ -38,8 +40,13 @@ def read_html(shown: str, data: bytes, max_bytes: int) -> list[Section]:
 
 def read_page(shown: str, data: bytes, max_bytes: int) -> Read:
     """A web page: its sections, and its tables as tables."""
+    return read_with_tables(shown, data, lambda number: f"Table {number}")
+
+
+def read_with_tables(shown: str, data: bytes, name_of: Callable[[int], str]) -> Read:
+    """HTML's sections, and its tables as tables, each named by `name_of` its number in the page."""
     soup = _soup(shown, data)
-    tables = [_table(number, table) for number, table in enumerate(soup.find_all("table"), start=1)]
+    tables = [_table(name_of(number), table) for number, table in enumerate(soup.find_all("table"), start=1)]
     return Read(_sections(soup), tables=tuple(table for table in tables if table is not None))
 
 
@@ -54,7 +61,7 @@ def _soup(shown: str, data: bytes) -> BeautifulSoup:
     return soup
 
 
-def _table(number: int, table: Tag) -> SheetTable | None:
+def _table(name: str, table: Tag) -> SheetTable | None:
     """The table's own rows (not those of a table inside it), a cell once per column it spans."""
     rows = [row for row in table.find_all("tr") if row.find_parent("table") is table]
     grid = []
@@ -65,7 +72,7 @@ def _table(number: int, table: Tag) -> SheetTable | None:
             columns = min(int(span), MAX_SPAN) if span.isdigit() and int(span) > 0 else 1
             cells += [cell.get_text(" ", strip=True)] * columns
         grid.append(cells)
-    return grid_table(f"Table {number}", grid)
+    return grid_table(name, grid)
 
 
 def _sections(soup: BeautifulSoup) -> list[Section]:

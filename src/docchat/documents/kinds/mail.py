@@ -7,6 +7,8 @@ Invariants (beside docchat.documents.parsing's, which hold here too):
   cut at blank lines and labelled "<subject>, part N".
 - The body is the text/plain part when the mail has one, else its text/html part read as the
   HTML parser reads a page (nothing fetched); quoted replies are kept as written.
+- The tables of its HTML part (a plain-text body beside it or not: its text has lost their
+  columns) are kept as tables, named by the message: "<subject>, table 1".
 - Every attachment is named. Those of a kind docchat reads (a forwarded mail as an .eml) are
   also handed back, whole, up to MAX_ATTACHMENTS and each once, for ingestion to make documents
   of their own; those inside a forwarded mail stay inside it (read when that mail is).
@@ -29,9 +31,10 @@ from pathlib import PurePath
 from typing import TYPE_CHECKING
 
 from docchat.documents.kinds import Kind, Read
-from docchat.documents.kinds.html import read_html
+from docchat.documents.kinds.html import read_html, read_with_tables
 from docchat.documents.text_reading import refuse_binary
 from docchat.domain import Attachment, Section, content_hash
+from docchat.domain.documents import SheetTable
 from docchat.errors import InvalidInput
 from docchat.text import with_replacement_characters
 
@@ -97,7 +100,22 @@ def _sections(shown: str, message: EmailMessage) -> Read:
     sections = [Section(first, None, "\n".join(lines) + "\n\n" + parts[0])] + [
         Section(f"{first[:90]}, part {number}", None, text) for number, text in enumerate(parts[1:], start=2)
     ]
-    return Read(sections, _readable_attachments(message, body_part))
+    return Read(sections, _readable_attachments(message, body_part), tables=_tables(shown, message, first))
+
+
+def _tables(shown: str, message: EmailMessage, first: str) -> tuple[SheetTable, ...]:
+    """The tables of the message's HTML part, named by its subject (or `message`)."""
+    part = message.get_body(preferencelist=("html",))
+    text = None if part is None else part.get_content()
+    if not isinstance(text, str) or "<table" not in text.lower():
+        return ()
+    return read_with_tables(shown, _as_utf8(text), lambda number: f"{first[:90]}, table {number}").tables
+
+
+def _as_utf8(text: str) -> bytes:
+    # A byte order mark tells BeautifulSoup the text is UTF-8, whatever charset its <meta> claims:
+    # the email package has already decoded it by the part's own charset.
+    return b"\xef\xbb\xbf" + with_replacement_characters(text).encode()
 
 
 def _header(message: EmailMessage, name: str) -> str:
@@ -116,10 +134,7 @@ def _body_text(shown: str, part: MIMEPart) -> str:
         return ""
     if part.get_content_subtype() != "html":
         return text
-    # A byte order mark tells BeautifulSoup the text is UTF-8, whatever charset its <meta> claims:
-    # the email package has already decoded it by the part's own charset.
-    data = b"\xef\xbb\xbf" + with_replacement_characters(text).encode()
-    return "\n\n".join(section.text for section in read_html(shown, data, 0))
+    return "\n\n".join(section.text for section in read_html(shown, _as_utf8(text), 0))
 
 
 def _is_attachment(part: MIMEPart, body_part: MIMEPart | None) -> bool:
