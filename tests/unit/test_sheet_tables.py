@@ -100,3 +100,18 @@ def test_a_sheet_past_the_limits_has_no_table():
 
     assert table_of("Log", ["Event", "Count"], 1, rows) is None
     assert table_of("Wide", [f"c{n}" for n in range(MAX_COLUMNS + 1)], 1, [(2, ["1"])]) is None
+
+
+@pytest.mark.parametrize(("grid", "names"), [
+    # A data row under a header with an unnamed column is data, of text or of numbers.
+    ([["Name", "", "Role"], ["Ann", "Smith", "Chair"], ["Bo", "Li", "Clerk"]], ["Name", "column B", "Role"]),
+    ([["Item", "", "Units"], ["Tape", "red", "5"], ["Box", "blue", "7"]], ["Item", "column B", "Units"]),
+    ([["Region", "", "Units"], ["", "x", "5"], ["North", "y", "7"]], ["Region", "column B", "Units"]),
+    # Years as the header's second line, under the measure they divide.
+    ([["Region", "Units", "", "Revenue", ""], ["", "2024", "2025", "2024", "2025"], ["North", "5", "6", "100", "120"]],
+     ["Region", "Units 2024", "Units 2025", "Revenue 2024", "Revenue 2025"]),
+])
+def test_only_a_row_continuing_a_spanning_header_is_read_as_its_second_line(grid, names):
+    from docchat.tables.reading import grid_table
+
+    assert [column.name for column in grid_table("T", grid).columns] == names

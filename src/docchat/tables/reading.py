@@ -4,6 +4,8 @@ Invariants:
 - The columns are the header's cells; an empty one is named by its letter (`column F`), and a
   name that comes twice (or is `_row` or `_kind`) gets its letter too (`Amount (column D)`), so
   every column has one name.
+- A header over two lines (a spanning or merged cell above the columns it spans: "2024" over
+  "Units" and "Revenue") names each column by both: `2024 Units`, `2024 Revenue`.
 - A column's type is the narrowest that every non-empty cell of its data rows reads as: an
   integer, a real number, an ISO date (`2024-03-12`), else text. A column with no value is text.
 - A number is read as people write one (issue 55): `1200.5`, `1,200`, a sign or a Unicode minus
@@ -66,12 +68,45 @@ def table_of(sheet: str, header: Sequence[str], header_row: int,
     width = max([len(header), *(len(cells) for _, cells in rows)])
     if width > MAX_COLUMNS:
         return None
+    if len(rows) > 1 and _continues_header(_padded(header, width), _padded(rows[0][1], width), rows[1:]):
+        header, header_row, rows = _joined(_padded(header, width), _padded(rows[0][1], width)), rows[0][0], rows[1:]
     read = _wholes(tuple(TableRow(number, tuple(cells) + ("",) * (width - len(cells)), row_kind(cells))
                          for number, cells in rows))
     data = [row.cells for row in read if row.kind is RowKind.ROW]
     names = column_names(header, width)
     return SheetTable(sheet, tuple(Column(name, column_type([cells[index] for cells in data]))
                                    for index, name in enumerate(names)), header_row, read)
+
+
+def _padded(cells: Sequence[str], width: int) -> list[str]:
+    return [*cells, *[""] * (width - len(cells))]
+
+
+def _continues_header(top: list[str], second: list[str], below: Sequence[tuple[int, Sequence[str]]]) -> bool:
+    """Whether the row under the header is the header's second line: the header spans it (a cell
+    of the header empty or repeated, as a merged or spanning cell reads, over one of it), it
+    names two or more columns and is no data row (it has no number, or no label and numbers
+    that are years: "2024", "2025" under "Units"), and a column it names holds numbers below."""
+    spanned = any(second[i] and (not top[i] or top[i] == top[i - 1]) for i in range(1, len(top)))
+    named = [i for i, cell in enumerate(second) if cell]
+    numbers = [number(cell) for cell in second if cell]
+    if not spanned or len(named) < 2:
+        return False
+    if any(value is not None for value in numbers) and (second[0] or not all(
+            value.is_integer() and 1900 <= value <= 2100 for value in numbers if value is not None)):
+        return False
+    return any(sum(number(cells[i]) is not None for _, cells in below if i < len(cells)) * 2 >= len(below)
+               for i in named)
+
+
+def _joined(top: list[str], second: list[str]) -> list[str]:
+    """The header's two lines as one: each column named by the line above it (a spanning cell's
+    name carried over the columns it spans) and its own ("2024 Units")."""
+    names, above = [], ""
+    for index, (upper, lower) in enumerate(zip(top, second)):
+        above = upper or (above if index and lower else "")
+        names.append(" ".join(part for part in dict.fromkeys((above, lower)) if part))
+    return names
 
 
 def grid_table(name: str, grid: Sequence[Sequence[str]]) -> SheetTable | None:

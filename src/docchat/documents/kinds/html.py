@@ -62,17 +62,44 @@ def _soup(shown: str, data: bytes) -> BeautifulSoup:
 
 
 def _table(name: str, table: Tag) -> SheetTable | None:
-    """The table's own rows (not those of a table inside it), a cell once per column it spans."""
+    """The table's own rows (not those of a table inside it), a cell once per column it spans and
+    in each row it spans (a region's name beside each of its rows, a header's "Region" over both
+    of its lines)."""
     rows = [row for row in table.find_all("tr") if row.find_parent("table") is table]
     grid = []
+    below: dict[int, tuple[str, int]] = {}  # column -> (text, rows still spanned) of cells from above
     for row in rows:
         cells: list[str] = []
         for cell in row.find_all(["td", "th"], recursive=False):
-            span = str(cell.get("colspan") or "1")
-            columns = min(int(span), MAX_SPAN) if span.isdigit() and int(span) > 0 else 1
-            cells += [cell.get_text(" ", strip=True)] * columns
+            cells += _spanned_from_above(below, len(cells))
+            text = cell.get_text(" ", strip=True)
+            for _ in range(_span(cell.get("colspan"))):
+                if (down := _span(cell.get("rowspan"))) > 1:
+                    below[len(cells)] = (text, down - 1)
+                cells.append(text)
+        while any(column >= len(cells) for column in below):  # spanning down past the row's own cells
+            cells += [""] * (min(column for column in below if column >= len(cells)) - len(cells))
+            cells += _spanned_from_above(below, len(cells))
         grid.append(cells)
     return grid_table(name, grid)
+
+
+def _span(value: object) -> int:
+    span = str(value or "1")
+    return min(int(span), MAX_SPAN) if span.isdigit() and int(span) > 0 else 1
+
+
+def _spanned_from_above(below: dict[int, tuple[str, int]], at: int) -> list[str]:
+    """The cells of rows above that span down into this row from column `at` on, each then
+    spanning one row less."""
+    cells = []
+    while at in below:
+        text, left = below.pop(at)
+        if left > 1:
+            below[at] = (text, left - 1)
+        cells.append(text)
+        at += 1
+    return cells
 
 
 def _sections(soup: BeautifulSoup) -> list[Section]:
