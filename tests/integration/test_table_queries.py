@@ -153,6 +153,20 @@ def test_one_value_s_figure_less_another_s_in_the_order_the_question_names_them(
 
 
 @pytest.mark.parametrize(("question", "value", "what"), [
+    ("How many times more pallets are stored in Oslo than in Bergen?", 165 / 85,
+     "the ratio of the total of Pallets where Location is Oslo to that where Location is Bergen"),
+    ("What is the ratio of the pallets in Bergen to those in Tromsø?", 85 / 40,
+     "the ratio of the total of Pallets where Location is Bergen to that where Location is Tromsø"),
+    ("How many times as many items does Oslo stock as Tromsø?", 2.0,
+     "the ratio of the number of rows where Location is Oslo to that where Location is Tromsø"),
+])
+def test_one_value_s_figure_over_another_s_in_the_order_the_question_names_them(kept, question, value, what):
+    got, _, _, said = computed(kept, question)
+
+    assert (got, said) == (pytest.approx(value), what)
+
+
+@pytest.mark.parametrize(("question", "value", "what"), [
     ("What is the unit price of tape in Bergen?", 2, "the Unit price where Location is Bergen and Item is Tape"),
     ("What was the unit price of bubble wrap?", 12, "the Unit price where Item is Bubble wrap"),
 ])
@@ -170,3 +184,18 @@ def test_a_cell_the_values_do_not_pick_out_alone_is_not_looked_up(kept):
                                    max_rows=500, timeout_s=2).rows])
 
     assert not kept.run(query.sql, max_rows=1, timeout_s=2).rows  # three rows hold cardboard boxes: no one value
+
+
+def test_a_text_cell_is_looked_up_by_the_values_that_pick_out_its_row(tmp_path):
+    tables = SqliteSheetTables(tmp_path)
+    tables.write("d", [table_of("Races", ["Date", "Race", "Winner", "Time"], 1, [
+        (2, ["2026-05-03", "Harbour Run", "Ada Berg", "31:04"]), (3, ["2026-05-10", "Fjord Dash", "Lars Holm", "29:51"]),
+        (4, ["2026-06-14", "Harbour Run", "Kari Dahl", "30:40"])])])
+
+    assert computed(tables, "Who was the winner on 10 May?")[0::3] == ("Lars Holm", "the Winner where Date is on 10 May")
+    assert computed(tables, "What race was run on 2026-06-14?")[0::3] == (
+        "Harbour Run", "the Race where Date is 2026-06-14")
+    query = table_query("Who was the winner of the Harbour Run?", tables.shapes(), lambda shape, column: [
+        row[0] for row in tables.run(f"SELECT DISTINCT {quoted(column)} FROM {shape.table}", max_rows=9,
+                                     timeout_s=2).rows])
+    assert not tables.run(query.sql, max_rows=1, timeout_s=2).rows  # run twice: no one winner

@@ -182,6 +182,18 @@ def test_a_computed_figure_is_read_back_as_written_and_anything_else_is_none():
     assert Figure.from_dict({**figure.as_dict(), "rows": [[True]]}).value is None
 
 
+def test_a_text_cell_looked_up_is_said_as_written_escaped_and_read_back_as_written():
+    from docchat.domain.stated import figures_of, stated_text
+
+    figure = Figure("d-1", "races.csv", "races", "the Winner where Date is 2026-05-10", None, "SELECT ...", (3,),
+                    text="Lars *Holm*")
+
+    assert Figure.from_dict(figure.as_dict()) == figure
+    assert figure.as_dict()["rows"] == [["Lars *Holm*"]]
+    assert stated_text(figure).startswith("The Winner where Date is 2026-05-10 is **Lars \\*Holm\\***")
+    assert figures_of(figure) == []  # no number of the answer is checked against a name
+
+
 def test_once_computed_the_answer_says_what_from_where_and_the_figure():
     figure = Figure("d-1", "harbour-inventory.xlsx", "Stock", "the total of Pallets where Location is Oslo", 245.0,
                     "SELECT ...", (2, 3, 4))

@@ -155,8 +155,9 @@ class TableOut(BaseModel):
                      "or by the served model when `written_by` names it).")
     columns: list[str] = Field(description="What it computed, as the result's one column; for a figure per value "
                                "of a column, that column first.")
-    rows: list[list[Any]] = Field(description="The result: one row of one value (null when no row held one); per "
-                                  "value of a column, a row of that value and its figure each, in the sheet's order.")
+    rows: list[list[Any]] = Field(description="The result: one row of one value (null when no row held one; a text "
+                                  "cell's text for a cell looked up); per value of a column, a row of that value and its "
+                                  "figure each, in the sheet's order.")
     document: str
     document_id: str
     sheet: str

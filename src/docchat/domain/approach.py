@@ -117,12 +117,16 @@ class Figure:
     # "highest" or "lowest": `groups` are the values of `by` that rank first by their figure (one,
     # or those tied), not every value ("the Warehouse with the highest total of Pallets").
     ranked: str = ""
+    # One text cell looked up ("What was the weather on 2013-07-04?": "sun"), in place of `value`.
+    text: str = ""
     # The sheet's cell values the question names ("Harbour Supply"): its words' link to the sheet,
     # which the plan is chosen by (issue 55). Not kept nor sent: once answered, the plan is made.
     named: tuple[str, ...] = field(default=(), compare=False)
 
     @property
     def shown_value(self) -> str:
+        if self.text:
+            return self.text
         if self.ranked:
             return " and ".join(group or "(blank)" for group, _ in self.groups) + \
                 f", at {_shown(self.groups[0][1] if self.groups else None)}{' each' if len(self.groups) > 1 else ''}"
@@ -156,7 +160,7 @@ class Figure:
         if self.by is not None:
             columns, rows = [self.by, self.what], [[group, value] for group, value in self.groups]
         else:
-            columns, rows = [self.what], [[self.value]]
+            columns, rows = [self.what], [[self.text or self.value]]
         # "written_by" only for a model's query: a figure docchat computed is written as before.
         return {"sql": self.sql, "columns": columns, "rows": rows, "document": self.document,
                 "document_id": self.document_id, "sheet": self.sheet, "where": self.where,
@@ -187,7 +191,7 @@ class Figure:
             [[value]] = result
         except (KeyError, TypeError, ValueError, IndexError):
             return None
-        return cls(*fields, number(value), sql, rows, written_by=written_by)
+        return cls(*fields, number(value), sql, rows, written_by=written_by, text=value if isinstance(value, str) else "")
 
 
 def number(value: object) -> int | float | None:

@@ -31,7 +31,8 @@ def stated_text(figure: Figure, *, cite: int | None = 1) -> str:
         return _first_ranked(figure, mark)
     if figure.by is not None:
         return _per_value(figure, mark)
-    return f"{_opening(figure.what)} is **{shown_figure(figure.value)}** ({_source(figure)}){mark}."
+    shown = escaped(figure.text) if figure.text else shown_figure(figure.value)
+    return f"{_opening(figure.what)} is **{shown}** ({_source(figure)}){mark}."
 
 
 def figures_of(figure: Figure | None) -> list[float]:

@@ -63,8 +63,9 @@ class FigureService:
         rows = tuple(sorted(int(row) for *_, used in found for row in str(used).split(",")))
         shape = query.shape
         if query.by is None:
-            return Figure(shape.document_id, names[shape.document_id], shape.sheet, query.what, number(found[0][0]),
-                          query.sql, rows, named=named)
+            value = found[0][0]
+            return Figure(shape.document_id, names[shape.document_id], shape.sheet, query.what, number(value),
+                          query.sql, rows, named=named, text=value if isinstance(value, str) else "")
         return Figure(shape.document_id, names[shape.document_id], shape.sheet, query.what, None, query.sql, rows,
                       by=query.by, groups=tuple(("" if per is None else str(per), number(value))
                                                 for per, value, *_ in found),

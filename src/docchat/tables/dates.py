@@ -6,6 +6,8 @@ in 2025" keeps the rows dated 2025, where the query had added up every row.
   Month names count only written with a capital, so "may" the verb is no month.
 - A bound: "after", "before", "since", "until" or "from" with a date ("1 October 2025",
   "October 1st, 2025", "2025-10-01") or a year ("after 2024": from 1 January 2025 on).
+- A day: "on 4 July 2013", "on 2013-07-04", "of the 3rd of May"… ("on 3 May", "on May 3rd": that
+  day in any year): the rows dated that day.
 - The column: the sheet's one date column (ISO dates, as docchat keeps them); a sheet with none
   or several gets no date condition. A year that is also a column's name ("made in 1999" where
   1999 heads a column) names that column, not a date.
@@ -28,6 +30,9 @@ _FULL_DATES = (rf"{_DAY}\s+{_MONTH},?\s+{_YEAR}", rf"{_MONTH}\s+{_DAY},?\s+{_YEA
                r"(?P<iso>(?P<year>(?:19|20)\d{2})-(?P<month>\d{2})-(?P<day>\d{2}))")
 _BOUNDED = [re.compile(rf"\b{_BOUND}\s+(?:the\s+)?{date}(?![\w-])") for date in _FULL_DATES] + [
     re.compile(rf"\b{_BOUND}\s+{_YEAR}(?![\w-])")]
+_ON_DAY = [re.compile(rf"\b(?:on|of)\s+(?:the\s+)?{date}(?![\w-])") for date in _FULL_DATES]
+_ON_DAY_OF_ANY_YEAR = [re.compile(rf"\bon\s+(?:the\s+)?{_DAY}(?:\s+of)?\s+{_MONTH}(?![\w-])"),
+                       re.compile(rf"\bon\s+{_MONTH}\s+{_DAY}(?![\w-])")]
 _IN_MONTH = re.compile(rf"\b(?:in|during|for|of)\s+{_MONTH}(?:\s+{_YEAR})?(?![\w-])")
 _IN_YEAR = re.compile(rf"\b(?:in|during|for|of)\s+(?:the\s+year\s+)?{_YEAR}(?![\w-])")
 _OPERATORS = {"after": ">", "before": "<", "since": ">=", "until": "<=", "till": "<=", "from": ">="}
@@ -55,6 +60,18 @@ def date_conditions(shape: TableShape, question: str) -> list[tuple[str, str]]:
                 year = match.group("year")
                 edge = f"{year}-12-31" if operator in (">", "<=") else f"{year}-01-01"
                 conditions.append((f"{day} {operator} '{edge}'", f"{dated[0]} is {bound} {year}"))
+    for pattern in _ON_DAY:
+        for match in pattern.finditer(question):
+            if not _overlaps(match, taken):
+                taken.append(match)
+                conditions.append((f"{day} = '{_iso(match)}'", f"{dated[0]} is {_iso(match)}"))
+    for pattern in _ON_DAY_OF_ANY_YEAR:
+        for match in pattern.finditer(question):
+            if not _overlaps(match, taken):
+                taken.append(match)
+                month, of_month = _month(match.group("month")), int(match.group("day"))
+                conditions.append((f"substr({column}, 6, 5) = '{month:02d}-{of_month:02d}'",
+                                   f"{dated[0]} is on {of_month} {_MONTHS[month - 1]}"))
     for match in _IN_MONTH.finditer(question):
         if _overlaps(match, taken):
             continue

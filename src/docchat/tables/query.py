@@ -25,8 +25,11 @@ filtered by the values of its text columns that the question names.
   and "least" rank totals ("the most pallets" of a warehouse is all of its pallets), "highest"
   and the like each value's highest row, "average" averages, and a sheet with no column named
   its rows, counted. "Of a single item" asks for the highest row, not the value holding it.
-- One cell: a "what" question naming a numeric column and values or dates that pick
-  out one data row ("What is the unit price of tape in Bergen?") gives that row's value.
+- One cell: a "what", "which" or "who" question naming a numeric column, or else a text column,
+  and values or dates that pick out one data row ("What is the unit price of tape in Bergen?",
+  "What was the weather on 2013-07-04?") gives that row's value.
+- One figure over or less another: "how many times more pallets in Oslo than in Bergen", "the
+  ratio of", "how many more … than", "the difference between" two values of one column.
 - Dates: "in 2025", "in March 2025", "after 1 October 2025" keep the rows of the sheet's date
   column in them (docchat.tables.dates).
 - No column named and no rows to count, or no figure asked for: no query (passages answer).
@@ -58,9 +61,11 @@ _NUMERIC = ("integer", "real")
 _HOW_MANY = re.compile(r"\bhow (?:many|much)\b")
 _PER = ("per", "by", "each", "every")
 _WHICH = ("which", "what")
-_LOOKS_UP = re.compile(r"\s*what\b", re.IGNORECASE)
+_LOOKS_UP = re.compile(r"\s*(?:what|which|who)\b", re.IGNORECASE)
 # One figure less another: "how many more … than", "how much less … than", "the difference between".
 _DIFFERENCE = re.compile(r"\bhow (?:many|much) (?:more|fewer|less)\b.*\bthan\b|\bdifference\b")
+# One figure over another: "how many times more … than", "how many times as many", "the ratio of".
+_RATIO = re.compile(r"\bhow many times\b|\bratio\b|\btimes (?:more|as (?:many|much))\b")
 _DIFFERENT = ("different", "distinct", "unique", "separate")
 _LEAVING_OUT = ("not", "except", "excluding", "outside", "but", "besides", "nor", "neither")
 _SINGLE = ("single", "one", "individual")
@@ -137,9 +142,9 @@ def table_query(question: str, shapes: Sequence[TableShape],
                             counted=column if figure == "DISTINCT" else None)
     if ranked is not None and ranked[0] is shape:
         return _ranked(shape, ranked[1], column, extreme or figure, cues, conditions, first=ranked[2])
-    if by is None and figure != "DISTINCT" and _DIFFERENCE.search(question.lower()) and \
-            (pair := _two_values(shape, text, values)) is not None:
-        return _difference(shape, column, figure, pair, conditions)
+    if by is None and figure != "DISTINCT" and (_RATIO.search(question.lower()) or _DIFFERENCE.search(
+            question.lower())) and (pair := _two_values(shape, text, values)) is not None:
+        return _two_figures(shape, column, figure, pair, conditions, ratio=_RATIO.search(question.lower()) is not None)
     where = " AND ".join(["_kind = 'row'", *(sql for sql, _ in conditions)])
     measured = "COUNT(*)" if column is None else f"COUNT(DISTINCT {quoted(column)})" if figure == "DISTINCT" \
         else f"{figure}({quoted(column)})"
@@ -204,13 +209,16 @@ def looks_up(question: str) -> bool:
 def _looked_up(question: str, text: str, shapes: Sequence[TableShape], found: list[tuple[TableShape, str]],
                values: Callable[[TableShape, str], Sequence[str]],
                ranges: dict[str, list[tuple[str, str, str]]]) -> TableQuery | None:
-    """The query of one cell: the numeric column the question names, in the one data row its
-    values and dates pick out ("the Unit price where Location is Bergen and Item is Tape"); no row
-    is given unless exactly one row is picked."""
-    if not found:
+    """The query of one cell: the numeric column the question names, else its text column ("What
+    was the weather on 2013-07-04?"), in the one data row its values and dates pick out ("the Unit
+    price where Location is Bergen and Item is Tape"); no row is given unless exactly one row is
+    picked."""
+    words = set(_words(question))
+    named = found or [(shape, name) for shape in shapes for name in _named_columns(shape, words, kinds=("text",))]
+    if not named:
         return None
-    shape, column = max(found, key=lambda pair: len(_words(pair[1])))
-    conditions = _kept_rows(shape, question, text, values, ranges)
+    shape, column = max(named, key=lambda pair: len(_words(pair[1])))
+    conditions = _kept_rows(shape, question, text, values, ranges, besides=column)
     if not conditions:
         return None
     where = " AND ".join(["_kind = 'row'", *(sql for sql, _ in conditions)])
@@ -219,23 +227,28 @@ def _looked_up(question: str, text: str, shapes: Sequence[TableShape], found: li
     return TableQuery(shape, sql, f"the {column} where " + " and ".join(words_ for _, words_ in conditions))
 
 
-def _difference(shape: TableShape, column: str | None, figure: str, pair: tuple[str, str, str],
-                conditions: list[tuple[str, str]]) -> TableQuery:
+def _two_figures(shape: TableShape, column: str | None, figure: str, pair: tuple[str, str, str],
+                 conditions: list[tuple[str, str]], *, ratio: bool) -> TableQuery:
     """The query of one value's figure less another's ("how many more pallets does Oslo hold than
-    Bergen": the total of Oslo's less the total of Bergen's), in the order the question names them."""
+    Bergen": the total of Oslo's less the total of Bergen's), or over it (`ratio`: "how many times
+    more"), in the order the question names them."""
     name, first, second = pair
     named = quoted(name)
     if column is None:
-        measured = f"SUM({named} = {_literal(first)}) - SUM({named} = {_literal(second)})"
+        one, other = f"SUM({named} = {_literal(first)})", f"SUM({named} = {_literal(second)})"
     else:
-        measured = (f"{figure}(CASE WHEN {named} = {_literal(first)} THEN {quoted(column)} END) - "
-                    f"{figure}(CASE WHEN {named} = {_literal(second)} THEN {quoted(column)} END)")
+        one, other = (f"{figure}(CASE WHEN {named} = {_literal(value)} THEN {quoted(column)} END)"
+                      for value in (first, second))
+    measured = f"CAST({one} AS REAL) / NULLIF({other}, 0)" if ratio else f"{one} - {other}"
     where = " AND ".join(["_kind = 'row'", *(sql for sql, _ in conditions)])
     sql = f"SELECT {measured} AS value, COUNT(*) AS rows_read, GROUP_CONCAT(_row) AS rows_used FROM {shape.table} " \
           f"WHERE {where}"
     base = f"the {_IN_WORDS[figure]}" + (f" of {column}" if column else "")
     others = [words_ for sql_, words_ in conditions if not sql_.startswith(f"{named} IN (")]
     among = f", where {' and '.join(others)}," if others else ""
+    if ratio:
+        return TableQuery(shape, sql, f"the ratio{among} of {base} where {name} is {first} to that where "
+                                      f"{name} is {second}")
     return TableQuery(shape, sql, f"the difference{among} between {base} where {name} is {first} and that where "
                                   f"{name} is {second}")
 
@@ -289,14 +302,15 @@ def _figure(words: list[str], text: str) -> str | None:
     for figure, cues in _FIGURES:
         if any(cue in words for cue in cues):
             return figure
-    return "SUM" if _HOW_MANY.search(text) or "difference" in words else None
+    return "SUM" if _HOW_MANY.search(text) or "difference" in words or "ratio" in words else None
 
 
-def _named_columns(shape: TableShape, present: set[str]) -> list[str]:
+def _named_columns(shape: TableShape, present: set[str], *, kinds: tuple[str, ...] = _NUMERIC) -> list[str]:
+    """The columns of those kinds whose name's words, singular or plural, are all the question's."""
     named = []
     for name, kind in shape.columns:
         column_words = {singular(word) for word in _words(name)}
-        if kind in _NUMERIC and column_words and column_words <= {singular(word) for word in present}:
+        if kind in kinds and column_words and column_words <= {singular(word) for word in present}:
             named.append(name)
     return named
 
