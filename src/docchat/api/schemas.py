@@ -171,6 +171,9 @@ class TableOut(BaseModel):
     ranked: Literal["highest", "lowest"] | None = Field(default=None, description="For the value of a column that "
                                                         "ranks first by its figure: `rows` are that value (and any "
                                                         "tied with it), not every value.")
+    unread: list[str] | None = Field(default=None, description="The question's words that could change the figure "
+                                     "and that docchat's reading did not use: the figure is docchat's reading, "
+                                     "said as unsure. Absent when it read them all.")
 
 
 class PlannedOut(BaseModel):

@@ -119,6 +119,10 @@ class Figure:
     ranked: str = ""
     # One text cell looked up ("What was the weather on 2013-07-04?": "sun"), in place of `value`.
     text: str = ""
+    # The question's words that could change the figure and that docchat's reading did not use
+    # ("second" of "the second highest"): none, and the figure is docchat's; some, and it is said as
+    # unsure, with its reading (docchat.tables.linking).
+    unread: tuple[str, ...] = ()
     # The sheet's cell values the question names ("Harbour Supply"): its words' link to the sheet,
     # which the plan is chosen by (issue 55). Not kept nor sent: once answered, the plan is made.
     named: tuple[str, ...] = field(default=(), compare=False)
@@ -143,6 +147,10 @@ class Figure:
     @property
     def statement(self) -> str:
         """The figure as the model is given it, first among the passages."""
+        if self.unread:
+            return (f"docchat's reading of the question, of which it is unsure (it did not read "
+                    f"{unread_named(self.unread)}): computed from {self.document} › {self.sheet}, over "
+                    f"{rows_named(self.rows) if self.rows else 'no row'}: {self.result}.")
         if self.written_by:
             return (f"Computed by a query {self.written_by} wrote, run by docchat over the data rows of "
                     f"{self.document} › {self.sheet} (subtotal and total rows left out): {self.result}.")
@@ -166,7 +174,8 @@ class Figure:
                 "document_id": self.document_id, "sheet": self.sheet, "where": self.where,
                 "rows_read": list(self.rows), **({"written_by": self.written_by} if self.written_by else {}),
                 **({"group_rows": [list(rows) for rows in self.group_rows]} if self.group_rows else {}),
-                **({"ranked": self.ranked} if self.ranked else {})}
+                **({"ranked": self.ranked} if self.ranked else {}),
+                **({"unread": list(self.unread)} if self.unread else {})}
 
     @classmethod
     def from_dict(cls, data: object) -> Figure | None:
@@ -180,6 +189,8 @@ class Figure:
             rows = tuple(int(row) for row in data["rows_read"])
             fields = (str(data["document_id"]), str(data["document"]), str(data["sheet"]), str(columns[-1]))
             sql, written_by = str(data["sql"]), str(data.get("written_by") or "")
+            kept_unread = data.get("unread")
+            unread = tuple(str(word) for word in kept_unread) if isinstance(kept_unread, list) else ()
             if len(columns) == 2:
                 groups = tuple(("" if group is None else str(group), number(value)) for group, value in result)
                 kept = data.get("group_rows")
@@ -187,11 +198,12 @@ class Figure:
                 ranked = data.get("ranked")
                 return cls(*fields, None, sql, rows, by=str(columns[0]), groups=groups, written_by=written_by,
                            group_rows=per if len(per) == len(groups) else (),
-                           ranked=ranked if ranked in ("highest", "lowest") else "")
+                           ranked=ranked if ranked in ("highest", "lowest") else "", unread=unread)
             [[value]] = result
         except (KeyError, TypeError, ValueError, IndexError):
             return None
-        return cls(*fields, number(value), sql, rows, written_by=written_by, text=value if isinstance(value, str) else "")
+        return cls(*fields, number(value), sql, rows, written_by=written_by, text=value if isinstance(value, str) else "",
+                   unread=unread)
 
 
 def number(value: object) -> int | float | None:
@@ -205,6 +217,12 @@ def _shown(value: int | float | None) -> str:
     if isinstance(value, int) or float(value).is_integer():
         return f"{int(value)}"
     return format(round(value, 4), "f").rstrip("0").rstrip(".")
+
+
+def unread_named(words: tuple[str, ...]) -> str:
+    """("second", "median") -> '“second” and “median”'."""
+    quoted = [f"“{word}”" for word in words]
+    return quoted[0] if len(quoted) == 1 else ", ".join(quoted[:-1]) + " and " + quoted[-1]
 
 
 def rows_named(rows: tuple[int, ...]) -> str:
@@ -245,6 +263,9 @@ def covered_line(approach: Approach | None, coverage: Coverage | None, table: Fi
         if stated:
             return None
         by = f" by a query {table.written_by} wrote" if table.written_by else ""
+        if table.unread:
+            return (f"docchat's reading, unsure (it did not read {unread_named(table.unread)}), computed from "
+                    f"{table.document} › {table.where}: {table.result}.")
         return f"Computed from {table.document} › {table.where}{by}: {table.result}."
     done = {Way.COLLECTION: "Read every document in scope",
             Way.COMPARE: f"Compared {listed(list(approach.names) or ['the documents'])}",

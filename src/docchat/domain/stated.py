@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from docchat.domain.approach import Figure, row_spans
+from docchat.domain.approach import Figure, row_spans, unread_named
 
 # Decimals shown of a figure that is not whole: an average of prices reads 5,479.57.
 FIGURE_DECIMALS = 2
@@ -25,7 +25,15 @@ _MARKUP = re.compile(r"([\\`*_{}\[\]<>()#+|!~$])")
 
 
 def stated_text(figure: Figure, *, cite: int | None = 1) -> str:
-    """The figure as the answer states it; `cite`: the passage that holds it (None: uncited)."""
+    """The figure as the answer states it; `cite`: the passage that holds it (None: uncited). A
+    reading docchat is unsure of is said so first, with the words it did not read."""
+    if figure.unread:
+        return (f"docchat is not sure it read your question right: it did not read "
+                f"{escaped(unread_named(figure.unread))}. Its reading, to check: {_stated(figure, cite)}")
+    return _stated(figure, cite)
+
+
+def _stated(figure: Figure, cite: int | None) -> str:
     mark = f" [{cite}]" if cite is not None else ""
     if figure.ranked:
         return _first_ranked(figure, mark)

@@ -14,6 +14,7 @@ from docchat.domain.approach import Figure, number
 from docchat.domain.documents import TableShape, quoted
 from docchat.errors import DocchatError, InvalidInput, UnusableOutput
 from docchat.ports import SheetTables
+from docchat.tables.linking import unread_words
 from docchat.tables.model_query import FIRST_ROWS, described, figure_of, plain_names, statement, wrapped
 from docchat.tables.query import VALUES_READ, asks_a_figure, looks_up, table_query, values_named
 
@@ -62,15 +63,16 @@ class FigureService:
             return None  # no row holds what it names, or too many values to list: the passages answer
         rows = tuple(sorted(int(row) for *_, used in found for row in str(used).split(",")))
         shape = query.shape
+        unread = unread_words(question, query.what, (names[shape.document_id], shape.sheet))
         if query.by is None:
             value = found[0][0]
             return Figure(shape.document_id, names[shape.document_id], shape.sheet, query.what, number(value),
-                          query.sql, rows, named=named, text=value if isinstance(value, str) else "")
+                          query.sql, rows, named=named, text=value if isinstance(value, str) else "", unread=unread)
         return Figure(shape.document_id, names[shape.document_id], shape.sheet, query.what, None, query.sql, rows,
                       by=query.by, groups=tuple(("" if per is None else str(per), number(value))
                                                 for per, value, *_ in found),
                       group_rows=tuple(tuple(sorted(int(row) for row in str(used).split(","))) if used else ()
-                                       for *_, used in found), ranked=query.ranked, named=named)
+                                       for *_, used in found), ranked=query.ranked, named=named, unread=unread)
 
     def sheets(self, in_scope: Sequence[tuple[str, str]]) -> builtins.list[TableShape]:
         """The sheets kept as tables of the documents in scope (id, name)."""
