@@ -251,7 +251,7 @@ def _report(results: list[dict], tables: list[str]) -> dict:
             "by_shape": _split(results, "shape"), "by_kind": _split(results, "kind"),
             "wrong": [r for r in results if r["stated"] and not r["right"]],
             "unstated": [r["question"] for r in results if not r["stated"]],
-            "by_set": _by_set(results)}
+            "by_set": _by_set(results), "results": results}
 
 
 def _print(report: dict) -> None:
