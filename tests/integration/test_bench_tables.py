@@ -7,8 +7,9 @@ from __future__ import annotations
 import json
 
 from docchat.cli import main
-from docchat_bench.table_questions import QUESTIONS
-from docchat_bench.tables import KINDS
+from docchat.domain.approach import Figure
+from docchat_bench.table_questions import QUESTIONS, Question
+from docchat_bench.tables import KINDS, right
 
 
 def test_the_bench_asks_every_question_of_its_table_and_meets_the_targets_on_them(capsys):
@@ -17,4 +18,15 @@ def test_the_bench_asks_every_question_of_its_table_and_meets_the_targets_on_the
     report = json.loads(capsys.readouterr().out)
     assert report["tables"] == len(KINDS) and report["questions"] == len(QUESTIONS)
     assert set(report["by_kind"]) == {"csv", "xlsx", "pdf", "md", "html", "docx"}
+    assert set(report["by_set"]) == {"first", "second", "third"}
+    assert sum(row["questions"] for row in report["by_set"].values()) == len(QUESTIONS)
     assert report["right"] >= 0.90 and report["right_of_stated"] >= 0.95, report["wrong"]
+
+
+def test_a_text_cell_looked_up_is_right_when_its_text_is_the_same_whatever_its_case():
+    asked = Question("presidential", "What party was Nixon in?", "lookup", lambda frame: "Republican", "third")
+    named = Figure("d", "presidential.md", "Table 1", "the party where name is Nixon", None, "SELECT 1", (5,),
+                   by="party", groups=(("republican", 1),))
+    assert right(asked, named, "Republican")
+    assert not right(asked, named, "Democratic")
+    assert not right(asked, Figure("d", "presidential.md", "Table 1", "the count", 1, "SELECT 1", (5,)), "Republican")
