@@ -171,11 +171,17 @@ def run_tables_bench(*, tables: int | None = None, as_json: bool = False) -> dic
                 started = time.perf_counter()
                 figure = services.figures.figure(question.text, [ids[question.table]])
                 took = (time.perf_counter() - started) * 1000
+                # A figure said as unsure (words of the question its reading did not use) is not
+                # stated: the user is told to check it. It is right only when stated and right.
+                unsure = figure is not None and bool(figure.unread)
+                stated = figure is not None and not unsure
+                got_right = right(question, figure, expected)
                 results.append({"set": question.set, "table": question.table, "kind": KINDS[question.table],
                                 "shape": question.shape,
-                                "question": question.text, "stated": figure is not None,
-                                "right": right(question, figure, expected), "ms": round(took, 2),
-                                "expected": _plain(expected), "got": _got(figure)})
+                                "question": question.text, "stated": stated, "unsure": unsure,
+                                "right": stated and got_right, "unsure_right": unsure and got_right,
+                                "ms": round(took, 2), "expected": _plain(expected), "got": _got(figure),
+                                **({"unread": list(figure.unread)} if unsure else {})})
         finally:
             services.close()
     report = _report(results, chosen)
@@ -196,8 +202,8 @@ def _plain(value: object) -> object:
 
 def _text(figure) -> str | None:
     """The text a figure answers with: its value when that is text, else the label of its one group."""
-    if isinstance(figure.value, str):
-        return figure.value
+    if figure.text:
+        return str(figure.text)
     if len(figure.groups) == 1:
         return str(figure.groups[0][0])
     return None
@@ -208,7 +214,7 @@ def _got(figure) -> object:
         return None
     if figure.by is not None:
         return {str(group): value for group, value in figure.groups}
-    return figure.value
+    return figure.text or figure.value
 
 
 def _share(part: int, whole: int) -> float:
@@ -235,6 +241,8 @@ def _by_set(results: list[dict]) -> dict:
                       "right": _share(sum(r["right"] for r in rows), len(rows)),
                       "stated": _share(len(stated), len(rows)),
                       "right_of_stated": _share(sum(r["right"] for r in stated), len(stated)),
+                      "unsure": _share(sum(r["unsure"] for r in rows), len(rows)),
+                      "unsure_right": sum(r["unsure_right"] for r in rows),
                       "by_shape": _split(rows, "shape"), "by_kind": _split(rows, "kind")}
     return made
 
@@ -246,18 +254,22 @@ def _report(results: list[dict], tables: list[str]) -> dict:
             "right": _share(sum(r["right"] for r in results), len(results)),
             "stated": _share(len(stated), len(results)),
             "right_of_stated": _share(sum(r["right"] for r in stated), len(stated)),
+            "unsure": _share(sum(r["unsure"] for r in results), len(results)),
+            "unsure_right": sum(r["unsure_right"] for r in results),
             "ms_p50": round(statistics.median(times), 2) if times else 0.0,
             "ms_p95": round(times[min(len(times) - 1, int(0.95 * len(times)))], 2) if times else 0.0,
             "by_shape": _split(results, "shape"), "by_kind": _split(results, "kind"),
             "wrong": [r for r in results if r["stated"] and not r["right"]],
-            "unstated": [r["question"] for r in results if not r["stated"]],
+            "unstated": [r["question"] for r in results if not r["stated"] and not r["unsure"]],
+            "unsure_readings": [r for r in results if r["unsure"]],
             "by_set": _by_set(results), "results": results}
 
 
 def _print(report: dict) -> None:
     print(f"{report['questions']} questions over {report['tables']} real tables; docchat's reader, no model")
     print(f"right figures {report['right']:.3f}; stated {report['stated']:.3f}; right of stated "
-          f"{report['right_of_stated']:.3f}; {report['ms_p50']:.1f} ms p50, {report['ms_p95']:.1f} ms p95 a question")
+          f"{report['right_of_stated']:.3f}; said as unsure {report['unsure']:.3f} ({report['unsure_right']} of them "
+          f"right); {report['ms_p50']:.1f} ms p50, {report['ms_p95']:.1f} ms p95 a question")
     for title, key in (("shape", "by_shape"), ("kind", "by_kind")):
         print(f"{title:<12}{'questions':>10}{'stated':>8}{'right':>7}")
         for name, row in report[key].items():

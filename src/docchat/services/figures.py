@@ -59,11 +59,14 @@ class FigureService:
         if query.ranked and found:
             # The first value and those tied with it: ranked, the rest of the values are not needed.
             found = [row for row in found if row[1] == found[0][1]]
+            if query.counts_rows and found[0][1] == 1:
+                return None  # "which state is the largest", no column named: a row each, every one "first"
         elif not found or result.truncated or (query.by is None and not found[0][1]):
             return None  # no row holds what it names, or too many values to list: the passages answer
         rows = tuple(sorted(int(row) for *_, used in found for row in str(used).split(",")))
         shape = query.shape
-        unread = unread_words(question, query.what, (names[shape.document_id], shape.sheet))
+        unread = unread_words(question, query.what,
+                              (names[shape.document_id], shape.sheet, *(column for column, _ in shape.columns)))
         if query.by is None:
             value = found[0][0]
             return Figure(shape.document_id, names[shape.document_id], shape.sheet, query.what, number(value),

@@ -23,18 +23,20 @@ _MONTHS = ("January", "February", "March", "April", "May", "June", "July", "Augu
            "November", "December")
 _SHORT = {name[:3]: number for number, name in enumerate(_MONTHS, start=1)}
 _MONTH = r"(?P<month>" + "|".join([*_MONTHS, *(m[:3] for m in _MONTHS if m != "May")]) + r")\.?"
-_YEAR = r"(?P<year>(?:19|20)\d{2})"
+_YEAR = r"(?P<year>(?:1[6-9]|20)\d{2})"  # 1600 to 2099: the Crimean war's months, a parish's christenings
 _DAY = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
 _BOUND = r"(?P<bound>after|before|since|until|till|from)"
 _FULL_DATES = (rf"{_DAY}\s+{_MONTH},?\s+{_YEAR}", rf"{_MONTH}\s+{_DAY},?\s+{_YEAR}",
-               r"(?P<iso>(?P<year>(?:19|20)\d{2})-(?P<month>\d{2})-(?P<day>\d{2}))")
+               r"(?P<iso>(?P<year>(?:1[6-9]|20)\d{2})-(?P<month>\d{2})-(?P<day>\d{2}))")
+# "from 1975" alone is the year ("cars from 1975"); "from 1975 on" or "from 1975 to 1980" a bound.
 _BOUNDED = [re.compile(rf"\b{_BOUND}\s+(?:the\s+)?{date}(?![\w-])") for date in _FULL_DATES] + [
-    re.compile(rf"\b{_BOUND}\s+{_YEAR}(?![\w-])")]
+    re.compile(rf"\b(?!from\b){_BOUND}\s+{_YEAR}(?![\w-])"),
+    re.compile(rf"\b(?P<bound>from)\s+{_YEAR}(?=\s+(?:on|onwards?|to|until|till|through)\b)")]
 _ON_DAY = [re.compile(rf"\b(?:on|of)\s+(?:the\s+)?{date}(?![\w-])") for date in _FULL_DATES]
 _ON_DAY_OF_ANY_YEAR = [re.compile(rf"\bon\s+(?:the\s+)?{_DAY}(?:\s+of)?\s+{_MONTH}(?![\w-])"),
                        re.compile(rf"\bon\s+{_MONTH}\s+{_DAY}(?![\w-])")]
 _IN_MONTH = re.compile(rf"\b(?:in|during|for|of)\s+{_MONTH}(?:\s+{_YEAR})?(?![\w-])")
-_IN_YEAR = re.compile(rf"\b(?:in|during|for|of)\s+(?:the\s+year\s+)?{_YEAR}(?![\w-])")
+_IN_YEAR = re.compile(rf"\b(?:in|during|for|of|from)\s+(?:the\s+year\s+)?{_YEAR}(?![\w-])")
 _OPERATORS = {"after": ">", "before": "<", "since": ">=", "until": "<=", "till": "<=", "from": ">="}
 
 

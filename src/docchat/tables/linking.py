@@ -12,7 +12,9 @@ highest; "the median price": it reads none). Those words are:
 - months ("in March"), used when the reading holds a month or a date;
 - words the reading uses in some shapes only ("first", "per", "different", "not", "than",
   "times", "top"), used when the reading's words show that shape;
-- words docchat does not read at all ("median", "percentage", "second", "increase"): never used.
+- words docchat does not read at all ("median", "percentage", "second", "increase"): never used;
+- the noun a question picks ("which month"), or a unit it counts ("how many hours" is a measure,
+  not a count of rows): used when the reading, the document, the table or a column names it.
 
 Everything else (verbs, the noun a row stands for, "average", "how many") is no link: a reading
 that misses one of them computes the same figure.
@@ -24,6 +26,10 @@ import re
 
 from docchat.text import singular
 
+# Words people use for a value that tables write otherwise ("women" for Female).
+SAME_AS = {"women": "female", "woman": "female", "girls": "female", "girl": "female", "ladies": "female",
+           "men": "male", "man": "male", "boys": "male", "boy": "male", "gentlemen": "male",
+           "children": "child", "kids": "child", "kid": "child", "adults": "adult"}
 _NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?")
 _WORD = re.compile(r"[^\W_]+")
 _COUNTS = {word: number for number, word in enumerate("two three four five six seven eight nine ten".split(),
@@ -41,6 +47,17 @@ _SHAPE_WORDS = {
     "than": {"than", "difference", "ratio", "highest", "lowest"},
     "times": {"ratio"}, "ratio": {"ratio"},
 }
+# What a question counts or picks: the noun after "how many" or "which" ("how many people",
+# "which month"), a few words such as "more" or "of the" between them aside.
+_ASKED = re.compile(r"\b(?:how\s+many|which)\s+(?:(?:more|fewer|less|of|the|different|distinct|unique|top|bottom|"
+                    r"two|three|four|five|six|seven|eight|nine|ten|\d+)\s+)*"
+                    r"(?P<noun>[^\W\d_]{3,})", re.IGNORECASE)
+_UNITS = frozenset((
+    "hours", "minutes", "seconds", "km", "kilometres", "kilometers", "miles",
+    "metres", "meters", "feet", "inches", "kg", "kilograms", "grams", "pounds", "lbs", "tonnes", "tons", "litres",
+    "liters", "gallons", "dollars", "euros", "cents", "calories", "degrees", "points", "goals", "runs",
+))
+_FILLERS = frozenset(("are", "were", "was", "is", "did", "does", "do", "had", "has", "have", "there", "of", "one"))
 _NEVER_READ = frozenset((
     "median", "mode", "percent", "percentage", "percentages", "proportion", "share", "fraction", "cumulative",
     "cumulatively", "running", "increase", "increased", "decrease", "decreased", "growth", "grew", "change",
@@ -52,8 +69,9 @@ _NEVER_READ = frozenset((
 def unread_words(question: str, what: str, names: tuple[str, ...] = ()) -> tuple[str, ...]:
     """The words of `question` that could change its figure and that the reading `what` ("the
     total of Pallets where Location is Oslo") did not use, in the question's order; `names`: the
-    document's and the table's, whose words the question may use to name them."""
-    read = {singular(word) for word in _words(" ".join((what, *names)))}
+    document's, the table's and its columns', whose words the question may use to name them."""
+    read = {plain(word) for word in _words(" ".join((what, *names)))}
+    named = " ".join(plain_phrase(name).replace(" ", "") for name in names)  # "insect" in "insectsprays"
     read_numbers = {_value(number) for number in _NUMBER.findall(" ".join((what, *names)))}
     dated = re.search(r"\b\d{4}-\d{2}\b", what) is not None
     unread: list[str] = []
@@ -63,23 +81,42 @@ def unread_words(question: str, what: str, names: tuple[str, ...] = ()) -> tuple
             if _value(number) not in read_numbers:
                 unread.append(number)
         for word in _WORD.findall(token):
-            plain = word.lower()
-            if plain.isdigit():
+            lower = word.lower()
+            if lower.isdigit():
                 continue
-            if plain in _NEVER_READ:
+            if lower in _NEVER_READ:
+                if lower not in read:  # a column's word ("nonfarm_change") is read with it
+                    unread.append(word)
+            elif lower in _COUNTS:
+                if float(_COUNTS[lower]) not in read_numbers:
+                    unread.append(word)
+            elif lower in _SHAPE_WORDS:
+                if not _SHAPE_WORDS[lower] & read:
+                    unread.append(word)
+            elif lower in _MONTHS and word[0].isupper():
+                if lower not in read and not dated:
+                    unread.append(word)
+            elif word[0].isupper() and at > 0 and len(word) > 1 and plain(lower) not in read:
                 unread.append(word)
-            elif plain in _COUNTS:
-                if float(_COUNTS[plain]) not in read_numbers:
-                    unread.append(word)
-            elif plain in _SHAPE_WORDS:
-                if not _SHAPE_WORDS[plain] & read:
-                    unread.append(word)
-            elif plain in _MONTHS and word[0].isupper():
-                if plain not in read and not dated:
-                    unread.append(word)
-            elif word[0].isupper() and at > 0 and len(word) > 1 and singular(plain) not in read:
-                unread.append(word)
+    for asked in _ASKED.finditer(question):
+        noun = asked.group("noun")
+        # "which month" picks a value of a column; "how many hours" asks a measure, where "how many
+        # days" of a row a day counts rows: only a unit after "how many" must be read.
+        picks = asked.group(0).lower().startswith("which")
+        if (picks or noun.lower() in _UNITS) and plain(noun.lower()) not in read and plain(noun.lower()) not in named \
+                and noun.lower() not in _SHAPE_WORDS and noun.lower() not in _FILLERS:
+            unread.append(noun)
     return tuple(dict.fromkeys(unread))
+
+
+def plain(word: str) -> str:
+    """A word as a question's words and a table's are matched: singular, "women" as "female"."""
+    return singular(SAME_AS.get(word, word))
+
+
+def plain_phrase(text: str) -> str:
+    """Text's words, lower case, each plain: "Women applicants" -> "female applicant"."""
+    return " ".join(plain(word) for word in _words(text))
 
 
 def _words(text: str) -> list[str]:

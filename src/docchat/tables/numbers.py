@@ -8,8 +8,9 @@
   year") or keep rows ("Month 7").
 - A column named for a count ("count", "number", "frequency", "n") holds what "how many" asks
   when the question names no column: "how many insects were counted with spray C" adds up Count.
-- A year ("in 1932", "during 2008") is a condition on a column of whole numbers named Year, in a
-  table with no column of dates (docchat.tables.dates reads those).
+- A year ("in 1932", "during 2008"), a span of years ("from 1950 to 1955", "the 1650s") or a bound
+  ("before 1700") is a condition on a column of whole numbers named Year, in a table with no
+  column of dates (docchat.tables.dates reads those).
 """
 
 from __future__ import annotations
@@ -24,10 +25,15 @@ _COUNTS = frozenset(("count", "number", "frequency", "freq", "n", "tally"))
 _FILLERS = frozenset(("of", "is", "was", "are", "were", "a", "an", "the", "with", "equal", "to", "equals", "="))
 _NUMBER = r"(\d[\d,]*(?:\.\d+)?)"
 _WORD = re.compile(r"[\w.]+")
-_IN_YEAR = re.compile(r"\b(?:in|during|for|of)\s+((?:19|20)\d{2})\b(?![-/])")
+_YEARS = r"((?:1[6-9]|20)\d{2})"  # 1600 to 2099
+_IN_YEAR = re.compile(rf"\b(?:in|during|for|of|from)\s+{_YEARS}\b(?![-/])(?!\s+(?:on|onwards?|to|until|till|through)\b)")
+_YEAR_SPAN = re.compile(rf"\b(?:from|between)\s+{_YEARS}\s+(?:to|and|until|till|through)\s+{_YEARS}\b")
+_YEAR_BOUND = re.compile(rf"\b(after|before|since|until|till|from)\s+{_YEARS}\b(?!\s+(?:to|and|until|till|through)\b)")
+_DECADE = re.compile(r"\bthe\s+((?:1[6-9]|20)\d)0s\b")
+_YEAR_OPERATORS = {"after": ">", "before": "<", "since": ">=", "until": "<=", "till": "<=", "from": ">="}
 # Words before a number that make it a bound, a rank or a place, not a value of a column.
 _TAKEN = re.compile(r"\b(?:more|greater|higher|larger|bigger|fewer|less|lower|smaller|over|above|exceeding|under|"
-                    r"below|least|most|top|first|last|final|latest|opening|than|after|before|since|until|from|in)"
+                    r"below|least|most|top|first|last|final|latest|opening|than|after|before|since|until|from|in|to|through)"
                     r"\s+" + _NUMBER, re.IGNORECASE)
 
 
@@ -63,18 +69,36 @@ def equal_conditions(shape: TableShape, question: str) -> list[tuple[str, str]]:
 
 
 def year_conditions(shape: TableShape, question: str) -> list[tuple[str, str]]:
-    """(SQL, words) for each year the question names, on the table's Year column of whole numbers."""
+    """(SQL, words) for the years the question names, on the table's Year column of whole numbers:
+    "in 1932", "from 1950 to 1955", "between 1950 and 1955", "before 1700", "since 1990", "the 1650s"."""
     if any(kind == "date" for _, kind in shape.columns):
         return []
     years = [name for name, kind in shape.columns if kind == "integer" and singular(name.lower()) == "year"]
     if len(years) != 1:
         return []
-    named = sorted({match.group(1) for match in _IN_YEAR.finditer(question)})
-    if not named:
-        return []
-    column = quoted(years[0])
-    sql = f"{column} = {named[0]}" if len(named) == 1 else f"{column} IN ({', '.join(named)})"
-    return [(sql, f"{years[0]} is {' or '.join(named)}")]
+    name, column = years[0], quoted(years[0])
+    conditions, taken = [], []
+    for match in _YEAR_SPAN.finditer(question):
+        first, last = sorted((int(match.group(1)), int(match.group(2))))
+        conditions.append((f"{column} BETWEEN {first} AND {last}", f"{name} is from {first} to {last}"))
+        taken.append(match.span())
+    for match in _DECADE.finditer(question):
+        start = int(match.group(1)) * 10
+        conditions.append((f"{column} BETWEEN {start} AND {start + 9}", f"{name} is in the {start}s"))
+    for match in _YEAR_BOUND.finditer(question):
+        if not _within(match.span(), taken) and not (match.group(1) == "from" and _IN_YEAR.match(question, match.start())):
+            operator = _YEAR_OPERATORS[match.group(1)]
+            conditions.append((f"{column} {operator} {match.group(2)}", f"{name} is {match.group(1)} {match.group(2)}"))
+            taken.append(match.span())
+    named = sorted({match.group(1) for match in _IN_YEAR.finditer(question) if not _within(match.span(), taken)})
+    if named:
+        sql = f"{column} = {named[0]}" if len(named) == 1 else f"{column} IN ({', '.join(named)})"
+        conditions.append((sql, f"{name} is {' or '.join(named)}"))
+    return conditions
+
+
+def _within(span: tuple[int, int], taken: list[tuple[int, int]]) -> bool:
+    return any(start < span[1] and span[0] < end for start, end in taken)
 
 
 def _beside(words: list[tuple[str, tuple[int, int]]], start: int, end: int,

@@ -44,6 +44,7 @@ from typing import TypeVar
 
 from docchat.domain.documents import TableShape, quoted
 from docchat.tables.dates import date_conditions
+from docchat.tables.linking import plain, plain_phrase
 from docchat.tables.numbers import count_column, equal_conditions, ordinal, year_conditions
 from docchat.tables.ranges import IN_RANGE_WORDS, ranges_of, stated_bounds, unranged
 from docchat.tables.rows import names_a_span, placed_conditions
@@ -87,6 +88,7 @@ class TableQuery:
     # "highest" or "lowest": the values of `by` ranked by their figure, best first (TableQuery.by
     # names them); "": a figure, or one per value in the sheet's order.
     ranked: str = ""
+    counts_rows: bool = False  # it counts rows, naming no column
 
 
 def table_query(question: str, shapes: Sequence[TableShape],
@@ -94,9 +96,10 @@ def table_query(question: str, shapes: Sequence[TableShape],
     """The query for the figure `question` asks of one of the sheets, or None. `values(shape,
     column)`: the distinct values of a text column's data rows."""
     words = _words(question)
-    text = " ".join(words)
-    # "at least 10 pallets" asks for no lowest, nor "at most" for a highest: a range's words are no cue.
-    cues = _words(unranged(question))
+    text = plain_phrase(question)  # values are matched singular or plural, "women" as "female"
+    # "at least 10 pallets" asks for no lowest, nor "at most" for a highest: a range's words are no
+    # cue, nor are a column's ("the average sleep_total" asks no total).
+    cues = _without_column_names(_words(unranged(question)), shapes)
     figure = _figure(cues, " ".join(cues))
     if (figure is None and not looks_up(question)) or names_a_span(question):
         return None
@@ -141,6 +144,8 @@ def table_query(question: str, shapes: Sequence[TableShape],
     conditions = _kept_rows(shape, question, text, values, ranges, besides=by,
                             counted=column if figure == "DISTINCT" else None)
     if ranked is not None and ranked[0] is shape:
+        if column == ranked[1]:
+            return None  # "in which year was unemployment highest", no column of it: the years by themselves
         return _ranked(shape, ranked[1], column, extreme or figure, cues, conditions, first=ranked[2])
     if by is None and figure != "DISTINCT" and (_RATIO.search(question.lower()) or _DIFFERENCE.search(
             question.lower())) and (pair := _two_values(shape, text, values)) is not None:
@@ -186,13 +191,13 @@ def _ranked(shape: TableShape, by: str, column: str | None, figure: str, cues: l
         per = named.removeprefix(f"the {best} ").removeprefix("the ")
         what = f"the {per if column else 'number of rows'} per {by}{where_words}, the {first} {best}"
         return TableQuery(shape, sql, what, by)
-    return TableQuery(shape, sql, f"the {by} with {named}{where_words}", by, ranked=best)
+    return TableQuery(shape, sql, f"the {by} with {named}{where_words}", by, ranked=best, counts_rows=column is None)
 
 
 def values_named(question: str, shape: TableShape, values: Callable[[TableShape, str], Sequence[str]]) -> tuple[str, ...]:
     """The values of the sheet's text columns that the question names (kept or left out): the
     cells its words link it to."""
-    return _linked_values(shape, f" {' '.join(_words(question))} ", values)
+    return _linked_values(shape, f" {plain_phrase(question)} ", values)
 
 
 def _linked_values(shape: TableShape, padded: str, values: Callable[[TableShape, str], Sequence[str]]) -> tuple[str, ...]:
@@ -262,7 +267,7 @@ def _two_values(shape: TableShape, text: str, values: Callable[[TableShape, str]
         if kind != "text":
             continue
         named = sorted((padded.index(f" {phrase} "), value) for value in _named_values(shape, name, padded, values)
-                       if not _negated(padded, phrase := " ".join(_words(value))))
+                       if not _negated(padded, phrase := plain_phrase(value)))
         if len(named) == 2:
             (_, first), (_, second) = named
             return name, first, second
@@ -326,7 +331,7 @@ def _counted(shapes: Sequence[TableShape], words: list[str], ranges: dict[str, l
     named = [shape for shape in shapes if _per(shape, words) is not None or ranges[shape.table]]
     if not named:
         present = {singular(word) for word in words}
-        padded = f" {' '.join(words)} "
+        padded = f" {' '.join(plain(word) for word in words)} "
         named = [shape for shape in shapes if {singular(word) for word in _words(shape.sheet)} & present
                  or _linked_values(shape, padded, values)]
     return named[0] if len(named) == 1 else None
@@ -346,7 +351,7 @@ def _named_after(shape: TableShape, words: list[str], mark: Callable[[str], T | 
     plain = [singular(word) for word in words if word != "the"]
     for name, kind in shape.columns:
         named = [singular(word) for word in _words(name)]
-        if kind not in ("text", "integer") or not named:  # whole numbers group too: per Month, which Tree
+        if kind not in ("text", "integer", "date") or not named:  # whole numbers and dates group too: which Month
             continue
         for at in range(1, len(plain) - len(named) + 1):
             if plain[at:at + len(named)] == named and (read := mark(plain[at - 1])) is not None:
@@ -378,7 +383,10 @@ def _conditions(shape: TableShape, text: str, values: Callable[[TableShape, str]
         if kind != "text" or name in (besides, counted):
             continue
         named = _named_values(shape, name, padded, values)
-        kept = [value for value in named if not _negated(padded, " ".join(_words(value)))]
+        if not named and (flag := _flagged(name, padded, values(shape, name))) is not None:
+            conditions.append(flag)
+            continue
+        kept = [value for value in named if not _negated(padded, plain_phrase(value))]
         left_out = [value for value in named if value not in kept]
         if kept:
             listed = ", ".join(_literal(value) for value in kept)
@@ -391,11 +399,39 @@ def _conditions(shape: TableShape, text: str, values: Callable[[TableShape, str]
     return conditions
 
 
+def _flagged(name: str, padded: str, held: Sequence[str]) -> tuple[str, str] | None:
+    """A column of yes and no named by the question ("how many survived" of a column Survived):
+    its rows holding yes, or no where the question says "not" before it."""
+    kinds = {value.casefold(): value for value in held}
+    if not kinds or not set(kinds) <= {"yes", "no", "true", "false", "y", "n"} or \
+            f" {(phrase := plain_phrase(name))} " not in padded:
+        return None
+    answer = "no" if _negated(padded, phrase) else "yes"
+    value = next((kinds[key] for key in kinds if key in ({"yes", "true", "y"} if answer == "yes" else {"no", "false", "n"})),
+                 None)
+    return None if value is None else (f"{quoted(name)} = {_literal(value)}", f"{name} is {value}")
+
+
+def _without_column_names(cues: list[str], shapes: Sequence[TableShape]) -> list[str]:
+    """The cue words, less those inside a column's name of two words or more that the question
+    writes whole ("sleep_total", "Total cost")."""
+    kept = list(cues)
+    for shape in shapes:
+        for name, _ in shape.columns:
+            named = _words(name)
+            if len(named) < 2:
+                continue
+            for at in range(len(kept) - len(named) + 1):
+                if kept[at:at + len(named)] == named:
+                    kept[at:at + len(named)] = ["_"] * len(named)
+    return kept
+
+
 def _named_values(shape: TableShape, name: str, padded: str,
                   values: Callable[[TableShape, str], Sequence[str]]) -> list[str]:
     """The values of a text column that the question (`padded`: its words, spaced) holds as phrases."""
     return [value for value in values(shape, name)[:VALUES_READ]
-            if (phrase := " ".join(_words(value))) and f" {phrase} " in padded]
+            if (phrase := plain_phrase(value)) and f" {phrase} " in padded]
 
 
 def _negated(padded: str, phrase: str) -> bool:

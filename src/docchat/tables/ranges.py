@@ -25,7 +25,8 @@ _RANGE = re.compile(rf"\b({'|'.join(words for _, words in _COMPARED)})\s+{_NUMBE
 _OR_MORE = re.compile(rf"\b{_NUMBER}\s+or\s+(more|fewer|less)\b")
 IN_RANGE_WORDS = {">": "more than", "<": "less than", ">=": "at least", "<=": "at most"}
 # A word after a column's name that says what it measures, not another column: "a Murder rate".
-_MEASURES = frozenset(("rate", "level", "value", "score", "figure", "total", "amount"))
+_MEASURES = frozenset(("rate", "level", "value", "score", "figure", "total", "amount", "weight", "size", "length",
+                       "count", "number"))
 
 
 def unranged(question: str) -> str:
@@ -59,13 +60,21 @@ def ranges_of(shape: TableShape, bounds: list[tuple[str, str, list[str], list[st
 
 def _column_near(shape: TableShape, words: list[str], *, from_start: bool = False) -> str | None:
     """The numeric column named by words next to a bound: at their start ("50 pallets") or their
-    end ("a unit price above", "a girth of more than": a filler word between them aside)."""
+    end ("a unit price above", "a girth of more than": a filler word between them aside; "a
+    Murder rate below 5", "a body weight over 100": a word of what it measures after it, where no
+    column is named with it)."""
     plain = [singular(word) for word in words]
-    if not from_start:
-        while plain and plain[-1] in ("of", "is", "was", "are", "were"):
-            plain.pop()
-        if len(plain) > 1 and plain[-1] in _MEASURES:
-            plain.pop()  # "a Murder rate below 5": the column is Murder
+    if from_start:
+        return _named_at(shape, plain, from_start=True)
+    while plain and plain[-1] in ("of", "is", "was", "are", "were"):
+        plain.pop()
+    found = _named_at(shape, plain, from_start=False)
+    if found is None and len(plain) > 1 and plain[-1] in _MEASURES:
+        found = _named_at(shape, plain[:-1], from_start=False)
+    return found
+
+
+def _named_at(shape: TableShape, plain: list[str], *, from_start: bool) -> str | None:
     best = None
     for name, kind in shape.columns:
         named = [singular(word) for word in _words(name)]
