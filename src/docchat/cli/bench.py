@@ -105,11 +105,18 @@ def add_commands(commands) -> None:
                             "(seeds 0 to 39 were looked at while docchat's reader was written)")
     pdf_tables.add_argument("--json", action="store_true")
     pdf_tables.set_defaults(handler=bench_pdf_tables)
-    tables = suites.add_parser("tables", help="figures docchat's reader computes from 16 real tables kept as "
+    tables = suites.add_parser("tables", help="figures docchat's reader computes from 46 real tables kept as "
                                "CSVs, workbooks, PDFs, Markdown, HTML and Word tables, against pandas' answers")
     tables.add_argument("--tables", type=int, default=None, help="only the first N tables (default: all)")
     tables.add_argument("--json", action="store_true")
     tables.set_defaults(handler=bench_tables)
+    table_scale = suites.add_parser("table-scale", help="a sheet of 10,000 rows: its ingestion with and without "
+                                    "typed tables, and the time docchat takes to compute a figure from it")
+    table_scale.add_argument("--rows", type=int, default=10_000, help="rows of the sheet (default: %(default)s)")
+    table_scale.add_argument("--repeats", type=int, default=20, help="times each question is asked "
+                             "(default: %(default)s)")
+    table_scale.add_argument("--json", action="store_true")
+    table_scale.set_defaults(handler=bench_table_scale)
     answers = suites.add_parser("answers", help="what the answer says of table questions and fresh questions: "
                                 "docchat's stated figures against the model's own words, in the same run")
     answers.add_argument("--model", choices=("scripted", "served"), default="scripted",
@@ -282,6 +289,12 @@ def bench_pdf_tables(args) -> None:
 
 
 @_suite
+def bench_table_scale(args) -> None:
+    from docchat_bench.table_scale import run_table_scale_bench
+
+    run_table_scale_bench(rows=args.rows, repeats=args.repeats, as_json=args.json)
+
+
 def bench_tables(args) -> None:
     from docchat_bench.tables import run_tables_bench
 
