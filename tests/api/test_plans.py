@@ -156,6 +156,18 @@ def test_the_value_that_ranks_first_comes_with_its_figure_and_says_it_ranks(clie
     assert body["answer"].startswith("The Location with the highest total of Pallets is **Oslo**, at **165**")
 
 
+def test_a_reading_docchat_is_unsure_of_says_so_and_names_the_words_it_did_not_read(client, gateway):
+    from tests.office_files import xlsx_of
+
+    sheet = xlsx_of({"Stock": [["Location", "Pallets"], ["Oslo", 120], ["Bergen", 130], ["Tromsø", 40]]})
+    client.post("/api/v1/documents", files={"file": ("harbour-inventory.xlsx", sheet, "application/octet-stream")})
+
+    body = client.post("/api/v1/rag/query", json={"query": "Which location has the second most pallets?"}).json()
+
+    assert body["table"]["unread"] == ["second"]
+    assert body["answer"].startswith("docchat is not sure it read your question right: it did not read “second”.")
+
+
 def test_an_openai_compatible_request_chooses_its_plan_in_its_docchat_field(docchat, gateway, leases):
     gateway.enqueue(["Both say rent is paid on the first day [1][2]."])
 

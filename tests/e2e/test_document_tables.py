@@ -85,3 +85,13 @@ def test_a_figure_is_stated_from_a_pdf_table_a_dated_sheet_and_a_csv_of_written_
     expect(answer.locator("strong", has_text="3,250")).to_be_visible(timeout=30_000)  # $1,200.00 + $2,050.00
     expect(answer.get_by_text("invoices.csv").first).to_be_visible()
     page.screenshot(path=str(DOCS / "written-amounts-figure.png"), full_page=True)
+
+    # A reading docchat is unsure of is said so, with the reading to check, not given as a figure.
+    ask_and_settle(page, "Which depot holds the second most pallets?")
+
+    answer = page.get_by_test_id("stChatMessage").last
+    expect(answer.get_by_text("docchat is not sure it read your question right: it did not read “second”")
+           .first).to_be_visible(timeout=30_000)
+    expect(answer.get_by_text("Its reading, to check: The Depot with the highest total of Pallets is").first) \
+        .to_be_visible()
+    page.screenshot(path=str(DOCS / "unsure-reading.png"), full_page=True)
