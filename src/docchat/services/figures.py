@@ -16,7 +16,8 @@ from docchat.errors import DocchatError, InvalidInput, UnusableOutput
 from docchat.ports import SheetTables
 from docchat.tables.linking import unread_words
 from docchat.tables.model_query import FIRST_ROWS, described, figure_of, plain_names, statement, wrapped
-from docchat.tables.query import VALUES_READ, asks_a_figure, looks_up, table_query, values_named
+from docchat.tables.query import asks_a_figure, looks_up, table_query
+from docchat.tables.values import VALUES_READ, values_named
 
 log = logging.getLogger(__name__)
 

@@ -23,7 +23,9 @@ that misses one of them computes the same figure.
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
+from docchat.domain.documents import TableShape
 from docchat.text import singular
 
 # Words people use for a value that tables write otherwise ("women" for Female).
@@ -125,3 +127,18 @@ def _words(text: str) -> list[str]:
 
 def _value(number: str) -> float:
     return float(number.replace(",", ""))
+
+
+def without_column_names(cues: list[str], shapes: Sequence[TableShape]) -> list[str]:
+    """The cue words, less those inside a column's name of two words or more that the question
+    writes whole ("sleep_total", "Total cost")."""
+    kept = list(cues)
+    for shape in shapes:
+        for name, _ in shape.columns:
+            named = _words(name)
+            if len(named) < 2:
+                continue
+            for at in range(len(kept) - len(named) + 1):
+                if kept[at:at + len(named)] == named:
+                    kept[at:at + len(named)] = ["_"] * len(named)
+    return kept

@@ -10,8 +10,8 @@ filtered by the values of its text columns that the question names.
 - The figure: "total", "sum", "altogether" add up; "average" or "mean" average; "highest",
   "largest", "most" and "maximum" take the highest, their opposites the lowest; "how many" with
   a column named adds it up ("how many pallets"), without one counts the rows ("how many items").
-- The filters: every value of a text column (up to VALUES_READ of them) that the question holds
-  as a phrase, case aside ("Oslo", "cardboard boxes"); two values of one column are either.
+- The filters: every value of a text column that the question holds as a phrase, case aside
+  ("Oslo", "cardboard boxes"; docchat.tables.values); two values of one column are either.
 - Ranges of a numeric column: "more than 50 pallets", "a unit price below 4.5", "at least 10
   pallets", "50 or more pallets" keep the rows whose value is in range. "How many items have more
   than 50 pallets" counts those rows; "the total of pallets of items with a unit price above 4"
@@ -44,13 +44,13 @@ from typing import TypeVar
 
 from docchat.domain.documents import TableShape, quoted
 from docchat.tables.dates import date_conditions
-from docchat.tables.linking import plain, plain_phrase
+from docchat.tables.linking import plain, plain_phrase, without_column_names
 from docchat.tables.numbers import count_column, equal_conditions, ordinal, year_conditions
 from docchat.tables.ranges import IN_RANGE_WORDS, ranges_of, stated_bounds, unranged
 from docchat.tables.rows import names_a_span, placed_conditions
+from docchat.tables.values import conditions_on_values, linked_values, literal, two_values
 from docchat.text import singular
 
-VALUES_READ = 500
 T = TypeVar("T")
 _WORD = re.compile(r"[^\W_]+")
 _FIGURES = (("SUM", ("total", "sum", "altogether", "combined")), ("AVG", ("average", "mean")),
@@ -68,7 +68,6 @@ _DIFFERENCE = re.compile(r"\bhow (?:many|much) (?:more|fewer|less)\b.*\bthan\b|\
 # One figure over another: "how many times more … than", "how many times as many", "the ratio of".
 _RATIO = re.compile(r"\bhow many times\b|\bratio\b|\btimes (?:more|as (?:many|much))\b")
 _DIFFERENT = ("different", "distinct", "unique", "separate")
-_LEAVING_OUT = ("not", "except", "excluding", "outside", "but", "besides", "nor", "neither")
 _SINGLE = ("single", "one", "individual")
 _TOTALLED = ("most", "fewest", "least", "total", "altogether", "combined", "top", "bottom")
 # The values a top list names at most ("the top 20 items"); a number past it is no count of values.
@@ -99,7 +98,7 @@ def table_query(question: str, shapes: Sequence[TableShape],
     text = plain_phrase(question)  # values are matched singular or plural, "women" as "female"
     # "at least 10 pallets" asks for no lowest, nor "at most" for a highest: a range's words are no
     # cue, nor are a column's ("the average sleep_total" asks no total).
-    cues = _without_column_names(_words(unranged(question)), shapes)
+    cues = without_column_names(_words(unranged(question)), shapes)
     figure = _figure(cues, " ".join(cues))
     if (figure is None and not looks_up(question)) or names_a_span(question):
         return None
@@ -148,7 +147,7 @@ def table_query(question: str, shapes: Sequence[TableShape],
             return None  # "in which year was unemployment highest", no column of it: the years by themselves
         return _ranked(shape, ranked[1], column, extreme or figure, cues, conditions, first=ranked[2])
     if by is None and figure != "DISTINCT" and (_RATIO.search(question.lower()) or _DIFFERENCE.search(
-            question.lower())) and (pair := _two_values(shape, text, values)) is not None:
+            question.lower())) and (pair := two_values(shape, text, values)) is not None:
         return _two_figures(shape, column, figure, pair, conditions, ratio=_RATIO.search(question.lower()) is not None)
     where = " AND ".join(["_kind = 'row'", *(sql for sql, _ in conditions)])
     measured = "COUNT(*)" if column is None else f"COUNT(DISTINCT {quoted(column)})" if figure == "DISTINCT" \
@@ -194,17 +193,6 @@ def _ranked(shape: TableShape, by: str, column: str | None, figure: str, cues: l
     return TableQuery(shape, sql, f"the {by} with {named}{where_words}", by, ranked=best, counts_rows=column is None)
 
 
-def values_named(question: str, shape: TableShape, values: Callable[[TableShape, str], Sequence[str]]) -> tuple[str, ...]:
-    """The values of the sheet's text columns that the question names (kept or left out): the
-    cells its words link it to."""
-    return _linked_values(shape, f" {plain_phrase(question)} ", values)
-
-
-def _linked_values(shape: TableShape, padded: str, values: Callable[[TableShape, str], Sequence[str]]) -> tuple[str, ...]:
-    return tuple(value for name, kind in shape.columns if kind == "text"
-                 for value in _named_values(shape, name, padded, values))
-
-
 def looks_up(question: str) -> bool:
     """Whether the question may ask for one cell ("What is the unit price of tape in Bergen?"); "how
     much" asks for a total."""
@@ -240,9 +228,9 @@ def _two_figures(shape: TableShape, column: str | None, figure: str, pair: tuple
     name, first, second = pair
     named = quoted(name)
     if column is None:
-        one, other = f"SUM({named} = {_literal(first)})", f"SUM({named} = {_literal(second)})"
+        one, other = f"SUM({named} = {literal(first)})", f"SUM({named} = {literal(second)})"
     else:
-        one, other = (f"{figure}(CASE WHEN {named} = {_literal(value)} THEN {quoted(column)} END)"
+        one, other = (f"{figure}(CASE WHEN {named} = {literal(value)} THEN {quoted(column)} END)"
                       for value in (first, second))
     measured = f"CAST({one} AS REAL) / NULLIF({other}, 0)" if ratio else f"{one} - {other}"
     where = " AND ".join(["_kind = 'row'", *(sql for sql, _ in conditions)])
@@ -256,22 +244,6 @@ def _two_figures(shape: TableShape, column: str | None, figure: str, pair: tuple
                                       f"{name} is {second}")
     return TableQuery(shape, sql, f"the difference{among} between {base} where {name} is {first} and that where "
                                   f"{name} is {second}")
-
-
-def _two_values(shape: TableShape, text: str, values: Callable[[TableShape, str], Sequence[str]]
-                ) -> tuple[str, str, str] | None:
-    """The text column of which the question names exactly two values, and the two, in the order
-    it names them; None if no column has two."""
-    padded = f" {text} "
-    for name, kind in shape.columns:
-        if kind != "text":
-            continue
-        named = sorted((padded.index(f" {phrase} "), value) for value in _named_values(shape, name, padded, values)
-                       if not _negated(padded, phrase := plain_phrase(value)))
-        if len(named) == 2:
-            (_, first), (_, second) = named
-            return name, first, second
-    return None
 
 
 def _ranked_column(shapes: Sequence[TableShape], words: list[str]) -> tuple[TableShape, str, int] | None:
@@ -333,7 +305,7 @@ def _counted(shapes: Sequence[TableShape], words: list[str], ranges: dict[str, l
         present = {singular(word) for word in words}
         padded = f" {' '.join(plain(word) for word in words)} "
         named = [shape for shape in shapes if {singular(word) for word in _words(shape.sheet)} & present
-                 or _linked_values(shape, padded, values)]
+                 or linked_values(shape, padded, values)]
     return named[0] if len(named) == 1 else None
 
 
@@ -365,80 +337,10 @@ def _kept_rows(shape: TableShape, question: str, text: str, values: Callable[[Ta
     """(SQL, words) of every condition on the rows the question keeps: the values it names (or
     leaves out), the ranges it states, the dates it names, the first or last rows it names, the
     numbers it names beside a numeric column ("8 cyl")."""
-    return _conditions(shape, text, values, besides=besides, counted=counted) + [
+    return conditions_on_values(shape, text, values, besides=besides, counted=counted) + [
         (f"{quoted(name)} {operator} {bound}", f"{name} is {IN_RANGE_WORDS[operator]} {bound}")
         for name, operator, bound in ranges[shape.table]] + date_conditions(shape, question) + \
         placed_conditions(shape, question) + equal_conditions(shape, question) + year_conditions(shape, question)
-
-
-def _conditions(shape: TableShape, text: str, values: Callable[[TableShape, str], Sequence[str]], *,
-                besides: str | None = None, counted: str | None = None) -> list[tuple[str, str]]:
-    """(SQL, words) for each text column whose values the question names: the rows holding one of
-    them, or, for values it names after "not", "except", "excluding", "outside", "other than" or
-    "but", the rows holding none of them (a row with no value included). `besides`: the column
-    the figure is per; `counted`: the column whose different values are counted."""
-    conditions = []
-    padded = f" {text} "
-    for name, kind in shape.columns:
-        if kind != "text" or name in (besides, counted):
-            continue
-        named = _named_values(shape, name, padded, values)
-        if not named and (flag := _flagged(name, padded, values(shape, name))) is not None:
-            conditions.append(flag)
-            continue
-        kept = [value for value in named if not _negated(padded, plain_phrase(value))]
-        left_out = [value for value in named if value not in kept]
-        if kept:
-            listed = ", ".join(_literal(value) for value in kept)
-            sql = f"{quoted(name)} = {listed}" if len(kept) == 1 else f"{quoted(name)} IN ({listed})"
-            conditions.append((sql, f"{name} is {' or '.join(kept)}"))
-        if left_out:
-            listed = ", ".join(_literal(value) for value in left_out)
-            conditions.append((f"({quoted(name)} IS NULL OR {quoted(name)} NOT IN ({listed}))",
-                               f"{name} is not {' nor '.join(left_out)}"))
-    return conditions
-
-
-def _flagged(name: str, padded: str, held: Sequence[str]) -> tuple[str, str] | None:
-    """A column of yes and no named by the question ("how many survived" of a column Survived):
-    its rows holding yes, or no where the question says "not" before it."""
-    kinds = {value.casefold(): value for value in held}
-    if not kinds or not set(kinds) <= {"yes", "no", "true", "false", "y", "n"} or \
-            f" {(phrase := plain_phrase(name))} " not in padded:
-        return None
-    answer = "no" if _negated(padded, phrase) else "yes"
-    value = next((kinds[key] for key in kinds if key in ({"yes", "true", "y"} if answer == "yes" else {"no", "false", "n"})),
-                 None)
-    return None if value is None else (f"{quoted(name)} = {_literal(value)}", f"{name} is {value}")
-
-
-def _without_column_names(cues: list[str], shapes: Sequence[TableShape]) -> list[str]:
-    """The cue words, less those inside a column's name of two words or more that the question
-    writes whole ("sleep_total", "Total cost")."""
-    kept = list(cues)
-    for shape in shapes:
-        for name, _ in shape.columns:
-            named = _words(name)
-            if len(named) < 2:
-                continue
-            for at in range(len(kept) - len(named) + 1):
-                if kept[at:at + len(named)] == named:
-                    kept[at:at + len(named)] = ["_"] * len(named)
-    return kept
-
-
-def _named_values(shape: TableShape, name: str, padded: str,
-                  values: Callable[[TableShape, str], Sequence[str]]) -> list[str]:
-    """The values of a text column that the question (`padded`: its words, spaced) holds as phrases."""
-    return [value for value in values(shape, name)[:VALUES_READ]
-            if (phrase := plain_phrase(value)) and f" {phrase} " in padded]
-
-
-def _negated(padded: str, phrase: str) -> bool:
-    """Whether the question names the value after a word that leaves it out ("not in Oslo",
-    "except Oslo and Bergen", "any location but Oslo"), within a few words before it."""
-    before = padded[:padded.index(f" {phrase} ")].split()[-4:]
-    return any(word in _LEAVING_OUT for word in before) or " ".join(before[-2:]) in ("other than", "apart from")
 
 
 def _distinct_column(shapes: Sequence[TableShape], words: list[str]) -> tuple[TableShape, str] | None:
@@ -452,7 +354,3 @@ def _distinct_column(shapes: Sequence[TableShape], words: list[str]) -> tuple[Ta
 
 def _words(text: str) -> list[str]:
     return _WORD.findall(text.lower())
-
-
-def _literal(value: str) -> str:
-    return "'" + value.replace("'", "''") + "'"

@@ -1,0 +1,102 @@
+"""The cells of a table's text columns that a question names (issue 55): its words linked to
+values, singular or plural and in people's words ("women" for Female: docchat.tables.linking),
+kept or left out ("not in Oslo", "except Oslo and Bergen"), a column of yes and no named by the
+question ("how many survived"), and two values of one column set against each other ("Oslo
+than Bergen"), as conditions of docchat's queries (docchat.tables.query).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+from docchat.domain.documents import TableShape, quoted
+from docchat.tables.linking import plain_phrase
+
+VALUES_READ = 500
+_LEAVING_OUT = ("not", "except", "excluding", "outside", "but", "besides", "nor", "neither")
+
+
+def values_named(question: str, shape: TableShape, values: Callable[[TableShape, str], Sequence[str]]) -> tuple[str, ...]:
+    """The values of the sheet's text columns that the question names (kept or left out): the
+    cells its words link it to."""
+    return linked_values(shape, f" {plain_phrase(question)} ", values)
+
+
+def linked_values(shape: TableShape, padded: str, values: Callable[[TableShape, str], Sequence[str]]) -> tuple[str, ...]:
+    return tuple(value for name, kind in shape.columns if kind == "text"
+                 for value in named_values(shape, name, padded, values))
+
+
+def two_values(shape: TableShape, text: str, values: Callable[[TableShape, str], Sequence[str]]
+                ) -> tuple[str, str, str] | None:
+    """The text column of which the question names exactly two values, and the two, in the order
+    it names them; None if no column has two."""
+    padded = f" {text} "
+    for name, kind in shape.columns:
+        if kind != "text":
+            continue
+        named = sorted((padded.index(f" {phrase} "), value) for value in named_values(shape, name, padded, values)
+                       if not _negated(padded, phrase := plain_phrase(value)))
+        if len(named) == 2:
+            (_, first), (_, second) = named
+            return name, first, second
+    return None
+
+
+def conditions_on_values(shape: TableShape, text: str, values: Callable[[TableShape, str], Sequence[str]], *,
+                besides: str | None = None, counted: str | None = None) -> list[tuple[str, str]]:
+    """(SQL, words) for each text column whose values the question names: the rows holding one of
+    them, or, for values it names after "not", "except", "excluding", "outside", "other than" or
+    "but", the rows holding none of them (a row with no value included). `besides`: the column
+    the figure is per; `counted`: the column whose different values are counted."""
+    conditions = []
+    padded = f" {text} "
+    for name, kind in shape.columns:
+        if kind != "text" or name in (besides, counted):
+            continue
+        named = named_values(shape, name, padded, values)
+        if not named and (flag := _flagged(name, padded, values(shape, name))) is not None:
+            conditions.append(flag)
+            continue
+        kept = [value for value in named if not _negated(padded, plain_phrase(value))]
+        left_out = [value for value in named if value not in kept]
+        if kept:
+            listed = ", ".join(literal(value) for value in kept)
+            sql = f"{quoted(name)} = {listed}" if len(kept) == 1 else f"{quoted(name)} IN ({listed})"
+            conditions.append((sql, f"{name} is {' or '.join(kept)}"))
+        if left_out:
+            listed = ", ".join(literal(value) for value in left_out)
+            conditions.append((f"({quoted(name)} IS NULL OR {quoted(name)} NOT IN ({listed}))",
+                               f"{name} is not {' nor '.join(left_out)}"))
+    return conditions
+
+
+def _flagged(name: str, padded: str, held: Sequence[str]) -> tuple[str, str] | None:
+    """A column of yes and no named by the question ("how many survived" of a column Survived):
+    its rows holding yes, or no where the question says "not" before it."""
+    kinds = {value.casefold(): value for value in held}
+    if not kinds or not set(kinds) <= {"yes", "no", "true", "false", "y", "n"} or \
+            f" {(phrase := plain_phrase(name))} " not in padded:
+        return None
+    answer = "no" if _negated(padded, phrase) else "yes"
+    value = next((kinds[key] for key in kinds if key in ({"yes", "true", "y"} if answer == "yes" else {"no", "false", "n"})),
+                 None)
+    return None if value is None else (f"{quoted(name)} = {literal(value)}", f"{name} is {value}")
+
+
+def named_values(shape: TableShape, name: str, padded: str,
+                  values: Callable[[TableShape, str], Sequence[str]]) -> list[str]:
+    """The values of a text column that the question (`padded`: its words, spaced) holds as phrases."""
+    return [value for value in values(shape, name)[:VALUES_READ]
+            if (phrase := plain_phrase(value)) and f" {phrase} " in padded]
+
+
+def _negated(padded: str, phrase: str) -> bool:
+    """Whether the question names the value after a word that leaves it out ("not in Oslo",
+    "except Oslo and Bergen", "any location but Oslo"), within a few words before it."""
+    before = padded[:padded.index(f" {phrase} ")].split()[-4:]
+    return any(word in _LEAVING_OUT for word in before) or " ".join(before[-2:]) in ("other than", "apart from")
+
+
+def literal(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
