@@ -100,3 +100,17 @@ def test_a_row_named_like_the_whole_whose_figures_are_not_the_sum_of_the_rest_is
     figure = FigureService(tables).figure("What is the total of seats?", [("d", "seats.csv")])
 
     assert figure.value == 99 and figure.rows == (2, 3, 4)
+
+
+@pytest.mark.parametrize(("question", "unit", "stated"), [
+    ("What is the total revenue?", "$", "**\\$1,332,025**"),
+    ("What is the average distance?", "km", "**8.33 km**"),
+    ("Which region has the most revenue?", "$", "at **\\$1,200,000**"),
+    ("How many regions had a revenue above 50,000?", "", "**2**"),  # rows counted: no currency
+])
+def test_a_figure_is_stated_in_the_currency_or_unit_its_column_is_written_in(library, question, unit, stated):
+    from docchat.domain.stated import stated_text
+
+    figure = library.figures.figure(question, library.retrieval.in_scope(None))
+
+    assert figure.unit == unit and stated in stated_text(figure)

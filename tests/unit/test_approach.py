@@ -194,6 +194,13 @@ def test_a_text_cell_looked_up_is_said_as_written_escaped_and_read_back_as_writt
     assert figures_of(figure) == []  # no number of the answer is checked against a name
 
 
+def test_a_figures_unit_is_kept_and_said_with_it():
+    figure = Figure("d-1", "invoices.csv", "invoices", "the total of Amount", 3250.0, "SELECT ...", (2, 4), unit="$")
+
+    assert Figure.from_dict(figure.as_dict()) == figure and figure.as_dict()["unit"] == "$"
+    assert figure.result == "the total of Amount is $3250"
+
+
 def test_once_computed_the_answer_says_what_from_where_and_the_figure():
     figure = Figure("d-1", "harbour-inventory.xlsx", "Stock", "the total of Pallets where Location is Oslo", 245.0,
                     "SELECT ...", (2, 3, 4))

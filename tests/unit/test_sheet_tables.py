@@ -115,3 +115,24 @@ def test_only_a_row_continuing_a_spanning_header_is_read_as_its_second_line(grid
     from docchat.tables.reading import grid_table
 
     assert [column.name for column in grid_table("T", grid).columns] == names
+
+
+@pytest.mark.parametrize(("cells", "unit"), [
+    (["$1,200.00", "$3,400.50", "—", "(250.00)"], "$"),  # an accountant's negative beside them is of the same
+    (["12.5 km", "8 km"], "km"), (["5%", "10%"], "%"), (["NOK 420", "NOK 5"], "NOK"),
+    (["1.5", "2"], ""), (["$1", "€2"], ""), (["$1", "2", "3"], ""),  # none, two, or most without
+])
+def test_a_column_keeps_the_currency_or_unit_its_numbers_are_written_with(cells, unit):
+    from docchat.tables.reading import written_unit
+
+    assert written_unit(cells) == unit
+
+
+@pytest.mark.parametrize(("shown", "unit", "written"), [
+    ("18,150", "$", "$18,150"), ("-250", "$", "-$250"), ("420", "NOK", "NOK 420"), ("12.5", "km", "12.5 km"),
+    ("12", "%", "12%"), ("7", "", "7"), ("none (no value in those rows)", "$", "none (no value in those rows)"),
+])
+def test_a_figure_is_written_with_its_unit_as_tables_write_them(shown, unit, written):
+    from docchat.domain.approach import with_unit
+
+    assert with_unit(shown, unit) == written

@@ -174,6 +174,8 @@ class TableOut(BaseModel):
     unread: list[str] | None = Field(default=None, description="The question's words that could change the figure "
                                      "and that docchat's reading did not use: the figure is docchat's reading, "
                                      "said as unsure. Absent when it read them all.")
+    unit: str | None = Field(default=None, description='The currency or unit of the figure, as its column writes it '
+                             '("$", "NOK", "km", "%"). Absent when it has none.')
 
 
 class PlannedOut(BaseModel):

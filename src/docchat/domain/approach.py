@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, Callable
 
 
 class Way(StrEnum):
@@ -123,6 +123,8 @@ class Figure:
     # ("second" of "the second highest"): none, and the figure is docchat's; some, and it is said as
     # unsure, with its reading (docchat.tables.linking).
     unread: tuple[str, ...] = ()
+    # The currency or unit the figure is in, as its column writes it ("$", "NOK", "km", "%"), or "".
+    unit: str = ""
     # The sheet's cell values the question names ("Harbour Supply"): its words' link to the sheet,
     # which the plan is chosen by (issue 55). Not kept nor sent: once answered, the plan is made.
     named: tuple[str, ...] = field(default=(), compare=False)
@@ -133,10 +135,11 @@ class Figure:
             return self.text
         if self.ranked:
             return " and ".join(group or "(blank)" for group, _ in self.groups) + \
-                f", at {_shown(self.groups[0][1] if self.groups else None)}{' each' if len(self.groups) > 1 else ''}"
+                f", at {with_unit(_shown(self.groups[0][1] if self.groups else None), self.unit)}" \
+                f"{' each' if len(self.groups) > 1 else ''}"
         if self.by is not None:
-            return "; ".join(f"{group or '(blank)'}: {_shown(value)}" for group, value in self.groups)
-        return _shown(self.value)
+            return "; ".join(f"{group or '(blank)'}: {with_unit(_shown(value), self.unit)}" for group, value in self.groups)
+        return with_unit(_shown(self.value), self.unit)
 
     @property
     def result(self) -> str:
@@ -175,7 +178,8 @@ class Figure:
                 "rows_read": list(self.rows), **({"written_by": self.written_by} if self.written_by else {}),
                 **({"group_rows": [list(rows) for rows in self.group_rows]} if self.group_rows else {}),
                 **({"ranked": self.ranked} if self.ranked else {}),
-                **({"unread": list(self.unread)} if self.unread else {})}
+                **({"unread": list(self.unread)} if self.unread else {}),
+                **({"unit": self.unit} if self.unit else {})}
 
     @classmethod
     def from_dict(cls, data: object) -> Figure | None:
@@ -191,6 +195,7 @@ class Figure:
             sql, written_by = str(data["sql"]), str(data.get("written_by") or "")
             kept_unread = data.get("unread")
             unread = tuple(str(word) for word in kept_unread) if isinstance(kept_unread, list) else ()
+            unit = str(data.get("unit") or "")
             if len(columns) == 2:
                 groups = tuple(("" if group is None else str(group), number(value)) for group, value in result)
                 kept = data.get("group_rows")
@@ -198,12 +203,12 @@ class Figure:
                 ranked = data.get("ranked")
                 return cls(*fields, None, sql, rows, by=str(columns[0]), groups=groups, written_by=written_by,
                            group_rows=per if len(per) == len(groups) else (),
-                           ranked=ranked if ranked in ("highest", "lowest") else "", unread=unread)
+                           ranked=ranked if ranked in ("highest", "lowest") else "", unread=unread, unit=unit)
             [[value]] = result
         except (KeyError, TypeError, ValueError, IndexError):
             return None
         return cls(*fields, number(value), sql, rows, written_by=written_by, text=value if isinstance(value, str) else "",
-                   unread=unread)
+                   unread=unread, unit=unit)
 
 
 def number(value: object) -> int | float | None:
@@ -217,6 +222,19 @@ def _shown(value: int | float | None) -> str:
     if isinstance(value, int) or float(value).is_integer():
         return f"{int(value)}"
     return format(round(value, 4), "f").rstrip("0").rstrip(".")
+
+
+def with_unit(shown: str, unit: str, written: Callable[[str], str] = str) -> str:
+    """A figure with its currency or unit as tables write them: "$18,150", "NOK 420", "12.5 km",
+    "12%"; `written`: how the unit is written (escaped for Markdown)."""
+    if not unit or shown.startswith("none"):
+        return shown
+    if unit in ("$", "US$", "€", "£", "¥", "₹"):
+        sign, digits = ("-", shown[1:]) if shown.startswith("-") else ("", shown)
+        return f"{sign}{written(unit)}{digits}"
+    if unit.isupper():  # a currency's code: NOK 420
+        return f"{unit} {shown}"
+    return f"{shown}{unit}" if unit == "%" else f"{shown} {written(unit)}"
 
 
 def unread_named(words: tuple[str, ...]) -> str:

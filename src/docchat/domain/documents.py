@@ -70,6 +70,8 @@ class ColumnType(StrEnum):
 class Column:
     name: str
     type: ColumnType
+    # The currency or unit every number of the column is written with ("$", "NOK", "km", "%"), else "".
+    unit: str = ""
 
 
 @dataclass(frozen=True)
@@ -101,6 +103,12 @@ class TableShape:
     table: str
     columns: tuple[tuple[str, str], ...]
     rows: int
+    units: tuple[str, ...] = ()  # each column's unit (Column.unit), in the order of `columns`
+
+    def unit(self, column: str | None) -> str:
+        """The unit a column's numbers are written with; "" for none, or no such column."""
+        names = [name for name, _ in self.columns]
+        return self.units[names.index(column)] if column in names and len(self.units) == len(names) else ""
 
 
 @dataclass(frozen=True)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import re
 
-from docchat.domain.approach import Figure, row_spans, unread_named
+from docchat.domain.approach import Figure, row_spans, unread_named, with_unit
 
 # Decimals shown of a figure that is not whole: an average of prices reads 5,479.57.
 FIGURE_DECIMALS = 2
@@ -39,8 +39,13 @@ def _stated(figure: Figure, cite: int | None) -> str:
         return _first_ranked(figure, mark)
     if figure.by is not None:
         return _per_value(figure, mark)
-    shown = escaped(figure.text) if figure.text else shown_figure(figure.value)
+    shown = escaped(figure.text) if figure.text else in_unit(shown_figure(figure.value), figure.unit)
     return f"{_opening(figure.what)} is **{shown}** ({_source(figure)}){mark}."
+
+
+def in_unit(shown: str, unit: str) -> str:
+    """A figure with its currency or unit, escaped, so a "$" starts no formula: "$18,150"."""
+    return with_unit(shown, unit, escaped)
 
 
 def figures_of(figure: Figure | None) -> list[float]:
@@ -70,7 +75,7 @@ def _per_value(figure: Figure, mark: str) -> str:
     lines = [f"{_opening(figure.what)}, {_source(figure)}{mark}:", "",
              "| " + " | ".join(header) + " |", "|" + " --- |" * len(header)]
     for number, (group, value) in enumerate(figure.groups):
-        cells = [escaped(group) or "(blank)", shown_figure(value) if value is not None else "none",
+        cells = [escaped(group) or "(blank)", in_unit(shown_figure(value), figure.unit) if value is not None else "none",
                  *([row_spans(rows[number]) if rows[number] else "none"] if rows else [])]
         lines.append("| " + " | ".join(cells) + " |")
     return "\n".join(lines)
@@ -82,7 +87,8 @@ def _first_ranked(figure: Figure, mark: str) -> str:
     named = " and ".join(f"**{escaped(group) or '(blank)'}**" for group, _ in figure.groups)
     value = figure.groups[0][1] if figure.groups else None
     each = " each" if len(figure.groups) > 1 else ""
-    return f"{_opening(figure.what)} is {named}, at **{shown_figure(value)}**{each} ({_source(figure)}){mark}."
+    return f"{_opening(figure.what)} is {named}, at **{in_unit(shown_figure(value), figure.unit)}**{each} " \
+           f"({_source(figure)}){mark}."
 
 
 def _source(figure: Figure) -> str:

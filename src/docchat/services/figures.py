@@ -71,12 +71,14 @@ class FigureService:
         if query.by is None:
             value = found[0][0]
             return Figure(shape.document_id, names[shape.document_id], shape.sheet, query.what, number(value),
-                          query.sql, rows, named=named, text=value if isinstance(value, str) else "", unread=unread)
+                          query.sql, rows, named=named, text=value if isinstance(value, str) else "", unread=unread,
+                          unit=query.unit)
         return Figure(shape.document_id, names[shape.document_id], shape.sheet, query.what, None, query.sql, rows,
                       by=query.by, groups=tuple(("" if per is None else str(per), number(value))
                                                 for per, value, *_ in found),
                       group_rows=tuple(tuple(sorted(int(row) for row in str(used).split(","))) if used else ()
-                                       for *_, used in found), ranked=query.ranked, named=named, unread=unread)
+                                       for *_, used in found), ranked=query.ranked, named=named, unread=unread,
+                      unit=query.unit)
 
     def sheets(self, in_scope: Sequence[tuple[str, str]]) -> builtins.list[TableShape]:
         """The sheets kept as tables of the documents in scope (id, name)."""

@@ -58,7 +58,7 @@ class SqliteSheetTables:
                                 for row in table.rows))
                 db.execute("INSERT INTO sheet_tables VALUES (?, ?, ?, ?, ?, ?, ?)",
                            (document_id, position, table.sheet, name,
-                            json.dumps([[c.name, c.type.value] for c in table.columns]), table.header_row,
+                            json.dumps([[c.name, c.type.value, *([c.unit] if c.unit else [])] for c in table.columns]), table.header_row,
                             len(table.rows)))
 
     def kept(self) -> set[str]:
@@ -86,7 +86,7 @@ class SqliteSheetTables:
         finally:
             db.close()
         wanted = None if document_ids is None else set(document_ids)
-        return [TableShape(document, sheet, table, tuple(tuple(column) for column in json.loads(columns)), count)
+        return [_shape(document, sheet, table, json.loads(columns), count)
                 for document, sheet, table, columns, count in rows if wanted is None or document in wanted]
 
     def run(self, query: str, *, max_rows: int, timeout_s: float) -> QueryResult:
@@ -170,3 +170,10 @@ def _stored(column, cell: str) -> object:
             return cell
         return int(value) if column.type is ColumnType.INTEGER and value.is_integer() else value
     return cell
+
+
+def _shape(document: str, sheet: str, table: str, columns: list[list[str]], count: int) -> TableShape:
+    """A kept table's shape; each column is [name, type] or, with a unit, [name, type, unit] (a
+    table kept before units were has none)."""
+    return TableShape(document, sheet, table, tuple((column[0], column[1]) for column in columns), count,
+                      units=tuple(column[2] if len(column) > 2 else "" for column in columns))

@@ -88,6 +88,7 @@ class TableQuery:
     # names them); "": a figure, or one per value in the sheet's order.
     ranked: str = ""
     counts_rows: bool = False  # it counts rows, naming no column
+    unit: str = ""  # the currency or unit of the figure: its column's, for a total, an average, a highest…
 
 
 def table_query(question: str, shapes: Sequence[TableShape],
@@ -162,7 +163,7 @@ def table_query(question: str, shapes: Sequence[TableShape],
                                          if column else "") + (f" per {by}" if by else "")
     if conditions:
         what += " where " + " and ".join(words_ for _, words_ in conditions)
-    return TableQuery(shape, sql, what, by)
+    return TableQuery(shape, sql, what, by, unit=shape.unit(column) if figure in ("SUM", "AVG", "MAX", "MIN") else "")
 
 
 def _ranked(shape: TableShape, by: str, column: str | None, figure: str, cues: list[str],
@@ -189,8 +190,9 @@ def _ranked(shape: TableShape, by: str, column: str | None, figure: str, cues: l
         # "the total of Pallets per Item, the 3 highest": a figure per value, its rows in rank order.
         per = named.removeprefix(f"the {best} ").removeprefix("the ")
         what = f"the {per if column else 'number of rows'} per {by}{where_words}, the {first} {best}"
-        return TableQuery(shape, sql, what, by)
-    return TableQuery(shape, sql, f"the {by} with {named}{where_words}", by, ranked=best, counts_rows=column is None)
+        return TableQuery(shape, sql, what, by, unit=shape.unit(column))
+    return TableQuery(shape, sql, f"the {by} with {named}{where_words}", by, ranked=best, counts_rows=column is None,
+                      unit=shape.unit(column))
 
 
 def looks_up(question: str) -> bool:
@@ -217,7 +219,8 @@ def _looked_up(question: str, text: str, shapes: Sequence[TableShape], found: li
     where = " AND ".join(["_kind = 'row'", *(sql for sql, _ in conditions)])
     sql = (f"SELECT MAX({quoted(column)}) AS value, COUNT(*) AS rows_read, GROUP_CONCAT(_row) AS rows_used "
            f"FROM {shape.table} WHERE {where} HAVING COUNT(*) = 1")
-    return TableQuery(shape, sql, f"the {column} where " + " and ".join(words_ for _, words_ in conditions))
+    return TableQuery(shape, sql, f"the {column} where " + " and ".join(words_ for _, words_ in conditions),
+                      unit=shape.unit(column))
 
 
 def _two_figures(shape: TableShape, column: str | None, figure: str, pair: tuple[str, str, str],
@@ -243,7 +246,7 @@ def _two_figures(shape: TableShape, column: str | None, figure: str, pair: tuple
         return TableQuery(shape, sql, f"the ratio{among} of {base} where {name} is {first} to that where "
                                       f"{name} is {second}")
     return TableQuery(shape, sql, f"the difference{among} between {base} where {name} is {first} and that where "
-                                  f"{name} is {second}")
+                                  f"{name} is {second}", unit=shape.unit(column) if figure != "COUNT" else "")
 
 
 def _ranked_column(shapes: Sequence[TableShape], words: list[str]) -> tuple[TableShape, str, int] | None:

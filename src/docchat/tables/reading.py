@@ -6,6 +6,8 @@ Invariants:
   every column has one name.
 - A header over two lines (a spanning or merged cell above the columns it spans: "2024" over
   "Units" and "Revenue") names each column by both: `2024 Units`, `2024 Revenue`.
+- A column of numbers written with one currency or unit (`$1,200`, `12.5 km`, `12%`) keeps it,
+  so a figure computed from it is stated with it ("$18,150").
 - A column's type is the narrowest that every non-empty cell of its data rows reads as: an
   integer, a real number, an ISO date (`2024-03-12`), else text. A column with no value is text.
 - A number is read as people write one (issue 55): `1200.5`, `1,200`, a sign or a Unicode minus
@@ -52,7 +54,7 @@ _WRITTEN = re.compile(
     rf"(?P<open>\()?(?P<sign>[-+\u2212\u2013])?\s?(?P<before>{_CURRENCY})?\s?"
     r"(?P<digits>\d{1,3}(?:,\d{3})+(?:\.\d+)?|\d+(?:\.\d+)?|\.\d+)"
     r"(?:\s?(?P<scale>thousand|million|billion|trillion|bn|mn)|(?P<letter>[kKmMbB]))?(?![A-Za-z])"
-    r"(?:\s?%)?"
+    r"(?P<percent>\s?%)?"
     rf"(?:\s?(?P<after>[€£¥₹]|kr|(?:USD|EUR|GBP|NOK|SEK|DKK|CHF|JPY|CAD|AUD|INR|CNY)))?"
     r"(?:\s(?P<unit>[a-zA-Z°µ][a-zA-Z°µ/²³]{0,5}))?"
     r"(?(open)\))"
@@ -74,8 +76,12 @@ def table_of(sheet: str, header: Sequence[str], header_row: int,
                          for number, cells in rows))
     data = [row.cells for row in read if row.kind is RowKind.ROW]
     names = column_names(header, width)
-    return SheetTable(sheet, tuple(Column(name, column_type([cells[index] for cells in data]))
-                                   for index, name in enumerate(names)), header_row, read)
+    columns = []
+    for index, name in enumerate(names):
+        cells = [cells[index] for cells in data]
+        kind = column_type(cells)
+        columns.append(Column(name, kind, written_unit(cells) if kind is ColumnType.REAL else ""))
+    return SheetTable(sheet, tuple(columns), header_row, read)
 
 
 def _padded(cells: Sequence[str], width: int) -> list[str]:
@@ -185,6 +191,21 @@ def number(text: str) -> float | None:
     if _REAL.fullmatch(text):
         return float(text)
     return _written(text)
+
+
+def written_unit(cells: Sequence[str]) -> str:
+    """The currency or unit the numbers of the cells are written with ("$1,200", "NOK 420",
+    "12.5 km", "12%"): "$", "NOK", "km", "%"; "" where they differ, or most carry none (a cell
+    without it beside them, "(250.00)" under "$1,200.00", is of the same)."""
+    units = []
+    for cell in cells:
+        if no_value(cell):
+            continue
+        written = _WRITTEN.fullmatch(" ".join(cell.split()))
+        units.append("" if written is None else (written.group("before") or written.group("after") or
+                                                 written.group("unit") or ("%" if written.group("percent") else "")))
+    named = {unit.strip() for unit in units if unit}
+    return named.pop() if len(named) == 1 and 2 * sum(1 for unit in units if unit) >= len(units) else ""
 
 
 def no_value(cell: str) -> bool:
