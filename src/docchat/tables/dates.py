@@ -19,10 +19,10 @@ import re
 
 from docchat.domain.documents import TableShape, quoted
 
-_MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
+MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
            "November", "December")
-_SHORT = {name[:3]: number for number, name in enumerate(_MONTHS, start=1)}
-_MONTH = r"(?P<month>" + "|".join([*_MONTHS, *(m[:3] for m in _MONTHS if m != "May")]) + r")\.?"
+_SHORT = {name[:3]: number for number, name in enumerate(MONTHS, start=1)}
+_MONTH = r"(?P<month>" + "|".join([*MONTHS, *(m[:3] for m in MONTHS if m != "May")]) + r")\.?"
 _YEAR = r"(?P<year>(?:1[6-9]|20)\d{2})"  # 1600 to 2099: the Crimean war's months, a parish's christenings
 _DAY = r"(?P<day>[0-3]?\d)(?:st|nd|rd|th)?"
 _BOUND = r"(?P<bound>after|before|since|until|till|from)"
@@ -73,7 +73,7 @@ def date_conditions(shape: TableShape, question: str) -> list[tuple[str, str]]:
                 taken.append(match)
                 month, of_month = _month(match.group("month")), int(match.group("day"))
                 conditions.append((f"substr({column}, 6, 5) = '{month:02d}-{of_month:02d}'",
-                                   f"{dated[0]} is on {of_month} {_MONTHS[month - 1]}"))
+                                   f"{dated[0]} is on {of_month} {MONTHS[month - 1]}"))
     for match in _IN_MONTH.finditer(question):
         if _overlaps(match, taken):
             continue
@@ -81,9 +81,9 @@ def date_conditions(shape: TableShape, question: str) -> list[tuple[str, str]]:
         month, year = _month(match.group("month")), match.group("year")
         if year:
             conditions.append((f"substr({column}, 1, 7) = '{year}-{month:02d}'",
-                               f"{dated[0]} is in {_MONTHS[month - 1]} {year}"))
+                               f"{dated[0]} is in {MONTHS[month - 1]} {year}"))
         else:
-            conditions.append((f"substr({column}, 6, 2) = '{month:02d}'", f"{dated[0]} is in {_MONTHS[month - 1]}"))
+            conditions.append((f"substr({column}, 6, 2) = '{month:02d}'", f"{dated[0]} is in {MONTHS[month - 1]}"))
     for match in _IN_YEAR.finditer(question):
         year = match.group("year")
         if _overlaps(match, taken) or year in named:

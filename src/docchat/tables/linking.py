@@ -26,6 +26,7 @@ import re
 from collections.abc import Sequence
 
 from docchat.domain.documents import TableShape
+from docchat.tables.dates import MONTHS
 from docchat.text import singular
 
 # Words people use for a value that tables write otherwise ("women" for Female).
@@ -34,10 +35,11 @@ SAME_AS = {"women": "female", "woman": "female", "girls": "female", "girl": "fem
            "children": "child", "kids": "child", "kid": "child", "adults": "adult"}
 _NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?")
 _WORD = re.compile(r"[^\W_]+")
-_COUNTS = {word: number for number, word in enumerate("two three four five six seven eight nine ten".split(),
-                                                       start=2)}
-_MONTHS = {"january", "february", "march", "april", "may", "june", "july", "august", "september", "october",
-           "november", "december"}
+# Numbers written out, as questions count rows and values ("the first three", "the top five").
+NUMBER_WORDS = {word: number for number, word in enumerate(
+    "one two three four five six seven eight nine ten".split(), start=1)}
+_COUNTS = {word: number for word, number in NUMBER_WORDS.items() if number > 1}
+_MONTHS = {month.lower() for month in MONTHS}
 # A word of a shape, and the words of a reading that show the reading is of that shape.
 _SHAPE_WORDS = {
     "first": {"first"}, "last": {"last"}, "final": {"last"}, "latest": {"last"},

@@ -44,7 +44,7 @@ from typing import TypeVar
 
 from docchat.domain.documents import TableShape, quoted
 from docchat.tables.dates import date_conditions
-from docchat.tables.linking import plain, plain_phrase, without_column_names
+from docchat.tables.linking import NUMBER_WORDS, plain, plain_phrase, without_column_names
 from docchat.tables.numbers import count_column, equal_conditions, ordinal, year_conditions
 from docchat.tables.ranges import IN_RANGE_WORDS, ranges_of, stated_bounds, unranged
 from docchat.tables.rows import names_a_span, placed_conditions
@@ -72,8 +72,7 @@ _SINGLE = ("single", "one", "individual")
 _TOTALLED = ("most", "fewest", "least", "total", "altogether", "combined", "top", "bottom")
 # The values a top list names at most ("the top 20 items"); a number past it is no count of values.
 MOST_RANKED = 20
-_COUNTS = {word: number for number, word in enumerate(
-    "two three four five six seven eight nine ten".split(), start=2)}
+_COUNTS = {word: number for word, number in NUMBER_WORDS.items() if number > 1}
 _AVERAGED = ("average", "mean")
 
 

@@ -10,10 +10,9 @@ from __future__ import annotations
 import re
 
 from docchat.domain.documents import TableShape
+from docchat.tables.linking import NUMBER_WORDS
 
-_COUNTS = {word: number for number, word in enumerate("one two three four five six seven eight nine ten".split(),
-                                                       start=1)}
-_PLACED = re.compile(r"\b(?P<end>first|last|final|opening|latest)\s+(?P<count>\d{1,4}|" + "|".join(_COUNTS) +
+_PLACED = re.compile(r"\b(?P<end>first|last|final|opening|latest)\s+(?P<count>\d{1,4}|" + "|".join(NUMBER_WORDS) +
                      r")\s+(?P<noun>[a-z][\w-]*)", re.IGNORECASE)
 # A noun after the number that says a span of time, not rows: "the first 3 months" of a sheet with
 # a row a day. docchat's reader does not read it, and computes no figure for such a question
@@ -34,7 +33,7 @@ def placed_conditions(shape: TableShape, question: str) -> list[tuple[str, str]]
         if match.group("noun").lower() in _SPANS:
             continue
         count_word = match.group("count").lower()
-        count = int(count_word) if count_word.isdigit() else _COUNTS[count_word]
+        count = int(count_word) if count_word.isdigit() else NUMBER_WORDS[count_word]
         if count < 1:
             continue
         last = match.group("end").lower() in ("last", "final", "latest")

@@ -13,6 +13,7 @@ from docchat.domain.documents import TableShape, quoted
 from docchat.tables.linking import plain_phrase
 
 VALUES_READ = 500
+_YES, _NO = frozenset(("yes", "true", "y")), frozenset(("no", "false", "n"))
 _LEAVING_OUT = ("not", "except", "excluding", "outside", "but", "besides", "nor", "neither")
 
 
@@ -28,7 +29,7 @@ def linked_values(shape: TableShape, padded: str, values: Callable[[TableShape, 
 
 
 def two_values(shape: TableShape, text: str, values: Callable[[TableShape, str], Sequence[str]]
-                ) -> tuple[str, str, str] | None:
+               ) -> tuple[str, str, str] | None:
     """The text column of which the question names exactly two values, and the two, in the order
     it names them; None if no column has two."""
     padded = f" {text} "
@@ -44,7 +45,7 @@ def two_values(shape: TableShape, text: str, values: Callable[[TableShape, str],
 
 
 def conditions_on_values(shape: TableShape, text: str, values: Callable[[TableShape, str], Sequence[str]], *,
-                besides: str | None = None, counted: str | None = None) -> list[tuple[str, str]]:
+                         besides: str | None = None, counted: str | None = None) -> list[tuple[str, str]]:
     """(SQL, words) for each text column whose values the question names: the rows holding one of
     them, or, for values it names after "not", "except", "excluding", "outside", "other than" or
     "but", the rows holding none of them (a row with no value included). `besides`: the column
@@ -75,17 +76,15 @@ def _flagged(name: str, padded: str, held: Sequence[str]) -> tuple[str, str] | N
     """A column of yes and no named by the question ("how many survived" of a column Survived):
     its rows holding yes, or no where the question says "not" before it."""
     kinds = {value.casefold(): value for value in held}
-    if not kinds or not set(kinds) <= {"yes", "no", "true", "false", "y", "n"} or \
-            f" {(phrase := plain_phrase(name))} " not in padded:
+    if not kinds or not set(kinds) <= _YES | _NO or f" {(phrase := plain_phrase(name))} " not in padded:
         return None
-    answer = "no" if _negated(padded, phrase) else "yes"
-    value = next((kinds[key] for key in kinds if key in ({"yes", "true", "y"} if answer == "yes" else {"no", "false", "n"})),
-                 None)
+    wanted = _NO if _negated(padded, phrase) else _YES
+    value = next((kinds[key] for key in kinds if key in wanted), None)
     return None if value is None else (f"{quoted(name)} = {literal(value)}", f"{name} is {value}")
 
 
 def named_values(shape: TableShape, name: str, padded: str,
-                  values: Callable[[TableShape, str], Sequence[str]]) -> list[str]:
+                 values: Callable[[TableShape, str], Sequence[str]]) -> list[str]:
     """The values of a text column that the question (`padded`: its words, spaced) holds as phrases."""
     return [value for value in values(shape, name)[:VALUES_READ]
             if (phrase := plain_phrase(value)) and f" {phrase} " in padded]
