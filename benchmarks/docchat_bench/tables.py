@@ -1,7 +1,7 @@
 """Figures docchat computes from real tables, kept as documents of every kind it reads tables from
 (docs/perf/tables.md).
 
-    docchat bench tables [--tables N] [--json]
+    docchat bench tables [--tables N] [--json] [--prompts FILE] [--answers FILE]
 
 The tables are real ones (tables_data/, their sources and terms in tables_data/SOURCES.md), each
 made into the kind of document people keep such a table in: a CSV, a workbook (numbers as
@@ -11,7 +11,8 @@ services; each question (table_questions.py, written for this bench) is asked of
 document, as docchat's reader computes a figure for it (no model). A question is right when the
 figure docchat states is the one pandas computes from the same data; "stated" counts the
 questions docchat gave a figure for at all, so "right of stated" is how far a confident figure
-can be trusted. Figures are printed; nothing about time is asserted.
+can be trusted. Figures are printed; nothing about time is asserted. Where the reader states no
+figure, a capable model's recorded query can answer (table_model.py): `--answers` measures it.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from docchat_bench.table_model import prompt, recorded, replayed
 from docchat_bench.table_questions import QUESTIONS, Question
 
 DATA = Path(__file__).with_name("tables_data")
@@ -139,6 +141,8 @@ def right(question: Question, figure, expected: object) -> bool:
     """Whether the figure docchat computed is the answer pandas computed."""
     if figure is None:
         return False
+    if question.shape == "ranked" and figure.written_by:  # the model's query: the one label with its figure
+        return len(figure.groups) == 1 and str(figure.groups[0][0]) == str(expected)
     if question.shape == "ranked":
         return bool(figure.ranked) and bool(figure.groups) and str(figure.groups[0][0]) == str(expected)
     if question.shape == "top":
@@ -152,13 +156,16 @@ def right(question: Question, figure, expected: object) -> bool:
     return figure.by is None and _same(figure.value, expected)
 
 
-def run_tables_bench(*, tables: int | None = None, as_json: bool = False) -> dict:
+def run_tables_bench(*, tables: int | None = None, as_json: bool = False, prompts_to: Path | None = None,
+                     answers: Path | None = None) -> dict:
     from docchat.bootstrap import build_services
     from docchat.config import Settings
 
     chosen = list(KINDS)[:tables] if tables else list(KINDS)
     asked = [q for q in QUESTIONS if q.table in chosen]
     results = []
+    prompts: dict[str, list[dict]] = {}
+    model, completions = recorded(answers) if answers else ("", {})
     with tempfile.TemporaryDirectory(prefix="docchat-bench-tables-") as folder:
         services = build_services(Settings(data_dir=Path(folder) / "data"), contact_llm=False)
         try:
@@ -182,9 +189,20 @@ def run_tables_bench(*, tables: int | None = None, as_json: bool = False) -> dic
                                 "right": stated and got_right, "unsure_right": unsure and got_right,
                                 "ms": round(took, 2), "expected": _plain(expected), "got": _got(figure),
                                 **({"unread": list(figure.unread)} if unsure else {})})
+                in_scope = [ids[question.table]]
+                if prompts_to and not stated:
+                    prompts[question.text] = prompt(services, in_scope, question.text)
+                if answers and not stated:
+                    written = replayed(services, in_scope, completions.get(question.text), model)
+                    results[-1]["model"] = {"answered": question.text in completions, "stated": written is not None,
+                                            "right": right(question, written, expected), "got": _got(written)}
         finally:
             services.close()
+    if prompts_to:
+        prompts_to.write_text(json.dumps(prompts, indent=1, ensure_ascii=False), encoding="utf-8")
     report = _report(results, chosen)
+    if answers:
+        report["with_model"] = _with_model(results, model)
     if as_json:
         print(json.dumps(report, indent=2))
     else:
@@ -265,6 +283,19 @@ def _report(results: list[dict], tables: list[str]) -> dict:
             "by_set": _by_set(results), "results": results}
 
 
+def _with_model(results: list[dict], model: str) -> dict:
+    """The recorded model's queries, asked only where the reader stated no figure."""
+    asked = [r["model"] for r in results if "model" in r]
+    stated = [m for m in asked if m["stated"]]
+    right_after = sum(r["right"] for r in results) + sum(m["right"] for m in asked)
+    stated_after = sum(r["stated"] for r in results) + len(stated)
+    return {"model": model, "asked": len(asked), "recorded": sum(m["answered"] for m in asked),
+            "stated": len(stated), "right": sum(m["right"] for m in asked),
+            "right_of_stated": _share(sum(m["right"] for m in stated), len(stated)),
+            "right_with_reader": _share(right_after, len(results)),
+            "right_of_stated_with_reader": _share(right_after, stated_after)}
+
+
 def _print(report: dict) -> None:
     print(f"{report['questions']} questions over {report['tables']} real tables; docchat's reader, no model")
     print(f"right figures {report['right']:.3f}; stated {report['stated']:.3f}; right of stated "
@@ -277,5 +308,10 @@ def _print(report: dict) -> None:
     for name, row in report["by_set"].items():
         print(f"{name} set: {row['questions']} questions, right {row['right']:.3f}; stated {row['stated']:.3f}; "
               f"right of stated {row['right_of_stated']:.3f}")
+    if "with_model" in report:
+        m = report["with_model"]
+        print(f"with {m['model']}'s recorded queries where the reader stated none: {m['asked']} asked "
+              f"({m['recorded']} recorded), {m['stated']} stated, {m['right']} right; reader and model together "
+              f"right {m['right_with_reader']:.3f}, right of stated {m['right_of_stated_with_reader']:.3f}")
     for wrong in report["wrong"]:
         print(f"wrong: {wrong['question']} ({wrong['table']}): {wrong['got']}, not {wrong['expected']}")

@@ -74,3 +74,10 @@ def test_a_query_that_writes_reads_no_sheet_shown_runs_too_long_or_gives_no_figu
         written(kept, sql)
 
     assert kept.run(f"SELECT COUNT(*) FROM {kept.shapes()[0].table}", max_rows=1, timeout_s=2).rows == ((8,),)
+
+
+def test_a_model_s_query_giving_one_cell_s_text_answers_with_that_text(kept):
+    figure, _ = written(kept, "SELECT \"Item\" FROM stock WHERE \"Location\" = 'Bergen' ORDER BY \"Pallets\" DESC LIMIT 1")
+
+    assert (figure.text, figure.value, figure.written_by) == ("Cardboard boxes", None, "Qwen3-4B")
+    assert figure.statement.endswith("Item is Cardboard boxes.")

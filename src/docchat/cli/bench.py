@@ -109,6 +109,10 @@ def add_commands(commands) -> None:
                                "CSVs, workbooks, PDFs, Markdown, HTML and Word tables, against pandas' answers")
     tables.add_argument("--tables", type=int, default=None, help="only the first N tables (default: all)")
     tables.add_argument("--json", action="store_true")
+    tables.add_argument("--prompts", type=Path, default=None, help="write the prompt docchat would send the model "
+                        "for each question the reader states no figure for, to this JSON file")
+    tables.add_argument("--answers", type=Path, default=None, help="answer those questions with a model's "
+                        "recorded completions (JSON: model, answers by question)")
     tables.set_defaults(handler=bench_tables)
     table_scale = suites.add_parser("table-scale", help="a sheet of 10,000 rows: its ingestion with and without "
                                     "typed tables, and the time docchat takes to compute a figure from it")
@@ -298,7 +302,7 @@ def bench_table_scale(args) -> None:
 def bench_tables(args) -> None:
     from docchat_bench.tables import run_tables_bench
 
-    run_tables_bench(tables=args.tables, as_json=args.json)
+    run_tables_bench(tables=args.tables, as_json=args.json, prompts_to=args.prompts, answers=args.answers)
 
 
 @_suite

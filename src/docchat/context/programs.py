@@ -60,7 +60,9 @@ def _signatures():
     return Condense, Rewrite, Title
 
 
-def _query_signature():
+def query_signature():
+    """What the model is asked for a figure's query: the tables it is shown and the question in,
+    the SELECT out (the bench replays recorded answers through it)."""
     dspy = _dspy()
 
     class WriteQuery(dspy.Signature):
@@ -137,7 +139,7 @@ class Programs:
         from litellm.exceptions import Timeout
 
         try:
-            result = self._run(_query_signature(), max_tokens, tables=tables, question=question)
+            result = self._run(query_signature(), max_tokens, tables=tables, question=question)
         except AdapterParseError as error:
             raise UnusableOutput(f"the query is not in the fields asked for: {one_line(str(error))}") from None
         except Timeout:

@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import builtins
 import logging
+import math
 from collections.abc import Callable, Sequence
 
 from docchat.domain.approach import Figure, number
 from docchat.domain.documents import TableShape, quoted
 from docchat.errors import DocchatError, InvalidInput, UnusableOutput
-from docchat.ports import SheetTables
+from docchat.ports import Embedder, SheetTables
 from docchat.tables.linking import unread_words
+from docchat.tables.naming import in_table_words
 from docchat.tables.model_query import FIRST_ROWS, described, figure_of, plain_names, statement, wrapped
 from docchat.tables.query import asks_a_figure, looks_up, table_query
 from docchat.tables.values import VALUES_READ, values_named
@@ -28,8 +30,10 @@ GROUPS_SHOWN = 50
 
 
 class FigureService:
-    def __init__(self, tables: SheetTables | None):
+    def __init__(self, tables: SheetTables | None, embedder: Embedder | None = None):
         self._tables = tables  # None: no table is kept, and no figure is computed
+        self._embedder = embedder  # links a question's word to the column it means (docchat.tables.naming)
+        self._named: dict[str, list[float]] = {}  # each column name's vector, made once
 
     def figure(self, question: str, in_scope: Sequence[tuple[str, str]]) -> Figure | None:
         """The figure the question asks of a sheet of the documents in scope (id, name), computed
@@ -48,6 +52,7 @@ class FigureService:
 
         try:
             shapes = tables.shapes(builtins.list(names))
+            question = in_table_words(question, shapes, values, self._near if self._embedder else None)
             query = table_query(question, shapes, values)
             if query is None:
                 return None
@@ -80,6 +85,15 @@ class FigureService:
                                        for *_, used in found), ranked=query.ranked, named=named, unread=unread,
                       unit=query.unit)
 
+    def _near(self, words: builtins.list[str], names: builtins.list[str]) -> builtins.list[builtins.list[float]]:
+        """The cosine of each word's vector with each name's (the library's encoder)."""
+        assert self._embedder is not None
+        new = [name for name in dict.fromkeys(names) if name not in self._named]
+        vectors = self._embedder.embed(words + new)
+        self._named.update(zip(new, (_unit(vector) for vector in vectors[len(words):]), strict=True))
+        return [[sum(a * b for a, b in zip(_unit(vector), self._named[name], strict=True)) for name in names]
+                for vector in vectors[:len(words)]]
+
     def sheets(self, in_scope: Sequence[tuple[str, str]]) -> builtins.list[TableShape]:
         """The sheets kept as tables of the documents in scope (id, name)."""
         if self._tables is None or not in_scope:
@@ -107,6 +121,11 @@ class FigureService:
         except InvalidInput as error:
             raise UnusableOutput(str(error)) from None
         return figure_of(result, named, names, sql, model)
+
+
+def _unit(vector: Sequence[float]) -> builtins.list[float]:
+    norm = math.sqrt(sum(x * x for x in vector)) or 1.0
+    return [x / norm for x in vector]
 
 
 def _values(tables: SheetTables, shape: TableShape, column: str) -> builtins.list[str]:

@@ -37,5 +37,6 @@ def build_library(uow: UnitOfWorkFactory, index_factory: Callable[[], ClosableIn
     documents = DocumentService(uow, index.open, files=files, renderer=renderer, tables=tables)
     ingestion = IngestionService(uow, counter, embedder, parser=parser, files=files, open_index=index.open,
                                  remove=documents.remove, max_bytes=max_bytes, tables=tables)
-    return Library(documents, ingestion, RetrievalService(uow, index.open, embedder, words), FigureService(tables),
+    return Library(documents, ingestion, RetrievalService(uow, index.open, embedder, words),
+                   FigureService(tables, embedder),
                    index)

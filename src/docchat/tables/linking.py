@@ -46,7 +46,7 @@ _SHAPE_WORDS = {
     "top": {"highest"}, "bottom": {"lowest"},
     "per": {"per"}, "each": {"per"},
     "different": {"different"}, "distinct": {"different"}, "unique": {"different"},
-    "not": {"not"}, "except": {"not"}, "excluding": {"not"}, "outside": {"not"}, "without": {"not"},
+    "not": {"not", "no"}, "except": {"not"}, "excluding": {"not"}, "outside": {"not"}, "without": {"not"},
     "besides": {"not"},
     "than": {"than", "difference", "ratio", "highest", "lowest"},
     "times": {"ratio"}, "ratio": {"ratio"},
@@ -121,6 +121,12 @@ def plain(word: str) -> str:
 def plain_phrase(text: str) -> str:
     """Text's words, lower case, each plain: "Women applicants" -> "female applicant"."""
     return " ".join(plain(word) for word in _words(text))
+
+
+def question_phrase(question: str) -> str:
+    """A question's words as its values are matched: each plain, and the article "a" left out,
+    so that "of a Prof" names no value "A" (the question writes that one "department A")."""
+    return " ".join(plain(word.lower()) for word in _WORD.findall(question) if word != "a")
 
 
 def _words(text: str) -> list[str]:

@@ -10,7 +10,7 @@ one (issue 38): "the value of the stock in Oslo, pallets times unit price".
   under an authorizer that lets it only read, with a time and a row limit.
 - What it wrote must be one SELECT (or WITH ... SELECT), code fences and a final semicolon
   aside, that reads a sheet shown to it and gives a figure: one row of one number, or a row per
-  value of a column (the value, then a number). Anything else is unusable: the passages answer,
+  value of a column (the value, then a number), or one cell's text. Anything else is unusable: the passages answer,
   and the model's tally (`SkillGate`) says so; a model with none usable is not asked again.
 """
 
@@ -107,6 +107,10 @@ def figure_of(result: QueryResult, named: dict[str, TableShape], names: dict[str
     if len(columns) == 1 and len(rows) == 1 and number(rows[0][0]) is not None:
         return Figure(shape.document_id, document, shape.sheet, _what(columns[0]), number(rows[0][0]), sql, (),
                       written_by=model)
+    if len(columns) == 1 and len(rows) == 1 and isinstance(rows[0][0], str) and rows[0][0].strip():
+        # one cell's text looked up ("what party was Nixon in"): the figure is that text
+        return Figure(shape.document_id, document, shape.sheet, _what(columns[0]), None, sql, (),
+                      text=rows[0][0], written_by=model)
     if len(columns) == 2 and all(number(value) is not None or value is None for _, value in rows):
         groups = tuple(("" if per is None else str(per), number(value)) for per, value in rows)
         return Figure(shape.document_id, document, shape.sheet, _what(columns[1]), None, sql, (),

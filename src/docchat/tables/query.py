@@ -44,11 +44,12 @@ from typing import TypeVar
 
 from docchat.domain.documents import TableShape, quoted
 from docchat.tables.dates import date_conditions
-from docchat.tables.linking import NUMBER_WORDS, plain, plain_phrase, without_column_names
+from docchat.tables.linking import NUMBER_WORDS, plain, question_phrase, without_column_names
 from docchat.tables.numbers import count_column, equal_conditions, ordinal, year_conditions
+from docchat.tables.pairs import MEASURED as _MEASURED, Pair, Side, compared, measured, pair_of, without_times
 from docchat.tables.ranges import IN_RANGE_WORDS, ranges_of, stated_bounds, unranged
 from docchat.tables.rows import names_a_span, placed_conditions
-from docchat.tables.values import conditions_on_values, linked_values, literal, two_values
+from docchat.tables.values import conditions_on_values, linked_values
 from docchat.text import singular
 
 T = TypeVar("T")
@@ -63,10 +64,6 @@ _HOW_MANY = re.compile(r"\bhow (?:many|much)\b")
 _PER = ("per", "by", "each", "every")
 _WHICH = ("which", "what")
 _LOOKS_UP = re.compile(r"\s*(?:what|which|who)\b", re.IGNORECASE)
-# One figure less another: "how many more … than", "how much less … than", "the difference between".
-_DIFFERENCE = re.compile(r"\bhow (?:many|much) (?:more|fewer|less)\b.*\bthan\b|\bdifference\b")
-# One figure over another: "how many times more … than", "how many times as many", "the ratio of".
-_RATIO = re.compile(r"\bhow many times\b|\bratio\b|\btimes (?:more|as (?:many|much))\b")
 _DIFFERENT = ("different", "distinct", "unique", "separate")
 _SINGLE = ("single", "one", "individual")
 _TOTALLED = ("most", "fewest", "least", "total", "altogether", "combined", "top", "bottom")
@@ -94,8 +91,8 @@ def table_query(question: str, shapes: Sequence[TableShape],
                 values: Callable[[TableShape, str], Sequence[str]]) -> TableQuery | None:
     """The query for the figure `question` asks of one of the sheets, or None. `values(shape,
     column)`: the distinct values of a text column's data rows."""
-    words = _words(question)
-    text = plain_phrase(question)  # values are matched singular or plural, "women" as "female"
+    words = _words(without_times(question))  # "how many times more" names no column Time
+    text = question_phrase(question)  # values are matched singular or plural, "women" as "female"
     # "at least 10 pallets" asks for no lowest, nor "at most" for a highest: a range's words are no
     # cue, nor are a column's ("the average sleep_total" asks no total).
     cues = without_column_names(_words(unranged(question)), shapes)
@@ -140,15 +137,25 @@ def table_query(question: str, shapes: Sequence[TableShape],
     else:
         return None
     by = ranked[1] if ranked is not None and ranked[0] is shape else _per(shape, words)
+    if compared(question) and by is not None and dict(shape.columns)[by] in _NUMERIC and not found:
+        column, figure, by = by, "SUM" if figure == "COUNT" else figure, None  # "larger … by area": what is set against
+    elif compared(question) and column is None and _MEASURED.search(question.lower()):
+        # "how many times bigger is Borneo than Britain": a measure, not rows counted; the table's only one
+        measures = [name for name, kind in shape.columns if kind in _NUMERIC and not ordinal(name, kind)]
+        if len(measures) != 1:
+            return None  # "how many times longer", of a race's distance, climb and time: not its rows counted
+        column, figure = measures[0], "SUM"
     conditions = _kept_rows(shape, question, text, values, ranges, besides=by,
                             counted=column if figure == "DISTINCT" else None)
     if ranked is not None and ranked[0] is shape:
         if column == ranked[1]:
             return None  # "in which year was unemployment highest", no column of it: the years by themselves
         return _ranked(shape, ranked[1], column, extreme or figure, cues, conditions, first=ranked[2])
-    if by is None and figure != "DISTINCT" and (_RATIO.search(question.lower()) or _DIFFERENCE.search(
-            question.lower())) and (pair := two_values(shape, text, values)) is not None:
-        return _two_figures(shape, column, figure, pair, conditions, ratio=_RATIO.search(question.lower()) is not None)
+    if figure != "DISTINCT" and compared(question) and (by is None or by == column) and (
+            pair := pair_of(shape, question, text, values, _named_columns(shape, set(words)))) is not None:
+        if pair.spans:  # "in 1961 than in 1951" names the two sides, not rows both must be in
+            conditions = _kept_rows(shape, _blanked(question, pair.spans), text, values, ranges)
+        return _two_figures(shape, column, figure, pair, conditions)
     where = " AND ".join(["_kind = 'row'", *(sql for sql, _ in conditions)])
     measured = "COUNT(*)" if column is None else f"COUNT(DISTINCT {quoted(column)})" if figure == "DISTINCT" \
         else f"{figure}({quoted(column)})"
@@ -222,30 +229,41 @@ def _looked_up(question: str, text: str, shapes: Sequence[TableShape], found: li
                       unit=shape.unit(column))
 
 
-def _two_figures(shape: TableShape, column: str | None, figure: str, pair: tuple[str, str, str],
-                 conditions: list[tuple[str, str]], *, ratio: bool) -> TableQuery:
-    """The query of one value's figure less another's ("how many more pallets does Oslo hold than
-    Bergen": the total of Oslo's less the total of Bergen's), or over it (`ratio`: "how many times
-    more"), in the order the question names them."""
-    name, first, second = pair
-    named = quoted(name)
-    if column is None:
-        one, other = f"SUM({named} = {literal(first)})", f"SUM({named} = {literal(second)})"
-    else:
-        one, other = (f"{figure}(CASE WHEN {named} = {literal(value)} THEN {quoted(column)} END)"
-                      for value in (first, second))
-    measured = f"CAST({one} AS REAL) / NULLIF({other}, 0)" if ratio else f"{one} - {other}"
+def _two_figures(shape: TableShape, column: str | None, figure: str, pair: Pair,
+                 conditions: list[tuple[str, str]]) -> TableQuery:
+    """The query of one side's figure less the other's ("how many more pallets does Oslo hold than
+    Bergen": the total of Oslo's less the total of Bergen's), or over it ("how many times more"),
+    in the order docchat.tables.pairs gives them."""
     where = " AND ".join(["_kind = 'row'", *(sql for sql, _ in conditions)])
-    sql = f"SELECT {measured} AS value, COUNT(*) AS rows_read, GROUP_CONCAT(_row) AS rows_used FROM {shape.table} " \
-          f"WHERE {where}"
-    base = f"the {_IN_WORDS[figure]}" + (f" of {column}" if column else "")
-    others = [words_ for sql_, words_ in conditions if not sql_.startswith(f"{named} IN (")]
+    sql = f"SELECT {measured(pair, figure, column)} AS value, COUNT(*) AS rows_read, GROUP_CONCAT(_row) AS rows_used " \
+          f"FROM {shape.table} WHERE {where}"
+    function = "SUM" if figure == "COUNT" and (column or pair.first.column) else figure
+    base, one, other = (f"the {_IN_WORDS[function]}" + (f" of {column}" if column else ""),
+                        *(_side_words(side, function) for side in (pair.first, pair.second)))
+    # The sides' own values are said with each side ("where Location is Oslo"), not among the others.
+    own = f"{pair.first.condition.split(' = ')[0]} IN (" if pair.first.condition else None
+    others = [words_ for sql_, words_ in conditions if not (own and sql_.startswith(own))]
     among = f", where {' and '.join(others)}," if others else ""
-    if ratio:
-        return TableQuery(shape, sql, f"the ratio{among} of {base} where {name} is {first} to that where "
-                                      f"{name} is {second}")
-    return TableQuery(shape, sql, f"the difference{among} between {base} where {name} is {first} and that where "
-                                  f"{name} is {second}", unit=shape.unit(column) if figure != "COUNT" else "")
+    if pair.first.column:  # two columns: "the total of disease less the total of wounds"
+        if pair.ratio:
+            return TableQuery(shape, sql, f"the ratio{among} of {one} to {other}")
+        return TableQuery(shape, sql, f"the difference{among} between {one} and {other}",
+                          unit=shape.unit(pair.first.column) if shape.unit(pair.first.column) == shape.unit(
+                              pair.second.column or "") else "")
+    if pair.ratio:
+        return TableQuery(shape, sql, f"the ratio{among} of {base} where {one} to that where {other}")
+    return TableQuery(shape, sql, f"the difference{among} between {base} where {one} and that where {other}",
+                      unit=shape.unit(column) if column and function != "COUNT" else "")
+
+
+def _side_words(side: Side, function: str) -> str:
+    return f"the {_IN_WORDS[function]} of {side.column}" if side.column else side.words
+
+
+def _blanked(question: str, spans: Sequence[tuple[int, int]]) -> str:
+    for start, end in spans:
+        question = question[:start] + " " * (end - start) + question[end:]
+    return question
 
 
 def _ranked_column(shapes: Sequence[TableShape], words: list[str]) -> tuple[TableShape, str, int] | None:

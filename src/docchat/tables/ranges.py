@@ -21,7 +21,7 @@ _COMPARED = (
     ("<=", r"at most|no more than"),
 )
 # "more than 50 pallets" / "pallets above 50": the column's words follow the number, or come just before.
-_RANGE = re.compile(rf"\b({'|'.join(words for _, words in _COMPARED)})\s+{_NUMBER}")
+_RANGE = re.compile(rf"\b({'|'.join(words for _, words in _COMPARED)})\s+[$£€]?{_NUMBER}")
 _OR_MORE = re.compile(rf"\b{_NUMBER}\s+or\s+(more|fewer|less)\b")
 IN_RANGE_WORDS = {">": "more than", "<": "less than", ">=": "at least", "<=": "at most"}
 # A word after a column's name that says what it measures, not another column: "a Murder rate".

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 from docchat.domain.documents import TableShape, quoted
-from docchat.tables.linking import plain_phrase
+from docchat.tables.linking import plain_phrase, question_phrase
 
 VALUES_READ = 500
 _YES, _NO = frozenset(("yes", "true", "y")), frozenset(("no", "false", "n"))
@@ -20,7 +20,7 @@ _LEAVING_OUT = ("not", "except", "excluding", "outside", "but", "besides", "nor"
 def values_named(question: str, shape: TableShape, values: Callable[[TableShape, str], Sequence[str]]) -> tuple[str, ...]:
     """The values of the sheet's text columns that the question names (kept or left out): the
     cells its words link it to."""
-    return linked_values(shape, f" {plain_phrase(question)} ", values)
+    return linked_values(shape, f" {question_phrase(question)} ", values)
 
 
 def linked_values(shape: TableShape, padded: str, values: Callable[[TableShape, str], Sequence[str]]) -> tuple[str, ...]:
@@ -78,7 +78,8 @@ def _flagged(name: str, padded: str, held: Sequence[str]) -> tuple[str, str] | N
     kinds = {value.casefold(): value for value in held}
     if not kinds or not set(kinds) <= _YES | _NO or f" {(phrase := plain_phrase(name))} " not in padded:
         return None
-    wanted = _NO if _negated(padded, phrase) else _YES
+    before = padded[:padded.index(f" {phrase} ")].split()
+    wanted = _NO if before and before[-1] == "not" else _YES  # "not survived"; "not crew survived" is of Class
     value = next((kinds[key] for key in kinds if key in wanted), None)
     return None if value is None else (f"{quoted(name)} = {literal(value)}", f"{name} is {value}")
 

@@ -1,0 +1,153 @@
+"""Two figures a question sets against each other (issue 55): their difference ("how many more
+… than", "how much higher … than", "by how much did the GNP grow from 1947 to 1962") or their
+ratio ("how many times more", "how many times as many", "the ratio of … to …").
+
+The two sides, in the order the question names them:
+
+- two values of one text column: "Oslo than Bergen", "men than women";
+- two numeric columns: "died of disease than of wounds", "Bush than Gore", "the Rural Male rate
+  than the Rural Female rate", "in 1955 than in 1950" where each year heads a column;
+- two years, or months of a year, of the table's Year column or its one date column: "Asia in 1961
+  than in 1951", "from January 2000 to January 2010".
+
+Growth ("grew", "rose", "increased" from one to the other) is the second less the first, a fall
+("fell", "dropped") the first less the second; otherwise the first less (or over) the second.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from docchat.domain.documents import TableShape, quoted
+from docchat.tables.dates import MONTHS
+from docchat.tables.values import literal, two_values
+from docchat.text import singular
+
+# One figure less another: "how many more … than", "how much higher … than", "the difference".
+_COMPARATIVES = ("more", "fewer", "less", "higher", "lower", "larger", "bigger", "greater", "smaller", "longer",
+                 "shorter", "heavier", "lighter", "taller", "older", "younger", "faster", "slower", "warmer",
+                 "colder", "wetter", "drier", "richer", "poorer")
+# A comparison of a measure, not of rows counted: "how many times bigger", "how much longer".
+MEASURED = re.compile(rf"\b(?:{'|'.join(_COMPARATIVES[3:])})\b")
+_DIFFERENCE = re.compile(rf"\bhow (?:many|much) (?:{'|'.join(_COMPARATIVES)})\b.*\bthan\b|\bdifference\b")
+# One figure over another: "how many times more … than", "how many times as many", "the ratio of".
+_RATIO = re.compile(r"\bhow many times\b|\bratio\b|\btimes (?:more|as (?:many|much))\b")
+_RISES = ("grow", "grew", "grown", "increase", "increased", "rise", "rose", "risen", "climb", "climbed", "change",
+          "changed")
+_FALLS = ("fall", "fell", "fallen", "drop", "dropped", "decline", "declined", "decrease", "decreased", "shrink",
+          "shrank")
+_MOVED = re.compile(rf"\b(?P<verb>{'|'.join(_RISES + _FALLS)})\b.*\bfrom\b")
+_MONTH_YEAR = re.compile(rf"\b(?:(?P<month>{'|'.join(MONTHS)})\s+)?(?P<year>(?:1[6-9]|20)\d{{2}})\b(?![-/])")
+_WORD = re.compile(r"[^\W_]+")
+
+
+@dataclass(frozen=True)
+class Side:
+    condition: str  # SQL keeping this side's rows; "" for every row the query keeps
+    column: str | None  # the column this side's figure is of; None: the query's
+    words: str  # "Location is Oslo", "disease", "Year is 1961"
+
+
+@dataclass(frozen=True)
+class Pair:
+    first: Side
+    second: Side
+    ratio: bool
+    spans: tuple[tuple[int, int], ...] = ()  # where the question names the sides (not rows to keep as well)
+
+
+_TIMES = re.compile(r"\b(?:how many|\d+(?:\.\d+)?|two|three|four|five|six|seven|eight|nine|ten) times\b")
+
+
+def without_times(question: str) -> str:
+    """The question without the "times" of a ratio ("how many times more", "3 times as many"), which
+    names no column Time."""
+    return _TIMES.sub(lambda match: match.group().rsplit(" ", 1)[0], question.lower())
+
+
+def compared(question: str) -> str:
+    """"ratio", "difference", or "" when the question sets no two figures against each other."""
+    lowered = question.lower()
+    if _RATIO.search(lowered):
+        return "ratio"
+    return "difference" if _DIFFERENCE.search(lowered) or _MOVED.search(lowered) else ""
+
+
+def pair_of(shape: TableShape, question: str, text: str, values: Callable[[TableShape, str], Sequence[str]],
+            named: Sequence[str]) -> Pair | None:
+    """The two sides the question sets against each other in this sheet, in the order its figure
+    takes them; `named`: the sheet's numeric columns the question names."""
+    how = compared(question)
+    if not how:
+        return None
+    ratio = how == "ratio"
+    if (values_pair := two_values(shape, text, values)) is not None:
+        column, one, other = values_pair
+        return Pair(*(Side(f"{quoted(column)} = {literal(value)}", None, f"{column} is {value}") for value in (one, other)),
+                    ratio=ratio)
+    moved = _MOVED.search(question.lower())
+    falls = moved is not None and moved.group("verb") in _FALLS
+    if len(placed := _placed_columns(question, named)) == 2:
+        first, second = (Side("", column, column) for column in placed)
+        return Pair(first, second, ratio) if falls or moved is None else Pair(second, first, ratio)
+    if (dated := _dated(shape, question)) is not None:
+        first, second, spans = dated
+        return Pair(first, second, ratio, spans) if falls or moved is None else Pair(second, first, ratio, spans)
+    return None
+
+
+def measured(pair: Pair, figure: str, column: str | None) -> str:
+    """The SQL of the one figure less, or over, the other."""
+    one, other = (_side_figure(side, figure, column) for side in (pair.first, pair.second))
+    return f"CAST({one} AS REAL) / NULLIF({other}, 0)" if pair.ratio else f"{one} - {other}"
+
+
+def _side_figure(side: Side, figure: str, column: str | None) -> str:
+    of = side.column or column
+    if of is None:  # rows counted
+        return f"SUM({side.condition})" if side.condition else "COUNT(*)"
+    function = "SUM" if figure in ("COUNT", "DISTINCT") else figure
+    if side.condition:
+        return f"{function}(CASE WHEN {side.condition} THEN {quoted(of)} END)"
+    return f"{function}({quoted(of)})"
+
+
+def _placed_columns(question: str, named: Sequence[str]) -> list[str]:
+    """The numeric columns the question names, in its order, where it names exactly two and no
+    name is inside the other's ("Rural Male", "Rural Female")."""
+    words = [singular(word) for word in _WORD.findall(question.lower())]
+    placed = []
+    for name in named:
+        column = [singular(word) for word in _WORD.findall(name.lower())]
+        at = next((i for i in range(len(words) - len(column) + 1) if words[i:i + len(column)] == column), None)
+        if at is not None:
+            placed.append((at, name))
+    return [name for _, name in sorted(placed)] if len(placed) == 2 else []
+
+
+def _dated(shape: TableShape, question: str) -> tuple[Side, Side, tuple[tuple[int, int], ...]] | None:
+    """Two years, or months of years, of the table's Year column of whole numbers or its one date
+    column; a year heading a column names that column, not a year."""
+    headed = {name.casefold() for name, _ in shape.columns}
+    found = [match for match in _MONTH_YEAR.finditer(question) if match.group("year") not in headed]
+    if len(found) != 2:
+        return None
+    dates = [name for name, kind in shape.columns if kind == "date"]
+    years = [name for name, kind in shape.columns if kind == "integer" and singular(name.lower()) == "year"]
+    sides = []
+    for match in found:
+        year, month = match.group("year"), match.group("month")
+        if len(dates) == 1:
+            column = quoted(dates[0])
+            if month:
+                at = f"{year}-{MONTHS.index(month) + 1:02d}"
+                sides.append(Side(f"substr({column}, 1, 7) = '{at}'", None, f"{dates[0]} is in {month} {year}"))
+            else:
+                sides.append(Side(f"substr({column}, 1, 4) = '{year}'", None, f"{dates[0]} is in {year}"))
+        elif len(years) == 1 and not month:
+            sides.append(Side(f"{quoted(years[0])} = {year}", None, f"{years[0]} is {year}"))
+        else:
+            return None
+    return sides[0], sides[1], tuple(match.span() for match in found)
