@@ -8,8 +8,8 @@ Each question carries its shape, so the bench can say which shapes docchat reads
 average, min, max, ranked (the label with the highest or lowest figure), per (a figure per
 value), difference, ratio (one figure over another), top (a top-N list), lookup (one cell, a
 number or its text), first (the first or last N rows), date (a year or month of a date column),
-negation, range, distinct. And the set it was written in (first, second, third), so the bench
-can give each set's figures on its own.
+negation, range, distinct. And the set it was written in (first, second, third, fourth), so the
+bench can give each set's figures on its own.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ class Question:
     text: str
     shape: str
     truth: Truth
-    set: str = "first"  # the set it was written in: "first", "second" or "third" (docs/perf/tables.md)
+    set: str = "first"  # the set it was written in: "first", "second", "third" or "fourth" (docs/perf/tables.md)
 
 
 def _ranked(by: str, column: str, how: str = "sum", lowest: bool = False) -> Truth:
@@ -56,6 +56,19 @@ def _cell(key: str, value: object, column: str) -> Truth:
     return truth
 
 
+def _cell_at(where: dict[str, object], column: str) -> Truth:
+    """The cell of `column` in the one row whose columns hold all the values of `where`."""
+    def truth(frame: pd.DataFrame) -> object:
+        chosen = pd.Series(True, index=frame.index)
+        for key, value in where.items():
+            chosen &= frame[key] == value
+        found = frame.loc[chosen, column]
+        assert len(found) == 1, (where, column)
+        cell = found.iloc[0]
+        return cell if isinstance(cell, str) else float(cell)
+    return truth
+
+
 Q = Question
 
 
@@ -65,6 +78,10 @@ def Q2(table: str, text: str, shape: str, truth: Truth) -> Question:
 
 def Q3(table: str, text: str, shape: str, truth: Truth) -> Question:
     return Question(table, text, shape, truth, "third")
+
+
+def Q4(table: str, text: str, shape: str, truth: Truth) -> Question:
+    return Question(table, text, shape, truth, "fourth")
 
 
 QUESTIONS: tuple[Question, ...] = (
@@ -522,4 +539,150 @@ QUESTIONS: tuple[Question, ...] = (
        lambda f: f.loc[f["Experiment"] == "RandomizedControl", "Population"].sum()),
     Q3("poliotrials", "Which group had the most Paralytic cases?", "ranked", _ranked("Group", "Paralytic")),
     Q3("poliotrials", "How many NonParalytic cases were there in all?", "sum", lambda f: f["NonParalytic"].sum()),
+    # The fourth set, held out: 15 tables the reader had never read, asked as a person with the
+    # table open would, and run once on the reader as it stood, before any change for it
+    # (docs/perf/tables.md; its first run in docs/perf/data/tables-fourth-set-first-run.json).
+    # Gun murders by US state, 2010 (a PDF): the state, its region, population and gun murders.
+    Q4("murders", "How many gun murders were there in Texas?", "lookup", _cell("state", "Texas", "total")),
+    Q4("murders", "Which state had the most gun murders?", "ranked", _ranked("state", "total", "max")),
+    Q4("murders", "How many states are in the West region?", "count", lambda f: int((f["region"] == "West").sum())),
+    Q4("murders", "What was the total number of gun murders in the Northeast?", "sum",
+       lambda f: f.loc[f["region"] == "Northeast", "total"].sum()),
+    Q4("murders", "How many states had fewer than 20 gun murders?", "range", lambda f: int((f["total"] < 20).sum())),
+    Q4("murders", "What is the abbreviation for Mississippi?", "lookup", _cell("state", "Mississippi", "abb")),
+    Q4("murders", "How many gun murders were there in each region?", "per", _per("region", "total")),
+    # Swiss provinces, 1888 (a PDF): fertility and the shares in farming, education and the Catholic church.
+    Q4("swiss", "What is the fertility of Lausanne?", "lookup", _cell("province", "Lausanne", "Fertility")),
+    Q4("swiss", "Which province has the highest infant mortality?", "ranked", _ranked("province", "Infant.Mortality", "max")),
+    Q4("swiss", "Which province has the lowest fertility?", "ranked", _ranked("province", "Fertility", "min", lowest=True)),
+    Q4("swiss", "How many provinces are more than 90% Catholic?", "range", lambda f: int((f["Catholic"] > 90).sum())),
+    Q4("swiss", "In how many provinces do fewer than 20% of men work in agriculture?", "range",
+       lambda f: int((f["Agriculture"] < 20).sum())),
+    Q4("swiss", "What is the average Education across the provinces?", "average", lambda f: f["Education"].mean()),
+    Q4("swiss", "What is the average infant mortality of the last 3 provinces?", "first",
+       lambda f: f["Infant.Mortality"].tail(3).mean()),
+    # Income and infant mortality of 105 nations around 1970 (a PDF over pages): income a head in dollars.
+    Q4("leinhardt", "What was the per-capita income of Sweden?", "lookup", _cell("country", "Sweden", "income")),
+    Q4("leinhardt", "How many countries are oil exporters?", "count", lambda f: int((f["oil"] == "yes").sum())),
+    Q4("leinhardt", "Which country has the highest infant mortality?", "ranked", _ranked("country", "infant", "max")),
+    Q4("leinhardt", "How many countries have an income above $3,000?", "range", lambda f: int((f["income"] > 3000).sum())),
+    Q4("leinhardt", "What is the infant mortality rate in New Zealand?", "lookup", _cell("country", "New.Zealand", "infant")),
+    Q4("leinhardt", "How many countries in the Americas do not export oil?", "negation",
+       lambda f: int(((f["region"] == "Americas") & (f["oil"] != "yes")).sum())),
+    Q4("leinhardt", "How much higher is the per-capita income of the United States than that of Canada?", "difference",
+       lambda f: _cell("country", "United.States", "income")(f) - _cell("country", "Canada", "income")(f)),
+    # Stars (Markdown): absolute magnitude, surface temperature in kelvin and spectral type.
+    Q4("stars", "What is the temperature of Betelgeuse?", "lookup", _cell("star", "Betelgeuse", "temp")),
+    Q4("stars", "How many stars are of type M?", "count", lambda f: int((f["type"] == "M").sum())),
+    Q4("stars", "Which star is the hottest?", "ranked", _ranked("star", "temp", "max")),
+    Q4("stars", "What is the spectral type of Rigel?", "lookup", _cell("star", "Rigel", "type")),
+    Q4("stars", "How many stars are hotter than 10,000 K?", "range", lambda f: int((f["temp"] > 10000).sum())),
+    Q4("stars", "How many different spectral types are there?", "distinct", lambda f: int(f["type"].nunique())),
+    Q4("stars", "What is the lowest temperature?", "min", lambda f: f["temp"].min()),
+    # The US presidential election of 2016 by state (Markdown): electoral votes and shares of the vote, %.
+    Q4("election-2016", "How many electoral votes does Florida have?", "lookup", _cell("state", "Florida", "electoral_votes")),
+    Q4("election-2016", "What share of the vote did Trump get in Ohio?", "lookup", _cell("state", "Ohio", "trump")),
+    Q4("election-2016", "In how many states did Trump get more than 60% of the vote?", "range",
+       lambda f: int((f["trump"] > 60).sum())),
+    Q4("election-2016", "Where did Clinton get her highest share of the vote?", "ranked", _ranked("state", "clinton", "max")),
+    Q4("election-2016", "What are the top 2 states by electoral votes?", "top", _top("state", "electoral_votes", 2)),
+    Q4("election-2016", "How many electoral votes were there in the states where Trump got more votes than Clinton?", "sum",
+       lambda f: f.loc[f["trump"] > f["clinton"], "electoral_votes"].sum()),
+    Q4("election-2016", "How many points more did Clinton get than Trump in California?", "difference",
+       lambda f: _cell("state", "California", "clinton")(f) - _cell("state", "California", "trump")(f)),
+    # Polls before the Brexit referendum, January to June 2016 (HTML): shares as fractions of one.
+    Q4("brexit-polls", "How many polls did ICM run?", "count", lambda f: int((f["pollster"] == "ICM").sum())),
+    Q4("brexit-polls", "What was the largest sample size?", "max", lambda f: f["samplesize"].max()),
+    Q4("brexit-polls", "How many polls started in May 2016?", "date", lambda f: int(f["startdate"].str.startswith("2016-05").sum())),
+    Q4("brexit-polls", "Which pollster ran the most polls?", "ranked", lambda f: str(f["pollster"].value_counts().idxmax())),
+    Q4("brexit-polls", "In how many polls was Leave ahead of Remain?", "count", lambda f: int((f["leave"] > f["remain"]).sum())),
+    Q4("brexit-polls", "What was the total sample size of the polls that started in June 2016?", "date",
+       lambda f: f.loc[f["startdate"].str.startswith("2016-06"), "samplesize"].sum()),
+    Q4("brexit-polls", "What was the average sample size of the first 10 polls?", "first", lambda f: f["samplesize"].head(10).mean()),
+    # Grand tourers of 2014-2017 (HTML): maker, model, power, and the price (msrp) in dollars.
+    Q4("gtcars", "What is the price of the LaFerrari?", "lookup", _cell("model", "LaFerrari", "msrp")),
+    Q4("gtcars", "Which model is the most expensive?", "ranked", _ranked("model", "msrp", "max")),
+    Q4("gtcars", "How many cars come from German manufacturers?", "count", lambda f: int((f["ctry_origin"] == "Germany").sum())),
+    Q4("gtcars", "What is the average horsepower of the Ferraris?", "average", lambda f: f.loc[f["mfr"] == "Ferrari", "hp"].mean()),
+    Q4("gtcars", "How many cars cost more than $200,000?", "range", lambda f: int((f["msrp"] > 200000).sum())),
+    Q4("gtcars", "Which manufacturer has the most cars in the table?", "ranked", lambda f: str(f["mfr"].value_counts().idxmax())),
+    Q4("gtcars", "What is the lowest price of any car?", "min", lambda f: f["msrp"].min()),
+    # Cholera in London's districts, 1849 (HTML): deaths, the rate per 10,000, elevation in feet, water supply.
+    Q4("cholera", "How many people died of cholera in Bermondsey?", "lookup", _cell("district", "Bermondsey", "cholera_deaths")),
+    Q4("cholera", "Which district had the most cholera deaths?", "ranked", _ranked("district", "cholera_deaths", "max")),
+    Q4("cholera", "What was the total number of cholera deaths?", "sum", lambda f: f["cholera_deaths"].sum()),
+    Q4("cholera", "How many districts got their water from Kew?", "count", lambda f: int((f["water"] == "Kew").sum())),
+    Q4("cholera", "What was the highest cholera death rate?", "max", lambda f: f["cholera_drate"].max()),
+    Q4("cholera", "How many districts lie more than 50 feet above the high water mark?", "range",
+       lambda f: int((f["elevation"] > 50).sum())),
+    Q4("cholera", "How many cholera deaths were there in each region?", "per", _per("region", "cholera_deaths")),
+    # 93 cars on sale in the USA in 1993 (a workbook): prices in thousands of dollars.
+    Q4("cars93", "What is the Price of the Honda Accord?", "lookup", _cell("Make", "Honda Accord", "Price")),
+    Q4("cars93", "Which car is the most expensive?", "ranked", _ranked("Make", "Price", "max")),
+    Q4("cars93", "Which type of car has the highest average price?", "ranked", _ranked("Type", "Price", "mean")),
+    Q4("cars93", "How many cars get more than 30 miles per gallon in the city?", "range", lambda f: int((f["MPG.city"] > 30).sum())),
+    Q4("cars93", "What is the average price of cars from non-USA companies?", "average",
+       lambda f: f.loc[f["Origin"] == "non-USA", "Price"].mean()),
+    Q4("cars93", "How many different manufacturers are there?", "distinct", lambda f: int(f["Manufacturer"].nunique())),
+    Q4("cars93", "What is the average price of cars that are not vans?", "negation", lambda f: f.loc[f["Type"] != "Van", "Price"].mean()),
+    # The UN's national statistics, mostly 2009-2011 (a workbook with missing values): GDP a head in dollars.
+    Q4("un", "What is the GDP per person of Norway?", "lookup", _cell("country", "Norway", "ppgdp")),
+    Q4("un", "How many OECD countries are there?", "count", lambda f: int((f["group"] == "oecd").sum())),
+    Q4("un", "Which country has the highest female life expectancy?", "ranked", _ranked("country", "lifeExpF", "max")),
+    Q4("un", "How many countries have a GDP per person of more than $40,000?", "range", lambda f: int((f["ppgdp"] > 40000).sum())),
+    Q4("un", "What is the highest fertility rate?", "max", lambda f: f["fertility"].max()),
+    Q4("un", "What are the top 3 countries by GDP per person?", "top", _top("country", "ppgdp", 3)),
+    Q4("un", "How many times higher is Luxembourg's GDP per person than India's?", "ratio",
+       lambda f: _cell("country", "Luxembourg", "ppgdp")(f) / _cell("country", "India", "ppgdp")(f)),
+    # Named hurricanes that hit the US mainland, 1950-2012 (a workbook, a date of first landfall).
+    Q4("hurricanes", "How many deaths did Hurricane Andrew cause?", "lookup", _cell("Name", "Andrew", "deaths")),
+    Q4("hurricanes", "Which hurricane caused the most deaths?", "ranked", _ranked("Name", "deaths", "max")),
+    Q4("hurricanes", "How many hurricanes made landfall in 2005?", "date", lambda f: int(f["firstLF"].str.startswith("2005").sum())),
+    Q4("hurricanes", "How many hurricanes made landfall in September?", "date", lambda f: int((f["firstLF"].str[5:7] == "09").sum())),
+    Q4("hurricanes", "How many people died in hurricanes that made landfall in the 1960s?", "date",
+       lambda f: f.loc[f["firstLF"].str.startswith("196"), "deaths"].sum()),
+    Q4("hurricanes", "What was the lowest pressure at landfall?", "min", lambda f: f["LF.PressureMB"].min()),
+    Q4("hurricanes", "How many deaths did the first 5 hurricanes cause in all?", "first", lambda f: f["deaths"].head(5).sum()),
+    # Gapminder (a CSV of 1,704 rows): life expectancy, population and GDP a head by country every five years.
+    Q4("gapminder", "What was the life expectancy in Japan in 2007?", "lookup", _cell_at({"country": "Japan", "year": 2007}, "lifeExp")),
+    Q4("gapminder", "Which country had the highest GDP per capita in 2007?", "ranked",
+       lambda f: str(f[f["year"] == 2007].groupby("country")["gdpPercap"].max().idxmax())),
+    Q4("gapminder", "What was the average life expectancy in Europe in 2007?", "average",
+       lambda f: f.loc[(f["continent"] == "Europe") & (f["year"] == 2007), "lifeExp"].mean()),
+    Q4("gapminder", "How many countries are in Africa?", "distinct", lambda f: int(f.loc[f["continent"] == "Africa", "country"].nunique())),
+    Q4("gapminder", "How many countries had a life expectancy below 40 in 1952?", "range",
+       lambda f: int(((f["year"] == 1952) & (f["lifeExp"] < 40)).sum())),
+    Q4("gapminder", "What was the total population of Asia in 2007?", "sum",
+       lambda f: f.loc[(f["continent"] == "Asia") & (f["year"] == 2007), "pop"].sum()),
+    Q4("gapminder", "How many times larger was China's population in 2007 than in 1952?", "ratio",
+       lambda f: _cell_at({"country": "China", "year": 2007}, "pop")(f) / _cell_at({"country": "China", "year": 1952}, "pop")(f)),
+    # The Titanic's passengers (a CSV of 1,309 rows): name, survived (yes or no), sex, age, class.
+    Q4("titanic-survival", "How many passengers survived?", "count", lambda f: int((f["survived"] == "yes").sum())),
+    Q4("titanic-survival", "How old was Astor, Col. John Jacob?", "lookup", _cell("name", "Astor, Col. John Jacob", "age")),
+    Q4("titanic-survival", "What was the average age of the passengers?", "average", lambda f: f["age"].mean()),
+    Q4("titanic-survival", "How many passengers were younger than 10?", "range", lambda f: int((f["age"] < 10).sum())),
+    Q4("titanic-survival", "How many women survived?", "count",
+       lambda f: int(((f["sex"] == "female") & (f["survived"] == "yes")).sum())),
+    Q4("titanic-survival", "How many male passengers were not in third class?", "negation",
+       lambda f: int(((f["sex"] == "male") & (f["passengerClass"] != "3rd")).sum())),
+    Q4("titanic-survival", "How many passengers were there in each class?", "per",
+       lambda f: {str(k): float(v) for k, v in f["passengerClass"].value_counts().items()}),
+    # Star Wars characters (a CSV with missing values): height in cm, mass in kg, homeworld, species.
+    Q4("starwars", "How tall is Chewbacca?", "lookup", _cell("name", "Chewbacca", "height")),
+    Q4("starwars", "How many characters are droids?", "count", lambda f: int((f["species"] == "Droid").sum())),
+    Q4("starwars", "Who is the tallest character?", "ranked", _ranked("name", "height", "max")),
+    Q4("starwars", "Which planet is Padmé Amidala from?", "lookup", _cell("name", "Padmé Amidala", "homeworld")),
+    Q4("starwars", "How many characters come from Naboo?", "count", lambda f: int((f["homeworld"] == "Naboo").sum())),
+    Q4("starwars", "What is the average height of the humans?", "average", lambda f: f.loc[f["species"] == "Human", "height"].mean()),
+    Q4("starwars", "How many characters weigh more than 100 kg?", "range", lambda f: int((f["mass"] > 100).sum())),
+    # The Spanish Armada of 1588 (a Word document): ships, tons, soldiers and sailors of its ten fleets.
+    Q4("armada", "How many ships were in the Portugal fleet?", "lookup", _cell("Armada", "Portugal", "ships")),
+    Q4("armada", "How many ships were there in all?", "sum", lambda f: f["ships"].sum()),
+    Q4("armada", "Which fleet had the most soldiers?", "ranked", _ranked("Armada", "soldiers", "max")),
+    Q4("armada", "How many fleets had more than 15 ships?", "range", lambda f: int((f["ships"] > 15).sum())),
+    Q4("armada", "How many more soldiers than sailors were there in the whole Armada?", "difference",
+       lambda f: f["soldiers"].sum() - f["sailors"].sum()),
+    Q4("armada", "What is the ratio of soldiers to sailors in the Castilla fleet?", "ratio",
+       lambda f: _cell("Armada", "Castilla", "soldiers")(f) / _cell("Armada", "Castilla", "sailors")(f)),
+    Q4("armada", "What are the top 3 fleets by tonnage?", "top", _top("Armada", "tons", 3)),
 )
