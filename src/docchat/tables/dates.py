@@ -8,8 +8,8 @@ in 2025" keeps the rows dated 2025, where the query had added up every row.
   "October 1st, 2025", "2025-10-01") or a year ("after 2024": from 1 January 2025 on).
 - A day: "on 4 July 2013", "on 2013-07-04", "of the 3rd of May"… ("on 3 May", "on May 3rd": that
   day in any year): the rows dated that day.
-- The column: the sheet's one date column (ISO dates, as docchat keeps them); a sheet with none
-  or several gets no date condition. A year that is also a column's name ("made in 1999" where
+- The column: the sheet's one date column (ISO dates, as docchat keeps them), or of several the
+  one a word of the question begins ("started" for startdate); else no date condition. A year that is also a column's name ("made in 1999" where
   1999 heads a column) names that column, not a date.
 """
 
@@ -43,6 +43,8 @@ _OPERATORS = {"after": ">", "before": "<", "since": ">=", "until": "<=", "till":
 def date_conditions(shape: TableShape, question: str) -> list[tuple[str, str]]:
     """(SQL, words) for each date the question names, on the sheet's one date column."""
     dated = [name for name, kind in shape.columns if kind == "date"]
+    if len(dated) > 1:  # "the polls that started in June": startdate, of startdate and enddate
+        dated = [name for name in dated if any(name.lower().startswith(stem) for stem in _stems(question))]
     if len(dated) != 1:
         return []
     column, named = quoted(dated[0]), {name.casefold() for name, _ in shape.columns}
@@ -91,6 +93,12 @@ def date_conditions(shape: TableShape, question: str) -> list[tuple[str, str]]:
         taken.append(match)
         conditions.append((f"substr({column}, 1, 4) = '{year}'", f"{dated[0]} is in {year}"))
     return conditions
+
+
+def _stems(question: str) -> list[str]:
+    """The question's words less an ending ("started" -> start), three letters or more."""
+    stems = [re.sub(r"(?:ed|ing|s)$", "", word) for word in re.findall(r"[a-z]+", question.lower())]
+    return [stem for stem in stems if len(stem) >= 3]
 
 
 def _iso(match: re.Match[str]) -> str:

@@ -35,6 +35,9 @@ SAME_AS = {"women": "female", "woman": "female", "girls": "female", "girl": "fem
            "children": "child", "kids": "child", "kid": "child", "adults": "adult"}
 _NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?")
 _WORD = re.compile(r"[^\W_]+")
+_SMALL = frozenset(("a", "an", "the", "in", "on", "at", "to", "of", "or", "by", "as", "is", "it", "be", "me", "my",
+                    "we", "he", "if", "so", "up", "do"))
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
 # Numbers written out, as questions count rows and values ("the first three", "the top five").
 NUMBER_WORDS = {word: number for number, word in enumerate(
     "one two three four five six seven eight nine ten".split(), start=1)}
@@ -61,6 +64,7 @@ _UNITS = frozenset((
     "metres", "meters", "feet", "inches", "kg", "kilograms", "grams", "pounds", "lbs", "tonnes", "tons", "litres",
     "liters", "gallons", "dollars", "euros", "cents", "calories", "degrees", "points", "goals", "runs",
 ))
+_RATE = re.compile(r"\bper[- ](?=(?:capita|person|head|cent|gallon|hour|mile|litre|liter)\b)", re.IGNORECASE)
 _FILLERS = frozenset(("are", "were", "was", "is", "did", "does", "do", "had", "has", "have", "there", "of", "one"))
 _NEVER_READ = frozenset((
     "median", "mode", "percent", "percentage", "percentages", "proportion", "share", "fraction", "cumulative",
@@ -74,11 +78,13 @@ def unread_words(question: str, what: str, names: tuple[str, ...] = ()) -> tuple
     """The words of `question` that could change its figure and that the reading `what` ("the
     total of Pallets where Location is Oslo") did not use, in the question's order; `names`: the
     document's, the table's and its columns', whose words the question may use to name them."""
-    read = {plain(word) for word in _words(" ".join((what, *names)))}
+    read = {plain(word) for word in _words(" ".join((what, *names))) + words_of(" ".join((what, *names)))}
     named = " ".join(plain_phrase(name).replace(" ", "") for name in names)  # "insect" in "insectsprays"
+    columns_named = " ".join(plain_phrase(name).replace(" ", "") for name in names[2:])
     read_numbers = {_value(number) for number in _NUMBER.findall(" ".join((what, *names)))}
     dated = re.search(r"\b\d{4}-\d{2}\b", what) is not None
     unread: list[str] = []
+    question = _RATE.sub("", question)  # "per capita", "miles per gallon" say a measure, not a figure per value
     for at, match in enumerate(re.finditer(r"\S+", question)):
         token = match.group().strip("?!.,;:\"'()“”‘’")
         for number in _NUMBER.findall(token):
@@ -107,7 +113,10 @@ def unread_words(question: str, what: str, names: tuple[str, ...] = ()) -> tuple
         # "which month" picks a value of a column; "how many hours" asks a measure, where "how many
         # days" of a row a day counts rows: only a unit after "how many" must be read.
         picks = asked.group(0).lower().startswith("which")
-        if (picks or noun.lower() in _UNITS) and plain(noun.lower()) not in read and plain(noun.lower()) not in named \
+        counts_rows = "number of rows" in what or "number of different" in what
+        # A noun picked is read from the reading or a column ("which car" is not read from cars93.xlsx).
+        inside = columns_named if picks else named
+        if (picks or (noun.lower() in _UNITS and counts_rows)) and plain(noun.lower()) not in read and plain(noun.lower()) not in inside \
                 and noun.lower() not in _SHAPE_WORDS and noun.lower() not in _FILLERS:
             unread.append(noun)
     return tuple(dict.fromkeys(unread))
@@ -119,18 +128,25 @@ def plain(word: str) -> str:
 
 
 def plain_phrase(text: str) -> str:
-    """Text's words, lower case, each plain: "Women applicants" -> "female applicant"."""
-    return " ".join(plain(word) for word in _words(text))
+    """Text's words, lower case, each plain: "Women applicants" -> "female applicant"; a small word
+    written in lower case left out ("of a Prof", "in each region"), so that it names no value "A"
+    or "IN" (Indiana), which the question writes in capitals."""
+    return " ".join(plain(word.lower()) for word in _WORD.findall(text) if word not in _SMALL)
 
 
 def question_phrase(question: str) -> str:
-    """A question's words as its values are matched: each plain, and the article "a" left out,
-    so that "of a Prof" names no value "A" (the question writes that one "department A")."""
-    return " ".join(plain(word.lower()) for word in _WORD.findall(question) if word != "a")
+    """A question's words as its values are matched (plain_phrase)."""
+    return plain_phrase(question)
 
 
 def _words(text: str) -> list[str]:
     return [word.lower() for word in _WORD.findall(text)]
+
+
+def words_of(text: str) -> list[str]:
+    """Text's words, lower case, a name's camel-case parts apart ("lifeExp" -> life, exp), as a
+    question's words and a column's name are matched."""
+    return [word.lower() for word in _WORD.findall(_CAMEL.sub(" ", text))]
 
 
 def _value(number: str) -> float:
@@ -143,7 +159,7 @@ def without_column_names(cues: list[str], shapes: Sequence[TableShape]) -> list[
     kept = list(cues)
     for shape in shapes:
         for name, _ in shape.columns:
-            named = _words(name)
+            named = words_of(name)
             if len(named) < 2:
                 continue
             for at in range(len(kept) - len(named) + 1):

@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 
 from docchat.domain.documents import TableShape
 from docchat.tables.numbers import ordinal
+from docchat.tables.ranges import UNIT_WORDS
 from docchat.text import singular
 
 # How near (cosine) a word must be to a column's name, and by how much nearer than to the next.
@@ -29,6 +30,12 @@ Near = Callable[[list[str], list[str]], list[list[float]]]
 _WORD = re.compile(r"[^\W\d_]+|\d+")
 _PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 _NUMERIC = ("integer", "real")
+# Comparatives and superlatives ("hotter", "tallest", "tall"): read as ranges and ranks, not linked.
+_ADJECTIVES = ("hot", "cold", "warm", "cool", "tall", "short", "long", "old", "young", "heavy", "light", "big", "small",
+               "large", "high", "low", "cheap", "fast", "slow", "rich", "poor", "wide", "deep", "far", "late", "early")
+_COMPARING = frozenset(form for adjective in _ADJECTIVES for form in (
+    adjective, adjective + "er", adjective + "est", adjective + adjective[-1] + "er", adjective + adjective[-1] + "est",
+    adjective + "r", adjective + "st", adjective[:-1] + "ier", adjective[:-1] + "iest"))
 _DIGITS = {"first": "1st", "second": "2nd", "third": "3rd", "fourth": "4th", "fifth": "5th"}
 _ORDINAL = re.compile(rf"\b({'|'.join(_DIGITS)})\b(?!\s+(?:\d|{'|'.join(('one', 'two', 'three', 'four', 'five'))}))",
                       re.IGNORECASE)
@@ -36,6 +43,8 @@ _ORDINAL = re.compile(rf"\b({'|'.join(_DIGITS)})\b(?!\s+(?:\d|{'|'.join(('one', 
 _OPPOSITES = {"survived": ("died", "perished", "drowned", "dead", "did not survive", "didn't survive"),
               "alive": ("died", "dead")}
 _NOUNS = {"survived": ("survivors", "survivor")}
+# A verb for what a column counts: "how many died" of a column of deaths.
+_FORMS = {"died": "deaths", "killed": "deaths", "born": "births", "sold": "sales", "earned": "earnings"}
 _NOT_LINKED = frozenset((
     "how", "many", "much", "what", "which", "who", "when", "where", "the", "and", "was", "were", "are", "did", "does",
     "have", "has", "had", "there", "than", "that", "this", "with", "from", "for", "into", "over", "under", "above",
@@ -57,7 +66,8 @@ def in_table_words(question: str, shapes: Sequence[TableShape], values: Callable
     kept = {singular(part.lower()) for cell in cells for part in _WORD.findall(cell)}
     written = _abbreviations(question, names, 3, kept)
     written = _abbreviations(written, cells, 4, kept)
-    written = _flags(_ordinals(written, cells), names)
+    written = _forms(_flags(_ordinals(written, cells), names), names)
+    written = _heads(written, [column for shape in shapes for column in shape.columns], kept)
     if near is not None:
         written = _meant(written, shapes, near)
     return written
@@ -85,16 +95,17 @@ def _flags(question: str, names: Sequence[str]) -> str:
 def _abbreviations(question: str, names: Sequence[str], shortest: int, kept: set[str]) -> str:
     tokens = [(match.group().lower(), match.span()) for match in _WORD.finditer(question)]
     present = {singular(word) for word, _ in tokens}
+    words = [word for word, _ in tokens]
     spans: list[tuple[int, int, str]] = []
     # The name of more parts first: "assistant professors" is AsstProf before "professors" is Prof.
     for name in sorted(dict.fromkeys(names), key=lambda name: -len(_PART.findall(name))):
         parts = [part.lower() for part in _PART.findall(name)]
         if not parts or {singular(part) for part in parts} <= present:
             continue  # named as the table writes it: nothing to put in its words
-        for at in range(len(tokens) - len(parts) + 1):
-            words = [word for word, _ in tokens[at:at + len(parts)]]
-            if _abbreviated(parts, words, shortest) and not any(singular(word) in kept for word in words):
-                start, end = tokens[at][1][0], tokens[at + len(parts) - 1][1][1]
+        for at in range(len(tokens)):
+            used = _aligned(parts, words[at:], shortest)
+            if used and not any(singular(word) in kept for word in words[at:at + used]):
+                start, end = tokens[at][1][0], tokens[at + used - 1][1][1]
                 if not any(s < end and start < e for s, e, _ in spans):
                     spans.append((start, end, name))
     for start, end, name in sorted(spans, reverse=True):
@@ -102,16 +113,60 @@ def _abbreviations(question: str, names: Sequence[str], shortest: int, kept: set
     return question
 
 
-def _abbreviated(parts: list[str], words: list[str], shortest: int) -> bool:
-    """Whether the name's parts are the words, each the same (singular or plural) or abbreviating
-    it, one at least abbreviating; a one-letter part ("N" of N.Amer) only beside a longer one that does."""
-    if any(word in _NOT_LINKED for word in words):
-        return False
-    shortened = [part for part, word in zip(parts, words, strict=True) if singular(part) != singular(word)]
-    if not shortened or not all(_abbreviates(part, word, 1 if len(parts) > 1 else shortest)
-                                for part, word in zip(parts, words, strict=True) if singular(part) != singular(word)):
-        return False
-    return any(len(part) >= shortest for part in shortened) or len(shortened) < len(parts)
+def _aligned(parts: list[str], words: list[str], shortest: int) -> int:
+    """How many of `words`, from the first, the name's parts stand for: each part the same word
+    (singular or plural), an abbreviation of it, or two words run together and shortened
+    ("samplesize", "percap" of "per capita"); 0 if they do not, or if none is shortened. A
+    one-letter part ("N" of N.Amer) stands for a word only beside a longer part that does."""
+    used, shortened, long_enough = 0, 0, False
+    for part in parts:
+        if used >= len(words):
+            return 0
+        word = words[used]
+        if singular(part) == singular(word):
+            used, long_enough = used + 1, True
+            continue
+        if word not in _NOT_LINKED and _abbreviates(part, word, 1 if len(parts) > 1 else shortest):
+            used, shortened = used + 1, shortened + 1
+            long_enough = long_enough or len(part) >= shortest
+            continue
+        rest = part[len(word):] if part.startswith(word) and len(word) >= 3 else ""
+        following = words[used + 1] if used + 1 < len(words) else ""
+        if rest and following and (singular(rest) == singular(following) or _abbreviates(rest, following, 2)):
+            used, shortened, long_enough = used + 2, shortened + 1, True
+            continue
+        return 0
+    return used if shortened and long_enough else 0
+
+
+def _heads(question: str, kinds: Sequence[tuple[str, str]], kept: set[str]) -> str:
+    """A word that is the last part of one column's name and no part of another's ("class" of
+    passengerClass, "mortality" of Infant.Mortality), as that name."""
+    parted = {name: [part.lower() for part in _PART.findall(name)] for name in dict.fromkeys(name for name, _ in kinds)}
+    whole = {singular(parts[0]) for parts in parted.values() if len(parts) == 1}
+    for name, parts in parted.items():
+        if len(parts) < 2:
+            continue
+        # the compound's noun (Class of passengerClass, type of poll_type), or its longest part (LF.PressureMB)
+        head = parts[-1] if len(parts[-1]) >= 4 else max(parts, key=len)
+        others = [part for other, their in parted.items() if other != name for part in their]
+        if {singular(word.lower()) for word in _WORD.findall(question)} >= {singular(part) for part in parts}:
+            continue  # named whole
+        numeric = dict(kinds)[name] in _NUMERIC
+        if len(head) < (5 if numeric else 4) or head in _NOT_LINKED or singular(head) in UNIT_WORDS or singular(head) in whole or singular(head) in kept \
+                or any(singular(head) == singular(part) for part in others):
+            continue
+        question = re.sub(rf"\b{re.escape(head)}s?\b", name, question, count=1, flags=re.IGNORECASE)
+    return question
+
+
+def _forms(question: str, names: Sequence[str]) -> str:
+    """A verb said for a column's noun ("died" where a column counts deaths) as the noun."""
+    parts = {singular(part.lower()) for name in names for part in _PART.findall(name)}
+    for verb, noun in _FORMS.items():
+        if singular(noun) in parts:
+            question = re.sub(rf"\b{verb}\b", noun, question, flags=re.IGNORECASE)
+    return question
 
 
 def _abbreviates(short: str, word: str, shortest: int) -> bool:
@@ -137,6 +192,7 @@ def _meant(question: str, shapes: Sequence[TableShape], near: Near) -> str:
         return question
     candidates = [(word, span) for at, (word, span) in enumerate(tokens)
                   if len(word) >= 4 and not word.isdigit() and word.lower() not in _NOT_LINKED
+                  and word.lower() not in _COMPARING
                   and singular(word.lower()) not in named_words and not (at > 0 and word[0].isupper())]
     if not candidates:
         return question

@@ -71,20 +71,19 @@ def equal_conditions(shape: TableShape, question: str) -> list[tuple[str, str]]:
 def year_conditions(shape: TableShape, question: str) -> list[tuple[str, str]]:
     """(SQL, words) for the years the question names, on the table's Year column of whole numbers:
     "in 1932", "from 1950 to 1955", "between 1950 and 1955", "before 1700", "since 1990", "the 1650s"."""
-    if any(kind == "date" for _, kind in shape.columns):
-        return []
     years = [name for name, kind in shape.columns if kind == "integer" and singular(name.lower()) == "year"]
     if len(years) != 1:
         return []
     name, column = years[0], quoted(years[0])
-    conditions, taken = [], []
+    conditions: list[tuple[str, str]] = []
+    if any(kind == "date" for _, kind in shape.columns):  # the dates read the rest (docchat.tables.dates)
+        return _decades(question, name, column)
+    taken = []
     for match in _YEAR_SPAN.finditer(question):
         first, last = sorted((int(match.group(1)), int(match.group(2))))
         conditions.append((f"{column} BETWEEN {first} AND {last}", f"{name} is from {first} to {last}"))
         taken.append(match.span())
-    for match in _DECADE.finditer(question):
-        start = int(match.group(1)) * 10
-        conditions.append((f"{column} BETWEEN {start} AND {start + 9}", f"{name} is in the {start}s"))
+    conditions += _decades(question, name, column)
     for match in _YEAR_BOUND.finditer(question):
         if not _within(match.span(), taken) and not (match.group(1) == "from" and _IN_YEAR.match(question, match.start())):
             operator = _YEAR_OPERATORS[match.group(1)]
@@ -95,6 +94,11 @@ def year_conditions(shape: TableShape, question: str) -> list[tuple[str, str]]:
         sql = f"{column} = {named[0]}" if len(named) == 1 else f"{column} IN ({', '.join(named)})"
         conditions.append((sql, f"{name} is {' or '.join(named)}"))
     return conditions
+
+
+def _decades(question: str, name: str, column: str) -> list[tuple[str, str]]:
+    return [(f"{column} BETWEEN {start} AND {start + 9}", f"{name} is in the {start}s")
+            for start in (int(match.group(1)) * 10 for match in _DECADE.finditer(question))]
 
 
 def _within(span: tuple[int, int], taken: list[tuple[int, int]]) -> bool:

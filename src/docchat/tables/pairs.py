@@ -19,9 +19,11 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from docchat.domain.documents import TableShape, quoted
 from docchat.tables.dates import MONTHS
+from docchat.tables.linking import words_of
 from docchat.tables.values import literal, two_values
 from docchat.text import singular
 
@@ -31,7 +33,7 @@ _COMPARATIVES = ("more", "fewer", "less", "higher", "lower", "larger", "bigger",
                  "colder", "wetter", "drier", "richer", "poorer")
 # A comparison of a measure, not of rows counted: "how many times bigger", "how much longer".
 MEASURED = re.compile(rf"\b(?:{'|'.join(_COMPARATIVES[3:])})\b")
-_DIFFERENCE = re.compile(rf"\bhow (?:many|much) (?:{'|'.join(_COMPARATIVES)})\b.*\bthan\b|\bdifference\b")
+_DIFFERENCE = re.compile(rf"\bhow (?:many|much) (?:\w+ )?(?:{'|'.join(_COMPARATIVES)})\b.*\bthan\b|\bdifference\b")
 # One figure over another: "how many times more … than", "how many times as many", "the ratio of".
 _RATIO = re.compile(r"\bhow many times\b|\bratio\b|\btimes (?:more|as (?:many|much))\b")
 _RISES = ("grow", "grew", "grown", "increase", "increased", "rise", "rose", "risen", "climb", "climbed", "change",
@@ -39,8 +41,13 @@ _RISES = ("grow", "grew", "grown", "increase", "increased", "rise", "rose", "ris
 _FALLS = ("fall", "fell", "fallen", "drop", "dropped", "decline", "declined", "decrease", "decreased", "shrink",
           "shrank")
 _MOVED = re.compile(rf"\b(?P<verb>{'|'.join(_RISES + _FALLS)})\b.*\bfrom\b")
+_TOKEN = re.compile(r"[^\W_]+")
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+# Between two columns, the words that keep the rows where the first is more (or less) than the second.
+_ROW_COMPARED = re.compile(r" (?:ahead of|(?:got|get|had|have|has|won|received|scored) more (?:\w+ )?than|more \w+ than|"
+                           r"beat|beats|exceeded|exceeds|higher than|greater than|over|above|outpolled|"
+                           r"(?P<less>behind|less (?:\w+ )?than|fewer (?:\w+ )?than|lower than|below|under)) ")
 _MONTH_YEAR = re.compile(rf"\b(?:(?P<month>{'|'.join(MONTHS)})\s+)?(?P<year>(?:1[6-9]|20)\d{{2}})\b(?![-/])")
-_WORD = re.compile(r"[^\W_]+")
 
 
 @dataclass(frozen=True)
@@ -58,13 +65,14 @@ class Pair:
     spans: tuple[tuple[int, int], ...] = ()  # where the question names the sides (not rows to keep as well)
 
 
-_TIMES = re.compile(r"\b(?:how many|\d+(?:\.\d+)?|two|three|four|five|six|seven|eight|nine|ten) times\b")
+_TIMES = re.compile(r"\b(?:how many|\d+(?:\.\d+)?|two|three|four|five|six|seven|eight|nine|ten) times\b",
+                    re.IGNORECASE)
 
 
 def without_times(question: str) -> str:
     """The question without the "times" of a ratio ("how many times more", "3 times as many"), which
     names no column Time."""
-    return _TIMES.sub(lambda match: match.group().rsplit(" ", 1)[0], question.lower())
+    return _TIMES.sub(lambda match: match.group().rsplit(" ", 1)[0], question)
 
 
 def compared(question: str) -> str:
@@ -85,8 +93,9 @@ def pair_of(shape: TableShape, question: str, text: str, values: Callable[[Table
     ratio = how == "ratio"
     if (values_pair := two_values(shape, text, values)) is not None:
         column, one, other = values_pair
-        return Pair(*(Side(f"{quoted(column)} = {literal(value)}", None, f"{column} is {value}") for value in (one, other)),
-                    ratio=ratio)
+        first, second = (Side(f"{quoted(column)} = {literal(value)}", None, f"{column} is {value}")
+                         for value in (one, other))
+        return Pair(first, second, ratio)
     moved = _MOVED.search(question.lower())
     falls = moved is not None and moved.group("verb") in _FALLS
     if len(placed := _placed_columns(question, named)) == 2:
@@ -96,6 +105,24 @@ def pair_of(shape: TableShape, question: str, text: str, values: Callable[[Table
         first, second, spans = dated
         return Pair(first, second, ratio, spans) if falls or moved is None else Pair(second, first, ratio, spans)
     return None
+
+
+def row_comparisons(question: str, named: Sequence[str]) -> list[tuple[str, str, tuple[str, str]]]:
+    """(SQL, words, the two columns) where the question keeps the rows in which one numeric column
+    is more than another: "polls in which Leave was ahead of Remain", "counties where Gore got more
+    votes than Bush"; not where it asks one figure less the other ("how many more votes did Bush
+    get than Gore")."""
+    if compared(question):
+        return []
+    placed = _placed_columns(question, named, spans=True, exactly=0)
+    found = []
+    for (first, (_, end)), (second, (start, _)) in zip(placed, placed[1:]):
+        between = question[end:start]
+        match = _ROW_COMPARED.search(f" {' '.join(words_of(between))} ")
+        if match is not None and not re.search(r"\d", between):  # "had more than 1,000 plague deaths" is a range
+            operator, said = ("<", "less than") if match.group("less") else (">", "more than")
+            found.append((f"{quoted(first)} {operator} {quoted(second)}", f"{first} is {said} {second}", (first, second)))
+    return found
 
 
 def measured(pair: Pair, figure: str, column: str | None) -> str:
@@ -114,17 +141,21 @@ def _side_figure(side: Side, figure: str, column: str | None) -> str:
     return f"{function}({quoted(of)})"
 
 
-def _placed_columns(question: str, named: Sequence[str]) -> list[str]:
-    """The numeric columns the question names, in its order, where it names exactly two and no
-    name is inside the other's ("Rural Male", "Rural Female")."""
-    words = [singular(word) for word in _WORD.findall(question.lower())]
+def _placed_columns(question: str, named: Sequence[str], *, spans: bool = False, exactly: int = 2) -> list[Any]:
+    """The numeric columns the question names, in its order, where it names `exactly` that many
+    (0: any number) and no name is inside the other's ("Rural Male", "Rural Female"); with `spans`,
+    each with where the question names it."""
+    tokens = [(singular(match.group().lower()), match.span()) for match in _TOKEN.finditer(_CAMEL.sub(" ", question))]
+    words = [word for word, _ in tokens]
     placed = []
     for name in named:
-        column = [singular(word) for word in _WORD.findall(name.lower())]
+        column = [singular(word) for word in words_of(name)]
         at = next((i for i in range(len(words) - len(column) + 1) if words[i:i + len(column)] == column), None)
         if at is not None:
-            placed.append((at, name))
-    return [name for _, name in sorted(placed)] if len(placed) == 2 else []
+            placed.append((at, name, (tokens[at][1][0], tokens[at + len(column) - 1][1][1])))
+    if exactly and len(placed) != exactly:
+        return []
+    return [(name, span) if spans else name for _, name, span in sorted(placed)]
 
 
 def _dated(shape: TableShape, question: str) -> tuple[Side, Side, tuple[tuple[int, int], ...]] | None:

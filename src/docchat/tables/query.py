@@ -44,25 +44,27 @@ from typing import TypeVar
 
 from docchat.domain.documents import TableShape, quoted
 from docchat.tables.dates import date_conditions
-from docchat.tables.linking import NUMBER_WORDS, plain, question_phrase, without_column_names
+from docchat.tables.linking import NUMBER_WORDS, plain, question_phrase, without_column_names, words_of
 from docchat.tables.numbers import count_column, equal_conditions, ordinal, year_conditions
-from docchat.tables.pairs import MEASURED as _MEASURED, Pair, Side, compared, measured, pair_of, without_times
-from docchat.tables.ranges import IN_RANGE_WORDS, ranges_of, stated_bounds, unranged
+from docchat.tables.pairs import MEASURED as _MEASURED, Pair, Side, compared, measured, pair_of, row_comparisons, without_times
+from docchat.tables.ranges import IN_RANGE_WORDS, SUPERLATIVES, measured_column, ranges_of, stated_bounds, unranged
 from docchat.tables.rows import names_a_span, placed_conditions
-from docchat.tables.values import conditions_on_values, linked_values
+from docchat.tables.values import VALUES_READ, conditions_on_values, linked_values
 from docchat.text import singular
 
 T = TypeVar("T")
-_WORD = re.compile(r"[^\W_]+")
 _FIGURES = (("SUM", ("total", "sum", "altogether", "combined")), ("AVG", ("average", "mean")),
-            ("MAX", ("highest", "largest", "biggest", "most", "maximum", "top")),
-            ("MIN", ("lowest", "smallest", "least", "fewest", "minimum", "bottom")))
+            ("MAX", ("highest", "largest", "biggest", "most", "maximum", "top", "hottest", "warmest", "tallest",
+                     "longest", "oldest", "heaviest", "fastest", "richest")),
+            ("MIN", ("lowest", "smallest", "least", "fewest", "minimum", "bottom", "coldest", "coolest", "shortest",
+                     "youngest", "lightest", "slowest", "cheapest", "poorest")))
 _IN_WORDS = {"SUM": "total", "AVG": "average", "MAX": "highest", "MIN": "lowest", "COUNT": "number of rows",
              "DISTINCT": "number of different"}
 _NUMERIC = ("integer", "real")
 _HOW_MANY = re.compile(r"\bhow (?:many|much)\b")
 _PER = ("per", "by", "each", "every")
 _WHICH = ("which", "what")
+_PICKS = re.compile(r"\s*(?:which\s+(?P<noun>[^\W\d_]+)|who)\b", re.IGNORECASE)
 _LOOKS_UP = re.compile(r"\s*(?:what|which|who)\b", re.IGNORECASE)
 _DIFFERENT = ("different", "distinct", "unique", "separate")
 _SINGLE = ("single", "one", "individual")
@@ -95,18 +97,20 @@ def table_query(question: str, shapes: Sequence[TableShape],
     text = question_phrase(question)  # values are matched singular or plural, "women" as "female"
     # "at least 10 pallets" asks for no lowest, nor "at most" for a highest: a range's words are no
     # cue, nor are a column's ("the average sleep_total" asks no total).
-    cues = without_column_names(_words(unranged(question)), shapes)
+    cues = _adjectival(without_column_names(_words(unranged(question)), shapes))
     figure = _figure(cues, " ".join(cues))
     if (figure is None and not looks_up(question)) or names_a_span(question):
         return None
     counting = not any(cue in cues for _, listed in _FIGURES for cue in listed)  # "how many" alone
     bounds = stated_bounds(question)
-    ranges = {shape.table: ranges_of(shape, bounds) for shape in shapes}
+    ranges = {shape.table: ranges_of(shape, bounds, _named_columns(shape, set(words)) if counting else ())
+              for shape in shapes}
     found = []
     for shape in shapes:
         equal = [sql for sql, _ in equal_conditions(shape, question)]
         limited = {column for column, *_ in ranges[shape.table]} | {
-            column for column, _ in shape.columns if any(sql.startswith(f"{quoted(column)} = ") for sql in equal)}
+            column for column, _ in shape.columns if any(sql.startswith(f"{quoted(column)} = ") for sql in equal)} | {
+            column for *_, columns in row_comparisons(question, _measures(shape, words)) for column in columns}
         named = [column for column in _named_columns(shape, set(words))
                  if not (counting and ordinal(column, dict(shape.columns)[column]))]
         # A column named for its range is what is counted or kept, not what is added up.
@@ -119,7 +123,12 @@ def table_query(question: str, shapes: Sequence[TableShape],
     extreme = next((name for name, listed in _FIGURES if name in ("MAX", "MIN") and any(c in cues for c in listed)),
                    None)
     ranked = _ranked_column(shapes, words) if extreme is not None else None
-    distinct = _distinct_column(shapes, words) if counting else None
+    said = ""
+    if ranked is None and extreme is not None and _PICKS.match(question) and len(shapes) == 1 and (
+            label := _label_column(shapes[0], values)) is not None:
+        ranked = (shapes[0], label, 1)  # "which hurricane caused the most deaths": its Name, no column Hurricane
+        said = _PICKS.match(question).group("noun") or ""  # type: ignore[union-attr]
+    distinct = _distinct_column(shapes, words, values) if counting else None
     if distinct is not None:
         shape, column, figure = distinct[0], distinct[1], "DISTINCT"  # "how many different items"
     elif found:
@@ -128,6 +137,9 @@ def table_query(question: str, shapes: Sequence[TableShape],
                     if column == _per(shape, words) or (ranked is not None and column == ranked[1])]
         shape, column = max([pair for pair in found if pair not in grouping] or found,
                             key=lambda pair: len(_words(pair[1])))
+    elif extreme is not None and (measure := next(((shape, name) for shape in shapes
+                                                   if (name := measured_column(shape, cues)) is not None), None)):
+        shape, column = measure  # "the tallest character": its Height; "the most expensive model": its Price
     elif counting and (counted := _counted(shapes, words, ranges, values)) is not None:
         # "how many suppliers": the rows, counted; "how many insects", of a table with a Count: it, added up.
         shape, column = counted, count_column(counted)
@@ -150,12 +162,15 @@ def table_query(question: str, shapes: Sequence[TableShape],
     if ranked is not None and ranked[0] is shape:
         if column == ranked[1]:
             return None  # "in which year was unemployment highest", no column of it: the years by themselves
-        return _ranked(shape, ranked[1], column, extreme or figure, cues, conditions, first=ranked[2])
+        return _ranked(shape, ranked[1], column, extreme or figure, cues, conditions, first=ranked[2], said=said)
     if figure != "DISTINCT" and compared(question) and (by is None or by == column) and (
             pair := pair_of(shape, question, text, values, _named_columns(shape, set(words)))) is not None:
         if pair.spans:  # "in 1961 than in 1951" names the two sides, not rows both must be in
             conditions = _kept_rows(shape, _blanked(question, pair.spans), text, values, ranges)
         return _two_figures(shape, column, figure, pair, conditions)
+    if column is None and figure == "COUNT" and (label := _label_column(shape, values)) is not None and any(
+            sql.startswith(f"{quoted(label)} = ") for sql, _ in conditions):
+        return None  # "how many gun murders in Texas", a row a state: its measure, not its one row counted
     where = " AND ".join(["_kind = 'row'", *(sql for sql, _ in conditions)])
     measured = "COUNT(*)" if column is None else f"COUNT(DISTINCT {quoted(column)})" if figure == "DISTINCT" \
         else f"{figure}({quoted(column)})"
@@ -173,7 +188,7 @@ def table_query(question: str, shapes: Sequence[TableShape],
 
 
 def _ranked(shape: TableShape, by: str, column: str | None, figure: str, cues: list[str],
-            conditions: list[tuple[str, str]], first: int = 1) -> TableQuery:
+            conditions: list[tuple[str, str]], first: int = 1, said: str = "") -> TableQuery:
     """The query ranking the values of `by` by their figure: their total for "most", "fewest" or
     "top", their average for "average", else each one's highest (lowest) row; their rows, counted,
     with no column named. `first`: how many are asked ("the top 3 items"); past one, they are a
@@ -197,7 +212,8 @@ def _ranked(shape: TableShape, by: str, column: str | None, figure: str, cues: l
         per = named.removeprefix(f"the {best} ").removeprefix("the ")
         what = f"the {per if column else 'number of rows'} per {by}{where_words}, the {first} {best}"
         return TableQuery(shape, sql, what, by, unit=shape.unit(column))
-    return TableQuery(shape, sql, f"the {by} with {named}{where_words}", by, ranked=best, counts_rows=column is None,
+    label = f"{said} ({by})" if said else by  # "the hurricane (Name) with the highest total of deaths"
+    return TableQuery(shape, sql, f"the {label} with {named}{where_words}", by, ranked=best, counts_rows=column is None,
                       unit=shape.unit(column))
 
 
@@ -360,17 +376,52 @@ def _kept_rows(shape: TableShape, question: str, text: str, values: Callable[[Ta
     return conditions_on_values(shape, text, values, besides=besides, counted=counted) + [
         (f"{quoted(name)} {operator} {bound}", f"{name} is {IN_RANGE_WORDS[operator]} {bound}")
         for name, operator, bound in ranges[shape.table]] + date_conditions(shape, question) + \
-        placed_conditions(shape, question) + equal_conditions(shape, question) + year_conditions(shape, question)
+        placed_conditions(shape, question) + equal_conditions(shape, question) + year_conditions(shape, question) + [
+            (sql, words) for sql, words, _ in row_comparisons(question, _measures(shape, _words(question)))]
 
 
-def _distinct_column(shapes: Sequence[TableShape], words: list[str]) -> tuple[TableShape, str] | None:
+def _measures(shape: TableShape, words: list[str]) -> list[str]:
+    """The numeric columns the question names that measure its rows (not a Year numbering them)."""
+    return [name for name in _named_columns(shape, set(words)) if not ordinal(name, dict(shape.columns)[name])]
+
+
+def _adjectival(cues: list[str]) -> list[str]:
+    """"most expensive" as the highest of what "expensive" measures, not a total ("the most pallets")."""
+    for at, cue in enumerate(cues[:-1]):
+        if cue in ("most", "least") and cues[at + 1] in SUPERLATIVES:
+            cues = [*cues[:at], "highest" if cue == "most" else "lowest", *cues[at + 1:]]
+    return cues
+
+
+def _label_column(shape: TableShape, values: Callable[[TableShape, str], Sequence[str]]) -> str | None:
+    """The text column naming the table's rows: the one whose values are nearly all different (two
+    hurricanes may share a name); None if none is, or several are (a car's Model and its Make)."""
+    named = [name for name, kind in shape.columns
+             if kind == "text" and 0.9 * shape.rows <= len(values(shape, name)) < VALUES_READ]
+    return named[0] if len(named) == 1 else None
+
+
+def _distinct_column(shapes: Sequence[TableShape], words: list[str],
+                     values: Callable[[TableShape, str], Sequence[str]]) -> tuple[TableShape, str] | None:
     """The sheet and text column whose different values "how many different items" counts: named,
-    singular or plural, right after "different", "distinct", "unique" or "separate"."""
+    singular or plural, right after "different", "distinct", "unique" or "separate" (a word between
+    them aside: "different spectral types"), or a text column right after "how many" ("how many
+    countries", of a row a country and year)."""
     for shape in shapes:
         if (found := _named_after(shape, words, lambda word: True if word in _DIFFERENT else None)) is not None:
+            return shape, found[0]
+        for at, word in enumerate(words[:-1]):
+            if word in _DIFFERENT and (found := _named_after(shape, words[:at + 1] + words[at + 2:],
+                                                             lambda word: True if word in _DIFFERENT else None)):
+                return shape, found[0]
+        found = _named_after(shape, words, lambda word: True if word == "many" else None)
+        # A value of a row in three or more ("how many countries", of a row a country and a year); not
+        # "how many survived", of Survived's yes and no.
+        if found is not None and dict(shape.columns)[found[0]] == "text" and count_column(shape) is None \
+                and 2 < len(held := values(shape, found[0])) and 3 * len(held) <= shape.rows:
             return shape, found[0]
     return None
 
 
 def _words(text: str) -> list[str]:
-    return _WORD.findall(text.lower())
+    return words_of(text)

@@ -7,16 +7,19 @@ added up (docchat.tables.query).
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from docchat.domain.documents import TableShape
+from docchat.tables.linking import words_of
 from docchat.text import singular
 
 _NUMBER = r"(\d[\d,]*(?:\.\d+)?)"
 _NUMERIC = ("integer", "real")
-_WORD = re.compile(r"[^\W_]+")
 _COMPARED = (
-    (">", r"(?:more|greater|higher|larger|bigger) than|over|above|exceeding"),
-    ("<", r"(?:fewer|less|lower|smaller) than|under|below"),
+    (">", r"(?:more|greater|higher|larger|bigger|older|heavier|taller|longer|hotter|warmer|faster|later|wider|deeper|"
+          r"richer|costlier|dearer) than|over|above|exceeding"),
+    ("<", r"(?:fewer|less|lower|smaller|younger|lighter|shorter|colder|cooler|slower|earlier|cheaper|poorer|"
+          r"narrower) than|under|below"),
     (">=", r"at least|no (?:fewer|less) than"),
     ("<=", r"at most|no more than"),
 )
@@ -24,6 +27,21 @@ _COMPARED = (
 _RANGE = re.compile(rf"\b({'|'.join(words for _, words in _COMPARED)})\s+[$£€]?{_NUMBER}")
 _OR_MORE = re.compile(rf"\b{_NUMBER}\s+or\s+(more|fewer|less)\b")
 IN_RANGE_WORDS = {">": "more than", "<": "less than", ">=": "at least", "<=": "at most"}
+# What a comparative or a unit measures, as a column may be named: "younger than 10" is of an Age,
+# "hotter than 10,000 K" of a temperature (Temp abbreviates it), "under 5 miles" of a distance.
+UNIT_WORDS = frozenset(("mile", "km", "kilometre", "kg", "kilogram", "lb", "pound", "foot", "feet", "metre", "k",
+                        "degree", "year", "hour", "minute", "second", "day", "week", "month", "percent", "cent"))
+_MEASURED_BY = {
+    "older": ("age",), "younger": ("age",), "heavier": ("weight", "mass"), "lighter": ("weight", "mass"),
+    "taller": ("height",), "shorter": ("height", "length"), "longer": ("length", "distance"),
+    "hotter": ("temperature",), "warmer": ("temperature",), "colder": ("temperature",), "cooler": ("temperature",),
+    "faster": ("speed",), "slower": ("speed",), "cheaper": ("price", "cost", "msrp"), "costlier": ("price", "cost", "msrp"),
+    "dearer": ("price", "cost", "msrp"), "richer": ("income", "wealth"), "poorer": ("income", "wealth"),
+    "miles": ("distance", "length"), "km": ("distance", "length"), "kilometres": ("distance", "length"),
+    "kg": ("weight", "mass"), "kilograms": ("weight", "mass"), "lbs": ("weight", "mass"), "pounds": ("weight", "mass"),
+    "feet": ("height", "elevation", "altitude"), "metres": ("height", "elevation", "altitude"),
+    "k": ("temperature",), "degrees": ("temperature",), "years": ("age",),
+}
 # A word after a column's name that says what it measures, not another column: "a Murder rate".
 _MEASURES = frozenset(("rate", "level", "value", "score", "figure", "total", "amount", "weight", "size", "length",
                        "count", "number"))
@@ -35,24 +53,30 @@ def unranged(question: str) -> str:
     return _OR_MORE.sub(" ", _RANGE.sub(" ", question.lower()))
 
 
-def stated_bounds(question: str) -> list[tuple[str, str, list[str], list[str]]]:
-    """(operator, bound, the four words after it, the four before) for each range the question
-    states: "more than 50 pallets", "a unit price below 4.5", "50 or more pallets"."""
+def stated_bounds(question: str) -> list[tuple[str, str, list[str], list[str], list[str]]]:
+    """(operator, bound, the four words after it, the four before, its own) for each range the
+    question states: "more than 50 pallets", "a unit price below 4.5", "50 or more pallets"."""
     lowered = question.lower()
     found = [(next(op for op, cue in _COMPARED if re.fullmatch(cue, match.group(1))), match)
              for match in _RANGE.finditer(lowered)]
     found += [(">=" if match.group(2) == "more" else "<=", match) for match in _OR_MORE.finditer(lowered)
               if not any(other.start() <= match.start() < other.end() for _, other in found)]
     return [(operator, next(group for group in match.groups() if group and group[0].isdigit()).replace(",", ""),
-             _words(lowered[match.end():])[:4], _words(lowered[:match.start()])[-4:]) for operator, match in found]
+             _words(question[match.end():])[:4], _words(question[:match.start()])[-4:], _words(match.group(1)))
+            for operator, match in found]
 
 
-def ranges_of(shape: TableShape, bounds: list[tuple[str, str, list[str], list[str]]]) -> list[tuple[str, str, str]]:
+def ranges_of(shape: TableShape, bounds: list[tuple[str, str, list[str], list[str], list[str]]],
+              named: Sequence[str] = ()) -> list[tuple[str, str, str]]:
     """(column, operator, bound) for each of the question's ranges that names a numeric column of
-    the sheet, by the words right after its bound or right before it."""
+    the sheet: by the words right after its bound or right before it, by what its comparative or
+    its unit measures ("younger than 10", "under 5 miles"), or else the one numeric column the
+    question names (`named`, where it counts rows: "in how many states did Trump get more than 60%")."""
     ranges = []
-    for operator, bound, after, before in bounds:
-        column = _column_near(shape, after, from_start=True) or _column_near(shape, before)
+    for operator, bound, after, before, cue in bounds:
+        column = _column_near(shape, after, from_start=True) or _column_near(shape, before) \
+            or _measured(shape, cue + after[:1] if after[1:2] != ["per"] else cue) \
+            or (named[0] if len(named) == 1 else None)  # "30 miles per gallon" is no distance
         if column is not None and (column, operator, bound) not in ranges:
             ranges.append((column, operator, bound))
     return ranges
@@ -74,6 +98,31 @@ def _column_near(shape: TableShape, words: list[str], *, from_start: bool = Fals
     return found
 
 
+# A superlative, and the comparative saying what it measures: "the hottest star" ranks a temperature.
+SUPERLATIVES = {"hottest": "hotter", "warmest": "warmer", "coldest": "colder", "coolest": "cooler",
+                "tallest": "taller", "shortest": "shorter", "longest": "longer", "oldest": "older",
+                "youngest": "younger", "heaviest": "heavier", "lightest": "lighter", "fastest": "faster",
+                "slowest": "slower", "cheapest": "cheaper", "richest": "richer", "poorest": "poorer",
+                "expensive": "costlier"}
+
+
+def measured_column(shape: TableShape, words: Sequence[str]) -> str | None:
+    """The one numeric column a superlative of the question measures ("the tallest", "the most
+    expensive"), if it names one."""
+    return _measured(shape, [SUPERLATIVES[word] for word in words if word in SUPERLATIVES])
+
+
+def _measured(shape: TableShape, words: list[str]) -> str | None:
+    """The one numeric column a comparative or a unit measures: its name, or a part of it, is the
+    measure's word or abbreviates it (Temp of temperature, dist of distance)."""
+    wanted = [measure for word in words for measure in _MEASURED_BY.get(word, ())]
+    numeric = [name for name, kind in shape.columns if kind in _NUMERIC]
+    whole = [name for name in numeric if name.lower() in wanted]  # Price, of Min.Price, Price and Max.Price
+    found = whole or [name for name in numeric if any(
+        part == measure or (len(part) >= 3 and measure.startswith(part)) for part in _words(name) for measure in wanted)]
+    return found[0] if len(found) == 1 else None
+
+
 def _named_at(shape: TableShape, plain: list[str], *, from_start: bool) -> str | None:
     best = None
     for name, kind in shape.columns:
@@ -87,4 +136,4 @@ def _named_at(shape: TableShape, plain: list[str], *, from_start: bool) -> str |
 
 
 def _words(text: str) -> list[str]:
-    return _WORD.findall(text.lower())
+    return words_of(text)

@@ -7,6 +7,7 @@ than Bergen"), as conditions of docchat's queries (docchat.tables.query).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 
 from docchat.domain.documents import TableShape, quoted
@@ -87,8 +88,17 @@ def _flagged(name: str, padded: str, held: Sequence[str]) -> tuple[str, str] | N
 def named_values(shape: TableShape, name: str, padded: str,
                  values: Callable[[TableShape, str], Sequence[str]]) -> list[str]:
     """The values of a text column that the question (`padded`: its words, spaced) holds as phrases."""
-    return [value for value in values(shape, name)[:VALUES_READ]
-            if (phrase := plain_phrase(value)) and f" {phrase} " in padded]
+    named = {value: phrase for value in values(shape, name)[:VALUES_READ]
+             if (phrase := plain_phrase(value)) and f" {phrase} " in padded and not _a_unit(phrase, padded)}
+    # "non-USA" names non-USA, not USA as well: a value said only inside a longer one is not named.
+    return [value for value, phrase in named.items()
+            if not any(other != phrase and f" {phrase} " in f" {other} "
+                       and padded.count(f" {phrase} ") <= padded.count(f" {other} ") for other in named.values())]
+
+
+def _a_unit(phrase: str, padded: str) -> bool:
+    """Whether a short value is said only as a number's unit ("hotter than 10,000 K", of a type K)."""
+    return len(phrase) <= 2 and padded.count(f" {phrase} ") == len(re.findall(rf"\d {re.escape(phrase)} ", padded))
 
 
 def _negated(padded: str, phrase: str) -> bool:
