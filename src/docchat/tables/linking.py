@@ -37,7 +37,7 @@ _NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?")
 _WORD = re.compile(r"[^\W_]+")
 _SMALL = frozenset(("a", "an", "the", "in", "on", "at", "to", "of", "or", "by", "as", "is", "it", "be", "me", "my",
                     "we", "he", "if", "so", "up", "do"))
-_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+_CAMEL = re.compile(r"(?<=[a-z]{2})(?=[A-Z])")  # lifeExp, passengerClass; not iPlayer
 # Numbers written out, as questions count rows and values ("the first three", "the top five").
 NUMBER_WORDS = {word: number for number, word in enumerate(
     "one two three four five six seven eight nine ten".split(), start=1)}
@@ -64,7 +64,11 @@ _UNITS = frozenset((
     "metres", "meters", "feet", "inches", "kg", "kilograms", "grams", "pounds", "lbs", "tonnes", "tons", "litres",
     "liters", "gallons", "dollars", "euros", "cents", "calories", "degrees", "points", "goals", "runs",
 ))
+_SCALE = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12}
+_SCALED = re.compile(r"(\d[\d,]*(?:\.\d+)?)\s+(thousand|million|billion|trillion)\b", re.IGNORECASE)
 _RATE = re.compile(r"\bper[- ](?=(?:capita|person|head|cent|gallon|hour|mile|litre|liter)\b)", re.IGNORECASE)
+_COUNTED_FILLERS = frozenset(("the", "there", "and", "all", "total", "altogether", "table", "sheet", "list", "listed",
+                              "here", "this", "these", "those", "they", "them", "its", "their", "data", "file"))
 _FILLERS = frozenset(("are", "were", "was", "is", "did", "does", "do", "had", "has", "have", "there", "of", "one"))
 _NEVER_READ = frozenset((
     "median", "mode", "percent", "percentage", "percentages", "proportion", "share", "fraction", "cumulative",
@@ -83,6 +87,9 @@ def unread_words(question: str, what: str, names: tuple[str, ...] = ()) -> tuple
     columns_named = " ".join(plain_phrase(name).replace(" ", "") for name in names[2:])
     read_numbers = {_value(number) for number in _NUMBER.findall(" ".join((what, *names)))}
     dated = re.search(r"\b\d{4}-\d{2}\b", what) is not None
+    # "4 million" is read where the reading holds 4000000
+    read_numbers |= {_value(number) for number, scale in _SCALED.findall(question)
+                     if _value(number) * _SCALE[scale.lower()] in read_numbers}
     unread: list[str] = []
     question = _RATE.sub("", question)  # "per capita", "miles per gallon" say a measure, not a figure per value
     for at, match in enumerate(re.finditer(r"\S+", question)):
@@ -119,7 +126,20 @@ def unread_words(question: str, what: str, names: tuple[str, ...] = ()) -> tuple
         if (picks or (noun.lower() in _UNITS and counts_rows)) and plain(noun.lower()) not in read and plain(noun.lower()) not in inside \
                 and noun.lower() not in _SHAPE_WORDS and noun.lower() not in _FILLERS:
             unread.append(noun)
+    if what == "the number of rows" and not unread:  # every row counted: "how many companies made a loss" did not read "loss"
+        unread += [word for word in _after_counted(question) if plain(word.lower()) not in read
+                   and plain(word.lower()) not in named]
     return tuple(dict.fromkeys(unread))
+
+
+def _after_counted(question: str) -> list[str]:
+    """The words of a question counting rows past what it counts ("how many companies made a
+    loss": made, loss), fillers aside."""
+    asked = _ASKED.search(question)
+    if asked is None:
+        return []
+    return [word for word in _WORD.findall(question[asked.end():]) if len(word) > 2 and word.lower() not in _FILLERS
+            and word.lower() not in _COUNTED_FILLERS]
 
 
 def plain(word: str) -> str:

@@ -29,6 +29,12 @@ NEAR, MARGIN = 0.5, 0.15
 Near = Callable[[list[str], list[str]], list[list[float]]]
 _WORD = re.compile(r"[^\W\d_]+|\d+")
 _PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+# Where a word the encoder links may stand for a column: a figure is asked of it ("average",
+# "total", "highest"…) or a bound follows it ("earn more than"); in "how many of the homes sold
+# were condos" a verb names no column to add up.
+_FIGURE_ASKED = re.compile(r"\b(?:average|mean|total|sum|highest|lowest|largest|smallest|most|least|maximum|minimum|"
+                           r"top|than|difference|ratio|times)\b", re.IGNORECASE)
+_BOUND_AFTER = re.compile(r"\s+(?:more|less|fewer|over|under|above|below|at least|at most|exceeding)\b", re.IGNORECASE)
 _NUMERIC = ("integer", "real")
 # Comparatives and superlatives ("hotter", "tallest", "tall"): read as ranges and ranks, not linked.
 _ADJECTIVES = ("hot", "cold", "warm", "cool", "tall", "short", "long", "old", "young", "heavy", "light", "big", "small",
@@ -196,6 +202,10 @@ def _meant(question: str, shapes: Sequence[TableShape], near: Near) -> str:
                   and singular(word.lower()) not in named_words and not (at > 0 and word[0].isupper())]
     if not candidates:
         return question
+    asked = _FIGURE_ASKED.search(question) is not None
+    candidates = [(word, span) for word, span in candidates if asked or _BOUND_AFTER.match(question, span[1])]
+    if not candidates:
+        return question
     similar = near([word.lower() for word, _ in candidates], [_spoken(name) for name in measures])
     chosen = None
     for (word, span), row in zip(candidates, similar, strict=True):
@@ -206,6 +216,9 @@ def _meant(question: str, shapes: Sequence[TableShape], near: Near) -> str:
     if chosen is None:
         return question
     _, (start, end), name = chosen
+    parts = {part.lower() for part in _PART.findall(name)}
+    if any(other != name and parts & {part.lower() for part in _PART.findall(other)} for other in measures):
+        return question  # govt_sat beside govt_dis: the encoder does not tell such siblings apart
     return question[:start] + name + question[end:]
 
 

@@ -21,7 +21,9 @@ from docchat.domain.documents import TableShape, quoted
 from docchat.text import singular
 
 _ORDINALS = frozenset(("day", "month", "year", "week", "quarter", "id", "no", "rank", "position", "code", "season"))
-_COUNTS = frozenset(("count", "number", "frequency", "freq", "n", "tally"))
+COUNT_NAMES = frozenset(("count", "number", "frequency", "freq", "n", "tally"))
+# A generic name of a long table's one measure: "country, year, value" counts what "how many" asks.
+_GENERIC = frozenset(("value", "values", "amount", "total", "quantity"))
 _FILLERS = frozenset(("of", "is", "was", "are", "were", "a", "an", "the", "with", "equal", "to", "equals", "="))
 _NUMBER = r"(\d[\d,]*(?:\.\d+)?)"
 _WORD = re.compile(r"[\w.]+")
@@ -44,8 +46,12 @@ def ordinal(name: str, kind: str) -> bool:
 
 
 def count_column(shape: TableShape) -> str | None:
-    """The one numeric column named for a count, if the table has one."""
-    named = [name for name, kind in shape.columns if kind in ("integer", "real") and name.lower() in _COUNTS]
+    """The one numeric column named for a count, if the table has one; or its one measure, named
+    generically ("value", "total")."""
+    named = [name for name, kind in shape.columns if kind in ("integer", "real") and name.lower() in COUNT_NAMES]
+    if not named:  # the only measure, named generically
+        measures = [name for name, kind in shape.columns if kind in ("integer", "real") and not ordinal(name, kind)]
+        named = measures if len(measures) == 1 and measures[0].lower() in _GENERIC else []
     return named[0] if len(named) == 1 else None
 
 

@@ -42,7 +42,7 @@ _FALLS = ("fall", "fell", "fallen", "drop", "dropped", "decline", "declined", "d
           "shrank")
 _MOVED = re.compile(rf"\b(?P<verb>{'|'.join(_RISES + _FALLS)})\b.*\bfrom\b")
 _TOKEN = re.compile(r"[^\W_]+")
-_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
+_CAMEL = re.compile(r"(?<=[a-z]{2})(?=[A-Z])")
 # Between two columns, the words that keep the rows where the first is more (or less) than the second.
 _ROW_COMPARED = re.compile(r" (?:ahead of|(?:got|get|had|have|has|won|received|scored) more (?:\w+ )?than|more \w+ than|"
                            r"beat|beats|exceeded|exceeds|higher than|greater than|over|above|outpolled|"

@@ -45,7 +45,7 @@ from typing import TypeVar
 from docchat.domain.documents import TableShape, quoted
 from docchat.tables.dates import date_conditions
 from docchat.tables.linking import NUMBER_WORDS, plain, question_phrase, without_column_names, words_of
-from docchat.tables.numbers import count_column, equal_conditions, ordinal, year_conditions
+from docchat.tables.numbers import COUNT_NAMES, count_column, equal_conditions, ordinal, year_conditions
 from docchat.tables.pairs import MEASURED as _MEASURED, Pair, Side, compared, measured, pair_of, row_comparisons, without_times
 from docchat.tables.ranges import IN_RANGE_WORDS, SUPERLATIVES, measured_column, ranges_of, stated_bounds, unranged
 from docchat.tables.rows import names_a_span, placed_conditions
@@ -64,7 +64,12 @@ _NUMERIC = ("integer", "real")
 _HOW_MANY = re.compile(r"\bhow (?:many|much)\b")
 _PER = ("per", "by", "each", "every")
 _WHICH = ("which", "what")
-_PICKS = re.compile(r"\s*(?:which\s+(?P<noun>[^\W\d_]+)|who)\b", re.IGNORECASE)
+_PICKS = re.compile(r"\s*(?:(?:on |in |at |for |from |by )?which\s+(?!is\b|was\b|are\b|were\b|of\b)"
+                    r"(?P<noun>[^\W\d_]+)|who)\b", re.IGNORECASE)
+# Who a table names: its column of people, where it has one.
+_YES_NO = frozenset(("yes", "no", "true", "false", "y", "n"))
+_PEOPLE = ("name", "person", "who", "winner", "champion", "player", "author", "artist", "actor", "driver", "president",
+           "candidate", "athlete", "runner")
 _LOOKS_UP = re.compile(r"\s*(?:what|which|who)\b", re.IGNORECASE)
 _DIFFERENT = ("different", "distinct", "unique", "separate")
 _SINGLE = ("single", "one", "individual")
@@ -103,8 +108,10 @@ def table_query(question: str, shapes: Sequence[TableShape],
         return None
     counting = not any(cue in cues for _, listed in _FIGURES for cue in listed)  # "how many" alone
     bounds = stated_bounds(question)
-    ranges = {shape.table: ranges_of(shape, bounds, _named_columns(shape, set(words)) if counting else ())
-              for shape in shapes}
+    # Counting, a bound no column stands beside is of the one measure the question names, or the
+    # table's only one ("in how many years did Korea make more than 4 million vehicles": value).
+    ranges = {shape.table: ranges_of(shape, bounds, (_measures(shape, words) or _only_measure(shape)) if counting
+                                     else ()) for shape in shapes}
     found = []
     for shape in shapes:
         equal = [sql for sql, _ in equal_conditions(shape, question)]
@@ -124,10 +131,13 @@ def table_query(question: str, shapes: Sequence[TableShape],
                    None)
     ranked = _ranked_column(shapes, words) if extreme is not None else None
     said = ""
-    if ranked is None and extreme is not None and _PICKS.match(question) and len(shapes) == 1 and (
-            label := _label_column(shapes[0], values)) is not None:
+    picked = _PICKS.match(question)
+    if ranked is None and extreme is not None and picked and len(shapes) == 1 and (
+            label := _label_column(shapes[0], values, who=picked.group("noun") is None)) is not None:
         ranked = (shapes[0], label, 1)  # "which hurricane caused the most deaths": its Name, no column Hurricane
-        said = _PICKS.match(question).group("noun") or ""  # type: ignore[union-attr]
+        said = picked.group("noun") or ""
+    if ranked is None and extreme is not None and picked and not any(word in _SINGLE for word in words):
+        return None  # "on which day were the most babies born", no column of days: not the most births
     distinct = _distinct_column(shapes, words, values) if counting else None
     if distinct is not None:
         shape, column, figure = distinct[0], distinct[1], "DISTINCT"  # "how many different items"
@@ -142,8 +152,12 @@ def table_query(question: str, shapes: Sequence[TableShape],
         shape, column = measure  # "the tallest character": its Height; "the most expensive model": its Price
     elif counting and (counted := _counted(shapes, words, ranges, values)) is not None:
         # "how many suppliers": the rows, counted; "how many insects", of a table with a Count: it, added up.
-        shape, column = counted, count_column(counted)
-        figure = "COUNT" if column is None else "SUM"
+        # "how many states are in the West", of a table with a total of murders a state: its rows.
+        column = count_column(counted)
+        if column is not None and column.lower() not in COUNT_NAMES and _named_after(
+                counted, words, lambda word: True if word == "many" else None):
+            column = None
+        shape, figure = counted, "COUNT" if column is None else "SUM"
     elif ranked is not None:
         shape, column = ranked[0], None  # "which location has the most items": its rows, counted
     else:
@@ -165,11 +179,14 @@ def table_query(question: str, shapes: Sequence[TableShape],
         return _ranked(shape, ranked[1], column, extreme or figure, cues, conditions, first=ranked[2], said=said)
     if figure != "DISTINCT" and compared(question) and (by is None or by == column) and (
             pair := pair_of(shape, question, text, values, _named_columns(shape, set(words)))) is not None:
+        if column is None and pair.first.condition.split(" = ")[0] in {quoted(name) for name in _unique_columns(
+                shape, values)}:
+            return None  # "how much more did Endgame make than Infinity War", a row a film: not its rows counted
         if pair.spans:  # "in 1961 than in 1951" names the two sides, not rows both must be in
             conditions = _kept_rows(shape, _blanked(question, pair.spans), text, values, ranges)
         return _two_figures(shape, column, figure, pair, conditions)
-    if column is None and figure == "COUNT" and (label := _label_column(shape, values)) is not None and any(
-            sql.startswith(f"{quoted(label)} = ") for sql, _ in conditions):
+    if column is None and figure == "COUNT" and any(sql.startswith(f"{quoted(label)} = ") for label in
+                                                    _unique_columns(shape, values) for sql, _ in conditions):
         return None  # "how many gun murders in Texas", a row a state: its measure, not its one row counted
     where = " AND ".join(["_kind = 'row'", *(sql for sql, _ in conditions)])
     measured = "COUNT(*)" if column is None else f"COUNT(DISTINCT {quoted(column)})" if figure == "DISTINCT" \
@@ -385,6 +402,11 @@ def _measures(shape: TableShape, words: list[str]) -> list[str]:
     return [name for name in _named_columns(shape, set(words)) if not ordinal(name, dict(shape.columns)[name])]
 
 
+def _only_measure(shape: TableShape) -> list[str]:
+    measures = [name for name, kind in shape.columns if kind in _NUMERIC and not ordinal(name, kind)]
+    return measures if len(measures) == 1 else []
+
+
 def _adjectival(cues: list[str]) -> list[str]:
     """"most expensive" as the highest of what "expensive" measures, not a total ("the most pallets")."""
     for at, cue in enumerate(cues[:-1]):
@@ -393,12 +415,22 @@ def _adjectival(cues: list[str]) -> list[str]:
     return cues
 
 
-def _label_column(shape: TableShape, values: Callable[[TableShape, str], Sequence[str]]) -> str | None:
+def _label_column(shape: TableShape, values: Callable[[TableShape, str], Sequence[str]], *,
+                  who: bool = False) -> str | None:
     """The text column naming the table's rows: the one whose values are nearly all different (two
-    hurricanes may share a name); None if none is, or several are (a car's Model and its Make)."""
-    named = [name for name, kind in shape.columns
-             if kind == "text" and 0.9 * shape.rows <= len(values(shape, name)) < VALUES_READ]
+    hurricanes may share a name); None if none is, or several are (a car's Model and its Make).
+    `who`: its column of people ("who was the oldest winner": Name, not Movie), else none."""
+    if who:
+        people = [name for name, kind in shape.columns if kind == "text" and singular(name.lower()) in _PEOPLE]
+        return people[0] if len(people) == 1 else None
+    named = _unique_columns(shape, values)
     return named[0] if len(named) == 1 else None
+
+
+def _unique_columns(shape: TableShape, values: Callable[[TableShape, str], Sequence[str]]) -> list[str]:
+    """The text columns whose values are nearly all different: each names a row."""
+    return [name for name, kind in shape.columns
+            if kind == "text" and 0.9 * shape.rows <= len(values(shape, name)) < VALUES_READ]
 
 
 def _distinct_column(shapes: Sequence[TableShape], words: list[str],
@@ -417,9 +449,11 @@ def _distinct_column(shapes: Sequence[TableShape], words: list[str],
         found = _named_after(shape, words, lambda word: True if word == "many" else None)
         # A value of a row in three or more ("how many countries", of a row a country and a year); not
         # "how many survived", of Survived's yes and no.
-        if found is not None and dict(shape.columns)[found[0]] == "text" and count_column(shape) is None \
-                and 2 < len(held := values(shape, found[0])) and 3 * len(held) <= shape.rows:
-            return shape, found[0]
+        held = values(shape, found[0]) if found is not None and dict(shape.columns)[found[0]] == "text" else ()
+        counts = count_column(shape)
+        if held and (counts is None or counts.lower() not in COUNT_NAMES) and not {value.casefold() for value in held} <= _YES_NO \
+                and 3 * len(held) <= shape.rows:
+            return shape, found[0]  # type: ignore[index]  # found is set where held is
     return None
 
 

@@ -15,6 +15,8 @@ from docchat.text import singular
 
 _NUMBER = r"(\d[\d,]*(?:\.\d+)?)"
 _NUMERIC = ("integer", "real")
+# "more than 4 million vehicles": the bound is 4,000,000.
+_SCALES = {"thousand": 1_000, "million": 1_000_000, "billion": 1_000_000_000, "trillion": 1_000_000_000_000}
 _COMPARED = (
     (">", r"(?:more|greater|higher|larger|bigger|older|heavier|taller|longer|hotter|warmer|faster|later|wider|deeper|"
           r"richer|costlier|dearer) than|over|above|exceeding"),
@@ -24,7 +26,7 @@ _COMPARED = (
     ("<=", r"at most|no more than"),
 )
 # "more than 50 pallets" / "pallets above 50": the column's words follow the number, or come just before.
-_RANGE = re.compile(rf"\b({'|'.join(words for _, words in _COMPARED)})\s+[$£€]?{_NUMBER}")
+_RANGE = re.compile(rf"\b({'|'.join(words for _, words in _COMPARED)})\s+[$£€]?{_NUMBER}(?:\s+({'|'.join(_SCALES)}))?\b")
 _OR_MORE = re.compile(rf"\b{_NUMBER}\s+or\s+(more|fewer|less)\b")
 IN_RANGE_WORDS = {">": "more than", "<": "less than", ">=": "at least", "<=": "at most"}
 # What a comparative or a unit measures, as a column may be named: "younger than 10" is of an Age,
@@ -61,9 +63,18 @@ def stated_bounds(question: str) -> list[tuple[str, str, list[str], list[str], l
              for match in _RANGE.finditer(lowered)]
     found += [(">=" if match.group(2) == "more" else "<=", match) for match in _OR_MORE.finditer(lowered)
               if not any(other.start() <= match.start() < other.end() for _, other in found)]
-    return [(operator, next(group for group in match.groups() if group and group[0].isdigit()).replace(",", ""),
-             _words(question[match.end():])[:4], _words(question[:match.start()])[-4:], _words(match.group(1)))
-            for operator, match in found]
+    return [(operator, _bound(match), _words(question[match.end():])[:4], _words(question[:match.start()])[-4:],
+             _words(match.group(1))) for operator, match in found]
+
+
+def _bound(match: re.Match[str]) -> str:
+    """The number a range states, as SQL writes it: "12,500" -> 12500, "4 million" -> 4000000."""
+    number = next(group for group in match.groups() if group and group[0].isdigit()).replace(",", "")
+    scale = next((_SCALES[group] for group in match.groups() if group in _SCALES), 1)
+    if scale == 1:
+        return number
+    scaled = float(number) * scale
+    return str(int(scaled)) if scaled.is_integer() else str(scaled)
 
 
 def ranges_of(shape: TableShape, bounds: list[tuple[str, str, list[str], list[str], list[str]]],
