@@ -216,3 +216,12 @@ def test_a_count_of_every_row_that_left_words_unread_is_unsure(library):
 ])
 def test_readings_that_would_be_a_guess_give_no_figure(library, question, document):
     assert figure(library, question, document) is None
+
+
+def test_two_values_each_after_its_own_preposition_get_a_figure_each(library):
+    each = figure(library, "What are the average sales in Norway and in Chile?", "companies.csv")
+    both = figure(library, "What are the average sales in Norway and Chile?", "companies.csv")
+
+    assert each.groups == (("Norway", pytest.approx(10.25)), ("Chile", pytest.approx(6.6)))
+    assert each.what == "the average of sales per country where country is Norway or Chile"
+    assert (both.value, both.by) == (pytest.approx((12.5 + 8.0 + 3.3 + 9.9) / 4), None)

@@ -30,6 +30,19 @@ def test_a_sheet_s_rows_keep_their_numbers_and_its_totals_are_told_apart():
     assert (table.sheet, table.header_row) == ("Stock", 1)
 
 
+def test_a_company_called_total_among_the_data_rows_is_data_and_a_total_that_sums_them_is_not():
+    companies = [(2, ["1", "Citigroup", "94.7"]), (3, ["2", "Total", "131.6"]), (4, ["3", "Shell", "133.5"]),
+                 (5, ["4", "BP", "174.2"])]
+    sections = [(2, ["North", "40"]), (3, ["South", "60"]), (4, ["Total", "100"]), (5, ["East", "5"]),
+                (6, ["West", "7"])]
+
+    listed = table_of("Forbes", ["rank", "name", "sales"], 1, companies)
+    summed = table_of("Regions", ["Region", "Units"], 1, sections)
+
+    assert [row.kind for row in listed.rows] == [RowKind.ROW] * 4
+    assert [row.kind for row in summed.rows] == [RowKind.ROW, RowKind.ROW, RowKind.TOTAL, RowKind.ROW, RowKind.ROW]
+
+
 @pytest.mark.parametrize(("cells", "kind"), [
     (["Total", "", "190"], RowKind.TOTAL),
     (["", "TOTALS", "190"], RowKind.TOTAL),

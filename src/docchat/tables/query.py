@@ -49,7 +49,7 @@ from docchat.tables.numbers import COUNT_NAMES, count_column, equal_conditions, 
 from docchat.tables.pairs import MEASURED as _MEASURED, Pair, Side, compared, measured, pair_of, row_comparisons, without_times
 from docchat.tables.ranges import IN_RANGE_WORDS, SUPERLATIVES, measured_column, ranges_of, stated_bounds, unranged
 from docchat.tables.rows import names_a_span, placed_conditions
-from docchat.tables.values import VALUES_READ, conditions_on_values, linked_values
+from docchat.tables.values import VALUES_READ, conditions_on_values, linked_values, literal, two_values
 from docchat.text import singular
 
 T = TypeVar("T")
@@ -163,6 +163,9 @@ def table_query(question: str, shapes: Sequence[TableShape],
     else:
         return None
     by = ranked[1] if ranked is not None and ranked[0] is shape else _per(shape, words)
+    each = _each_of_two(shape, question, text, values) if by is None and not compared(question) else None
+    if each is not None:
+        by = each[0]  # "the average mortality in the North and in the South": a figure for each
     if compared(question) and by is not None and dict(shape.columns)[by] in _NUMERIC and not found:
         column, figure, by = by, "SUM" if figure == "COUNT" else figure, None  # "larger … by area": what is set against
     elif compared(question) and column is None and _MEASURED.search(question.lower()):
@@ -171,7 +174,9 @@ def table_query(question: str, shapes: Sequence[TableShape],
         if len(measures) != 1:
             return None  # "how many times longer", of a race's distance, climb and time: not its rows counted
         column, figure = measures[0], "SUM"
-    conditions = _kept_rows(shape, question, text, values, ranges, besides=by,
+    conditions = ([(f"{quoted(each[0])} IN ({literal(each[1])}, {literal(each[2])})",
+                    f"{each[0]} is {each[1]} or {each[2]}")] if each else []) + _kept_rows(
+        shape, question, text, values, ranges, besides=by,
                             counted=column if figure == "DISTINCT" else None)
     if ranked is not None and ranked[0] is shape:
         if column == ranked[1]:
@@ -400,6 +405,19 @@ def _kept_rows(shape: TableShape, question: str, text: str, values: Callable[[Ta
 def _measures(shape: TableShape, words: list[str]) -> list[str]:
     """The numeric columns the question names that measure its rows (not a Year numbering them)."""
     return [name for name in _named_columns(shape, set(words)) if not ordinal(name, dict(shape.columns)[name])]
+
+
+def _each_of_two(shape: TableShape, question: str, text: str,
+                 values: Callable[[TableShape, str], Sequence[str]]) -> tuple[str, str, str] | None:
+    """The text column two of whose values the question names each after its own preposition ("in
+    the North and in the South"), asking a figure for each, not for both together."""
+    pair = two_values(shape, text, values)
+    if pair is None:
+        return None
+    name, first, second = pair
+    one, other = (re.escape(value.lower()) for value in (first, second))
+    each = re.search(rf"\b(in|for|of|at|from)\s+(?:the\s+)?{one}\s+and\s+\1\s+(?:the\s+)?{other}\b", question.lower())
+    return pair if each else None
 
 
 def _only_measure(shape: TableShape) -> list[str]:

@@ -72,8 +72,8 @@ def table_of(sheet: str, header: Sequence[str], header_row: int,
         return None
     if len(rows) > 1 and _continues_header(_padded(header, width), _padded(rows[0][1], width), rows[1:]):
         header, header_row, rows = _joined(_padded(header, width), _padded(rows[0][1], width)), rows[0][0], rows[1:]
-    read = _wholes(tuple(TableRow(number, tuple(cells) + ("",) * (width - len(cells)), row_kind(cells))
-                         for number, cells in rows))
+    read = _wholes(_named_data(tuple(TableRow(number, tuple(cells) + ("",) * (width - len(cells)), row_kind(cells))
+                                     for number, cells in rows)))
     data = [row.cells for row in read if row.kind is RowKind.ROW]
     names = column_names(header, width)
     columns = []
@@ -134,6 +134,32 @@ def row_kind(cells: Sequence[str]) -> RowKind:
     if match is None:
         return RowKind.ROW
     return RowKind.SUBTOTAL if match.group(1) else RowKind.TOTAL
+
+
+def _named_data(rows: tuple[TableRow, ...]) -> tuple[TableRow, ...]:
+    """The rows, one labelled "Total" alone kept as data where it stands among the data rows, two
+    or more after it, and none of its figures is the sum of the data rows before it (since the
+    last total) nor of all the others: a company called Total among 2,000."""
+    kept = list(rows)
+    for at, row in enumerate(rows):
+        label = next((cell for cell in row.cells if cell and number(cell) is None), "")
+        after = [other for other in rows[at + 1:] if other.kind is RowKind.ROW]
+        if row.kind is not RowKind.TOTAL or label.strip().casefold() != "total" or len(after) < 2:
+            continue
+        start = max((i for i in range(at) if rows[i].kind is not RowKind.ROW), default=-1) + 1
+        before = [other for other in rows[start:at] if other.kind is RowKind.ROW]
+        others = before + after
+        if not any(_sums(row, index, group) for index in range(len(row.cells)) for group in (before, others)):
+            kept[at] = TableRow(row.number, row.cells, RowKind.ROW)
+    return tuple(kept)
+
+
+def _sums(row: TableRow, index: int, group: Sequence[TableRow]) -> bool:
+    """Whether the row's figure in a column is the sum of the group's."""
+    figure = number(row.cells[index]) if row.cells[index] else None
+    parts = [number(other.cells[index]) for other in group if other.cells[index]]
+    return bool(figure) and bool(parts) and None not in parts and math.isclose(
+        sum(parts), figure, rel_tol=0.005)  # type: ignore[arg-type]
 
 
 def _wholes(rows: tuple[TableRow, ...]) -> tuple[TableRow, ...]:
