@@ -96,3 +96,18 @@ def test_a_pdf_added_before_its_tables_were_kept_is_read_again_by_the_repair(tmp
 
         assert found.sheets_without_tables == (report.id,) and not found.agrees
         assert done.tables_written == 1 and figure.value == 4_402
+
+
+def test_a_header_cell_wrapped_above_and_below_its_row_s_line_is_read_whole():
+    from docchat.documents.kinds.pdf import read_pdf
+
+    # fpdf2 breaks the long heading over three lines, the first above the other headings' line.
+    films = [["Film", "Hours", "Minutes", "Released", "opening_weekend_us", "US gross", "World gross"],
+             ["Iron Man", "2", "6", "2008-05-02", "98,618,668", "319,034,126", "585,796,247"],
+             ["Thor", "1", "55", "2011-05-06", "65,723,338", "181,030,624", "449,326,618"],
+             ["Iron Man 3", "2", "10", "2013-05-03", "174,144,585", "409,013,994", "1,214,811,252"]]
+    read = read_pdf("films.pdf", pdf_of("Films.", Table(films, borders="SINGLE_TOP_LINE"), size=9), 1 << 20)
+
+    (table,) = read.tables
+    assert [column.name for column in table.columns] == [*films[0][:4], "opening_weeke nd_us", *films[0][5:]]
+    assert [row.cells[0] for row in table.rows] == ["Iron Man", "Thor", "Iron Man 3"]  # no data row taken as a header

@@ -8,8 +8,9 @@ Invariants:
   header, or none, as reports and papers print them): three or more rows, each split into two or
   more cells by gaps wider than one and a half spaces that every row leaves open at the same
   place, whose cells are short (a median of at most MAX_WORDS words: two columns of prose are not
-  a table). A line whose words sit in one column is a wrapped cell of the row nearest it. The
-  paragraphs around a table are never its rows.
+  a table). A line whose words sit in one column is a wrapped cell of the row nearest it; a
+  heading wrapped onto a line above the header's and one below, in a column no other heading's
+  words are in, is one cell of the header. The paragraphs around a table are never its rows.
 - A table that ends its page, and one that begins the next page under the same header (a long
   table carried on, its header repeated), are one table: its rows go on from the page before.
 - At most MAX_PAGES pages are read for tables (about 14 ms a dense page): a longer PDF's later
@@ -161,6 +162,7 @@ class _Block:
         self._lines: list[list[dict]] = []
         self._rows: list[int] = []  # which of the lines are rows
         self._gaps: list[tuple[float, float]] = []
+        self._above: list[dict] = []  # the line passed over right before the header
 
     def takes(self, line: list[dict]) -> bool:
         """Whether the line belongs to this block (then it is kept): False ends the block."""
@@ -168,15 +170,23 @@ class _Block:
         gaps = _gaps([*self._lines, line], self._space * height * _GAP_SPACES)
         if not self._rows:
             if gaps and _split(line, gaps):
-                self._rows, self._lines, self._gaps = [0], [line], gaps
+                # A header cell wrapped over lines above and below the others' line starts above it.
+                above = self._above and line[0]["top"] - self._above[0]["top"] <= _WRAPPED * height \
+                    and _in_a_gap(self._above, gaps)
+                self._lines = [self._above, line] if above else [line]
+                self._rows, self._gaps = [len(self._lines) - 1], _gaps(self._lines, self._space * height * _GAP_SPACES)
+            else:
+                self._above = line
             return True  # a line before any header is passed over
         if line[0]["top"] - self._lines[-1][0]["top"] > _ROW_GAP * height:
             return False
         kept = _same_columns(self._gaps, gaps)
+        # the rest of a header cell wrapped under the header's line, in a column no header word is in
+        header_wrapped = len(self._rows) == 1 and self._tight_to(line) and _in_a_gap(line, self._gaps)
         if _split(line, gaps) and (kept or len(self._rows) == 1) \
                 and all(_split(self._lines[row], gaps) for row in self._rows):
             self._rows.append(len(self._lines))
-        elif not kept or _split(line, gaps):
+        elif (not kept and not header_wrapped) or _split(line, gaps):
             return False
         self._lines.append(line)
         self._gaps = gaps
@@ -231,6 +241,10 @@ class _Block:
     def _column(self, word: dict) -> int:
         return sum(1 for a, b in self._gaps if word["x0"] > (a + b) / 2)
 
+    def _tight_to(self, line: list[dict]) -> bool:
+        """Whether the line is as close under the block's last line as a wrapped cell's lines are."""
+        return line[0]["top"] - self._lines[-1][0]["top"] <= _WRAPPED * _height(self._lines[-1])
+
     def _tight(self, at: int) -> bool:
         """Whether line `at` and the next are as close as the lines of a wrapped cell."""
         return self._lines[at + 1][0]["top"] - self._lines[at][0]["top"] <= _WRAPPED * _height(self._lines[at])
@@ -280,6 +294,11 @@ def _same_columns(before: list[tuple[float, float]], after: list[tuple[float, fl
 def _split(line: list[dict], gaps: list[tuple[float, float]]) -> bool:
     """Whether the line has words on both sides of one of the gaps."""
     return any(line[0]["x0"] < a and line[-1]["x1"] > b for a, b in gaps)
+
+
+def _in_a_gap(line: list[dict], gaps: list[tuple[float, float]]) -> bool:
+    """Whether all the line's words lie inside one of the gaps between a row's words."""
+    return any(a <= line[0]["x0"] and line[-1]["x1"] <= b for a, b in gaps)
 
 
 def _is_table(grid: Grid) -> bool:

@@ -35,8 +35,11 @@ SAME_AS = {"women": "female", "woman": "female", "girls": "female", "girl": "fem
            "children": "child", "kids": "child", "kid": "child", "adults": "adult"}
 _NUMBER = re.compile(r"(?<![\w.])\d[\d,]*(?:\.\d+)?")
 _WORD = re.compile(r"[^\W_]+")
+# Small words, and words of a question's figure, written in lower case: they name no value written
+# in capitals ("IN", Indiana; "Total", a company).
 _SMALL = frozenset(("a", "an", "the", "in", "on", "at", "to", "of", "or", "by", "as", "is", "it", "be", "me", "my",
-                    "we", "he", "if", "so", "up", "do"))
+                    "we", "he", "if", "so", "up", "do", "total", "sum", "average", "mean", "top", "all", "most",
+                    "least", "number", "how", "many", "much", "what", "which"))
 _CAMEL = re.compile(r"(?<=[a-z]{2})(?=[A-Z])")  # lifeExp, passengerClass; not iPlayer
 # Numbers written out, as questions count rows and values ("the first three", "the top five").
 NUMBER_WORDS = {word: number for number, word in enumerate(
