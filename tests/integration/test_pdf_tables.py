@@ -111,3 +111,15 @@ def test_a_header_cell_wrapped_above_and_below_its_row_s_line_is_read_whole():
     (table,) = read.tables
     assert [column.name for column in table.columns] == [*films[0][:4], "opening_weeke nd_us", *films[0][5:]]
     assert [row.cells[0] for row in table.rows] == ["Iron Man", "Thor", "Iron Man 3"]  # no data row taken as a header
+
+
+def test_a_table_carried_on_with_one_row_on_its_last_page_keeps_that_row():
+    from docchat.documents.kinds.pdf import read_pdf
+
+    # 36 entries: fpdf2 puts the 36th alone under the header repeated on page 2.
+    ledger = [["Entry", "Account", "Amount"], *([f"E-{n:03d}", "Freight", f"{n * 10:,}"] for n in range(1, 37))]
+    read = read_pdf("ledger.pdf", pdf_of("The freight ledger for the year.", Table(ledger, borders="NONE")), 1 << 20)
+
+    (table,) = read.tables
+    assert table.sheet == "Pages 1-2 table"
+    assert [row.cells[0] for row in table.rows][-2:] == ["E-035", "E-036"] and len(table.rows) == 36

@@ -12,7 +12,8 @@ Invariants:
   heading wrapped onto a line above the header's and one below, in a column no other heading's
   words are in, is one cell of the header. The paragraphs around a table are never its rows.
 - A table that ends its page, and one that begins the next page under the same header (a long
-  table carried on, its header repeated), are one table: its rows go on from the page before.
+  table carried on, its header repeated), are one table: its rows go on from the page before,
+  even a single row left for the next page.
 - At most MAX_PAGES pages are read for tables (about 14 ms a dense page): a longer PDF's later
   pages answer from passages.
 """
@@ -75,9 +76,15 @@ def pdf_tables(data: bytes, pages: Sequence[int]) -> list[PageTable]:
         for number in pages[:MAX_PAGES]:
             page = document[number - 1]
             try:
-                placed = page_grids(*page_words(page))
+                words, space = page_words(page)
             finally:
                 page.close()
+            placed = page_grids(words, space)
+            if ends_page and found and not (placed and placed[0].first):
+                # A table carried on may keep one row for this page: its header and that row.
+                carried = page_grids(words, space, min_rows=2)
+                if carried and carried[0].first and _header(carried[0].grid) == _header(found[-1].grid):
+                    placed = [carried[0], *placed]
             for position, table in enumerate(placed, start=1):
                 if (table.first and ends_page and found[-1].pages[-1] == number - 1
                         and _header(found[-1].grid) == _header(table.grid)):
@@ -130,14 +137,15 @@ def page_words(page: Any) -> tuple[list[dict], float | None]:
         text_page.close()
 
 
-def page_grids(words: list[dict], space: float | None = None) -> list[Placed]:
+def page_grids(words: list[dict], space: float | None = None, *, min_rows: int = _MIN_LINES) -> list[Placed]:
     """A page's tables top to bottom, each with whether any of its words are above or below it."""
     return [Placed(grid, first=not any(w["bottom"] <= top for w in words),
                    last=not any(w["top"] >= bottom for w in words))
-            for top, bottom, grid in aligned_grids(words, space) if _is_table(grid)]
+            for top, bottom, grid in aligned_grids(words, space, min_rows=min_rows) if _is_table(grid)]
 
 
-def aligned_grids(words: Sequence[dict], space: float | None = None) -> list[tuple[float, float, Grid]]:
+def aligned_grids(words: Sequence[dict], space: float | None = None, *,
+                  min_rows: int = _MIN_LINES) -> list[tuple[float, float, Grid]]:
     """(top, bottom, cells) of each table lined up in these words (page_words': text, x0, x1,
     top, bottom), given a space's width as a share of the type's height if it is known."""
     lines = _lines(words)
@@ -145,10 +153,10 @@ def aligned_grids(words: Sequence[dict], space: float | None = None) -> list[tup
     found, block = [], _Block(space)
     for line in lines:
         if not block.takes(line):
-            found.extend(block.table())
+            found.extend(block.table(min_rows))
             block = _Block(space)
             block.takes(line)
-    found.extend(block.table())
+    found.extend(block.table(min_rows))
     return found
 
 
@@ -192,8 +200,8 @@ class _Block:
         self._gaps = gaps
         return True
 
-    def table(self) -> list[tuple[float, float, Grid]]:
-        if len(self._rows) < _MIN_LINES:
+    def table(self, min_rows: int = _MIN_LINES) -> list[tuple[float, float, Grid]]:
+        if len(self._rows) < min_rows:
             return []
         grid = [[""] * (len(self._gaps) + 1) for _ in self._rows]
         last = self._rows[-1]
