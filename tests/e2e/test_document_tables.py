@@ -95,3 +95,34 @@ def test_a_figure_is_stated_from_a_pdf_table_a_dated_sheet_and_a_csv_of_written_
     expect(answer.get_by_text("Its reading, to check: The Depot with the highest total of Pallets is").first) \
         .to_be_visible()
     page.screenshot(path=str(DOCS / "unsure-reading.png"), full_page=True)
+
+
+def test_questions_in_people_s_words_get_the_figure_of_the_column_they_mean(app_url, page, tmp_path):
+    # A salary list whose columns are named as a university's data names them, and a county count.
+    salaries = delimited([["rank", "discipline", "sex", "salary"], ["Prof", "B", "Male", "139,750"],
+                          ["AsstProf", "B", "Male", "79,750"], ["Prof", "A", "Female", "150,480"],
+                          ["AsstProf", "A", "Female", "77,000"], ["Prof", "A", "Male", "173,200"]])
+    votes = delimited([["County", "GORE", "BUSH"], ["ALACHUA", "47,300", "34,062"], ["BAKER", "2,392", "5,610"],
+                       ["DADE", "328,702", "289,456"], ["DUVAL", "107,680", "152,082"]])
+    for name, data in (("faculty-salaries.csv", salaries), ("county-votes.csv", votes)):
+        (tmp_path / name).write_bytes(data)
+    open_app(page, app_url)
+    go_to(page, "Documents")
+    upload(page, tmp_path / "faculty-salaries.csv", tmp_path / "county-votes.csv")
+    for name in ("faculty-salaries.csv", "county-votes.csv"):
+        expect(page.get_by_text(f"{name}: ").filter(has_text="ready")).to_be_visible(timeout=180_000)
+
+    go_to(page, "Chat")
+    page.get_by_role("button", name="New conversation").click()
+    ask_and_settle(page, "How many assistant professors earn more than $75,000 at faculty-salaries.csv?")
+    answer = page.get_by_test_id("stChatMessage").last
+    # "assistant professors" is the table's AsstProf, and "earn" its salary (the bundled encoder).
+    expect(answer.get_by_text("where rank is AsstProf and salary is more than 75000").first).to_be_visible(
+        timeout=30_000)
+    expect(answer.locator("strong", has_text="2")).to_be_visible()
+
+    ask_and_settle(page, "In how many counties of county-votes.csv did Gore get more votes than Bush?")
+    answer = page.get_by_test_id("stChatMessage").last
+    expect(answer.get_by_text("where GORE is more than BUSH").first).to_be_visible(timeout=30_000)
+    expect(answer.locator("strong", has_text="2")).to_be_visible()  # Alachua and Dade
+    page.screenshot(path=str(DOCS / "table-words.png"), full_page=True)
