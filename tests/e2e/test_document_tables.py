@@ -119,10 +119,10 @@ def test_questions_in_people_s_words_get_the_figure_of_the_column_they_mean(app_
     # "assistant professors" is the table's AsstProf, and "earn" its salary (the bundled encoder).
     expect(answer.get_by_text("where rank is AsstProf and salary is more than 75000").first).to_be_visible(
         timeout=30_000)
-    expect(answer.locator("strong", has_text="2")).to_be_visible()
+    expect(answer.locator("strong").get_by_text("2", exact=True)).to_be_visible()
 
     ask_and_settle(page, "In how many counties of county-votes.csv did Gore get more votes than Bush?")
     answer = page.get_by_test_id("stChatMessage").last
     expect(answer.get_by_text("where GORE is more than BUSH").first).to_be_visible(timeout=30_000)
-    expect(answer.locator("strong", has_text="2")).to_be_visible()  # Alachua and Dade
+    expect(answer.locator("strong").get_by_text("2", exact=True)).to_be_visible()  # Alachua and Dade
     page.screenshot(path=str(DOCS / "table-words.png"), full_page=True)
