@@ -2,8 +2,12 @@
 
 - `reading`: a table's rows typed (numbers as people write them, dates, empty dashes), its
   subtotal and total rows told from its data;
+- `naming`: the question put in the table's own words first (abbreviations, a compound's noun,
+  the encoder's nearest column, "died" of Survived);
 - `query`: the figure a question asks of a kept table, written as read-only SQL over its data
-  rows, with `dates`, `numbers`, `ranges` and `rows` for the conditions a question states;
+  rows, with `dates`, `numbers`, `ranges`, `rows` and `values` for the conditions a question
+  states and `pairs` for two figures set against each other;
+- `linking`: how sure a reading is (the words of the question it left unread);
 - `model_query`: what the served model is shown of the tables, and what it wrote, read.
 
 Where tables come from is each kind of file's (docchat.documents.kinds; PDF pages through
