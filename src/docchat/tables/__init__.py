@@ -6,7 +6,7 @@
   the encoder's nearest column, "died" of Survived);
 - `query`: the figure a question asks of a kept table, written as read-only SQL over its data
   rows, with `dates`, `numbers`, `ranges`, `rows` and `values` for the conditions a question
-  states and `pairs` for two figures set against each other;
+  states, `pairs` for two figures set against each other and `columns` for the columns it names;
 - `linking`: how sure a reading is (the words of the question it left unread);
 - `model_query`: what the served model is shown of the tables, and what it wrote, read.
 

@@ -2,15 +2,21 @@
 name a column or a cell otherwise than the table writes it are replaced by the table's name.
 
 - An abbreviation the table uses: "highway" for `hwy`, "North America" for `N.Amer`, "life
-  expectancy" for `Life Exp`, "assistant professors" for `AsstProf`, "herbivores" for `herbi`.
-  A short name abbreviates a word when the word starts with it (three letters or more; a value's
-  four or more), or when it keeps the word's first and last letters and its letters are in the
-  word in order ("hwy", "cty").
+  expectancy" for `Life Exp`, "assistant professors" for `AsstProf`, "herbivores" for `herbi`,
+  two words run together ("sample size" for `samplesize`). A short name abbreviates a word when
+  the word starts with it (three letters or more; a value's four or more), or when it keeps the
+  word's first and last letters and its letters are in the word in order ("hwy", "cty").
+- A compound's noun said alone, where no other column has it: "class" for `passengerClass`.
+- "died" as "not Survived" and "survivors" as Survived (a yes/no column), "first-class" as `1st`
+  where a cell is so written, "died" as `deaths` where a column counts deaths.
 - Where the question names no numeric column by its words, one it names by meaning: a word the
   bundled encoder finds near one numeric column's name and no other ("earn" for `salary`, "weigh"
-  for `Weight_in_lbs`, "unemployment" for `Unemployed`): at least NEAR similar, and by MARGIN more
-  than to any other column. Words of a question's shape ("highest", "ratio", "times") and words
-  after which a measure is said ("weight", "rate") are never linked so.
+  for `Weight_in_lbs`, "unemployment" for `Unemployed`): at least NEAR similar, by MARGIN more
+  than to any other column, no other column sharing a part of its name (the encoder does not
+  tell `govt_sat` from `govt_dis`), and only where a figure is asked of it or a bound follows it.
+  Words of a question's shape ("highest", "ratio", "times"), comparatives ("hotter": a range of
+  what it measures, docchat.tables.ranges) and words after which a measure is said ("weight",
+  "rate") are never linked so.
 """
 
 from __future__ import annotations

@@ -40,19 +40,20 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import TypeVar
 
 from docchat.domain.documents import TableShape, quoted
+from docchat.tables.columns import (
+    distinct_column, label_column, measures, named_after, named_columns, only_measure, unique_columns,
+)
 from docchat.tables.dates import date_conditions
 from docchat.tables.linking import NUMBER_WORDS, plain, question_phrase, without_column_names, words_of
 from docchat.tables.numbers import COUNT_NAMES, count_column, equal_conditions, ordinal, year_conditions
 from docchat.tables.pairs import MEASURED as _MEASURED, Pair, Side, compared, measured, pair_of, row_comparisons, without_times
 from docchat.tables.ranges import IN_RANGE_WORDS, SUPERLATIVES, measured_column, ranges_of, stated_bounds, unranged
 from docchat.tables.rows import names_a_span, placed_conditions
-from docchat.tables.values import VALUES_READ, conditions_on_values, linked_values, literal, two_values
+from docchat.tables.values import conditions_on_values, linked_values, literal, two_values
 from docchat.text import singular
 
-T = TypeVar("T")
 _FIGURES = (("SUM", ("total", "sum", "altogether", "combined")), ("AVG", ("average", "mean")),
             ("MAX", ("highest", "largest", "biggest", "most", "maximum", "top", "hottest", "warmest", "tallest",
                      "longest", "oldest", "heaviest", "fastest", "richest")),
@@ -66,12 +67,7 @@ _PER = ("per", "by", "each", "every")
 _WHICH = ("which", "what")
 _PICKS = re.compile(r"\s*(?:(?:on |in |at |for |from |by )?which\s+(?!is\b|was\b|are\b|were\b|of\b)"
                     r"(?P<noun>[^\W\d_]+)|who)\b", re.IGNORECASE)
-# Who a table names: its column of people, where it has one.
-_YES_NO = frozenset(("yes", "no", "true", "false", "y", "n"))
-_PEOPLE = ("name", "person", "who", "winner", "champion", "player", "author", "artist", "actor", "driver", "president",
-           "candidate", "athlete", "runner")
 _LOOKS_UP = re.compile(r"\s*(?:what|which|who)\b", re.IGNORECASE)
-_DIFFERENT = ("different", "distinct", "unique", "separate")
 _SINGLE = ("single", "one", "individual")
 _TOTALLED = ("most", "fewest", "least", "total", "altogether", "combined", "top", "bottom")
 # The values a top list names at most ("the top 20 items"); a number past it is no count of values.
@@ -110,15 +106,15 @@ def table_query(question: str, shapes: Sequence[TableShape],
     bounds = stated_bounds(question)
     # Counting, a bound no column stands beside is of the one measure the question names, or the
     # table's only one ("in how many years did Korea make more than 4 million vehicles": value).
-    ranges = {shape.table: ranges_of(shape, bounds, (_measures(shape, words) or _only_measure(shape)) if counting
+    ranges = {shape.table: ranges_of(shape, bounds, (measures(shape, words) or only_measure(shape)) if counting
                                      else ()) for shape in shapes}
     found = []
     for shape in shapes:
         equal = [sql for sql, _ in equal_conditions(shape, question)]
         limited = {column for column, *_ in ranges[shape.table]} | {
             column for column, _ in shape.columns if any(sql.startswith(f"{quoted(column)} = ") for sql in equal)} | {
-            column for *_, columns in row_comparisons(question, _measures(shape, words)) for column in columns}
-        named = [column for column in _named_columns(shape, set(words))
+            column for *_, columns in row_comparisons(question, measures(shape, words)) for column in columns}
+        named = [column for column in named_columns(shape, set(words))
                  if not (counting and ordinal(column, dict(shape.columns)[column]))]
         # A column named for its range is what is counted or kept, not what is added up.
         found += [(shape, column) for column in [c for c in named if c not in limited] or
@@ -133,12 +129,12 @@ def table_query(question: str, shapes: Sequence[TableShape],
     said = ""
     picked = _PICKS.match(question)
     if ranked is None and extreme is not None and picked and len(shapes) == 1 and (
-            label := _label_column(shapes[0], values, who=picked.group("noun") is None)) is not None:
+            label := label_column(shapes[0], values, who=picked.group("noun") is None)) is not None:
         ranked = (shapes[0], label, 1)  # "which hurricane caused the most deaths": its Name, no column Hurricane
         said = picked.group("noun") or ""
     if ranked is None and extreme is not None and picked and not any(word in _SINGLE for word in words):
         return None  # "on which day were the most babies born", no column of days: not the most births
-    distinct = _distinct_column(shapes, words, values) if counting else None
+    distinct = distinct_column(shapes, words, values) if counting else None
     if distinct is not None:
         shape, column, figure = distinct[0], distinct[1], "DISTINCT"  # "how many different items"
     elif found:
@@ -154,7 +150,7 @@ def table_query(question: str, shapes: Sequence[TableShape],
         # "how many suppliers": the rows, counted; "how many insects", of a table with a Count: it, added up.
         # "how many states are in the West", of a table with a total of murders a state: its rows.
         column = count_column(counted)
-        if column is not None and column.lower() not in COUNT_NAMES and _named_after(
+        if column is not None and column.lower() not in COUNT_NAMES and named_after(
                 counted, words, lambda word: True if word == "many" else None):
             column = None
         shape, figure = counted, "COUNT" if column is None else "SUM"
@@ -170,10 +166,10 @@ def table_query(question: str, shapes: Sequence[TableShape],
         column, figure, by = by, "SUM" if figure == "COUNT" else figure, None  # "larger … by area": what is set against
     elif compared(question) and column is None and _MEASURED.search(question.lower()):
         # "how many times bigger is Borneo than Britain": a measure, not rows counted; the table's only one
-        measures = [name for name, kind in shape.columns if kind in _NUMERIC and not ordinal(name, kind)]
-        if len(measures) != 1:
+        only = only_measure(shape)
+        if not only:
             return None  # "how many times longer", of a race's distance, climb and time: not its rows counted
-        column, figure = measures[0], "SUM"
+        column, figure = only[0], "SUM"
     conditions = ([(f"{quoted(each[0])} IN ({literal(each[1])}, {literal(each[2])})",
                     f"{each[0]} is {each[1]} or {each[2]}")] if each else []) + _kept_rows(
         shape, question, text, values, ranges, besides=by,
@@ -183,15 +179,15 @@ def table_query(question: str, shapes: Sequence[TableShape],
             return None  # "in which year was unemployment highest", no column of it: the years by themselves
         return _ranked(shape, ranked[1], column, extreme or figure, cues, conditions, first=ranked[2], said=said)
     if figure != "DISTINCT" and compared(question) and (by is None or by == column) and (
-            pair := pair_of(shape, question, text, values, _named_columns(shape, set(words)))) is not None:
-        if column is None and pair.first.condition.split(" = ")[0] in {quoted(name) for name in _unique_columns(
+            pair := pair_of(shape, question, text, values, named_columns(shape, set(words)))) is not None:
+        if column is None and pair.first.condition.split(" = ")[0] in {quoted(name) for name in unique_columns(
                 shape, values)}:
             return None  # "how much more did Endgame make than Infinity War", a row a film: not its rows counted
         if pair.spans:  # "in 1961 than in 1951" names the two sides, not rows both must be in
             conditions = _kept_rows(shape, _blanked(question, pair.spans), text, values, ranges)
         return _two_figures(shape, column, figure, pair, conditions)
     if column is None and figure == "COUNT" and any(sql.startswith(f"{quoted(label)} = ") for label in
-                                                    _unique_columns(shape, values) for sql, _ in conditions):
+                                                    unique_columns(shape, values) for sql, _ in conditions):
         return None  # "how many gun murders in Texas", a row a state: its measure, not its one row counted
     where = " AND ".join(["_kind = 'row'", *(sql for sql, _ in conditions)])
     measured = "COUNT(*)" if column is None else f"COUNT(DISTINCT {quoted(column)})" if figure == "DISTINCT" \
@@ -253,7 +249,7 @@ def _looked_up(question: str, text: str, shapes: Sequence[TableShape], found: li
     price where Location is Bergen and Item is Tape"); no row is given unless exactly one row is
     picked."""
     words = set(_words(question))
-    named = found or [(shape, name) for shape in shapes for name in _named_columns(shape, words, kinds=("text",))]
+    named = found or [(shape, name) for shape in shapes for name in named_columns(shape, words, kinds=("text",))]
     if not named:
         return None
     shape, column = max(named, key=lambda pair: len(_words(pair[1])))
@@ -312,7 +308,7 @@ def _ranked_column(shapes: Sequence[TableShape], words: list[str]) -> tuple[Tabl
     if any(word in _SINGLE for word in words):
         return None
     for shape in shapes:
-        if (found := _named_after(shape, words, _first_asked)) is not None:
+        if (found := named_after(shape, words, _first_asked)) is not None:
             return shape, *found
     return None
 
@@ -340,16 +336,6 @@ def _figure(words: list[str], text: str) -> str | None:
     return "SUM" if _HOW_MANY.search(text) or "difference" in words or "ratio" in words else None
 
 
-def _named_columns(shape: TableShape, present: set[str], *, kinds: tuple[str, ...] = _NUMERIC) -> list[str]:
-    """The columns of those kinds whose name's words, singular or plural, are all the question's."""
-    named = []
-    for name, kind in shape.columns:
-        column_words = {singular(word) for word in _words(name)}
-        if kind in kinds and column_words and column_words <= {singular(word) for word in present}:
-            named.append(name)
-    return named
-
-
 def _counted(shapes: Sequence[TableShape], words: list[str], ranges: dict[str, list[tuple[str, str, str]]],
              values: Callable[[TableShape, str], Sequence[str]]) -> TableShape | None:
     """The sheet whose rows "how many" counts: the only one, or the only one with a column the
@@ -370,23 +356,8 @@ def _counted(shapes: Sequence[TableShape], words: list[str], ranges: dict[str, l
 def _per(shape: TableShape, words: list[str]) -> str | None:
     """The text column the question asks the figure per: its name, singular or plural, right
     after "per", "by", "each" or "every" (a "the" between them aside)."""
-    found = _named_after(shape, words, lambda word: True if word in _PER else None)
+    found = named_after(shape, words, lambda word: True if word in _PER else None)
     return found[0] if found else None
-
-
-def _named_after(shape: TableShape, words: list[str], mark: Callable[[str], T | None]) -> tuple[str, T] | None:
-    """The sheet's text column (or column of whole numbers) named, singular or plural, right
-    after a word that `mark` reads as something (a "the" between them aside), with what it read;
-    None if no column is."""
-    plain = [singular(word) for word in words if word != "the"]
-    for name, kind in shape.columns:
-        named = [singular(word) for word in _words(name)]
-        if kind not in ("text", "integer", "date") or not named:  # whole numbers and dates group too: which Month
-            continue
-        for at in range(1, len(plain) - len(named) + 1):
-            if plain[at:at + len(named)] == named and (read := mark(plain[at - 1])) is not None:
-                return name, read
-    return None
 
 
 def _kept_rows(shape: TableShape, question: str, text: str, values: Callable[[TableShape, str], Sequence[str]],
@@ -399,12 +370,7 @@ def _kept_rows(shape: TableShape, question: str, text: str, values: Callable[[Ta
         (f"{quoted(name)} {operator} {bound}", f"{name} is {IN_RANGE_WORDS[operator]} {bound}")
         for name, operator, bound in ranges[shape.table]] + date_conditions(shape, question) + \
         placed_conditions(shape, question) + equal_conditions(shape, question) + year_conditions(shape, question) + [
-            (sql, words) for sql, words, _ in row_comparisons(question, _measures(shape, _words(question)))]
-
-
-def _measures(shape: TableShape, words: list[str]) -> list[str]:
-    """The numeric columns the question names that measure its rows (not a Year numbering them)."""
-    return [name for name in _named_columns(shape, set(words)) if not ordinal(name, dict(shape.columns)[name])]
+            (sql, words) for sql, words, _ in row_comparisons(question, measures(shape, _words(question)))]
 
 
 def _each_of_two(shape: TableShape, question: str, text: str,
@@ -420,59 +386,12 @@ def _each_of_two(shape: TableShape, question: str, text: str,
     return pair if each else None
 
 
-def _only_measure(shape: TableShape) -> list[str]:
-    measures = [name for name, kind in shape.columns if kind in _NUMERIC and not ordinal(name, kind)]
-    return measures if len(measures) == 1 else []
-
-
 def _adjectival(cues: list[str]) -> list[str]:
     """"most expensive" as the highest of what "expensive" measures, not a total ("the most pallets")."""
     for at, cue in enumerate(cues[:-1]):
         if cue in ("most", "least") and cues[at + 1] in SUPERLATIVES:
             cues = [*cues[:at], "highest" if cue == "most" else "lowest", *cues[at + 1:]]
     return cues
-
-
-def _label_column(shape: TableShape, values: Callable[[TableShape, str], Sequence[str]], *,
-                  who: bool = False) -> str | None:
-    """The text column naming the table's rows: the one whose values are nearly all different (two
-    hurricanes may share a name); None if none is, or several are (a car's Model and its Make).
-    `who`: its column of people ("who was the oldest winner": Name, not Movie), else none."""
-    if who:
-        people = [name for name, kind in shape.columns if kind == "text" and singular(name.lower()) in _PEOPLE]
-        return people[0] if len(people) == 1 else None
-    named = _unique_columns(shape, values)
-    return named[0] if len(named) == 1 else None
-
-
-def _unique_columns(shape: TableShape, values: Callable[[TableShape, str], Sequence[str]]) -> list[str]:
-    """The text columns whose values are nearly all different: each names a row."""
-    return [name for name, kind in shape.columns
-            if kind == "text" and 0.9 * shape.rows <= len(values(shape, name)) < VALUES_READ]
-
-
-def _distinct_column(shapes: Sequence[TableShape], words: list[str],
-                     values: Callable[[TableShape, str], Sequence[str]]) -> tuple[TableShape, str] | None:
-    """The sheet and text column whose different values "how many different items" counts: named,
-    singular or plural, right after "different", "distinct", "unique" or "separate" (a word between
-    them aside: "different spectral types"), or a text column right after "how many" ("how many
-    countries", of a row a country and year)."""
-    for shape in shapes:
-        if (found := _named_after(shape, words, lambda word: True if word in _DIFFERENT else None)) is not None:
-            return shape, found[0]
-        for at, word in enumerate(words[:-1]):
-            if word in _DIFFERENT and (found := _named_after(shape, words[:at + 1] + words[at + 2:],
-                                                             lambda word: True if word in _DIFFERENT else None)):
-                return shape, found[0]
-        found = _named_after(shape, words, lambda word: True if word == "many" else None)
-        # A value of a row in three or more ("how many countries", of a row a country and a year); not
-        # "how many survived", of Survived's yes and no.
-        held = values(shape, found[0]) if found is not None and dict(shape.columns)[found[0]] == "text" else ()
-        counts = count_column(shape)
-        if held and (counts is None or counts.lower() not in COUNT_NAMES) and not {value.casefold() for value in held} <= _YES_NO \
-                and 3 * len(held) <= shape.rows:
-            return shape, found[0]  # type: ignore[index]  # found is set where held is
-    return None
 
 
 def _words(text: str) -> list[str]:

@@ -1,0 +1,102 @@
+"""The columns a question names over a table (issue 55): by their words, singular or plural
+(`named_columns`), right after a word that marks them ("per location", "which warehouse":
+`named_after`), the ones measuring its rows (`measures`), the column naming its rows
+(`label_column`: "which hurricane" is its Name), and the text column whose different values it
+counts (`distinct_column`: "how many different items", "how many countries").
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import TypeVar
+
+from docchat.domain.documents import TableShape
+from docchat.tables.linking import words_of
+from docchat.tables.numbers import COUNT_NAMES, count_column, ordinal
+from docchat.tables.values import VALUES_READ
+from docchat.text import singular
+
+T = TypeVar("T")
+NUMERIC = ("integer", "real")
+_DIFFERENT = ("different", "distinct", "unique", "separate")
+_YES_NO = frozenset(("yes", "no", "true", "false", "y", "n"))
+# Who a table names: its column of people, where it has one.
+_PEOPLE = ("name", "person", "who", "winner", "champion", "player", "author", "artist", "actor", "driver", "president",
+           "candidate", "athlete", "runner")
+
+
+def named_columns(shape: TableShape, present: set[str], *, kinds: tuple[str, ...] = NUMERIC) -> list[str]:
+    """The columns of those kinds whose name's words, singular or plural, are all the question's."""
+    named = []
+    for name, kind in shape.columns:
+        column_words = {singular(word) for word in words_of(name)}
+        if kind in kinds and column_words and column_words <= {singular(word) for word in present}:
+            named.append(name)
+    return named
+
+
+def named_after(shape: TableShape, words: list[str], mark: Callable[[str], T | None]) -> tuple[str, T] | None:
+    """The sheet's text column (or column of whole numbers) named, singular or plural, right
+    after a word that `mark` reads as something (a "the" between them aside), with what it read;
+    None if no column is."""
+    plain = [singular(word) for word in words if word != "the"]
+    for name, kind in shape.columns:
+        named = [singular(word) for word in words_of(name)]
+        if kind not in ("text", "integer", "date") or not named:  # whole numbers and dates group too: which Month
+            continue
+        for at in range(1, len(plain) - len(named) + 1):
+            if plain[at:at + len(named)] == named and (read := mark(plain[at - 1])) is not None:
+                return name, read
+    return None
+
+
+def measures(shape: TableShape, words: list[str]) -> list[str]:
+    """The numeric columns the question names that measure its rows (not a Year numbering them)."""
+    return [name for name in named_columns(shape, set(words)) if not ordinal(name, dict(shape.columns)[name])]
+
+
+def only_measure(shape: TableShape) -> list[str]:
+    measures = [name for name, kind in shape.columns if kind in NUMERIC and not ordinal(name, kind)]
+    return measures if len(measures) == 1 else []
+
+
+def label_column(shape: TableShape, values: Callable[[TableShape, str], Sequence[str]], *,
+                  who: bool = False) -> str | None:
+    """The text column naming the table's rows: the one whose values are nearly all different (two
+    hurricanes may share a name); None if none is, or several are (a car's Model and its Make).
+    `who`: its column of people ("who was the oldest winner": Name, not Movie), else none."""
+    if who:
+        people = [name for name, kind in shape.columns if kind == "text" and singular(name.lower()) in _PEOPLE]
+        return people[0] if len(people) == 1 else None
+    named = unique_columns(shape, values)
+    return named[0] if len(named) == 1 else None
+
+
+def unique_columns(shape: TableShape, values: Callable[[TableShape, str], Sequence[str]]) -> list[str]:
+    """The text columns whose values are nearly all different: each names a row."""
+    return [name for name, kind in shape.columns
+            if kind == "text" and 0.9 * shape.rows <= len(values(shape, name)) < VALUES_READ]
+
+
+def distinct_column(shapes: Sequence[TableShape], words: list[str],
+                     values: Callable[[TableShape, str], Sequence[str]]) -> tuple[TableShape, str] | None:
+    """The sheet and text column whose different values "how many different items" counts: named,
+    singular or plural, right after "different", "distinct", "unique" or "separate" (a word between
+    them aside: "different spectral types"), or a text column right after "how many" ("how many
+    countries", of a row a country and year)."""
+    for shape in shapes:
+        if (found := named_after(shape, words, lambda word: True if word in _DIFFERENT else None)) is not None:
+            return shape, found[0]
+        for at, word in enumerate(words[:-1]):
+            if word in _DIFFERENT and (found := named_after(shape, words[:at + 1] + words[at + 2:],
+                                                             lambda word: True if word in _DIFFERENT else None)):
+                return shape, found[0]
+        found = named_after(shape, words, lambda word: True if word == "many" else None)
+        # A value of a row in three or more ("how many countries", of a row a country and a year); not
+        # "how many survived", of Survived's yes and no.
+        held = values(shape, found[0]) if found is not None and dict(shape.columns)[found[0]] == "text" else ()
+        counts = count_column(shape)
+        if held and (counts is None or counts.lower() not in COUNT_NAMES) and not {value.casefold() for value in held} <= _YES_NO \
+                and 3 * len(held) <= shape.rows:
+            return shape, found[0]  # type: ignore[index]  # found is set where held is
+    return None
