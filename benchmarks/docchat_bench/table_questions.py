@@ -8,8 +8,8 @@ Each question carries its shape, so the bench can say which shapes docchat reads
 average, min, max, ranked (the label with the highest or lowest figure), per (a figure per
 value), difference, ratio (one figure over another), top (a top-N list), lookup (one cell, a
 number or its text), first (the first or last N rows), date (a year or month of a date column),
-negation, range, distinct. And the set it was written in (first, second, third, fourth, fifth), so
-the bench can give each set's figures on its own.
+negation, range, distinct. And the set it was written in (first, second, third, fourth, fifth,
+sixth), so the bench can give each set's figures on its own.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ class Question:
     text: str
     shape: str
     truth: Truth
-    set: str = "first"  # the set it was written in: "first" .. "fifth" (docs/perf/tables.md)
+    set: str = "first"  # the set it was written in: "first" .. "sixth" (docs/perf/tables.md)
 
 
 def _ranked(by: str, column: str, how: str = "sum", lowest: bool = False) -> Truth:
@@ -86,6 +86,10 @@ def Q4(table: str, text: str, shape: str, truth: Truth) -> Question:
 
 def Q5(table: str, text: str, shape: str, truth: Truth) -> Question:
     return Question(table, text, shape, truth, "fifth")
+
+
+def Q6(table: str, text: str, shape: str, truth: Truth) -> Question:
+    return Question(table, text, shape, truth, "sixth")
 
 
 def _counted(column: str, n: int) -> Truth:
@@ -842,4 +846,138 @@ QUESTIONS: tuple[Question, ...] = (
     Q5("water", "How much higher is the mortality in Salford than in Bath?", "difference",
        lambda f: _cell("town", "Salford", "mortality")(f) - _cell("town", "Bath", "mortality")(f)),
     Q5("water", "What are the 3 towns with the highest mortality?", "top", _top("town", "mortality", 3)),
+    # The sixth set, held out: 10 more tables no reader was tuned on, asked as a person with the
+    # table open would ask, run once on the final code of its session.
+    # The Donner party, 1846-47 (a PDF over pages): each member's name, family, age, sex, whether they
+    # survived (1) or not (0), and the date of death of those who died.
+    Q6("donner", "How many members of the Donner party survived?", "count", lambda f: int((f["survived"] == 1).sum())),
+    Q6("donner", "How many of the women and girls in the party died?", "count",
+       lambda f: int(((f["sex"] == "Female") & (f["survived"] == 0)).sum())),
+    Q6("donner", "How old was George Donner?", "lookup", _cell("name", "Donner, George", "age")),
+    Q6("donner", "Who was the oldest person in the party?", "ranked", _ranked("name", "age", "max")),
+    Q6("donner", "How many people died in February 1847?", "date",
+       lambda f: int(f["death"].str.startswith("1847-02", na=False).sum())),
+    Q6("donner", "What was the average age of the Breen family?", "average",
+       lambda f: f.loc[f["family"] == "Breen", "age"].mean()),
+    Q6("donner", "How many of those who died were not members of the Donner family?", "negation",
+       lambda f: int(((f["family"] != "Donner") & (f["survived"] == 0)).sum())),
+    # The 46 High Peaks of the Adirondacks (a PDF): elevation and ascent in feet, difficulty 1 to 7,
+    # the hike's length in miles and expected time in hours.
+    Q6("high-peaks", "Which peak has the biggest vertical ascent?", "ranked", _ranked("Peak", "Ascent", "max")),
+    Q6("high-peaks", "What is the elevation of Whiteface Mountain?", "lookup", _cell("Peak", "Whiteface Mtn.", "Elevation")),
+    Q6("high-peaks", "How many of the High Peaks are actually under 4,000 feet?", "range",
+       lambda f: int((f["Elevation"] < 4000).sum())),
+    Q6("high-peaks", "How many miles is the shortest hike?", "min", lambda f: f["Length"].min()),
+    Q6("high-peaks", "What is the average expected time of the hikes rated 7 for difficulty?", "average",
+       lambda f: f.loc[f["Difficulty"] == 7, "Time"].mean()),
+    Q6("high-peaks", "How many hikes have a difficulty rating of 5?", "count", lambda f: int((f["Difficulty"] == 5).sum())),
+    Q6("high-peaks", "How much higher is Mt. Marcy than Algonquin Peak?", "difference",
+       lambda f: _cell("Peak", "Mt. Marcy", "Elevation")(f) - _cell("Peak", "Algonquin Peak", "Elevation")(f)),
+    # Median yearly income and monthly rent by state, 2017 (Markdown, long: a row a state and variable).
+    Q6("us-rent-income", "What is the median monthly rent in Hawaii?", "lookup",
+       _cell_at({"NAME": "Hawaii", "variable": "rent"}, "estimate")),
+    Q6("us-rent-income", "Which state has the lowest median yearly income?", "ranked",
+       lambda f: str(f[f["variable"] == "income"].groupby("NAME")["estimate"].min().idxmin())),
+    Q6("us-rent-income", "In how many of the places listed is the median rent more than $1,000 a month?", "range",
+       lambda f: int(((f["variable"] == "rent") & (f["estimate"] > 1000)).sum())),
+    Q6("us-rent-income", "How much higher is the median rent in California than in Texas?", "difference",
+       lambda f: _cell_at({"NAME": "California", "variable": "rent"}, "estimate")(f)
+       - _cell_at({"NAME": "Texas", "variable": "rent"}, "estimate")(f)),
+    Q6("us-rent-income", "Which 3 places have the highest median yearly income?", "top",
+       lambda f: [str(k) for k in f[f["variable"] == "income"].groupby("NAME")["estimate"].sum().nlargest(3).index]),
+    Q6("us-rent-income", "How many times higher is the median rent in Hawaii than in West Virginia?", "ratio",
+       lambda f: _cell_at({"NAME": "Hawaii", "variable": "rent"}, "estimate")(f)
+       / _cell_at({"NAME": "West Virginia", "variable": "rent"}, "estimate")(f)),
+    Q6("us-rent-income", "What is the average of the median rents over all the places listed?", "average",
+       lambda f: f.loc[f["variable"] == "rent", "estimate"].mean()),
+    # The Titanic's lifeboats, 15 April 1912 (Markdown): launch time, side, boat, crew, men, women, total, capacity.
+    Q6("lifeboats", "How many people were in the first 3 boats in the list?", "first", lambda f: f["total"].head(3).sum()),
+    Q6("lifeboats", "How many women got away in the boats launched from the port side?", "sum",
+       lambda f: f.loc[f["side"] == "Port", "women"].sum()),
+    Q6("lifeboats", "Which boat was launched last?", "ranked", _ranked("boat", "launch", "max")),
+    Q6("lifeboats", "How many boats were launched before 1 am?", "range", lambda f: int((f["launch"] < "01:00").sum())),
+    Q6("lifeboats", "How many more people were in the boats launched from the port side than from the starboard side?",
+       "difference", lambda f: f.loc[f["side"] == "Port", "total"].sum() - f.loc[f["side"] == "Starboard", "total"].sum()),
+    Q6("lifeboats", "How many times as many women as crew were in the boats?", "ratio",
+       lambda f: f["women"].sum() / f["crew"].sum()),
+    Q6("lifeboats", "What was the largest number of people in any one boat?", "max", lambda f: f["total"].max()),
+    # Fatal commercial air crashes, 1993 to April 2015 (HTML, 439 rows): phase of flight, cause, date, deaths.
+    Q6("air-crashes", "How many of the crashes were caused by weather?", "count",
+       lambda f: int((f["Cause"] == "weather").sum())),
+    Q6("air-crashes", "Which cause of crash killed the most people?", "ranked", _ranked("Cause", "Fatalities")),
+    Q6("air-crashes", "How many people died in plane crashes in 2001?", "date",
+       lambda f: f.loc[f["date"].str.startswith("2001"), "Fatalities"].sum()),
+    Q6("air-crashes", "What is the largest number of people killed in a single crash?", "max",
+       lambda f: f["Fatalities"].max()),
+    Q6("air-crashes", "On average, how many people died in a crash caused by mechanical failure?", "average",
+       lambda f: f.loc[f["Cause"] == "mechanical", "Fatalities"].mean()),
+    Q6("air-crashes", "How many people were killed in each phase of flight?", "per", _per("Phase", "Fatalities")),
+    Q6("air-crashes", "How many of the crashes are not listed as happening on landing?", "negation",
+       lambda f: int((f["Phase"] != "landing").sum())),
+    # RuPaul's Drag Race contestants, seasons 1-14 (HTML): season, name, age on the show, birth date, hometown.
+    Q6("drag-race", "How many queens competed in season 11?", "count", lambda f: int((f["season"] == "S11").sum())),
+    Q6("drag-race", "Who was the oldest contestant?", "ranked", _ranked("contestant", "age", "max")),
+    Q6("drag-race", "Where is Bianca Del Rio from?", "lookup", _cell("contestant", "Bianca Del Rio", "hometown")),
+    Q6("drag-race", "How many of the contestants were born in 1985?", "date",
+       lambda f: int(f["dob"].str.startswith("1985", na=False).sum())),
+    Q6("drag-race", "What was the average age of the contestants in each season?", "per", _per("season", "age", "mean")),
+    Q6("drag-race", "How many contestants were 40 or older when they competed?", "range",
+       lambda f: int((f["age"] >= 40).sum())),
+    Q6("drag-race", "How many different queens have competed on the show?", "distinct",
+       lambda f: int(f["contestant"].nunique())),
+    # Economics journals at US libraries, 2000 (a workbook): publisher, society or not, subscription price in
+    # dollars, pages, citations, founding year, library subscriptions, field.
+    Q6("journals", "Who publishes the Journal of Finance?", "lookup", _cell("title", "Journal of Finance", "publisher")),
+    Q6("journals", "What does the cheapest journal cost?", "min", lambda f: f["price"].min()),
+    Q6("journals", "What is the total price of the journals Elsevier publishes?", "sum",
+       lambda f: f.loc[f["publisher"] == "Elsevier", "price"].sum()),
+    Q6("journals", "What is the average price of the journals published by a scholarly society?", "average",
+       lambda f: f.loc[f["society"] == "yes", "price"].mean()),
+    Q6("journals", "What are the 3 most cited journals?", "top", _top("title", "citations", 3)),
+    Q6("journals", "How many different fields do the journals cover?", "distinct", lambda f: int(f["field"].nunique())),
+    Q6("journals", "How many times more expensive is Applied Economics than the American Economic Review?", "ratio",
+       lambda f: _cell("title", "Applied Economics", "price")(f) / _cell("title", "American Economic Review", "price")(f)),
+    # Health data breaches reported to the US Department of Health and Human Services, October 2009 to
+    # February 2015 (a workbook of 1,151 rows, dates as dates).
+    Q6("health-breaches", "How many breaches were reported in 2013?", "date",
+       lambda f: int(f["Breach.Submission.Date"].str.startswith("2013").sum())),
+    Q6("health-breaches", "How many people were affected by breaches in each type of covered entity?", "per",
+       _per("Covered.Entity.Type", "Individuals.Affected")),
+    Q6("health-breaches", "How many people were affected by breaches at business associates?", "sum",
+       lambda f: f.loc[f["Covered.Entity.Type"] == "Business Associate", "Individuals.Affected"].sum()),
+    Q6("health-breaches", "How many people were affected by the first 10 breaches in the list?", "first",
+       lambda f: f["Individuals.Affected"].head(10).sum()),
+    Q6("health-breaches", "How many people were affected by the breach at Advocate Medical Group?", "lookup",
+       _cell("Name.of.Covered.Entity", "Advocate Health and Hospitals Corporation, d/b/a Advocate Medical Group",
+             "Individuals.Affected")),
+    Q6("health-breaches", "Which 3 states reported the most breaches?", "top", _counted("State", 3)),
+    Q6("health-breaches", "How many of the breaches were reported outside California?", "negation",
+       lambda f: int((f["State"] != "CA").sum())),
+    # The Democrats' share (%) of the presidential vote by state, 1932-2016 (a CSV of 1,097 rows).
+    Q6("presidential-elections", "What share of the vote did the Democratic candidate get in Ohio in 1960?", "lookup",
+       _cell_at({"state": "Ohio", "year": 1960}, "demVote")),
+    Q6("presidential-elections", "In which state did the Democrats do worst in 1984?", "ranked",
+       lambda f: str(f[f["year"] == 1984].groupby("state")["demVote"].min().idxmin())),
+    Q6("presidential-elections", "In how many states did the Democratic candidate win more than half the vote in 1948?",
+       "range", lambda f: int(((f["year"] == 1948) & (f["demVote"] > 50)).sum())),
+    Q6("presidential-elections", "How many presidential elections does the table cover?", "distinct",
+       lambda f: int(f["year"].nunique())),
+    Q6("presidential-elections", "By how many points did the Democratic share of the vote in Texas fall between 1964 and 1972?",
+       "difference", lambda f: _cell_at({"state": "Texas", "year": 1964}, "demVote")(f)
+       - _cell_at({"state": "Texas", "year": 1972}, "demVote")(f)),
+    Q6("presidential-elections", "What was the Democrats' average share of the vote in Ohio in the 1990s?", "date",
+       lambda f: f.loc[(f["state"] == "Ohio") & f["year"].between(1990, 1999), "demVote"].mean()),
+    Q6("presidential-elections", "What was the highest Democratic share of the vote anywhere in 2016?", "max",
+       lambda f: f.loc[f["year"] == 2016, "demVote"].max()),
+    # The NFL's 2016 regular season (a Word document): wins, losses, ties, points and yards for and against, touchdowns.
+    Q6("nfl-2016", "What is the ratio of points scored to points allowed for the New England Patriots?", "ratio",
+       lambda f: _cell("Team", "New England Patriots", "PointsFor")(f) / _cell("Team", "New England Patriots", "PointsAgainst")(f)),
+    Q6("nfl-2016", "What was the fewest points any team scored?", "min", lambda f: f["PointsFor"].min()),
+    Q6("nfl-2016", "How many teams won at least 10 games?", "range", lambda f: int((f["Wins"] >= 10).sum())),
+    Q6("nfl-2016", "Which 3 teams gained the most yards?", "top", _top("Team", "YardsFor", 3)),
+    Q6("nfl-2016", "How many touchdowns did the teams score altogether?", "sum", lambda f: f["TDs"].sum()),
+    Q6("nfl-2016", "How many more points did the Falcons score than the Patriots?", "difference",
+       lambda f: _cell("Team", "Atlanta Falcons", "PointsFor")(f) - _cell("Team", "New England Patriots", "PointsFor")(f)),
+    Q6("nfl-2016", "How many games did the first 8 teams in the standings win between them?", "first",
+       lambda f: f["Wins"].head(8).sum()),
 )
