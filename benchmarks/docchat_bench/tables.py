@@ -1,7 +1,7 @@
 """Figures docchat computes from real tables, kept as documents of every kind it reads tables from
 (docs/perf/tables.md).
 
-    docchat bench tables [--tables N] [--json] [--prompts FILE] [--answers FILE]
+    docchat bench tables [--tables N] [--max-rows N] [--json] [--prompts FILE] [--answers FILE]
 
 The tables are real ones (tables_data/, their sources and terms in tables_data/SOURCES.md), each
 made into the kind of document people keep such a table in: a CSV, a workbook (numbers as
@@ -168,12 +168,14 @@ def right(question: Question, figure, expected: object) -> bool:
     return figure.by is None and _same(figure.value, expected)
 
 
-def run_tables_bench(*, tables: int | None = None, as_json: bool = False, prompts_to: Path | None = None,
-                     answers: Path | None = None) -> dict:
+def run_tables_bench(*, tables: int | None = None, max_rows: int | None = None, as_json: bool = False,
+                     prompts_to: Path | None = None, answers: Path | None = None) -> dict:
     from docchat.bootstrap import build_services
     from docchat.config import Settings
 
     chosen = list(KINDS)[:tables] if tables else list(KINDS)
+    if max_rows:  # the bench at a small size: most of its time is embedding the longest tables' passages
+        chosen = [table for table in chosen if len(_rows(table)) - 1 <= max_rows]
     asked = [q for q in QUESTIONS if q.table in chosen]
     results = []
     prompts: dict[str, list[dict]] = {}

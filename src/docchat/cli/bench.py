@@ -105,9 +105,10 @@ def add_commands(commands) -> None:
                             "(seeds 0 to 39 were looked at while docchat's reader was written)")
     pdf_tables.add_argument("--json", action="store_true")
     pdf_tables.set_defaults(handler=bench_pdf_tables)
-    tables = suites.add_parser("tables", help="figures docchat's reader computes from 46 real tables kept as "
+    tables = suites.add_parser("tables", help="figures docchat's reader computes from 83 real tables kept as "
                                "CSVs, workbooks, PDFs, Markdown, HTML and Word tables, against pandas' answers")
     tables.add_argument("--tables", type=int, default=None, help="only the first N tables (default: all)")
+    tables.add_argument("--max-rows", type=int, default=None, help="only the tables of at most N rows (default: all)")
     tables.add_argument("--json", action="store_true")
     tables.add_argument("--prompts", type=Path, default=None, help="write the prompt docchat would send the model "
                         "for each question the reader states no figure for, to this JSON file")
@@ -302,7 +303,8 @@ def bench_table_scale(args) -> None:
 def bench_tables(args) -> None:
     from docchat_bench.tables import run_tables_bench
 
-    run_tables_bench(tables=args.tables, as_json=args.json, prompts_to=args.prompts, answers=args.answers)
+    run_tables_bench(tables=args.tables, max_rows=args.max_rows, as_json=args.json, prompts_to=args.prompts,
+                     answers=args.answers)
 
 
 @_suite
