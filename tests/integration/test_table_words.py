@@ -225,3 +225,24 @@ def test_two_values_each_after_its_own_preposition_get_a_figure_each(library):
     assert each.groups == (("Norway", pytest.approx(10.25)), ("Chile", pytest.approx(6.6)))
     assert each.what == "the average of sales per country where country is Norway or Chile"
     assert (both.value, both.by) == (pytest.approx((12.5 + 8.0 + 3.3 + 9.9) / 4), None)
+
+
+def test_an_encoder_that_fails_links_no_word_and_the_figure_is_still_read(tmp_path):
+    from docchat.services.figures import FigureService
+    from docchat.store.sheet_tables import SqliteSheetTables
+    from docchat.tables.reading import table_of
+
+    class Unreachable:  # an embeddings server that is down
+        name, model_id, dimension = "remote", "m", 3
+
+        def embed(self, texts):
+            raise ConnectionError("embeddings server refused the connection")
+
+    kept = SqliteSheetTables(tmp_path)
+    kept.write("d", [table_of("Staff", list(SALARIES[0]), 1, [(n, list(map(str, row))) for n, row in
+                                                               enumerate(SALARIES[1:], start=2)])])
+    figures = FigureService(kept, Unreachable())
+
+    unlinked = figures.figure("How many people earn more than $150,000?", [("d", "salaries.csv")])
+    assert (unlinked.what, unlinked.unread) == ("the number of rows", ("than", "150,000"))  # unsure, not an error
+    assert figures.figure("How many assistant professors are there?", [("d", "salaries.csv")]).value == 3

@@ -89,7 +89,11 @@ class FigureService:
         """The cosine of each word's vector with each name's (the library's encoder)."""
         assert self._embedder is not None
         new = [name for name in dict.fromkeys(names) if name not in self._named]
-        vectors = self._embedder.embed(words + new)
+        try:
+            vectors = self._embedder.embed(words + new)
+        except Exception as error:  # an embeddings server down, say: no word linked by meaning, the figure still read
+            log.warning("no word of the question linked to a column by meaning: %s", error)
+            return [[0.0] * len(names) for _ in words]
         self._named.update(zip(new, (_unit(vector) for vector in vectors[len(words):]), strict=True))
         return [[sum(a * b for a, b in zip(_unit(vector), self._named[name], strict=True)) for name in names]
                 for vector in vectors[:len(words)]]
