@@ -13,13 +13,12 @@ from typing import TypeVar
 from docchat.domain.documents import TableShape
 from docchat.tables.linking import words_of
 from docchat.tables.numbers import COUNT_NAMES, count_column, ordinal
-from docchat.tables.values import VALUES_READ
+from docchat.tables.values import VALUES_READ, YES_NO
 from docchat.text import singular
 
 T = TypeVar("T")
 NUMERIC = ("integer", "real")
 _DIFFERENT = ("different", "distinct", "unique", "separate")
-_YES_NO = frozenset(("yes", "no", "true", "false", "y", "n"))
 # Who a table names: its column of people, where it has one.
 _PEOPLE = ("name", "person", "who", "winner", "champion", "player", "author", "artist", "actor", "driver", "president",
            "candidate", "athlete", "runner")
@@ -96,7 +95,7 @@ def distinct_column(shapes: Sequence[TableShape], words: list[str],
         # "how many survived", of Survived's yes and no.
         held = values(shape, found[0]) if found is not None and dict(shape.columns)[found[0]] == "text" else ()
         counts = count_column(shape)
-        if held and (counts is None or counts.lower() not in COUNT_NAMES) and not {value.casefold() for value in held} <= _YES_NO \
+        if held and (counts is None or counts.lower() not in COUNT_NAMES) and not {value.casefold() for value in held} <= YES_NO \
                 and 3 * len(held) <= shape.rows:
             return shape, found[0]  # type: ignore[index]  # found is set where held is
     return None

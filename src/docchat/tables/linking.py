@@ -169,7 +169,18 @@ def _words(text: str) -> list[str]:
 def words_of(text: str) -> list[str]:
     """Text's words, lower case, a name's camel-case parts apart ("lifeExp" -> life, exp), as a
     question's words and a column's name are matched."""
-    return [word.lower() for word in _WORD.findall(_CAMEL.sub(" ", text))]
+    return [word for word, _ in word_spans(text)]
+
+
+def word_spans(text: str) -> list[tuple[str, tuple[int, int]]]:
+    """words_of's words, each with where it stands in `text`."""
+    found = []
+    for match in _WORD.finditer(text):
+        start = match.start()
+        for part in _CAMEL.split(match.group()):
+            found.append((part.lower(), (start, start + len(part))))
+            start += len(part)
+    return found
 
 
 def _value(number: str) -> float:

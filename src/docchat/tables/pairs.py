@@ -23,7 +23,7 @@ from typing import Any
 
 from docchat.domain.documents import TableShape, quoted
 from docchat.tables.dates import MONTHS
-from docchat.tables.linking import words_of
+from docchat.tables.linking import word_spans, words_of
 from docchat.tables.values import literal, two_values
 from docchat.text import singular
 
@@ -41,8 +41,6 @@ _RISES = ("grow", "grew", "grown", "increase", "increased", "rise", "rose", "ris
 _FALLS = ("fall", "fell", "fallen", "drop", "dropped", "decline", "declined", "decrease", "decreased", "shrink",
           "shrank")
 _MOVED = re.compile(rf"\b(?P<verb>{'|'.join(_RISES + _FALLS)})\b.*\bfrom\b")
-_TOKEN = re.compile(r"[^\W_]+")
-_CAMEL = re.compile(r"(?<=[a-z]{2})(?=[A-Z])")
 # Between two columns, the words that keep the rows where the first is more (or less) than the second.
 _ROW_COMPARED = re.compile(r" (?:ahead of|(?:got|get|had|have|has|won|received|scored) more (?:\w+ )?than|more \w+ than|"
                            r"beat|beats|exceeded|exceeds|higher than|greater than|over|above|outpolled|"
@@ -145,7 +143,8 @@ def _placed_columns(question: str, named: Sequence[str], *, spans: bool = False,
     """The numeric columns the question names, in its order, where it names `exactly` that many
     (0: any number) and no name is inside the other's ("Rural Male", "Rural Female"); with `spans`,
     each with where the question names it."""
-    tokens = [(singular(match.group().lower()), match.span()) for match in _TOKEN.finditer(_CAMEL.sub(" ", question))]
+    # Where each word stands in the question itself: the text between two columns is read from it.
+    tokens = [(singular(word), span) for word, span in word_spans(question)]
     words = [word for word, _ in tokens]
     placed = []
     for name in named:

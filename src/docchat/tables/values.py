@@ -15,6 +15,7 @@ from docchat.tables.linking import plain_phrase, question_phrase
 
 VALUES_READ = 500
 _YES, _NO = frozenset(("yes", "true", "y")), frozenset(("no", "false", "n"))
+YES_NO = _YES | _NO  # a column holding only these is a flag ("how many survived")
 _LEAVING_OUT = ("not", "except", "excluding", "outside", "but", "besides", "nor", "neither")
 
 
@@ -77,7 +78,7 @@ def _flagged(name: str, padded: str, held: Sequence[str]) -> tuple[str, str] | N
     """A column of yes and no named by the question ("how many survived" of a column Survived):
     its rows holding yes, or no where the question says "not" before it."""
     kinds = {value.casefold(): value for value in held}
-    if not kinds or not set(kinds) <= _YES | _NO or f" {(phrase := plain_phrase(name))} " not in padded:
+    if not kinds or not set(kinds) <= YES_NO or f" {(phrase := plain_phrase(name))} " not in padded:
         return None
     before = padded[:padded.index(f" {phrase} ")].split()
     wanted = _NO if before and before[-1] == "not" else _YES  # "not survived"; "not crew survived" is of Class
