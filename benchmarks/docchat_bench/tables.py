@@ -111,9 +111,11 @@ def document(table: str) -> tuple[str, bytes]:
         made = docx.Document()
         made.add_heading(table, level=1)
         grid = made.add_table(rows=len(rows), cols=len(rows[0]))
-        for r, row in enumerate(rows):
-            for c, cell in enumerate(row):
-                grid.cell(r, c).text = cell
+        # A row's own cells: python-docx's table.cell(r, c) lays out the whole grid on each call,
+        # which made writing the bench's Word tables take half of the bench's time.
+        for made_row, row in zip(grid.rows, rows):
+            for made_cell, cell in zip(made_row.cells, row):
+                made_cell.text = cell
         kept = io.BytesIO()
         made.save(kept)
         return name, kept.getvalue()
