@@ -59,6 +59,9 @@ def only_measure(shape: TableShape) -> list[str]:
     return measures if len(measures) == 1 else []
 
 
+_LABELS = frozenset(("name", "title", "label"))
+
+
 def label_column(shape: TableShape, values: Callable[[TableShape, str], Sequence[str]], *,
                   who: bool = False) -> str | None:
     """The text column naming the table's rows: the one whose values are nearly all different (two
@@ -68,6 +71,8 @@ def label_column(shape: TableShape, values: Callable[[TableShape, str], Sequence
         people = [name for name, kind in shape.columns if kind == "text" and singular(name.lower()) in _PEOPLE]
         return people[0] if len(people) == 1 else None
     named = unique_columns(shape, values)
+    if len(named) > 1:  # a journal's abbreviation beside its title: the one named for names
+        named = [name for name in named if singular(name.lower()) in _LABELS]
     return named[0] if len(named) == 1 else None
 
 

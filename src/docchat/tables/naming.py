@@ -7,6 +7,12 @@ name a column or a cell otherwise than the table writes it are replaced by the t
   the word starts with it (three letters or more; a value's four or more), or when it keeps the
   word's first and last letters and its letters are in the word in order ("hwy", "cty").
 - A compound's noun said alone, where no other column has it: "class" for `passengerClass`.
+- A row's name said otherwise than its one cell writes it: in another order ("George Donner" of
+  `Donner, George`), a word shortened ("Whiteface Mountain" of `Whiteface Mtn.`), or the end of
+  the name where no other cell ends so ("the Falcons" of `Atlanta Falcons`).
+- "Where … from" as the table's one column of places (`hometown`), "who publishes" as its
+  column `publisher`, "season 11" as `S11` where the season column writes its values so, "won"
+  as `Wins`.
 - "died" as "not Survived" and "survivors" as Survived (a yes/no column), "first-class" as `1st`
   where a cell is so written, "died" as `deaths` where a column counts deaths.
 - Where the question names no numeric column by its words, one it names by meaning: a word the
@@ -56,7 +62,15 @@ _OPPOSITES = {"survived": ("died", "perished", "drowned", "dead", "did not survi
               "alive": ("died", "dead")}
 _NOUNS = {"survived": ("survivors", "survivor")}
 # A verb for what a column counts: "how many died" of a column of deaths.
-_FORMS = {"died": "deaths", "killed": "deaths", "born": "births", "sold": "sales", "earned": "earnings"}
+_DEATHS = ("deaths", "fatalities", "dead", "killed", "casualties")
+_FORMS = {"died": _DEATHS, "killed": _DEATHS, "born": ("births",), "sold": ("sales",), "earned": ("earnings",),
+          "won": ("wins",), "lost": ("losses",), "cited": ("citations",)}
+# "Where is Bianca Del Rio from?": the one text column of such places.
+_PLACES = frozenset(("hometown", "birthplace", "origin", "homeworld", "home", "from"))
+_WHERE = re.compile(r"^\s*where\b(?=.*\b(?:from|born)\b)", re.IGNORECASE)
+# "Who publishes the Journal of Finance?": the verb's doer, a column named Publisher.
+_DOER = re.compile(r"^\s*who\s+(?:was\s+|is\s+|were\s+)?(?P<verb>[a-z]{4,}?)(?:es|s|ed|d)?\b", re.IGNORECASE)
+_CODE = re.compile(r"([A-Za-z]{1,3})(\d+)")
 _NOT_LINKED = frozenset((
     "how", "many", "much", "what", "which", "who", "when", "where", "the", "and", "was", "were", "are", "did", "does",
     "have", "has", "had", "there", "than", "that", "this", "with", "from", "for", "into", "over", "under", "above",
@@ -76,13 +90,94 @@ def in_table_words(question: str, shapes: Sequence[TableShape], values: Callable
              for value in values(shape, name)]
     # A word that is a cell's as written ("admitted", of Admit's Admitted) names that cell, not a column.
     kept = {singular(part.lower()) for cell in cells for part in _WORD.findall(cell)}
-    written = _abbreviations(question, names, 3, kept)
+    written = _names(question, cells)
+    written = _abbreviations(written, names, 3, kept)
     written = _abbreviations(written, cells, 4, kept)
     written = _forms(_flags(_ordinals(written, cells), names), names)
+    written = _coded(_agents(_whereabouts(written, shapes), shapes), shapes, values)
     written = _heads(written, [column for shape in shapes for column in shape.columns], kept)
     if near is not None:
         written = _meant(written, shapes, near)
     return written
+
+
+def _names(question: str, cells: Sequence[str]) -> str:
+    """A name the question gives otherwise than its one cell does, as the cell writes it: its
+    words in another order ("George Donner" of `Donner, George`), a word shortened ("Whiteface
+    Mountain" of `Whiteface Mtn.`), or the end of the cell's name where no other cell ends so ("the
+    Falcons" of `Atlanta Falcons`). Only a capitalised run past the question's first word, and
+    only where no cell is written as the run."""
+    tokens = [(match.group(), match.span()) for match in _WORD.finditer(question)]
+    parted = [(cell, [part.lower() for part in _WORD.findall(cell)]) for cell in dict.fromkeys(cells)]
+    whole = {" ".join(parts) for _, parts in parted}
+    spans: list[tuple[int, int, str]] = []
+    for length in range(min(5, len(tokens)), 0, -1):
+        for at in range(1, len(tokens) - length + 1):
+            run = tokens[at:at + length]
+            if not (run[0][0][0].isupper() and run[-1][0][0].isupper()):
+                continue
+            words = [word.lower() for word, _ in run]
+            start, end = run[0][1][0], run[-1][1][1]
+            if any(s < end and start < e for s, e, _ in spans):
+                continue
+            if " ".join(words) in whole:  # written as a cell already: no part of it is another's
+                spans.append((start, end, question[start:end]))
+                continue
+            if all(word in _NOT_LINKED or len(word) < 3 or word.isdigit() for word in words):
+                continue
+            found = [cell for cell, parts in parted if _same_name(words, parts)]
+            if len(found) == 1:
+                spans.append((start, end, found[0]))
+    for start, end, cell in sorted(spans, reverse=True):
+        question = question[:start] + cell + question[end:]
+    return question
+
+
+def _same_name(words: list[str], parts: list[str]) -> bool:
+    """Whether a name's words are the cell's in another order, with a word shortened, or a run of
+    the cell's words with more of them."""
+    if len(words) >= 2 and len(words) == len(parts) and sorted(words) != words and sorted(words) == sorted(parts):
+        return True
+    if len(words) >= 2 and len(words) == len(parts) and all(
+            word == part or _abbreviates(part, word, 2) for word, part in zip(words, parts)):
+        return any(word != part for word, part in zip(words, parts))
+    # the end of the name, as a team or a firm is called ("the Falcons", "Advocate Medical Group")
+    return len(words) < len(parts) and parts[-len(words):] == words
+
+
+def _whereabouts(question: str, shapes: Sequence[TableShape]) -> str:
+    """"Where … from" (or born) as "What <the column of places>", where one text column is so named."""
+    places = [name for shape in shapes for name, kind in shape.columns
+              if kind == "text" and any(part.lower() in _PLACES for part in _PART.findall(name))]
+    return _WHERE.sub(f"What {places[0]}", question, count=1) if len(places) == 1 else question
+
+
+def _agents(question: str, shapes: Sequence[TableShape]) -> str:
+    """"Who publishes" (directed, wrote…) as "Who Publisher", where a text column names the doer."""
+    found = _DOER.match(question)
+    if found is None:
+        return question
+    verb = found.group("verb").lower()
+    doers = [name for shape in shapes for name, kind in shape.columns if kind == "text" and name.lower() in (
+        verb + "er", verb + "r", verb + "or", verb + "ist")]
+    return question[:found.start("verb")] + doers[0] + question[found.end():] if len(doers) == 1 else question
+
+
+def _coded(question: str, shapes: Sequence[TableShape], values: Callable[[TableShape, str], Sequence[str]]) -> str:
+    """"season 11" as S11, where a text column of that name writes each value as a letter or two
+    of its name and a number."""
+    for shape in shapes:
+        for name, kind in shape.columns:
+            said = re.compile(rf"\b{re.escape(name)}\s+(\d+)\b", re.IGNORECASE)
+            if kind != "text" or not said.search(question):
+                continue
+            coded = {value: _CODE.fullmatch(value) for value in values(shape, name)}
+            prefixes = {match.group(1).lower() for match in coded.values() if match}
+            if not coded or not all(coded.values()) or len(prefixes) != 1 or not name.lower().startswith(min(prefixes)):
+                continue
+            numbered = {int(match.group(2)): value for value, match in coded.items() if match}
+            question = said.sub(lambda match: numbered.get(int(match.group(1)), match.group()), question)
+    return question
 
 
 def _ordinals(question: str, cells: Sequence[str]) -> str:
@@ -174,10 +269,12 @@ def _heads(question: str, kinds: Sequence[tuple[str, str]], kept: set[str]) -> s
 
 def _forms(question: str, names: Sequence[str]) -> str:
     """A verb said for a column's noun ("died" where a column counts deaths) as the noun."""
-    parts = {singular(part.lower()) for name in names for part in _PART.findall(name)}
-    for verb, noun in _FORMS.items():
-        if singular(noun) in parts:
-            question = re.sub(rf"\b{verb}\b", noun, question, flags=re.IGNORECASE)
+    parts = {singular(part.lower()): name for name in names for part in _PART.findall(name)}
+    for verb, nouns in _FORMS.items():
+        held = [parts[singular(noun)] for noun in nouns if singular(noun) in parts]
+        if held and held[0].lower() != verb:
+            question = re.sub(rf"\b{verb}\b", held[0] if len(_PART.findall(held[0])) == 1 else nouns[0], question,
+                              flags=re.IGNORECASE)
     return question
 
 

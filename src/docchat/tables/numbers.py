@@ -24,7 +24,10 @@ _ORDINALS = frozenset(("day", "month", "year", "week", "quarter", "id", "no", "r
 COUNT_NAMES = frozenset(("count", "number", "frequency", "freq", "n", "tally"))
 # A generic name of a long table's one measure: "country, year, value" counts what "how many" asks.
 _GENERIC = frozenset(("value", "values", "amount", "total", "quantity"))
-_FILLERS = frozenset(("of", "is", "was", "are", "were", "a", "an", "the", "with", "equal", "to", "equals", "="))
+_FILLERS = frozenset(("of", "is", "was", "are", "were", "a", "an", "the", "with", "equal", "to", "equals", "=",
+                      "rating", "rated", "level", "grade", "score"))  # "a difficulty rating of 5"
+# Words between a number and the column it is of, said after it: "rated 7 for difficulty".
+_BEFORE_NAME = frozenset(("for", "on", "in"))
 _NUMBER = r"(\d[\d,]*(?:\.\d+)?)"
 _WORD = re.compile(r"[\w.]+")
 _YEARS = r"((?:1[6-9]|20)\d{2})"  # 1600 to 2099
@@ -117,6 +120,8 @@ def _beside(words: list[tuple[str, tuple[int, int]]], start: int, end: int,
     candidates = []
     if start > 0:
         candidates.append(words[start - 1])
+    if start > 1 and words[start - 1][0] in _BEFORE_NAME:
+        candidates.append(words[start - 2])
     after = end
     while after < len(words) and words[after][0] in _FILLERS:
         after += 1

@@ -49,9 +49,9 @@ from docchat.tables.dates import date_conditions
 from docchat.tables.linking import NUMBER_WORDS, plain, question_phrase, without_column_names, words_of
 from docchat.tables.numbers import COUNT_NAMES, count_column, equal_conditions, ordinal, year_conditions
 from docchat.tables.pairs import MEASURED as _MEASURED, Pair, Side, compared, measured, pair_of, row_comparisons, without_times
-from docchat.tables.ranges import IN_RANGE_WORDS, SUPERLATIVES, measured_column, ranges_of, stated_bounds, unranged
+from docchat.tables.ranges import ASKED_HOW, IN_RANGE_WORDS, SUPERLATIVES, asked_how, measured_column, ranges_of, stated_bounds, unranged
 from docchat.tables.rows import names_a_span, placed_conditions
-from docchat.tables.values import conditions_on_values, linked_values, literal, two_values
+from docchat.tables.values import conditions_on_values, flag_columns, linked_values, literal, two_values
 from docchat.text import singular
 
 _FIGURES = (("SUM", ("total", "sum", "altogether", "combined")), ("AVG", ("average", "mean")),
@@ -67,7 +67,11 @@ _PER = ("per", "by", "each", "every")
 _WHICH = ("which", "what")
 _PICKS = re.compile(r"\s*(?:(?:on |in |at |for |from |by )?which\s+(?!is\b|was\b|are\b|were\b|of\b)"
                     r"(?P<noun>[^\W\d_]+)|who)\b", re.IGNORECASE)
-_LOOKS_UP = re.compile(r"\s*(?:what|which|who)\b", re.IGNORECASE)
+_COUNTS_WRITTEN = tuple(word for word, number in NUMBER_WORDS.items() if number > 1)
+# "the 3 most cited journals", "the five biggest companies": a number of the rows' labels, ranked.
+_TOP_ROWS = re.compile(r"\b(?:top\s+)?(?P<n>\d{1,2}|" + "|".join(_COUNTS_WRITTEN) + r")\s+(?:most|least|highest|lowest|"
+                       r"[a-z]{2,}est)\b", re.IGNORECASE)
+_LOOKS_UP = re.compile(r"\s*(?:what|which|who|where|how\s+(?P<how>" + "|".join(ASKED_HOW) + r"))\b", re.IGNORECASE)
 _SINGLE = ("single", "one", "individual")
 _TOTALLED = ("most", "fewest", "least", "total", "altogether", "combined", "top", "bottom")
 # The values a top list names at most ("the top 20 items"); a number past it is no count of values.
@@ -113,7 +117,8 @@ def table_query(question: str, shapes: Sequence[TableShape],
         equal = [sql for sql, _ in equal_conditions(shape, question)]
         limited = {column for column, *_ in ranges[shape.table]} | {
             column for column, _ in shape.columns if any(sql.startswith(f"{quoted(column)} = ") for sql in equal)} | {
-            column for *_, columns in row_comparisons(question, measures(shape, words)) for column in columns}
+            column for *_, columns in row_comparisons(question, measures(shape, words)) for column in columns} | \
+            flag_columns(shape, question, values)
         named = [column for column in named_columns(shape, set(words))
                  if not (counting and ordinal(column, dict(shape.columns)[column]))]
         # A column named for its range is what is counted or kept, not what is added up.
@@ -132,6 +137,11 @@ def table_query(question: str, shapes: Sequence[TableShape],
             label := label_column(shapes[0], values, who=picked.group("noun") is None)) is not None:
         ranked = (shapes[0], label, 1)  # "which hurricane caused the most deaths": its Name, no column Hurricane
         said = picked.group("noun") or ""
+    top = _TOP_ROWS.search(question)
+    if ranked is None and extreme is not None and top and len(shapes) == 1 and (
+            label := label_column(shapes[0], values)) is not None:
+        first = NUMBER_WORDS.get(top.group("n").lower()) or int(top.group("n"))
+        ranked = (shapes[0], label, first) if 2 <= first <= MOST_RANKED else None  # "the 3 most cited journals": titles
     if ranked is None and extreme is not None and picked and not any(word in _SINGLE for word in words):
         return None  # "on which day were the most babies born", no column of days: not the most births
     distinct = distinct_column(shapes, words, values) if counting else None
@@ -249,7 +259,10 @@ def _looked_up(question: str, text: str, shapes: Sequence[TableShape], found: li
     price where Location is Bergen and Item is Tape"); no row is given unless exactly one row is
     picked."""
     words = set(_words(question))
-    named = found or [(shape, name) for shape in shapes for name in named_columns(shape, words, kinds=("text",))]
+    how = _LOOKS_UP.match(question)
+    adjective = how.group("how").lower() if how and how.group("how") else ""
+    named = found or [(shape, name) for shape in shapes if (name := asked_how(shape, adjective)) is not None] or [
+        (shape, name) for shape in shapes for name in named_columns(shape, words, kinds=("text",))]
     if not named:
         return None
     shape, column = max(named, key=lambda pair: len(_words(pair[1])))

@@ -27,7 +27,11 @@ _COMPARED = (
 )
 # "more than 50 pallets" / "pallets above 50": the column's words follow the number, or come just before.
 _RANGE = re.compile(rf"\b({'|'.join(words for _, words in _COMPARED)})\s+[$£€]?{_NUMBER}(?:\s+({'|'.join(_SCALES)}))?\b")
-_OR_MORE = re.compile(rf"\b{_NUMBER}\s+or\s+(more|fewer|less)\b")
+# "50 or more pallets", "40 or older": the comparative says what is measured, as "older than" does.
+_OR_MORE = re.compile(rf"\b{_NUMBER}\s+or\s+(more|fewer|less|over|under|above|below|older|younger|higher|lower|"
+                      rf"larger|bigger|smaller|taller|shorter|longer|heavier|lighter|faster|slower)\b")
+_AT_LEAST = frozenset(("more", "over", "above", "older", "higher", "larger", "bigger", "taller", "longer", "heavier",
+                       "faster"))
 IN_RANGE_WORDS = {">": "more than", "<": "less than", ">=": "at least", "<=": "at most"}
 # What a comparative or a unit measures, as a column may be named: "younger than 10" is of an Age,
 # "hotter than 10,000 K" of a temperature (Temp abbreviates it), "under 5 miles" of a distance.
@@ -61,10 +65,10 @@ def stated_bounds(question: str) -> list[tuple[str, str, list[str], list[str], l
     lowered = question.lower()
     found = [(next(op for op, cue in _COMPARED if re.fullmatch(cue, match.group(1))), match)
              for match in _RANGE.finditer(lowered)]
-    found += [(">=" if match.group(2) == "more" else "<=", match) for match in _OR_MORE.finditer(lowered)
+    found += [(">=" if match.group(2) in _AT_LEAST else "<=", match) for match in _OR_MORE.finditer(lowered)
               if not any(other.start() <= match.start() < other.end() for _, other in found)]
     return [(operator, _bound(match), _words(question[match.end():])[:4], _words(question[:match.start()])[-4:],
-             _words(match.group(1))) for operator, match in found]
+             _words(match.group(2) if match.re is _OR_MORE else match.group(1))) for operator, match in found]
 
 
 def _bound(match: re.Match[str]) -> str:
@@ -115,6 +119,16 @@ SUPERLATIVES = {"hottest": "hotter", "warmest": "warmer", "coldest": "colder", "
                 "youngest": "younger", "heaviest": "heavier", "lightest": "lighter", "fastest": "faster",
                 "slowest": "slower", "cheapest": "cheaper", "richest": "richer", "poorest": "poorer",
                 "expensive": "costlier"}
+
+
+# "How old was George Donner": the one cell of what the adjective measures (his Age).
+ASKED_HOW = {"old": "older", "young": "younger", "tall": "taller", "long": "longer", "heavy": "heavier",
+             "fast": "faster", "expensive": "costlier", "hot": "hotter", "cold": "colder", "rich": "richer"}
+
+
+def asked_how(shape: TableShape, adjective: str) -> str | None:
+    """The one numeric column "how old" (tall, long…) asks of, if the sheet has one."""
+    return _measured(shape, [ASKED_HOW[adjective]]) if adjective in ASKED_HOW else None
 
 
 def measured_column(shape: TableShape, words: Sequence[str]) -> str | None:

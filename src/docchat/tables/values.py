@@ -55,6 +55,10 @@ def conditions_on_values(shape: TableShape, text: str, values: Callable[[TableSh
     conditions = []
     padded = f" {text} "
     for name, kind in shape.columns:
+        if kind == "integer" and name not in (besides, counted) and (flag := _flagged(
+                name, padded, values(shape, name), numbers=True)) is not None:
+            conditions.append(flag)  # "how many survived", of a column of 1 and 0
+            continue
         if kind != "text" or name in (besides, counted):
             continue
         named = named_values(shape, name, padded, values)
@@ -74,16 +78,30 @@ def conditions_on_values(shape: TableShape, text: str, values: Callable[[TableSh
     return conditions
 
 
-def _flagged(name: str, padded: str, held: Sequence[str]) -> tuple[str, str] | None:
-    """A column of yes and no named by the question ("how many survived" of a column Survived):
-    its rows holding yes, or no where the question says "not" before it."""
+def flag_columns(shape: TableShape, question: str, values: Callable[[TableShape, str], Sequence[str]]) -> set[str]:
+    """The columns of 1 and 0 the question names as flags ("how many survived"): they keep rows,
+    and are not what is added up."""
+    padded = f" {question_phrase(question)} "
+    return {name for name, kind in shape.columns
+            if kind == "integer" and _flagged(name, padded, values(shape, name), numbers=True) is not None}
+
+
+def _flagged(name: str, padded: str, held: Sequence[str], numbers: bool = False) -> tuple[str, str] | None:
+    """A column of yes and no (or, with `numbers`, of 1 and 0) named by the question ("how many
+    survived" of a column Survived): its rows holding yes, or no where the question says "not"
+    before it."""
     kinds = {value.casefold(): value for value in held}
-    if not kinds or not set(kinds) <= YES_NO or f" {(phrase := plain_phrase(name))} " not in padded:
+    yes, no = (frozenset(("1",)), frozenset(("0",))) if numbers else (_YES, _NO)
+    if not kinds or not set(kinds) <= yes | no or f" {(phrase := plain_phrase(name))} " not in padded:
         return None
     before = padded[:padded.index(f" {phrase} ")].split()
-    wanted = _NO if before and before[-1] == "not" else _YES  # "not survived"; "not crew survived" is of Class
+    wanted = no if before and before[-1] == "not" else yes  # "not survived"; "not crew survived" is of Class
     value = next((kinds[key] for key in kinds if key in wanted), None)
-    return None if value is None else (f"{quoted(name)} = {literal(value)}", f"{name} is {value}")
+    if value is None:
+        return None
+    if numbers:  # "survived is 0 (no)": the words say which way the flag is read
+        return f"{quoted(name)} = {value}", f"{name} is {value} ({'yes' if value == '1' else 'no'})"
+    return f"{quoted(name)} = {literal(value)}", f"{name} is {value}"
 
 
 def named_values(shape: TableShape, name: str, padded: str,

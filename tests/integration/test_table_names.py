@@ -1,0 +1,148 @@
+"""Rows named as people name them (issue 55, stop 62), over real files (a Word table written by
+python-docx, a workbook by openpyxl, a CSV) ingested by the real services: a name in another
+order or with a word shortened, the end of a team's or a firm's name, "how old" and "where …
+from" of one row, "who publishes" of a column of publishers, "season 11" of a column writing S11,
+"40 or older", "a difficulty rating of 5", "won at least 10"; "died" of a column of 1 and 0 or of
+Fatalities; "the 3 most cited journals" ranked by their titles; and the names that must give none."""
+
+from __future__ import annotations
+
+import io
+
+import docx
+import pytest
+from openpyxl import Workbook
+
+from tests.integration.libraries import library_of
+
+# Made up for this test; shaped as the public tables people keep are.
+PARTY = [("name", "family", "age", "sex", "survived", "hometown"),
+         ("Donner, George", "Donner", 62, "Male", 0, "Springfield, Illinois"),
+         ("Donner, Tamsen", "Donner", 45, "Female", 0, "Newburyport, Massachusetts"),
+         ("Breen, Patrick", "Breen", 51, "Male", 1, "Keokuk, Iowa"),
+         ("Reed, James", "Reed", 46, "Male", 1, "Springfield, Illinois"),
+         ("Graves, Franklin", "Graves", 57, "Male", 0, "Marshall County, Illinois"),
+         ("Reed, Margret", "Reed", 32, "Female", 1, "Springfield, Illinois")]
+PEAKS = [("Peak", "Elevation", "Difficulty", "Time"), ("Mt. Marcy", 5344, 5, 10.0), ("Algonquin Peak", 5114, 5, 8.0),
+         ("Whiteface Mtn.", 4867, 2, 5.0), ("Giant Mtn.", 4627, 4, 6.0), ("Seymour Mtn.", 4120, 7, 11.0)]
+TEAMS = [("Team", "Wins", "PointsFor"), ("Atlanta Falcons", 11, 540), ("New England Patriots", 14, 441),
+         ("New York Giants", 11, 310), ("San Francisco Giants", 2, 309), ("Cleveland Browns", 1, 264)]
+JOURNALS = [("abbrev", "title", "publisher", "price", "citations"), ("JF", "Journal of Finance", "Am. Finance Assn", 226, 5100),
+            ("AE", "Applied Economics", "Routledge", 2120, 900), ("ECTA", "Econometrica", "Econometric Society", 178, 7943),
+            ("AER", "American Economic Review", "AEA", 47, 8999)]
+CRASHES = [("Phase", "Cause", "date", "Fatalities"), ("landing", "weather", "2001-03-04", 12),
+           ("en route", "mechanical", "2001-07-11", 200), ("landing", "human error", "2002-01-30", 40),
+           ("take-off", "mechanical", "2002-05-02", 7)]
+CAST = [("season", "contestant", "age"), ("S01", "BeBe Zahara Benet", 28), ("S01", "Nina Flowers", 34),
+        ("S10", "Aquaria", 21), ("S11", "Yvie Oddly", 25), ("S11", "Nina West", 41), ("S11", "Silky Nutmeg Ganache", 27)]
+
+
+def _word(rows: list[tuple]) -> bytes:
+    made = docx.Document()
+    grid = made.add_table(rows=len(rows), cols=len(rows[0]))
+    for made_row, row in zip(grid.rows, rows, strict=True):
+        for cell, text in zip(made_row.cells, row, strict=True):
+            cell.text = str(text)
+    kept = io.BytesIO()
+    made.save(kept)
+    return kept.getvalue()
+
+
+def _book(rows: list[tuple]) -> bytes:
+    book = Workbook()
+    for row in rows:
+        book.active.append(row)
+    kept = io.BytesIO()
+    book.save(kept)
+    return kept.getvalue()
+
+
+def _csv(rows: list[tuple]) -> bytes:
+    return "\n".join(",".join(f'"{cell}"' if "," in str(cell) else str(cell) for cell in row) for row in rows).encode()
+
+
+@pytest.fixture(scope="module")
+def library(tmp_path_factory):
+    yield from library_of(tmp_path_factory.mktemp("names"), {
+        "party.docx": _word(PARTY), "peaks.xlsx": _book(PEAKS), "teams.csv": _csv(TEAMS),
+        "journals.docx": _word(JOURNALS), "cast.csv": _csv(CAST),
+        "crashes.csv": _csv(CRASHES)})
+
+
+def figure(library, question: str, document: str):
+    in_scope = [(id_, name) for id_, name in library.retrieval.in_scope(None) if name == document]
+    return library.figures.figure(question, in_scope)
+
+
+@pytest.mark.parametrize(("question", "document", "value", "what"), [
+    # Its words in another order; "how old" asks for the age.
+    ("How old was George Donner?", "party.docx", 62, "the age where name is Donner, George and family is Donner"),
+    # A word the table shortens: Mtn. of Mountain.
+    ("What is the elevation of Whiteface Mountain?", "peaks.xlsx", 4867, "the Elevation where Peak is Whiteface Mtn."),
+    # The end of a team's name, held by no other.
+    ("How many points did the Falcons score?", "teams.csv", 540, "the total of PointsFor where Team is Atlanta Falcons"),
+    ("How many more points did the Falcons score than the Patriots?", "teams.csv", 540 - 441,
+     "the difference between the total of PointsFor where Team is Atlanta Falcons and that where Team is "
+     "New England Patriots"),
+])
+def test_a_row_named_otherwise_than_its_cell_writes_it_is_found(library, question, document, value, what):
+    found = figure(library, question, document)
+
+    assert found is not None and found.unread == ()
+    assert (found.value, found.what) == (value, what)
+
+
+@pytest.mark.parametrize(("question", "document", "text"), [
+    ("Where is Nina West from?", "cast.csv", None),  # no column of places: no reading
+    ("Where was James Reed from?", "party.docx", "Springfield, Illinois"),
+    ("Who publishes the Journal of Finance?", "journals.docx", "Am. Finance Assn"),
+])
+def test_where_from_and_who_does_read_the_column_of_places_or_of_doers(library, question, document, text):
+    found = figure(library, question, document)
+
+    assert (found.text if found else None) == text
+
+
+@pytest.mark.parametrize(("question", "document", "value", "what"), [
+    ("How many queens competed in season 11?", "cast.csv", 3, "the number of rows where season is S11"),
+    ("How many contestants were 40 or older?", "cast.csv", 1, "the number of rows where age is at least 40"),
+    ("How many hikes have a difficulty rating of 5?", "peaks.xlsx", 2, "the number of rows where Difficulty is 5"),
+    ("What is the average time of the hikes rated 7 for difficulty?", "peaks.xlsx", 11.0,
+     "the average of Time where Difficulty is 7"),
+    ("How many teams won at least 10 games?", "teams.csv", 3, "the number of rows where Wins is at least 10"),
+])
+def test_numbers_said_as_people_say_them_keep_their_rows(library, question, document, value, what):
+    found = figure(library, question, document)
+
+    assert found is not None and found.unread == ()
+    assert (found.value, found.what) == (value, what)
+
+
+def test_a_name_s_end_that_two_rows_share_names_neither(library):
+    # New York Giants and San Francisco Giants: "the Giants" is not one team's.
+    found = figure(library, "How many points did the Giants score?", "teams.csv")
+
+    assert (found.what, found.unread) == ("the total of PointsFor", ("Giants",))  # said as unsure, Giants unread
+
+
+@pytest.mark.parametrize(("question", "document", "value", "what"), [
+    # A column of 1 and 0 named by the question keeps its rows; it is not added up.
+    ("How many of the women died?", "party.docx", 1, "the number of rows where sex is Female and survived is 0 (no)"),
+    ("How many people survived?", "party.docx", 3, "the number of rows where survived is 1 (yes)"),
+    # "died" and "killed" of a column of Fatalities.
+    ("How many people died in crashes in 2001?", "crashes.csv", 212,
+     "the total of Fatalities where date is in 2001"),
+    ("What is the largest number of people killed in a single crash?", "crashes.csv", 200, "the highest of Fatalities"),
+])
+def test_died_reads_a_flag_of_one_and_nought_or_a_column_of_fatalities(library, question, document, value, what):
+    found = figure(library, question, document)
+
+    assert found is not None and found.unread == ()
+    assert (found.value, found.what) == (value, what)
+
+
+def test_the_n_most_of_something_are_ranked_by_the_rows_titles(library):
+    found = figure(library, "What are the 2 most cited journals?", "journals.docx")
+
+    assert found.groups == (("American Economic Review", 8999), ("Econometrica", 7943))
+    assert found.what == "the total of citations per title, the 2 highest"
