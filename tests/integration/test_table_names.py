@@ -3,7 +3,9 @@ python-docx, a workbook by openpyxl, a CSV) ingested by the real services: a nam
 order or with a word shortened, the end of a team's or a firm's name, "how old" and "where …
 from" of one row, "who publishes" of a column of publishers, "season 11" of a column writing S11,
 "40 or older", "a difficulty rating of 5", "won at least 10"; "died" of a column of 1 and 0 or of
-Fatalities; "the 3 most cited journals" ranked by their titles; and the names that must give none."""
+Fatalities; "the 3 most cited journals" ranked by their titles; "how much higher" of an Elevation;
+"how many people" of a Total; a state named in full where the table writes its code; and the
+names that must give none."""
 
 from __future__ import annotations
 
@@ -30,6 +32,11 @@ TEAMS = [("Team", "Wins", "PointsFor"), ("Atlanta Falcons", 11, 540), ("New Engl
 JOURNALS = [("abbrev", "title", "publisher", "price", "citations"), ("JF", "Journal of Finance", "Am. Finance Assn", 226, 5100),
             ("AE", "Applied Economics", "Routledge", 2120, 900), ("ECTA", "Econometrica", "Econometric Society", 178, 7943),
             ("AER", "American Economic Review", "AEA", 47, 8999)]
+BOATS = [("side", "boat", "crew", "men", "women", "total"), ("Starboard", "7", 3, 4, 20, 27), ("Port", "6", 2, 2, 24, 28),
+         ("Starboard", "3", 15, 10, 25, 50), ("Port", "8", 4, 0, 35, 39), ("Starboard", "C", 5, 6, 30, 41)]  # boats 1-16 and A-D
+BREACHES = [("Name.of.Covered.Entity", "State", "Covered.Entity.Type", "Individuals.Affected"),
+            ("Alpha Clinic", "CA", "Healthcare Provider", 1000), ("Beta Health Plan", "TX", "Health Plan", 5000),
+            ("Gamma Billing", "CA", "Business Associate", 700), ("Delta Hospital", "NY", "Healthcare Provider", 2500)]
 CRASHES = [("Phase", "Cause", "date", "Fatalities"), ("landing", "weather", "2001-03-04", 12),
            ("en route", "mechanical", "2001-07-11", 200), ("landing", "human error", "2002-01-30", 40),
            ("take-off", "mechanical", "2002-05-02", 7)]
@@ -66,7 +73,7 @@ def library(tmp_path_factory):
     yield from library_of(tmp_path_factory.mktemp("names"), {
         "party.docx": _word(PARTY), "peaks.xlsx": _book(PEAKS), "teams.csv": _csv(TEAMS),
         "journals.docx": _word(JOURNALS), "cast.csv": _csv(CAST),
-        "crashes.csv": _csv(CRASHES)})
+        "crashes.csv": _csv(CRASHES), "boats.docx": _word(BOATS), "breaches.xlsx": _book(BREACHES)})
 
 
 def figure(library, question: str, document: str):
@@ -146,3 +153,33 @@ def test_the_n_most_of_something_are_ranked_by_the_rows_titles(library):
 
     assert found.groups == (("American Economic Review", 8999), ("Econometrica", 7943))
     assert found.what == "the total of citations per title, the 2 highest"
+
+
+@pytest.mark.parametrize(("question", "document", "value", "what"), [
+    # "higher" of a peak is its Elevation; "feet" names no Length.
+    ("How much higher is Mt. Marcy than Algonquin Peak?", "peaks.xlsx", 5344 - 5114,
+     "the difference between the total of Elevation where Peak is Mt. Marcy and that where Peak is Algonquin Peak"),
+    ("How many peaks are higher than 4,700 feet?", "peaks.xlsx", 3, "the number of rows where Elevation is more than 4700"),
+    # People, of a table of crew, men, women and their Total; "the first 3 boats" names no boat 3.
+    ("How many people were in the first 3 boats in the list?", "boats.docx", 27 + 28 + 50,
+     "the total of total where the row is among the first 3"),
+    ("How many more people were in the boats launched from the port side than from the starboard side?", "boats.docx",
+     28 + 39 - 27 - 50 - 41, "the difference between the total of total where side is Port and that where side is Starboard"),
+    ("What was the largest number of people in any one boat?", "boats.docx", 50, "the highest of total"),
+    # A state in full, of a column of codes; a compound said with "of".
+    ("How many of the breaches were reported outside California?", "breaches.xlsx", 2,
+     "the number of rows where State is not CA"),
+    ("How many different queens have competed?", "cast.csv", 6, "the number of different contestant"),
+])
+def test_measures_and_rows_said_in_people_s_words_are_read(library, question, document, value, what):
+    found = figure(library, question, document)
+
+    assert found is not None and found.unread == ()
+    assert (found.value, found.what) == (value, what)
+
+
+def test_a_compound_said_with_of_is_the_column_a_figure_is_per(library):
+    found = figure(library, "How many people were affected in each type of covered entity?", "breaches.xlsx")
+
+    assert found.by == "Covered.Entity.Type"
+    assert found.groups == (("Healthcare Provider", 3500), ("Health Plan", 5000), ("Business Associate", 700))

@@ -21,7 +21,7 @@ NUMERIC = ("integer", "real")
 _DIFFERENT = ("different", "distinct", "unique", "separate")
 # Who a table names: its column of people, where it has one.
 _PEOPLE = ("name", "person", "who", "winner", "champion", "player", "author", "artist", "actor", "driver", "president",
-           "candidate", "athlete", "runner")
+           "candidate", "athlete", "runner", "contestant", "member", "competitor", "passenger", "employee", "student")
 
 
 def named_columns(shape: TableShape, present: set[str], *, kinds: tuple[str, ...] = NUMERIC) -> list[str]:
@@ -59,6 +59,7 @@ def only_measure(shape: TableShape) -> list[str]:
     return measures if len(measures) == 1 else []
 
 
+_SOMEONE = frozenset(("people", "persons", "person", "individuals"))  # counted by the column of people
 _LABELS = frozenset(("name", "title", "label"))
 
 
@@ -103,4 +104,8 @@ def distinct_column(shapes: Sequence[TableShape], words: list[str],
         if held and (counts is None or counts.lower() not in COUNT_NAMES) and not {value.casefold() for value in held} <= YES_NO \
                 and 3 * len(held) <= shape.rows:
             return shape, found[0]  # type: ignore[index]  # found is set where held is
+    after = next((words[at + 1] for at, word in enumerate(words[:-1]) if word in _DIFFERENT), None)
+    if len(shapes) == 1 and after is not None and (
+            label := label_column(shapes[0], values, who=after in _SOMEONE)) is not None:
+        return shapes[0], label  # "how many different queens", of a row a contestant: its names
     return None

@@ -6,10 +6,12 @@ name a column or a cell otherwise than the table writes it are replaced by the t
   two words run together ("sample size" for `samplesize`). A short name abbreviates a word when
   the word starts with it (three letters or more; a value's four or more), or when it keeps the
   word's first and last letters and its letters are in the word in order ("hwy", "cty").
+- A compound said with "of": "each type of covered entity" for `Covered.Entity.Type`.
 - A compound's noun said alone, where no other column has it: "class" for `passengerClass`.
 - A row's name said otherwise than its one cell writes it: in another order ("George Donner" of
   `Donner, George`), a word shortened ("Whiteface Mountain" of `Whiteface Mtn.`), or the end of
   the name where no other cell ends so ("the Falcons" of `Atlanta Falcons`).
+- A US state named in full where the table writes its code ("outside California": CA).
 - "Where … from" as the table's one column of places (`hometown`), "who publishes" as its
   column `publisher`, "season 11" as `S11` where the season column writes its values so, "won"
   as `Wins`.
@@ -32,6 +34,7 @@ from collections.abc import Callable, Sequence
 
 from docchat.domain.documents import TableShape
 from docchat.tables.numbers import ordinal
+from docchat.tables.places import as_codes
 from docchat.tables.ranges import UNIT_WORDS
 from docchat.text import singular
 
@@ -90,24 +93,26 @@ def in_table_words(question: str, shapes: Sequence[TableShape], values: Callable
              for value in values(shape, name)]
     # A word that is a cell's as written ("admitted", of Admit's Admitted) names that cell, not a column.
     kept = {singular(part.lower()) for cell in cells for part in _WORD.findall(cell)}
-    written = _names(question, cells)
+    written = _names(as_codes(question, cells), cells, names)
     written = _abbreviations(written, names, 3, kept)
     written = _abbreviations(written, cells, 4, kept)
     written = _forms(_flags(_ordinals(written, cells), names), names)
     written = _coded(_agents(_whereabouts(written, shapes), shapes), shapes, values)
+    written = _inverted(written, names)
     written = _heads(written, [column for shape in shapes for column in shape.columns], kept)
     if near is not None:
         written = _meant(written, shapes, near)
     return written
 
 
-def _names(question: str, cells: Sequence[str]) -> str:
+def _names(question: str, cells: Sequence[str], columns: Sequence[str]) -> str:
     """A name the question gives otherwise than its one cell does, as the cell writes it: its
     words in another order ("George Donner" of `Donner, George`), a word shortened ("Whiteface
     Mountain" of `Whiteface Mtn.`), or the end of the cell's name where no other cell ends so ("the
     Falcons" of `Atlanta Falcons`). Only a capitalised run past the question's first word, and
-    only where no cell is written as the run."""
+    only where no cell is written as the run and no column's name holds it (Covered.Entity.Type)."""
     tokens = [(match.group(), match.span()) for match in _WORD.finditer(question)]
+    named = [{part.lower() for part in _WORD.findall(column)} for column in columns]
     parted = [(cell, [part.lower() for part in _WORD.findall(cell)]) for cell in dict.fromkeys(cells)]
     whole = {" ".join(parts) for _, parts in parted}
     spans: list[tuple[int, int, str]] = []
@@ -123,7 +128,8 @@ def _names(question: str, cells: Sequence[str]) -> str:
             if " ".join(words) in whole:  # written as a cell already: no part of it is another's
                 spans.append((start, end, question[start:end]))
                 continue
-            if all(word in _NOT_LINKED or len(word) < 3 or word.isdigit() for word in words):
+            if all(word in _NOT_LINKED or len(word) < 3 or word.isdigit() for word in words) or any(
+                    set(words) <= parts for parts in named):
                 continue
             found = [cell for cell, parts in parted if _same_name(words, parts)]
             if len(found) == 1:
@@ -246,6 +252,18 @@ def _aligned(parts: list[str], words: list[str], shortest: int) -> int:
     return used if shortened and long_enough else 0
 
 
+def _inverted(question: str, names: Sequence[str]) -> str:
+    """A compound name said with "of" ("each type of covered entity") as the name it is
+    (Covered.Entity.Type)."""
+    for name in dict.fromkeys(names):
+        parts = [part.lower() for part in _PART.findall(name)]
+        if len(parts) < 2 or "of" in parts:
+            continue
+        said = rf"\b{re.escape(parts[-1])}s? of (?:the )?{r'[ _.-]?'.join(map(re.escape, parts[:-1]))}s?\b"
+        question = re.sub(said, name, question, count=1, flags=re.IGNORECASE)
+    return question
+
+
 def _heads(question: str, kinds: Sequence[tuple[str, str]], kept: set[str]) -> str:
     """A word that is the last part of one column's name and no part of another's ("class" of
     passengerClass, "mortality" of Infant.Mortality), as that name."""
@@ -301,7 +319,7 @@ def _meant(question: str, shapes: Sequence[TableShape], near: Near) -> str:
         return question
     candidates = [(word, span) for at, (word, span) in enumerate(tokens)
                   if len(word) >= 4 and not word.isdigit() and word.lower() not in _NOT_LINKED
-                  and word.lower() not in _COMPARING
+                  and word.lower() not in _COMPARING and singular(word.lower()) not in UNIT_WORDS  # feet: no Length
                   and singular(word.lower()) not in named_words and not (at > 0 and word[0].isupper())]
     if not candidates:
         return question

@@ -58,6 +58,16 @@ def count_column(shape: TableShape) -> str | None:
     return named[0] if len(named) == 1 else None
 
 
+_PEOPLE = frozenset(("people", "persons", "passengers", "individuals", "men and women"))
+
+
+def people_total(shape: TableShape, words: list[str]) -> str | None:
+    """The numeric column named Total, where the question counts people and the table has
+    several counts of them ("how many people were in the boats", of crew, men, women and total)."""
+    totals = [name for name, kind in shape.columns if kind in ("integer", "real") and name.lower() == "total"]
+    return totals[0] if len(totals) == 1 and _PEOPLE & set(words) else None
+
+
 def equal_conditions(shape: TableShape, question: str) -> list[tuple[str, str]]:
     """(SQL, words) for each number the question names beside a numeric column's name."""
     taken = [match.span(1) for match in _TAKEN.finditer(question)]

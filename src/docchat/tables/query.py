@@ -47,9 +47,10 @@ from docchat.tables.columns import (
 )
 from docchat.tables.dates import date_conditions
 from docchat.tables.linking import NUMBER_WORDS, plain, question_phrase, without_column_names, words_of
-from docchat.tables.numbers import COUNT_NAMES, count_column, equal_conditions, ordinal, year_conditions
+from docchat.tables.numbers import COUNT_NAMES, count_column, equal_conditions, ordinal, people_total, year_conditions
 from docchat.tables.pairs import MEASURED as _MEASURED, Pair, Side, compared, measured, pair_of, row_comparisons, without_times
-from docchat.tables.ranges import ASKED_HOW, IN_RANGE_WORDS, SUPERLATIVES, asked_how, measured_column, ranges_of, stated_bounds, unranged
+from docchat.tables.ranges import (ASKED_HOW, IN_RANGE_WORDS, SUPERLATIVES, asked_how, compared_measure,
+                                  measured_column, ranges_of, stated_bounds, unranged)
 from docchat.tables.rows import names_a_span, placed_conditions
 from docchat.tables.values import conditions_on_values, flag_columns, linked_values, literal, two_values
 from docchat.text import singular
@@ -156,10 +157,12 @@ def table_query(question: str, shapes: Sequence[TableShape],
     elif extreme is not None and (measure := next(((shape, name) for shape in shapes
                                                    if (name := measured_column(shape, cues)) is not None), None)):
         shape, column = measure  # "the tallest character": its Height; "the most expensive model": its Price
+    elif extreme is not None and len(shapes) == 1 and (total := people_total(shapes[0], words)) is not None:
+        shape, column = shapes[0], total  # "the largest number of people in any one boat": its Total
     elif counting and (counted := _counted(shapes, words, ranges, values)) is not None:
         # "how many suppliers": the rows, counted; "how many insects", of a table with a Count: it, added up.
         # "how many states are in the West", of a table with a total of murders a state: its rows.
-        column = count_column(counted)
+        column = count_column(counted) or people_total(counted, words)
         if column is not None and column.lower() not in COUNT_NAMES and named_after(
                 counted, words, lambda word: True if word == "many" else None):
             column = None
@@ -175,8 +178,9 @@ def table_query(question: str, shapes: Sequence[TableShape],
     if compared(question) and by is not None and dict(shape.columns)[by] in _NUMERIC and not found:
         column, figure, by = by, "SUM" if figure == "COUNT" else figure, None  # "larger … by area": what is set against
     elif compared(question) and column is None and _MEASURED.search(question.lower()):
-        # "how many times bigger is Borneo than Britain": a measure, not rows counted; the table's only one
-        only = only_measure(shape)
+        # "how many times bigger is Borneo than Britain": a measure, not rows counted: what the comparative
+        # measures ("higher" of a peak: its Elevation), else the table's only one
+        only = [higher] if (higher := compared_measure(shape, question)) else only_measure(shape)
         if not only:
             return None  # "how many times longer", of a race's distance, climb and time: not its rows counted
         column, figure = only[0], "SUM"

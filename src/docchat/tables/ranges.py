@@ -39,7 +39,7 @@ UNIT_WORDS = frozenset(("mile", "km", "kilometre", "kg", "kilogram", "lb", "poun
                         "degree", "year", "hour", "minute", "second", "day", "week", "month", "percent", "cent"))
 _MEASURED_BY = {
     "older": ("age",), "younger": ("age",), "heavier": ("weight", "mass"), "lighter": ("weight", "mass"),
-    "taller": ("height",), "shorter": ("height", "length"), "longer": ("length", "distance"),
+    "taller": ("height",), "higher": ("elevation", "altitude"), "lower": ("elevation", "altitude"), "shorter": ("height", "length"), "longer": ("length", "distance"),
     "hotter": ("temperature",), "warmer": ("temperature",), "colder": ("temperature",), "cooler": ("temperature",),
     "faster": ("speed",), "slower": ("speed",), "cheaper": ("price", "cost", "msrp"), "costlier": ("price", "cost", "msrp"),
     "dearer": ("price", "cost", "msrp"), "richer": ("income", "wealth"), "poorer": ("income", "wealth"),
@@ -124,6 +124,14 @@ SUPERLATIVES = {"hottest": "hotter", "warmest": "warmer", "coldest": "colder", "
 # "How old was George Donner": the one cell of what the adjective measures (his Age).
 ASKED_HOW = {"old": "older", "young": "younger", "tall": "taller", "long": "longer", "heavy": "heavier",
              "fast": "faster", "expensive": "costlier", "hot": "hotter", "cold": "colder", "rich": "richer"}
+
+
+def compared_measure(shape: TableShape, question: str) -> str | None:
+    """The one numeric column a comparative of the question measures ("how much higher is Mt.
+    Marcy": its Elevation; "how many times older": its Age), if it names one."""
+    found = {name for word in _words(question) if word in _MEASURED_BY and not word.endswith(("s", "km"))
+             and (name := _measured(shape, [word])) is not None}
+    return found.pop() if len(found) == 1 else None
 
 
 def asked_how(shape: TableShape, adjective: str) -> str | None:

@@ -108,7 +108,8 @@ def named_values(shape: TableShape, name: str, padded: str,
                  values: Callable[[TableShape, str], Sequence[str]]) -> list[str]:
     """The values of a text column that the question (`padded`: its words, spaced) holds as phrases."""
     named = {value: phrase for value in values(shape, name)[:VALUES_READ]
-             if (phrase := plain_phrase(value)) and f" {phrase} " in padded and not _a_unit(phrase, padded)}
+             if (phrase := plain_phrase(value)) and f" {phrase} " in padded and not _a_unit(phrase, padded)
+             and not _a_count(phrase, padded)}
     # "non-USA" names non-USA, not USA as well: a value said only inside a longer one is not named.
     return [value for value, phrase in named.items()
             if not any(other != phrase and f" {phrase} " in f" {other} "
@@ -118,6 +119,13 @@ def named_values(shape: TableShape, name: str, padded: str,
 def _a_unit(phrase: str, padded: str) -> bool:
     """Whether a short value is said only as a number's unit ("hotter than 10,000 K", of a type K)."""
     return len(phrase) <= 2 and padded.count(f" {phrase} ") == len(re.findall(rf"\d {re.escape(phrase)} ", padded))
+
+
+def _a_count(phrase: str, padded: str) -> bool:
+    """Whether a value written as a number is said only as a count of rows ("the first 3 boats", of
+    a boat numbered 3)."""
+    return phrase.isdigit() and padded.count(f" {phrase} ") == len(
+        re.findall(rf" (?:first|last|top|bottom|latest|final) {phrase} ", padded))
 
 
 def _negated(padded: str, phrase: str) -> bool:
