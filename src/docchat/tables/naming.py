@@ -36,14 +36,13 @@ from docchat.domain.documents import TableShape
 from docchat.tables.numbers import ordinal
 from docchat.tables.places import as_codes
 from docchat.tables.ranges import UNIT_WORDS
+from docchat.tables.row_names import PART, WORD, abbreviates, coded, doers, row_names, whereabouts
 from docchat.text import singular
 
 # How near (cosine) a word must be to a column's name, and by how much nearer than to the next.
 NEAR, MARGIN = 0.5, 0.15
 # Similarity of each word to each name: near(words, names)[i][j].
 Near = Callable[[list[str], list[str]], list[list[float]]]
-_WORD = re.compile(r"[^\W\d_]+|\d+")
-_PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 # Where a word the encoder links may stand for a column: a figure is asked of it ("average",
 # "total", "highest"…) or a bound follows it ("earn more than"); in "how many of the homes sold
 # were condos" a verb names no column to add up.
@@ -68,12 +67,6 @@ _NOUNS = {"survived": ("survivors", "survivor")}
 _DEATHS = ("deaths", "fatalities", "dead", "killed", "casualties")
 _FORMS = {"died": _DEATHS, "killed": _DEATHS, "born": ("births",), "sold": ("sales",), "earned": ("earnings",),
           "won": ("wins",), "lost": ("losses",), "cited": ("citations",)}
-# "Where is Bianca Del Rio from?": the one text column of such places.
-_PLACES = frozenset(("hometown", "birthplace", "origin", "homeworld", "home", "from"))
-_WHERE = re.compile(r"^\s*where\b(?=.*\b(?:from|born)\b)", re.IGNORECASE)
-# "Who publishes the Journal of Finance?": the verb's doer, a column named Publisher.
-_DOER = re.compile(r"^\s*who\s+(?:was\s+|is\s+|were\s+)?(?P<verb>[a-z]{4,}?)(?:es|s|ed|d)?\b", re.IGNORECASE)
-_CODE = re.compile(r"([A-Za-z]{1,3})(\d+)")
 _NOT_LINKED = frozenset((
     "how", "many", "much", "what", "which", "who", "when", "where", "the", "and", "was", "were", "are", "did", "does",
     "have", "has", "had", "there", "than", "that", "this", "with", "from", "for", "into", "over", "under", "above",
@@ -92,98 +85,17 @@ def in_table_words(question: str, shapes: Sequence[TableShape], values: Callable
     cells = [value for shape in shapes for name, kind in shape.columns if kind == "text"
              for value in values(shape, name)]
     # A word that is a cell's as written ("admitted", of Admit's Admitted) names that cell, not a column.
-    kept = {singular(part.lower()) for cell in cells for part in _WORD.findall(cell)}
-    written = _names(as_codes(question, cells), cells, names)
+    kept = {singular(part.lower()) for cell in cells for part in WORD.findall(cell)}
+    written = row_names(as_codes(question, cells), cells, names)
     written = _abbreviations(written, names, 3, kept)
     written = _abbreviations(written, cells, 4, kept)
     written = _forms(_flags(_ordinals(written, cells), names), names)
-    written = _coded(_agents(_whereabouts(written, shapes), shapes), shapes, values)
+    written = coded(doers(whereabouts(written, shapes), shapes), shapes, values)
     written = _inverted(written, names)
     written = _heads(written, [column for shape in shapes for column in shape.columns], kept)
     if near is not None:
         written = _meant(written, shapes, near)
     return written
-
-
-def _names(question: str, cells: Sequence[str], columns: Sequence[str]) -> str:
-    """A name the question gives otherwise than its one cell does, as the cell writes it: its
-    words in another order ("George Donner" of `Donner, George`), a word shortened ("Whiteface
-    Mountain" of `Whiteface Mtn.`), or the end of the cell's name where no other cell ends so ("the
-    Falcons" of `Atlanta Falcons`). Only a capitalised run past the question's first word, and
-    only where no cell is written as the run and no column's name holds it (Covered.Entity.Type)."""
-    tokens = [(match.group(), match.span()) for match in _WORD.finditer(question)]
-    named = [{part.lower() for part in _WORD.findall(column)} for column in columns]
-    parted = [(cell, [part.lower() for part in _WORD.findall(cell)]) for cell in dict.fromkeys(cells)]
-    whole = {" ".join(parts) for _, parts in parted}
-    spans: list[tuple[int, int, str]] = []
-    for length in range(min(5, len(tokens)), 0, -1):
-        for at in range(1, len(tokens) - length + 1):
-            run = tokens[at:at + length]
-            if not (run[0][0][0].isupper() and run[-1][0][0].isupper()):
-                continue
-            words = [word.lower() for word, _ in run]
-            start, end = run[0][1][0], run[-1][1][1]
-            if any(s < end and start < e for s, e, _ in spans):
-                continue
-            if " ".join(words) in whole:  # written as a cell already: no part of it is another's
-                spans.append((start, end, question[start:end]))
-                continue
-            if all(word in _NOT_LINKED or len(word) < 3 or word.isdigit() for word in words) or any(
-                    set(words) <= parts for parts in named):
-                continue
-            found = [cell for cell, parts in parted if _same_name(words, parts)]
-            if len(found) == 1:
-                spans.append((start, end, found[0]))
-    for start, end, cell in sorted(spans, reverse=True):
-        question = question[:start] + cell + question[end:]
-    return question
-
-
-def _same_name(words: list[str], parts: list[str]) -> bool:
-    """Whether a name's words are the cell's in another order, with a word shortened, or a run of
-    the cell's words with more of them."""
-    if len(words) >= 2 and len(words) == len(parts) and sorted(words) != words and sorted(words) == sorted(parts):
-        return True
-    if len(words) >= 2 and len(words) == len(parts) and all(
-            word == part or _abbreviates(part, word, 2) for word, part in zip(words, parts)):
-        return any(word != part for word, part in zip(words, parts))
-    # the end of the name, as a team or a firm is called ("the Falcons", "Advocate Medical Group")
-    return len(words) < len(parts) and parts[-len(words):] == words
-
-
-def _whereabouts(question: str, shapes: Sequence[TableShape]) -> str:
-    """"Where … from" (or born) as "What <the column of places>", where one text column is so named."""
-    places = [name for shape in shapes for name, kind in shape.columns
-              if kind == "text" and any(part.lower() in _PLACES for part in _PART.findall(name))]
-    return _WHERE.sub(f"What {places[0]}", question, count=1) if len(places) == 1 else question
-
-
-def _agents(question: str, shapes: Sequence[TableShape]) -> str:
-    """"Who publishes" (directed, wrote…) as "Who Publisher", where a text column names the doer."""
-    found = _DOER.match(question)
-    if found is None:
-        return question
-    verb = found.group("verb").lower()
-    doers = [name for shape in shapes for name, kind in shape.columns if kind == "text" and name.lower() in (
-        verb + "er", verb + "r", verb + "or", verb + "ist")]
-    return question[:found.start("verb")] + doers[0] + question[found.end():] if len(doers) == 1 else question
-
-
-def _coded(question: str, shapes: Sequence[TableShape], values: Callable[[TableShape, str], Sequence[str]]) -> str:
-    """"season 11" as S11, where a text column of that name writes each value as a letter or two
-    of its name and a number."""
-    for shape in shapes:
-        for name, kind in shape.columns:
-            said = re.compile(rf"\b{re.escape(name)}\s+(\d+)\b", re.IGNORECASE)
-            if kind != "text" or not said.search(question):
-                continue
-            coded = {value: _CODE.fullmatch(value) for value in values(shape, name)}
-            prefixes = {match.group(1).lower() for match in coded.values() if match}
-            if not coded or not all(coded.values()) or len(prefixes) != 1 or not name.lower().startswith(min(prefixes)):
-                continue
-            numbered = {int(match.group(2)): value for value, match in coded.items() if match}
-            question = said.sub(lambda match: numbered.get(int(match.group(1)), match.group()), question)
-    return question
 
 
 def _ordinals(question: str, cells: Sequence[str]) -> str:
@@ -206,13 +118,13 @@ def _flags(question: str, names: Sequence[str]) -> str:
 
 
 def _abbreviations(question: str, names: Sequence[str], shortest: int, kept: set[str]) -> str:
-    tokens = [(match.group().lower(), match.span()) for match in _WORD.finditer(question)]
+    tokens = [(match.group().lower(), match.span()) for match in WORD.finditer(question)]
     present = {singular(word) for word, _ in tokens}
     words = [word for word, _ in tokens]
     spans: list[tuple[int, int, str]] = []
     # The name of more parts first: "assistant professors" is AsstProf before "professors" is Prof.
-    for name in sorted(dict.fromkeys(names), key=lambda name: -len(_PART.findall(name))):
-        parts = [part.lower() for part in _PART.findall(name)]
+    for name in sorted(dict.fromkeys(names), key=lambda name: -len(PART.findall(name))):
+        parts = [part.lower() for part in PART.findall(name)]
         if not parts or {singular(part) for part in parts} <= present:
             continue  # named as the table writes it: nothing to put in its words
         for at in range(len(tokens)):
@@ -239,13 +151,13 @@ def _aligned(parts: list[str], words: list[str], shortest: int) -> int:
         if singular(part) == singular(word):
             used, long_enough = used + 1, True
             continue
-        if word not in _NOT_LINKED and _abbreviates(part, word, 1 if len(parts) > 1 else shortest):
+        if word not in _NOT_LINKED and abbreviates(part, word, 1 if len(parts) > 1 else shortest):
             used, shortened = used + 1, shortened + 1
             long_enough = long_enough or len(part) >= shortest
             continue
         rest = part[len(word):] if part.startswith(word) and len(word) >= 3 else ""
         following = words[used + 1] if used + 1 < len(words) else ""
-        if rest and following and (singular(rest) == singular(following) or _abbreviates(rest, following, 2)):
+        if rest and following and (singular(rest) == singular(following) or abbreviates(rest, following, 2)):
             used, shortened, long_enough = used + 2, shortened + 1, True
             continue
         return 0
@@ -256,7 +168,7 @@ def _inverted(question: str, names: Sequence[str]) -> str:
     """A compound name said with "of" ("each type of covered entity") as the name it is
     (Covered.Entity.Type)."""
     for name in dict.fromkeys(names):
-        parts = [part.lower() for part in _PART.findall(name)]
+        parts = [part.lower() for part in PART.findall(name)]
         if len(parts) < 2 or "of" in parts:
             continue
         said = rf"\b{re.escape(parts[-1])}s? of (?:the )?{r'[ _.-]?'.join(map(re.escape, parts[:-1]))}s?\b"
@@ -267,7 +179,7 @@ def _inverted(question: str, names: Sequence[str]) -> str:
 def _heads(question: str, kinds: Sequence[tuple[str, str]], kept: set[str]) -> str:
     """A word that is the last part of one column's name and no part of another's ("class" of
     passengerClass, "mortality" of Infant.Mortality), as that name."""
-    parted = {name: [part.lower() for part in _PART.findall(name)] for name in dict.fromkeys(name for name, _ in kinds)}
+    parted = {name: [part.lower() for part in PART.findall(name)] for name in dict.fromkeys(name for name, _ in kinds)}
     whole = {singular(parts[0]) for parts in parted.values() if len(parts) == 1}
     for name, parts in parted.items():
         if len(parts) < 2:
@@ -275,7 +187,7 @@ def _heads(question: str, kinds: Sequence[tuple[str, str]], kept: set[str]) -> s
         # the compound's noun (Class of passengerClass, type of poll_type), or its longest part (LF.PressureMB)
         head = parts[-1] if len(parts[-1]) >= 4 else max(parts, key=len)
         others = [part for other, their in parted.items() if other != name for part in their]
-        if {singular(word.lower()) for word in _WORD.findall(question)} >= {singular(part) for part in parts}:
+        if {singular(word.lower()) for word in WORD.findall(question)} >= {singular(part) for part in parts}:
             continue  # named whole
         numeric = dict(kinds)[name] in _NUMERIC
         if len(head) < (5 if numeric else 4) or head in _NOT_LINKED or singular(head) in UNIT_WORDS or singular(head) in whole or singular(head) in kept \
@@ -287,35 +199,22 @@ def _heads(question: str, kinds: Sequence[tuple[str, str]], kept: set[str]) -> s
 
 def _forms(question: str, names: Sequence[str]) -> str:
     """A verb said for a column's noun ("died" where a column counts deaths) as the noun."""
-    parts = {singular(part.lower()): name for name in names for part in _PART.findall(name)}
+    parts = {singular(part.lower()): name for name in names for part in PART.findall(name)}
     for verb, nouns in _FORMS.items():
         held = [parts[singular(noun)] for noun in nouns if singular(noun) in parts]
         if held and held[0].lower() != verb:
-            question = re.sub(rf"\b{verb}\b", held[0] if len(_PART.findall(held[0])) == 1 else nouns[0], question,
+            question = re.sub(rf"\b{verb}\b", held[0] if len(PART.findall(held[0])) == 1 else nouns[0], question,
                               flags=re.IGNORECASE)
     return question
 
 
-def _abbreviates(short: str, word: str, shortest: int) -> bool:
-    if len(short) < shortest or len(short) >= len(word) or short.isdigit():
-        return False
-    if word.startswith(short):
-        return True
-    return len(short) >= 3 and short[0] == word[0] and short[-1] == word[-1] and _in_order(short, word)
-
-
-def _in_order(short: str, word: str) -> bool:
-    letters = iter(word)
-    return all(letter in letters for letter in short)
-
-
 def _meant(question: str, shapes: Sequence[TableShape], near: Near) -> str:
     """The question with a word put as the one numeric column it means, where it names none."""
-    tokens = [(match.group(), match.span()) for match in _WORD.finditer(question)]
+    tokens = [(match.group(), match.span()) for match in WORD.finditer(question)]
     present = {singular(word.lower()) for word, _ in tokens}
     measures = [name for shape in shapes for name, kind in shape.columns if kind in _NUMERIC and not ordinal(name, kind)]
-    named_words = {singular(part.lower()) for shape in shapes for name, _ in shape.columns for part in _PART.findall(name)}
-    if len(measures) < 2 or any({singular(part.lower()) for part in _PART.findall(name)} <= present for name in measures):
+    named_words = {singular(part.lower()) for shape in shapes for name, _ in shape.columns for part in PART.findall(name)}
+    if len(measures) < 2 or any({singular(part.lower()) for part in PART.findall(name)} <= present for name in measures):
         return question
     candidates = [(word, span) for at, (word, span) in enumerate(tokens)
                   if len(word) >= 4 and not word.isdigit() and word.lower() not in _NOT_LINKED
@@ -337,12 +236,12 @@ def _meant(question: str, shapes: Sequence[TableShape], near: Near) -> str:
     if chosen is None:
         return question
     _, (start, end), name = chosen
-    parts = {part.lower() for part in _PART.findall(name)}
-    if any(other != name and parts & {part.lower() for part in _PART.findall(other)} for other in measures):
+    parts = {part.lower() for part in PART.findall(name)}
+    if any(other != name and parts & {part.lower() for part in PART.findall(other)} for other in measures):
         return question  # govt_sat beside govt_dis: the encoder does not tell such siblings apart
     return question[:start] + name + question[end:]
 
 
 def _spoken(name: str) -> str:
     """A column's name as words for the encoder: "Weight_in_lbs" -> "weight in lbs"."""
-    return " ".join(part.lower() for part in _PART.findall(name))
+    return " ".join(part.lower() for part in PART.findall(name))
