@@ -4,8 +4,9 @@ order or with a word shortened, the end of a team's or a firm's name, "how old" 
 from" of one row, "who publishes" of a column of publishers, "season 11" of a column writing S11,
 "40 or older", "a difficulty rating of 5", "won at least 10"; "died" of a column of 1 and 0 or of
 Fatalities; "the 3 most cited journals" ranked by their titles; "how much higher" of an Elevation;
-"how many people" of a Total; a state named in full where the table writes its code; and the
-names that must give none."""
+"how many people" of a Total; a state named in full where the table writes its code; "market
+value" of marketvalue beside a category "Food markets", "the banks" of Banking, the column called
+name of 600 companies, "cost" of msrp; and the names that must give none."""
 
 from __future__ import annotations
 
@@ -37,6 +38,11 @@ BOATS = [("side", "boat", "crew", "men", "women", "total"), ("Starboard", "7", 3
 BREACHES = [("Name.of.Covered.Entity", "State", "Covered.Entity.Type", "Individuals.Affected"),
             ("Alpha Clinic", "CA", "Healthcare Provider", 1000), ("Beta Health Plan", "TX", "Health Plan", 5000),
             ("Gamma Billing", "CA", "Business Associate", 700), ("Delta Hospital", "NY", "Healthcare Provider", 2500)]
+# More companies than docchat reads the names of (500), in three categories.
+FIRMS = [("name", "category", "marketvalue")] + [
+    (f"Firm {n}", ("Banking", "Food markets", "Mining")[n % 3], round(10 + n * 0.5, 2)) for n in range(600)]
+CARS = [("mfr", "model", "hp", "msrp"), ("Ferrari", "LaFerrari", 949, 1416362), ("Porsche", "911", 350, 84300),
+        ("Ford", "GT", 647, 447000), ("BMW", "i8", 357, 140700)]
 CRASHES = [("Phase", "Cause", "date", "Fatalities"), ("landing", "weather", "2001-03-04", 12),
            ("en route", "mechanical", "2001-07-11", 200), ("landing", "human error", "2002-01-30", 40),
            ("take-off", "mechanical", "2002-05-02", 7)]
@@ -73,7 +79,8 @@ def library(tmp_path_factory):
     yield from library_of(tmp_path_factory.mktemp("names"), {
         "party.docx": _word(PARTY), "peaks.xlsx": _book(PEAKS), "teams.csv": _csv(TEAMS),
         "journals.docx": _word(JOURNALS), "cast.csv": _csv(CAST),
-        "crashes.csv": _csv(CRASHES), "boats.docx": _word(BOATS), "breaches.xlsx": _book(BREACHES)})
+        "crashes.csv": _csv(CRASHES), "boats.docx": _word(BOATS), "breaches.xlsx": _book(BREACHES),
+        "firms.csv": _csv(FIRMS), "cars.csv": _csv(CARS)})
 
 
 def figure(library, question: str, document: str):
@@ -183,3 +190,21 @@ def test_a_compound_said_with_of_is_the_column_a_figure_is_per(library):
 
     assert found.by == "Covered.Entity.Type"
     assert found.groups == (("Healthcare Provider", 3500), ("Health Plan", 5000), ("Business Associate", 700))
+
+
+@pytest.mark.parametrize(("question", "document", "value", "what"), [
+    ("What is the total market value of the banks?", "firms.csv",
+     pytest.approx(sum(round(10 + n * 0.5, 2) for n in range(0, 600, 3))), "the total of marketvalue where category is Banking"),
+    ("How many cars cost more than $200,000?", "cars.csv", 2, "the number of rows where msrp is more than 200000"),
+])
+def test_words_run_together_a_category_s_noun_and_a_price_s_verb_are_read(library, question, document, value, what):
+    found = figure(library, question, document)
+
+    assert found is not None and found.unread == ()
+    assert (found.value, found.what) == (value, what)
+
+
+def test_which_of_more_rows_than_are_read_ranks_the_column_called_name(library):
+    found = figure(library, "Which company has the highest market value?", "firms.csv")
+
+    assert found.groups == (("Firm 599", 309.5),) and found.what == "the company (name) with the highest marketvalue"

@@ -74,6 +74,9 @@ def label_column(shape: TableShape, values: Callable[[TableShape, str], Sequence
     named = unique_columns(shape, values)
     if len(named) > 1:  # a journal's abbreviation beside its title: the one named for names
         named = [name for name in named if singular(name.lower()) in _LABELS]
+    if not named:  # more names than are read (Forbes' 2,000 companies): the column called name
+        named = [name for name, kind in shape.columns if kind == "text" and singular(name.lower()) in _LABELS
+                 and len(values(shape, name)) >= VALUES_READ]
     return named[0] if len(named) == 1 else None
 
 

@@ -36,7 +36,7 @@ from docchat.domain.documents import TableShape
 from docchat.tables.numbers import ordinal
 from docchat.tables.places import as_codes
 from docchat.tables.ranges import UNIT_WORDS
-from docchat.tables.row_names import PART, WORD, abbreviates, coded, doers, row_names, whereabouts
+from docchat.tables.row_names import PART, WORD, abbreviates, coded, doers, gerunds, row_names, whereabouts
 from docchat.text import singular
 
 # How near (cosine) a word must be to a column's name, and by how much nearer than to the next.
@@ -86,9 +86,12 @@ def in_table_words(question: str, shapes: Sequence[TableShape], values: Callable
              for value in values(shape, name)]
     # A word that is a cell's as written ("admitted", of Admit's Admitted) names that cell, not a column.
     kept = {singular(part.lower()) for cell in cells for part in WORD.findall(cell)}
-    written = row_names(as_codes(question, cells), cells, names)
-    written = _abbreviations(written, names, 3, kept)
-    written = _abbreviations(written, cells, 4, kept)
+    # Every cell's words, singular, side by side: "market value" is no cell's, though "Food markets" is.
+    written_in_cells = " | ".join(" " + " ".join(singular(part.lower()) for part in WORD.findall(cell)) + " "
+                                  for cell in cells)
+    written = gerunds(row_names(as_codes(question, cells), cells, names), cells)
+    written = _abbreviations(written, names, 3, kept, written_in_cells)
+    written = _abbreviations(written, cells, 4, kept, written_in_cells)
     written = _forms(_flags(_ordinals(written, cells), names), names)
     written = coded(doers(whereabouts(written, shapes), shapes), shapes, values)
     written = _inverted(written, names)
@@ -117,7 +120,9 @@ def _flags(question: str, names: Sequence[str]) -> str:
     return question
 
 
-def _abbreviations(question: str, names: Sequence[str], shortest: int, kept: set[str]) -> str:
+def _abbreviations(question: str, names: Sequence[str], shortest: int, kept: set[str], in_cells: str) -> str:
+    """Words the names abbreviate or run together, as the names; not a word a cell writes (one
+    word), nor words a cell writes side by side (two or more)."""
     tokens = [(match.group().lower(), match.span()) for match in WORD.finditer(question)]
     present = {singular(word) for word, _ in tokens}
     words = [word for word, _ in tokens]
@@ -129,7 +134,8 @@ def _abbreviations(question: str, names: Sequence[str], shortest: int, kept: set
             continue  # named as the table writes it: nothing to put in its words
         for at in range(len(tokens)):
             used = _aligned(parts, words[at:], shortest)
-            if used and not any(singular(word) in kept for word in words[at:at + used]):
+            said = [singular(word) for word in words[at:at + used]]
+            if used and not (said[0] in kept if used == 1 else f" {' '.join(said)} " in in_cells):
                 start, end = tokens[at][1][0], tokens[at + used - 1][1][1]
                 if not any(s < end and start < e for s, e, _ in spans):
                     spans.append((start, end, name))

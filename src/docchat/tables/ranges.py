@@ -42,7 +42,8 @@ _MEASURED_BY = {
     "taller": ("height",), "higher": ("elevation", "altitude"), "lower": ("elevation", "altitude"), "shorter": ("height", "length"), "longer": ("length", "distance"),
     "hotter": ("temperature",), "warmer": ("temperature",), "colder": ("temperature",), "cooler": ("temperature",),
     "faster": ("speed",), "slower": ("speed",), "cheaper": ("price", "cost", "msrp"), "costlier": ("price", "cost", "msrp"),
-    "dearer": ("price", "cost", "msrp"), "richer": ("income", "wealth"), "poorer": ("income", "wealth"),
+    "dearer": ("price", "cost", "msrp"),
+    "cost": ("price", "msrp"), "costs": ("price", "msrp"),  # "cars that cost more than $200,000" "richer": ("income", "wealth"), "poorer": ("income", "wealth"),
     "miles": ("distance", "length"), "km": ("distance", "length"), "kilometres": ("distance", "length"),
     "kg": ("weight", "mass"), "kilograms": ("weight", "mass"), "lbs": ("weight", "mass"), "pounds": ("weight", "mass"),
     "feet": ("height", "elevation", "altitude"), "metres": ("height", "elevation", "altitude"),
@@ -85,12 +86,13 @@ def ranges_of(shape: TableShape, bounds: list[tuple[str, str, list[str], list[st
               named: Sequence[str] = ()) -> list[tuple[str, str, str]]:
     """(column, operator, bound) for each of the question's ranges that names a numeric column of
     the sheet: by the words right after its bound or right before it, by what its comparative or
-    its unit measures ("younger than 10", "under 5 miles"), or else the one numeric column the
+    its unit or the verb before it measures ("younger than 10", "under 5 miles", "cost more than
+    $200,000"), or else the one numeric column the
     question names (`named`, where it counts rows: "in how many states did Trump get more than 60%")."""
     ranges = []
     for operator, bound, after, before, cue in bounds:
         column = _column_near(shape, after, from_start=True) or _column_near(shape, before) \
-            or _measured(shape, cue + after[:1] if after[1:2] != ["per"] else cue) \
+            or _measured(shape, (cue + after[:1] if after[1:2] != ["per"] else cue) + before[-1:]) \
             or (named[0] if len(named) == 1 else None)  # "30 miles per gallon" is no distance
         if column is not None and (column, operator, bound) not in ranges:
             ranges.append((column, operator, bound))

@@ -14,6 +14,7 @@ import re
 from collections.abc import Callable, Sequence
 
 from docchat.domain.documents import TableShape
+from docchat.text import singular
 
 WORD = re.compile(r"[^\W\d_]+|\d+")
 PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")  # a name's parts: lifeExp, LF.PressureMB, N.Amer
@@ -22,6 +23,7 @@ _PLACES = frozenset(("hometown", "birthplace", "origin", "homeworld", "home", "f
 _WHERE = re.compile(r"^\s*where\b(?=.*\b(?:from|born)\b)", re.IGNORECASE)
 # "Who publishes the Journal of Finance?": the verb's doer, a column named Publisher.
 _DOER = re.compile(r"^\s*who\s+(?:was\s+|is\s+|were\s+)?(?P<verb>[a-z]{4,}?)(?:es|s|ed|d)?\b", re.IGNORECASE)
+_GERUND = re.compile(r"[A-Za-z]{3,}ing")
 _CODE = re.compile(r"([A-Za-z]{1,3})(\d+)")
 
 
@@ -117,3 +119,20 @@ def abbreviates(short: str, word: str, shortest: int) -> bool:
 def _in_order(short: str, word: str) -> bool:
     letters = iter(word)
     return all(letter in letters for letter in short)
+
+
+def gerunds(question: str, cells: Sequence[str]) -> str:
+    """"the banks" as Banking, "mines" as Mining: a noun the question says for one cell that is
+    the noun's -ing form (an industry, a category), where no cell is the noun itself."""
+    written = {cell.casefold(): cell for cell in cells}
+    forms = {}
+    for cell in cells:
+        if _GERUND.fullmatch(cell):
+            stem = cell.casefold()[:-3]
+            forms.setdefault(stem, []).append(cell)
+            forms.setdefault(stem + "e", []).append(cell)  # mine, Mining
+    def put(match: re.Match[str]) -> str:
+        noun = singular(match.group().casefold())
+        found = forms.get(noun, [])
+        return found[0] if len(found) == 1 and noun not in written else match.group()
+    return WORD.sub(put, question)
