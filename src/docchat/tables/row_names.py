@@ -5,7 +5,8 @@ table writes them before the question is read (docchat.tables.naming):
   ("Whiteface Mountain" of `Whiteface Mtn.`), or the end of it where no other cell ends so ("the
   Falcons" of `Atlanta Falcons`);
 - "where … from" (or born) as the table's one column of places (`hometown`), "who publishes" as
-  its column `publisher`, "season 11" as `S11` where the season column writes its values so.
+  its column `publisher`, "season 11" as `S11` where the season column writes its values so;
+- a category's noun as its -ing form ("the banks" of `Banking`).
 """
 
 from __future__ import annotations
@@ -124,13 +125,14 @@ def _in_order(short: str, word: str) -> bool:
 def gerunds(question: str, cells: Sequence[str]) -> str:
     """"the banks" as Banking, "mines" as Mining: a noun the question says for one cell that is
     the noun's -ing form (an industry, a category), where no cell is the noun itself."""
-    written = {cell.casefold(): cell for cell in cells}
-    forms = {}
+    written = {cell.casefold() for cell in cells}
+    forms: dict[str, list[str]] = {}
     for cell in cells:
         if _GERUND.fullmatch(cell):
             stem = cell.casefold()[:-3]
             forms.setdefault(stem, []).append(cell)
             forms.setdefault(stem + "e", []).append(cell)  # mine, Mining
+
     def put(match: re.Match[str]) -> str:
         noun = singular(match.group().casefold())
         found = forms.get(noun, [])
