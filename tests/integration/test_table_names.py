@@ -43,6 +43,8 @@ FIRMS = [("name", "category", "marketvalue")] + [
     (f"Firm {n}", ("Banking", "Food markets", "Mining")[n % 3], round(10 + n * 0.5, 2)) for n in range(600)]
 CARS = [("mfr", "model", "hp", "msrp"), ("Ferrari", "LaFerrari", 949, 1416362), ("Porsche", "911", 350, 84300),
         ("Ford", "GT", 647, 447000), ("BMW", "i8", 357, 140700)]
+ABOARD = [("name", "sex", "passengerClass"), ("Allen, Elisabeth", "female", "1st"), ("Abbing, Anthony", "male", "3rd"),
+          ("Astor, John Jacob", "male", "1st"), ("Ball, Ada", "female", "2nd"), ("Barry, Julia", "female", "3rd")]
 CRASHES = [("Phase", "Cause", "date", "Fatalities"), ("landing", "weather", "2001-03-04", 12),
            ("en route", "mechanical", "2001-07-11", 200), ("landing", "human error", "2002-01-30", 40),
            ("take-off", "mechanical", "2002-05-02", 7)]
@@ -80,7 +82,8 @@ def library(tmp_path_factory):
         "party.docx": _word(PARTY), "peaks.xlsx": _book(PEAKS), "teams.csv": _csv(TEAMS),
         "journals.docx": _word(JOURNALS), "cast.csv": _csv(CAST),
         "crashes.csv": _csv(CRASHES), "boats.docx": _word(BOATS), "breaches.xlsx": _book(BREACHES),
-        "firms.csv": _csv(FIRMS), "cars.csv": _csv(CARS)})
+        "firms.csv": _csv(FIRMS), "cars.csv": _csv(CARS),
+        "aboard.csv": _csv(ABOARD)})
 
 
 def figure(library, question: str, document: str):
@@ -208,3 +211,10 @@ def test_which_of_more_rows_than_are_read_ranks_the_column_called_name(library):
     found = figure(library, "Which company has the highest market value?", "firms.csv")
 
     assert found.groups == (("Firm 599", 309.5),) and found.what == "the company (name) with the highest marketvalue"
+
+
+def test_a_compound_s_noun_is_its_column_though_its_first_part_is_said_elsewhere(library):
+    # "passengers … each class": passengerClass is not named whole, so "class" stands for it.
+    found = figure(library, "How many passengers were there in each class?", "aboard.csv")
+
+    assert found.by == "passengerClass" and found.groups == (("1st", 2), ("3rd", 2), ("2nd", 1))

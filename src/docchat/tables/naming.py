@@ -193,8 +193,9 @@ def _heads(question: str, kinds: Sequence[tuple[str, str]], kept: set[str]) -> s
         # the compound's noun (Class of passengerClass, type of poll_type), or its longest part (LF.PressureMB)
         head = parts[-1] if len(parts[-1]) >= 4 else max(parts, key=len)
         others = [part for other, their in parted.items() if other != name for part in their]
-        if {singular(word.lower()) for word in WORD.findall(question)} >= {singular(part) for part in parts}:
-            continue  # named whole
+        said = " ".join(singular(word.lower()) for word in WORD.findall(question))
+        if f" {' '.join(singular(part) for part in parts)} " in f" {said} ":
+            continue  # named whole ("passenger class"; not "passengers … each class")
         numeric = dict(kinds)[name] in _NUMERIC
         if len(head) < (5 if numeric else 4) or head in _NOT_LINKED or singular(head) in UNIT_WORDS or singular(head) in whole or singular(head) in kept \
                 or any(singular(head) == singular(part) for part in others):
