@@ -57,7 +57,11 @@ KINDS = {"mtcars": "pdf", "usarrests": "pdf", "orange": "pdf", "women": "md", "p
          # The sixth set's tables, held out.
          "donner": "pdf", "high-peaks": "pdf", "us-rent-income": "md", "lifeboats": "md", "air-crashes": "html",
          "drag-race": "html", "journals": "xlsx", "health-breaches": "xlsx", "presidential-elections": "csv",
-         "nfl-2016": "docx"}
+         "nfl-2016": "docx",
+         # The seventh set's tables, held out.
+         "nyc-marathon": "pdf", "us-house": "pdf", "world-records": "md", "steves-clothes": "md",
+         "earthquakes": "html", "cms-patient-care": "html", "commodity-prices": "xlsx", "student-survey": "xlsx",
+         "grand-rapids-snow": "csv", "starbucks": "docx"}
 
 
 def _rows(table: str) -> list[list[str]]:
