@@ -45,6 +45,20 @@ CARS = [("mfr", "model", "hp", "msrp"), ("Ferrari", "LaFerrari", 949, 1416362), 
         ("Ford", "GT", 647, 447000), ("BMW", "i8", 357, 140700)]
 ABOARD = [("name", "sex", "passengerClass"), ("Allen, Elisabeth", "female", "1st"), ("Abbing, Anthony", "male", "3rd"),
           ("Astor, John Jacob", "male", "1st"), ("Ball, Ada", "female", "2nd"), ("Barry, Julia", "female", "3rd")]
+SURVEY = [("Sex", "W.Hnd", "Clap", "Pulse"), ("Female", "Right", "Left", 92), ("Male", "Left", "Left", 104),
+          ("Male", "Right", "Right", 87), ("Female", "Left", "Neither", 35), ("Male", "Right", "Left", 64)]
+FOODS = [("item", "calories", "protein", "type"), ("Protein", 190, 14, "bistro box"), ("Apple Bran Muffin", 350, 6, "bakery"),
+         ("Chicken Wrap", 400, 21, "bistro box"), ("Blueberry Scone", 380, 6, "bakery")]
+HOUSE = [("congress", "year_start", "seats", "p1", "np1")] + [
+    (n, 1787 + 2 * n, 65 + 6 * n, "Democrats" if n % 2 else "Whigs", 30 + n) for n in range(1, 31)]
+WINNERS = [("year", "name", "country", "division"), (1970, "Gary Muhrcke", "United States", "Men"),
+           (1970, None, None, "Women"), (1971, "Norman Higgins", "United States", "Men"),
+           (1971, "Beth Bonner", "United States", "Women"), (1972, "Sheldon Karlin", "United States", "Men"),
+           (1972, "Nina Kuscsik", "United States", "Women"), (1973, "Tom Fleming", "United States", "Men"),
+           (1974, "Norbert Sander", "United States", "Men"), (1975, "Tom Fleming", "United States", "Men"),
+           (1976, "Bill Rodgers", "United States", "Men"), (1977, "Miki Gorman", "United States", "Women"),
+           (1978, "Grete Waitz", "Norway", "Women"), (1979, "Grete Waitz", "Norway", "Women")]
+SNOW = [("SeasonStart", "Dec", "Jan", "Total")] + [(1893 + n, 10.0 + n, 12.0 + n, 40.5 + 3 * n) for n in range(12)]
 CRASHES = [("Phase", "Cause", "date", "Fatalities"), ("landing", "weather", "2001-03-04", 12),
            ("en route", "mechanical", "2001-07-11", 200), ("landing", "human error", "2002-01-30", 40),
            ("take-off", "mechanical", "2002-05-02", 7)]
@@ -83,7 +97,8 @@ def library(tmp_path_factory):
         "journals.docx": _word(JOURNALS), "cast.csv": _csv(CAST),
         "crashes.csv": _csv(CRASHES), "boats.docx": _word(BOATS), "breaches.xlsx": _book(BREACHES),
         "firms.csv": _csv(FIRMS), "cars.csv": _csv(CARS),
-        "aboard.csv": _csv(ABOARD)})
+        "aboard.csv": _csv(ABOARD), "survey.xlsx": _book(SURVEY), "foods.docx": _word(FOODS),
+        "house.csv": _csv(HOUSE), "winners.xlsx": _book(WINNERS), "snow.csv": _csv(SNOW)})
 
 
 def figure(library, question: str, document: str):
@@ -218,3 +233,32 @@ def test_a_compound_s_noun_is_its_column_though_its_first_part_is_said_elsewhere
     found = figure(library, "How many passengers were there in each class?", "aboard.csv")
 
     assert found.by == "passengerClass" and found.groups == (("1st", 2), ("3rd", 2), ("2nd", 1))
+
+
+@pytest.mark.parametrize(("question", "document", "value", "what"), [
+    # Left is W.Hnd's and Clap's: "handed" names W.Hnd.
+    ("How many of the students are left-handed?", "survey.xlsx", 2, "the number of rows where W.Hnd is Left"),
+    # An item called Protein, beside a column protein: the column, not the item.
+    ("What is the average protein?", "foods.docx", pytest.approx(47 / 4), "the average of protein"),
+    # A column numbering the rows (the 11th Congress) is counted, not added up.
+    ("In how many Congresses did the House have fewer than 200 seats?", "house.csv", 22,
+     "the number of rows where seats is less than 200"),
+    # A row with no winner is not a winner from elsewhere; nor is a winner a time.
+    ("How many of the races were won by a runner who was not from the United States?", "winners.xlsx", 2,
+     "the number of rows where country is not United States"),
+    ("How many different runners have won?", "winners.xlsx", 10, "the number of different name"),
+])
+def test_a_value_of_two_columns_a_value_named_as_a_column_and_rows_numbered_are_read_apart(
+        library, question, document, value, what):
+    found = figure(library, question, document)
+
+    assert found is not None and found.unread == ()
+    assert (found.value, found.what) == (value, what)
+
+
+def test_a_word_near_a_column_called_total_is_not_read_as_a_total(library):
+    # "whole" is nearest Total by the encoder; put as "Total", "the least" would become a sum of
+    # every season. No figure: the passages answer.
+    found = figure(library, "What is the least snow recorded in a whole season?", "snow.csv")
+
+    assert found is None, found

@@ -81,9 +81,21 @@ def label_column(shape: TableShape, values: Callable[[TableShape, str], Sequence
 
 
 def unique_columns(shape: TableShape, values: Callable[[TableShape, str], Sequence[str]]) -> list[str]:
-    """The text columns whose values are nearly all different: each names a row."""
+    """The text columns whose values are nearly all different and are words: each names a row
+    (a column of times such as 02:31:38 names none)."""
     return [name for name, kind in shape.columns
-            if kind == "text" and 0.9 * shape.rows <= len(values(shape, name)) < VALUES_READ]
+            if kind == "text" and 0.9 * shape.rows <= len(held := values(shape, name)) < VALUES_READ
+            and sum(any(letter.isalpha() for letter in value) for value in held) * 2 > len(held)]
+
+
+def numbers_rows(shape: TableShape, name: str, values: Callable[[TableShape, str], Sequence[str]]) -> bool:
+    """Whether a numeric column numbers the rows, 1, 2, 3… (the 111th Congress): "how many
+    Congresses" counts its rows, not adds it up; "how many males", of a count a year, adds."""
+    if dict(shape.columns).get(name) != "integer" or not 0 < shape.rows < VALUES_READ:
+        return False
+    held = sorted(int(float(value)) for value in values(shape, name))
+    # shape.rows counts a PDF's repeated header rows too
+    return len(held) >= max(5, 0.9 * shape.rows) and held[0] in (0, 1) and held[-1] - held[0] + 1 == len(held)
 
 
 def distinct_column(shapes: Sequence[TableShape], words: list[str],
@@ -109,6 +121,6 @@ def distinct_column(shapes: Sequence[TableShape], words: list[str],
             return shape, found[0]  # type: ignore[index]  # found is set where held is
     after = next((words[at + 1] for at, word in enumerate(words[:-1]) if word in _DIFFERENT), None)
     if len(shapes) == 1 and after is not None and (
-            label := label_column(shapes[0], values, who=after in _SOMEONE)) is not None:
+            label := label_column(shapes[0], values, who=after in _SOMEONE or singular(after) in _PEOPLE)) is not None:
         return shapes[0], label  # "how many different queens", of a row a contestant: its names
     return None

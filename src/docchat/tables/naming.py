@@ -50,6 +50,7 @@ _FIGURE_ASKED = re.compile(r"\b(?:average|mean|total|sum|highest|lowest|largest|
                            r"top|than|difference|ratio|times)\b", re.IGNORECASE)
 _BOUND_AFTER = re.compile(r"\s+(?:more|less|fewer|over|under|above|below|at least|at most|exceeding)\b", re.IGNORECASE)
 _NUMERIC = ("integer", "real")
+_FIGURE_NAMES = frozenset(("total", "sum", "average", "mean", "count", "number"))
 # Comparatives and superlatives ("hotter", "tallest", "tall"): read as ranges and ranks, not linked.
 _ADJECTIVES = ("hot", "cold", "warm", "cool", "tall", "short", "long", "old", "young", "heavy", "light", "big", "small",
                "large", "high", "low", "cheap", "fast", "slow", "rich", "poor", "wide", "deep", "far", "late", "early")
@@ -243,6 +244,8 @@ def _meant(question: str, shapes: Sequence[TableShape], near: Near) -> str:
     if chosen is None:
         return question
     _, (start, end), name = chosen
+    if name.lower() in _FIGURE_NAMES:
+        return question  # "whole" near a column Total: put as "Total", it would be read as the figure asked
     parts = {part.lower() for part in PART.findall(name)}
     if any(other != name and parts & {part.lower() for part in PART.findall(other)} for other in measures):
         return question  # govt_sat beside govt_dis: the encoder does not tell such siblings apart

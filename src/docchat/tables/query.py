@@ -43,7 +43,8 @@ from dataclasses import dataclass
 
 from docchat.domain.documents import TableShape, quoted
 from docchat.tables.columns import (
-    distinct_column, label_column, measures, named_after, named_columns, only_measure, unique_columns,
+    distinct_column, label_column, measures, named_after, named_columns, numbers_rows, only_measure,
+    unique_columns,
 )
 from docchat.tables.dates import date_conditions
 from docchat.tables.linking import NUMBER_WORDS, plain, question_phrase, without_column_names, words_of
@@ -113,6 +114,10 @@ def table_query(question: str, shapes: Sequence[TableShape],
     # table's only one ("in how many years did Korea make more than 4 million vehicles": value).
     ranges = {shape.table: ranges_of(shape, bounds, (measures(shape, words) or only_measure(shape)) if counting
                                      else ()) for shape in shapes}
+    def counted_noun(shape: TableShape) -> str | None:  # "how many Congresses": its column's name
+        found = named_after(shape, words, lambda word: True if word == "many" else None)
+        return found[0] if found else None
+
     found = []
     for shape in shapes:
         equal = [sql for sql, _ in equal_conditions(shape, question)]
@@ -121,7 +126,8 @@ def table_query(question: str, shapes: Sequence[TableShape],
             column for *_, columns in row_comparisons(question, measures(shape, words)) for column in columns} | \
             flag_columns(shape, question, values)
         named = [column for column in named_columns(shape, set(words))
-                 if not (counting and ordinal(column, dict(shape.columns)[column]))]
+                 if not (counting and ordinal(column, dict(shape.columns)[column]))
+                 and not (column == counted_noun(shape) and numbers_rows(shape, column, values))]
         # A column named for its range is what is counted or kept, not what is added up.
         found += [(shape, column) for column in [c for c in named if c not in limited] or
                   ([] if counting else named)]

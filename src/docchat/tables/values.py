@@ -11,7 +11,8 @@ import re
 from collections.abc import Callable, Sequence
 
 from docchat.domain.documents import TableShape, quoted
-from docchat.tables.linking import plain_phrase, question_phrase
+from docchat.tables.linking import plain_phrase, question_phrase, words_of
+from docchat.tables.row_names import abbreviates
 
 VALUES_READ = 500
 _YES, _NO = frozenset(("yes", "true", "y")), frozenset(("no", "false", "n"))
@@ -73,7 +74,9 @@ def conditions_on_values(shape: TableShape, text: str, values: Callable[[TableSh
             conditions.append((sql, f"{name} is {' or '.join(kept)}"))
         if left_out:
             listed = ", ".join(literal(value) for value in left_out)
-            conditions.append((f"({quoted(name)} IS NULL OR {quoted(name)} NOT IN ({listed}))",
+            # A row with no value is not known to be another's: "won by a runner not from the United
+            # States" leaves out the years no woman finished.
+            conditions.append((f"{quoted(name)} NOT IN ({listed})",
                                f"{name} is not {' nor '.join(left_out)}"))
     return conditions
 
@@ -90,7 +93,7 @@ def _flagged(name: str, padded: str, held: Sequence[str], numbers: bool = False)
     """A column of yes and no (or, with `numbers`, of 1 and 0) named by the question ("how many
     survived" of a column Survived): its rows holding yes, or no where the question says "not"
     before it."""
-    kinds = {value.casefold(): value for value in held}
+    kinds = {str(value).casefold(): str(value) for value in held}
     yes, no = (frozenset(("1",)), frozenset(("0",))) if numbers else (_YES, _NO)
     if not kinds or not set(kinds) <= yes | no or f" {(phrase := plain_phrase(name))} " not in padded:
         return None
@@ -106,14 +109,37 @@ def _flagged(name: str, padded: str, held: Sequence[str], numbers: bool = False)
 
 def named_values(shape: TableShape, name: str, padded: str,
                  values: Callable[[TableShape, str], Sequence[str]]) -> list[str]:
-    """The values of a text column that the question (`padded`: its words, spaced) holds as phrases."""
+    """The values of a text column that the question (`padded`: its words, spaced) holds as phrases:
+    not a value that is a column's name too (an item called Protein, beside a column protein), nor
+    one another column holds as well, unless the question names this column ("left-handed" of
+    W.Hnd's Left, not of Clap's)."""
+    columns = {plain_phrase(column) for column, _ in shape.columns}
     named = {value: phrase for value in values(shape, name)[:VALUES_READ]
              if (phrase := plain_phrase(value)) and f" {phrase} " in padded and not _a_unit(phrase, padded)
-             and not _a_count(phrase, padded)}
+             and not _a_count(phrase, padded) and phrase not in columns
+             and not _held_elsewhere(shape, name, value, padded, values)}
     # "non-USA" names non-USA, not USA as well: a value said only inside a longer one is not named.
     return [value for value, phrase in named.items()
             if not any(other != phrase and f" {phrase} " in f" {other} "
                        and padded.count(f" {phrase} ") <= padded.count(f" {other} ") for other in named.values())]
+
+
+def _held_elsewhere(shape: TableShape, name: str, value: str, padded: str,
+                    values: Callable[[TableShape, str], Sequence[str]]) -> bool:
+    """Whether another text column holds the same value, and the question names that column, or
+    names neither."""
+    others = [other for other, kind in shape.columns
+              if kind == "text" and other != name and value in values(shape, other)[:VALUES_READ]]
+    if not others:
+        return False
+    words = padded.split()
+    return not _said(name, words) or any(_said(other, words) for other in others)
+
+
+def _said(column: str, words: list[str]) -> bool:
+    """Whether a word of the question is a part of the column's name, or abbreviates to it (handed: Hnd)."""
+    return any(part == word or abbreviates(part, word, 3)
+               for part in (piece.lower() for piece in words_of(column)) for word in words if len(word) > 2)
 
 
 def _a_unit(phrase: str, padded: str) -> bool:
@@ -122,10 +148,10 @@ def _a_unit(phrase: str, padded: str) -> bool:
 
 
 def _a_count(phrase: str, padded: str) -> bool:
-    """Whether a value written as a number is said only as a count of rows ("the first 3 boats", of
-    a boat numbered 3)."""
+    """Whether a value written as a number is said only as a count of rows or a bound ("the first 3
+    boats", "before 1 am", of a boat numbered 3 or 1)."""
     return phrase.isdigit() and padded.count(f" {phrase} ") == len(
-        re.findall(rf" (?:first|last|top|bottom|latest|final) {phrase} ", padded))
+        re.findall(rf" (?:first|last|top|bottom|latest|final|before|after|since|until|than|under|over) {phrase} ", padded))
 
 
 def _negated(padded: str, phrase: str) -> bool:
