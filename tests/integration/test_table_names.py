@@ -106,6 +106,14 @@ def figure(library, question: str, document: str):
     return library.figures.figure(question, in_scope)
 
 
+def stated(library, question: str, document: str, value, what: str) -> None:
+    """The figure is stated (no word of the question left unread), with this value and reading."""
+    found = figure(library, question, document)
+
+    assert found is not None and found.unread == ()
+    assert (found.value, found.what) == (value, what)
+
+
 @pytest.mark.parametrize(("question", "document", "value", "what"), [
     # Its words in another order; "how old" asks for the age.
     ("How old was George Donner?", "party.docx", 62, "the age where name is Donner, George and family is Donner"),
@@ -118,10 +126,7 @@ def figure(library, question: str, document: str):
      "New England Patriots"),
 ])
 def test_a_row_named_otherwise_than_its_cell_writes_it_is_found(library, question, document, value, what):
-    found = figure(library, question, document)
-
-    assert found is not None and found.unread == ()
-    assert (found.value, found.what) == (value, what)
+    stated(library, question, document, value, what)
 
 
 @pytest.mark.parametrize(("question", "document", "text"), [
@@ -144,10 +149,7 @@ def test_where_from_and_who_does_read_the_column_of_places_or_of_doers(library, 
     ("How many teams won at least 10 games?", "teams.csv", 3, "the number of rows where Wins is at least 10"),
 ])
 def test_numbers_said_as_people_say_them_keep_their_rows(library, question, document, value, what):
-    found = figure(library, question, document)
-
-    assert found is not None and found.unread == ()
-    assert (found.value, found.what) == (value, what)
+    stated(library, question, document, value, what)
 
 
 def test_a_name_s_end_that_two_rows_share_names_neither(library):
@@ -167,10 +169,7 @@ def test_a_name_s_end_that_two_rows_share_names_neither(library):
     ("What is the largest number of people killed in a single crash?", "crashes.csv", 200, "the highest of Fatalities"),
 ])
 def test_died_reads_a_flag_of_one_and_nought_or_a_column_of_fatalities(library, question, document, value, what):
-    found = figure(library, question, document)
-
-    assert found is not None and found.unread == ()
-    assert (found.value, found.what) == (value, what)
+    stated(library, question, document, value, what)
 
 
 def test_the_n_most_of_something_are_ranked_by_the_rows_titles(library):
@@ -197,10 +196,7 @@ def test_the_n_most_of_something_are_ranked_by_the_rows_titles(library):
     ("How many different queens have competed?", "cast.csv", 6, "the number of different contestant"),
 ])
 def test_measures_and_rows_said_in_people_s_words_are_read(library, question, document, value, what):
-    found = figure(library, question, document)
-
-    assert found is not None and found.unread == ()
-    assert (found.value, found.what) == (value, what)
+    stated(library, question, document, value, what)
 
 
 def test_a_compound_said_with_of_is_the_column_a_figure_is_per(library):
@@ -216,10 +212,7 @@ def test_a_compound_said_with_of_is_the_column_a_figure_is_per(library):
     ("How many cars cost more than $200,000?", "cars.csv", 2, "the number of rows where msrp is more than 200000"),
 ])
 def test_words_run_together_a_category_s_noun_and_a_price_s_verb_are_read(library, question, document, value, what):
-    found = figure(library, question, document)
-
-    assert found is not None and found.unread == ()
-    assert (found.value, found.what) == (value, what)
+    stated(library, question, document, value, what)
 
 
 def test_which_of_more_rows_than_are_read_ranks_the_column_called_name(library):
@@ -250,10 +243,7 @@ def test_a_compound_s_noun_is_its_column_though_its_first_part_is_said_elsewhere
 ])
 def test_a_value_of_two_columns_a_value_named_as_a_column_and_rows_numbered_are_read_apart(
         library, question, document, value, what):
-    found = figure(library, question, document)
-
-    assert found is not None and found.unread == ()
-    assert (found.value, found.what) == (value, what)
+    stated(library, question, document, value, what)
 
 
 def test_a_word_near_a_column_called_total_is_not_read_as_a_total(library):

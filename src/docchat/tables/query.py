@@ -114,12 +114,9 @@ def table_query(question: str, shapes: Sequence[TableShape],
     # table's only one ("in how many years did Korea make more than 4 million vehicles": value).
     ranges = {shape.table: ranges_of(shape, bounds, (measures(shape, words) or only_measure(shape)) if counting
                                      else ()) for shape in shapes}
-    def counted_noun(shape: TableShape) -> str | None:  # "how many Congresses": its column's name
-        found = named_after(shape, words, lambda word: True if word == "many" else None)
-        return found[0] if found else None
-
     found = []
     for shape in shapes:
+        after_many = named_after(shape, words, lambda word: True if word == "many" else None)  # "how many Congresses"
         equal = [sql for sql, _ in equal_conditions(shape, question)]
         limited = {column for column, *_ in ranges[shape.table]} | {
             column for column, _ in shape.columns if any(sql.startswith(f"{quoted(column)} = ") for sql in equal)} | {
@@ -127,7 +124,7 @@ def table_query(question: str, shapes: Sequence[TableShape],
             flag_columns(shape, question, values)
         named = [column for column in named_columns(shape, set(words))
                  if not (counting and ordinal(column, dict(shape.columns)[column]))
-                 and not (column == counted_noun(shape) and numbers_rows(shape, column, values))]
+                 and not (after_many and column == after_many[0] and numbers_rows(shape, column, values))]
         # A column named for its range is what is counted or kept, not what is added up.
         found += [(shape, column) for column in [c for c in named if c not in limited] or
                   ([] if counting else named)]
