@@ -72,6 +72,8 @@ class Column:
     type: ColumnType
     # The currency or unit every number of the column is written with ("$", "NOK", "km", "%"), else "".
     unit: str = ""
+    # What a column of text writes for no value ("NA", "n/a"): kept as written, stored as none.
+    blanks: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)

@@ -162,8 +162,8 @@ def _drop(db: sqlite3.Connection, document_id: str) -> None:
 def _stored(column, cell: str) -> object:
     """A cell as its column keeps it: a number for a numeric column (a total row's text that is
     no number stays text), ISO text for a date, None for an empty cell."""
-    if not cell or column.type is not ColumnType.TEXT and no_value(cell):
-        return None  # "—" in a column of numbers or dates: none (a text column keeps it as written)
+    if not cell or column.type is not ColumnType.TEXT and no_value(cell) or cell.strip() in column.blanks:
+        return None  # "—" in a column of numbers or dates: none; "NA" in one of text where it stands for none
     if column.type in (ColumnType.INTEGER, ColumnType.REAL):
         value = number(cell)
         if value is None:

@@ -2,6 +2,7 @@
 in 2025" keeps the rows dated 2025, where the query had added up every row.
 
 - A year ("in 2025", "during 2024", "for 2023"): the rows dated in it.
+- A decade ("in the 1990s"): the rows dated in it.
 - A month with its year ("in March 2025") or alone ("in March": in any year): the rows dated in it.
   Month names count only written with a capital, so "may" the verb is no month.
 - A bound: "after", "before", "since", "until" or "from" with a date ("1 October 2025",
@@ -37,6 +38,7 @@ _ON_DAY_OF_ANY_YEAR = [re.compile(rf"\bon\s+(?:the\s+)?{_DAY}(?:\s+of)?\s+{_MONT
                        re.compile(rf"\bon\s+{_MONTH}\s+{_DAY}(?![\w-])")]
 _IN_MONTH = re.compile(rf"\b(?:in|during|for|of)\s+{_MONTH}(?:\s+{_YEAR})?(?![\w-])")
 _IN_YEAR = re.compile(rf"\b(?:in|during|for|of|from)\s+(?:the\s+year\s+)?{_YEAR}(?![\w-])")
+_DECADE = re.compile(r"\b(?:in|during|of|from)\s+the\s+(?P<decade>(?:1[6-9]|20)\d)0s\b")
 _OPERATORS = {"after": ">", "before": "<", "since": ">=", "until": "<=", "till": "<=", "from": ">="}
 
 
@@ -86,6 +88,11 @@ def date_conditions(shape: TableShape, question: str) -> list[tuple[str, str]]:
                                f"{dated[0]} is in {MONTHS[month - 1]} {year}"))
         else:
             conditions.append((f"substr({column}, 6, 2) = '{month:02d}'", f"{dated[0]} is in {MONTHS[month - 1]}"))
+    for match in _DECADE.finditer(question):
+        if not _overlaps(match, taken):
+            taken.append(match)
+            conditions.append((f"substr({column}, 1, 3) = '{match.group('decade')}'",
+                               f"{dated[0]} is in the {match.group('decade')}0s"))
     for match in _IN_YEAR.finditer(question):
         year = match.group("year")
         if _overlaps(match, taken) or year in named:

@@ -46,6 +46,7 @@ NUMBER_WORDS = {word: number for number, word in enumerate(
     "one two three four five six seven eight nine ten".split(), start=1)}
 _COUNTS = {word: number for word, number in NUMBER_WORDS.items() if number > 1}
 _MONTHS = {month.lower() for month in MONTHS}
+_CAPITALISED_RUN = re.compile(r"\b[A-Z][a-z]+(?:\s+[A-Z][a-z]+)+\b")
 # A word of a shape, and the words of a reading that show the reading is of that shape.
 _SHAPE_WORDS = {
     "first": {"first"}, "last": {"last"}, "final": {"last"}, "latest": {"last"},
@@ -55,7 +56,7 @@ _SHAPE_WORDS = {
     "not": {"not", "no"}, "except": {"not"}, "excluding": {"not"}, "outside": {"not"}, "without": {"not"},
     "besides": {"not"},
     "than": {"than", "difference", "ratio", "highest", "lowest"},
-    "times": {"ratio"}, "ratio": {"ratio"},
+    "times": {"ratio", "row"}, "ratio": {"ratio"},  # "how many times did she win": her rows, counted
 }
 # What a question counts or picks: the noun after "how many" or "which" ("how many people",
 # "which month"), a few words such as "more" or "of the" between them aside.
@@ -94,6 +95,9 @@ def unread_words(question: str, what: str, names: tuple[str, ...] = ()) -> tuple
     read_numbers |= {_value(number) for number, scale in _SCALED.findall(question)
                      if _value(number) * _SCALE[scale.lower()] in read_numbers}
     unread: list[str] = []
+    read |= _initialled(question, read)  # "New York City" of nyc-marathon.pdf
+    if "not" in read:  # "somewhere other than London": London left out, not set against
+        question = re.sub(r"\bother\s+than\b", "other", question)
     question = _RATE.sub("", question)  # "per capita", "miles per gallon" say a measure, not a figure per value
     for at, match in enumerate(re.finditer(r"\S+", question)):
         token = match.group().strip("?!.,;:\"'()“”‘’")
@@ -133,6 +137,19 @@ def unread_words(question: str, what: str, names: tuple[str, ...] = ()) -> tuple
         unread += [word for word in _after_counted(question) if plain(word.lower()) not in read
                    and plain(word.lower()) not in named]
     return tuple(dict.fromkeys(unread))
+
+
+def _initialled(question: str, read: set[str]) -> set[str]:
+    """The capitalised words of a question whose run's initials are a word read ("New York City"
+    where the document is nyc-marathon.pdf, "United Kingdom" where a column is UK)."""
+    found: set[str] = set()
+    for run in _CAPITALISED_RUN.finditer(question):
+        words = run.group().split()
+        for start in range(len(words) - 1):
+            for end in range(start + 2, len(words) + 1):
+                if "".join(word[0] for word in words[start:end]).lower() in read:
+                    found |= {plain(word.lower()) for word in words[start:end]}
+    return found
 
 
 def _after_counted(question: str) -> list[str]:

@@ -6,12 +6,14 @@ name a column or a cell otherwise than the table writes it are replaced by the t
   two words run together ("sample size" for `samplesize`). A short name abbreviates a word when
   the word starts with it (three letters or more; a value's four or more), or when it keeps the
   word's first and last letters and its letters are in the word in order ("hwy", "cty").
-- A compound said with "of": "each type of covered entity" for `Covered.Entity.Type`.
+- A compound said with "of": "each type of covered entity" for `Covered.Entity.Type`; said
+  apart or in another order: "dissatisfied with Thatcher" for `thatcher_dis`.
 - A compound's noun said alone, where no other column has it: "class" for `passengerClass`.
 - A row's name said otherwise than its one cell writes it: in another order ("George Donner" of
   `Donner, George`), a word shortened ("Whiteface Mountain" of `Whiteface Mtn.`), or the end of
   the name where no other cell ends so ("the Falcons" of `Atlanta Falcons`).
-- A US state named in full where the table writes its code ("outside California": CA).
+- A US state named in full where the table writes its code ("outside California": CA), a
+  place named by its people ("a Canadian": Canada).
 - "Where … from" as the table's one column of places (`hometown`), "who publishes" as its
   column `publisher`, "season 11" as `S11` where the season column writes its values so, "won"
   as `Wins`.
@@ -34,7 +36,7 @@ from collections.abc import Callable, Sequence
 
 from docchat.domain.documents import TableShape
 from docchat.tables.numbers import ordinal
-from docchat.tables.places import as_codes
+from docchat.tables.places import as_codes, as_places
 from docchat.tables.ranges import UNIT_WORDS
 from docchat.tables.row_names import PART, WORD, abbreviates, coded, doers, gerunds, row_names, whereabouts
 from docchat.text import singular
@@ -68,6 +70,10 @@ _NOUNS = {"survived": ("survivors", "survivor")}
 _DEATHS = ("deaths", "fatalities", "dead", "killed", "casualties")
 _FORMS = {"died": _DEATHS, "killed": _DEATHS, "born": ("births",), "sold": ("sales",), "earned": ("earnings",),
           "won": ("wins",), "lost": ("losses",), "cited": ("citations",)}
+# Words that may stand between a name's parts said apart: "dissatisfied with Thatcher",
+# "Thatcher's highest satisfaction".
+_APART = frozenset(("with", "of", "the", "for", "in", "by", "on", "among", "s", "highest", "lowest", "average", "mean",
+                    "total", "largest", "smallest", "maximum", "minimum"))
 _NOT_LINKED = frozenset((
     "how", "many", "much", "what", "which", "who", "when", "where", "the", "and", "was", "were", "are", "did", "does",
     "have", "has", "had", "there", "than", "that", "this", "with", "from", "for", "into", "over", "under", "above",
@@ -90,12 +96,12 @@ def in_table_words(question: str, shapes: Sequence[TableShape], values: Callable
     # Every cell's words, singular, side by side: "market value" is no cell's, though "Food markets" is.
     written_in_cells = " | ".join(" " + " ".join(singular(part.lower()) for part in WORD.findall(cell)) + " "
                                   for cell in cells)
-    written = gerunds(row_names(as_codes(question, cells), cells, names), cells)
+    written = gerunds(row_names(as_places(as_codes(question, cells), cells), cells, names), cells)
     written = _abbreviations(written, names, 3, kept, written_in_cells)
     written = _abbreviations(written, cells, 4, kept, written_in_cells)
     written = _forms(_flags(_ordinals(written, cells), names), names)
     written = coded(doers(whereabouts(written, shapes), shapes), shapes, values)
-    written = _inverted(written, names)
+    written = _scattered(_inverted(written, names), names)
     written = _heads(written, [column for shape in shapes for column in shape.columns], kept)
     if near is not None:
         written = _meant(written, shapes, near)
@@ -181,6 +187,49 @@ def _inverted(question: str, names: Sequence[str]) -> str:
         said = rf"\b{re.escape(parts[-1])}s? of (?:the )?{r'[ _.-]?'.join(map(re.escape, parts[:-1]))}s?\b"
         question = re.sub(said, name, question, count=1, flags=re.IGNORECASE)
     return question
+
+
+def _scattered(question: str, names: Sequence[str]) -> str:
+    """A name of two or three parts said in another order, or apart, by words that are its parts
+    or that its parts abbreviate ("dissatisfied with Thatcher" for `thatcher_dis`, "Thatcher's
+    highest satisfaction" for `thatcher_sat`, "satisfaction with the government" for
+    `govt_sat`), as the name, where one name is so said: the last of its words becomes the name,
+    the others are left out, a word of the figure between them ("highest") kept."""
+    for _ in range(3):
+        tokens = [(match.group().lower(), match.span()) for match in WORD.finditer(question)]
+        found = [said for name in dict.fromkeys(names) if (said := _said_apart(name, tokens)) is not None]
+        if len(found) != 1:
+            return question
+        name, spans = found[0]
+        *dropped, last = spans
+        question = question[:last[0]] + name + question[last[1]:]
+        for start, end in sorted(dropped, reverse=True):
+            end += 2 if question[end:end + 2] in ("'s", "’s") else 0
+            question = question[:start] + question[end:].lstrip() if start == 0 else \
+                question[:start].rstrip() + " " + question[end:].lstrip()
+    return question
+
+
+def _said_apart(name: str, tokens: list[tuple[str, tuple[int, int]]]) -> tuple[str, list[tuple[int, int]]] | None:
+    """The name, and the spans of the words saying its parts within a few words of one another."""
+    parts = [part.lower() for part in PART.findall(name)]
+    if not 2 <= len(parts) <= 3 or any(len(part) < 2 or part.isdigit() for part in parts):
+        return None
+    words = [word for word, _ in tokens]
+    if any(words[at:at + len(parts)] == parts for at in range(len(words))):
+        return None  # said as the table writes it
+    at_part = {}
+    for part in parts:
+        said = [at for at, word in enumerate(words) if word not in _NOT_LINKED and (
+            singular(word) == singular(part) or abbreviates(part, word, 3))]
+        if len(said) != 1:
+            return None
+        at_part[part] = said[0]
+    used = sorted(at_part.values())
+    if len(set(used)) != len(parts) or any(words[at] not in _APART for at in range(used[0] + 1, used[-1])
+                                           if at not in used):
+        return None
+    return name, [tokens[at][1] for at in used]
 
 
 def _heads(question: str, kinds: Sequence[tuple[str, str]], kept: set[str]) -> str:

@@ -31,7 +31,7 @@ _BEFORE_NAME = frozenset(("for", "on", "in"))
 _NUMBER = r"(\d[\d,]*(?:\.\d+)?)"
 _WORD = re.compile(r"[\w.]+")
 _YEARS = r"((?:1[6-9]|20)\d{2})"  # 1600 to 2099
-_IN_YEAR = re.compile(rf"\b(?:in|during|for|of|from)\s+{_YEARS}\b(?![-/])(?!\s+(?:on|onwards?|to|until|till|through)\b)")
+_IN_YEAR = re.compile(rf"\b(?:in|during|for|of|from|the)\s+{_YEARS}\b(?![-/])(?!\s+(?:on|onwards?|to|until|till|through)\b)")
 _YEAR_SPAN = re.compile(rf"\b(?:from|between)\s+{_YEARS}\s+(?:to|and|until|till|through)\s+{_YEARS}\b")
 _YEAR_BOUND = re.compile(rf"\b(after|before|since|until|till|from)\s+{_YEARS}\b(?!\s+(?:to|and|until|till|through)\b)")
 _DECADE = re.compile(r"\bthe\s+((?:1[6-9]|20)\d)0s\b")
@@ -89,7 +89,7 @@ def equal_conditions(shape: TableShape, question: str) -> list[tuple[str, str]]:
 
 def year_conditions(shape: TableShape, question: str) -> list[tuple[str, str]]:
     """(SQL, words) for the years the question names, on the table's Year column of whole numbers:
-    "in 1932", "from 1950 to 1955", "between 1950 and 1955", "before 1700", "since 1990", "the 1650s"."""
+    "in 1932", "the 2019 champion", "from 1950 to 1955", "between 1950 and 1955", "before 1700", "since 1990", "the 1650s"."""
     years = [name for name, kind in shape.columns if kind == "integer" and singular(name.lower()) == "year"]
     if len(years) != 1:
         return []

@@ -51,7 +51,7 @@ from docchat.tables.linking import NUMBER_WORDS, plain, question_phrase, without
 from docchat.tables.numbers import COUNT_NAMES, count_column, equal_conditions, ordinal, people_total, year_conditions
 from docchat.tables.pairs import MEASURED as _MEASURED, Pair, Side, compared, measured, pair_of, row_comparisons, without_times
 from docchat.tables.ranges import (ASKED_HOW, IN_RANGE_WORDS, SUPERLATIVES, asked_how, compared_measure,
-                                  measured_column, ranges_of, stated_bounds, unranged)
+                                  measured_column, measured_values, ranges_of, stated_bounds, unranged)
 from docchat.tables.rows import names_a_span, placed_conditions
 from docchat.tables.values import conditions_on_values, flag_columns, linked_values, literal, two_values
 from docchat.text import singular
@@ -75,6 +75,7 @@ _TOP_ROWS = re.compile(r"\b(?:top\s+)?(?P<n>\d{1,2}|" + "|".join(_COUNTS_WRITTEN
                        r"[a-z]{2,}est)\b", re.IGNORECASE)
 _LOOKS_UP = re.compile(r"\s*(?:what|which|who|where|how\s+(?P<how>" + "|".join(ASKED_HOW) + r"))\b", re.IGNORECASE)
 _SINGLE = ("single", "one", "individual")
+_WHEN = re.compile(r"\s*when\b", re.IGNORECASE)
 _TOTALLED = ("most", "fewest", "least", "total", "altogether", "combined", "top", "bottom")
 # The values a top list names at most ("the top 20 items"); a number past it is no count of values.
 MOST_RANKED = 20
@@ -141,6 +142,13 @@ def table_query(question: str, shapes: Sequence[TableShape],
             label := label_column(shapes[0], values, who=picked.group("noun") is None)) is not None:
         ranked = (shapes[0], label, 1)  # "which hurricane caused the most deaths": its Name, no column Hurricane
         said = picked.group("noun") or ""
+    when = _WHEN.match(question) is not None
+    if ranked is None and extreme is not None and when and len(shapes) == 1:
+        dated = [name for name, kind in shapes[0].columns if kind == "date"] or [
+            name for name, kind in shapes[0].columns if kind == "integer" and singular(name.lower()) == "year"]
+        if len(dated) != 1:
+            return None  # "when was it highest", of no one column of dates: not the highest figure alone
+        ranked = (shapes[0], dated[0], 1)  # "when was dissatisfaction at its highest": the date ranked first
     top = _TOP_ROWS.search(question)
     if ranked is None and extreme is not None and top and len(shapes) == 1 and (
             label := label_column(shapes[0], values)) is not None:
@@ -170,8 +178,8 @@ def table_query(question: str, shapes: Sequence[TableShape],
                 counted, words, lambda word: True if word == "many" else None):
             column = None
         shape, figure = counted, "COUNT" if column is None else "SUM"
-    elif ranked is not None:
-        shape, column = ranked[0], None  # "which location has the most items": its rows, counted
+    elif ranked is not None and not any(cue in SUPERLATIVES for cue in cues):
+        shape, column = ranked[0], None  # "which location has the most items": its rows, counted; not "the oldest"
     else:
         return None
     by = ranked[1] if ranked is not None and ranked[0] is shape else _per(shape, words)
@@ -270,9 +278,16 @@ def _looked_up(question: str, text: str, shapes: Sequence[TableShape], found: li
     adjective = how.group("how").lower() if how and how.group("how") else ""
     named = found or [(shape, name) for shape in shapes if (name := asked_how(shape, adjective)) is not None] or [
         (shape, name) for shape in shapes for name in named_columns(shape, words, kinds=("text",))]
+    if not named and how and how.group().strip().lower() == "who" and len(shapes) == 1 and (
+            people := label_column(shapes[0], values, who=True)) is not None:
+        named = [(shapes[0], people)]  # "who won in 1990": the row's Champion, no column Who
     if not named:
         return None
-    shape, column = max(named, key=lambda pair: len(_words(pair[1])))
+    picked = _PICKS.match(question)
+    # "which country was the 2019 women's open champion from": Country, not Champion
+    picked_named = [pair for pair in named if picked and picked.group("noun")
+                    and singular(picked.group("noun").lower()) in {singular(word) for word in _words(pair[1])}]
+    shape, column = max(picked_named or named, key=lambda pair: len(_words(pair[1])))
     conditions = _kept_rows(shape, question, text, values, ranges, besides=column)
     if not conditions:
         return None
@@ -389,7 +404,8 @@ def _kept_rows(shape: TableShape, question: str, text: str, values: Callable[[Ta
     return conditions_on_values(shape, text, values, besides=besides, counted=counted) + [
         (f"{quoted(name)} {operator} {bound}", f"{name} is {IN_RANGE_WORDS[operator]} {bound}")
         for name, operator, bound in ranges[shape.table]] + date_conditions(shape, question) + \
-        placed_conditions(shape, question) + equal_conditions(shape, question) + year_conditions(shape, question) + [
+        placed_conditions(shape, question) + equal_conditions(shape, question) + year_conditions(shape, question) + \
+        measured_values(shape, question) + [
             (sql, words) for sql, words, _ in row_comparisons(question, measures(shape, _words(question)))]
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from docchat.domain.documents import TableShape
+from docchat.domain.documents import TableShape, quoted
 from docchat.tables.linking import words_of
 from docchat.text import singular
 
@@ -43,13 +43,16 @@ _MEASURED_BY = {
     "hotter": ("temperature",), "warmer": ("temperature",), "colder": ("temperature",), "cooler": ("temperature",),
     "faster": ("speed",), "slower": ("speed",), "cheaper": ("price", "cost", "msrp"), "costlier": ("price", "cost", "msrp"),
     "dearer": ("price", "cost", "msrp"),
-    "cost": ("price", "msrp"), "costs": ("price", "msrp"),  # "cars that cost more than $200,000" "richer": ("income", "wealth"), "poorer": ("income", "wealth"),
+    "cost": ("price", "msrp"), "costs": ("price", "msrp"),  # "cars that cost more than $200,000"
+    "richer": ("income", "wealth"), "poorer": ("income", "wealth"),
     "miles": ("distance", "length"), "km": ("distance", "length"), "kilometres": ("distance", "length"),
     "kg": ("weight", "mass"), "kilograms": ("weight", "mass"), "lbs": ("weight", "mass"), "pounds": ("weight", "mass"),
     "feet": ("height", "elevation", "altitude"), "metres": ("height", "elevation", "altitude"),
     "k": ("temperature",), "degrees": ("temperature",), "years": ("age",),
 }
 # A word after a column's name that says what it measures, not another column: "a Murder rate".
+_WITH_UNIT = re.compile(rf"(?<![\w.]){_NUMBER}[\s-]?(miles|km|kilometres|kilometers|kg|kilograms|lbs|pounds|feet|metres|"
+                        r"meters)\b")
 _MEASURES = frozenset(("rate", "level", "value", "score", "figure", "total", "amount", "weight", "size", "length",
                        "count", "number"))
 
@@ -70,6 +73,20 @@ def stated_bounds(question: str) -> list[tuple[str, str, list[str], list[str], l
               if not any(other.start() <= match.start() < other.end() for _, other in found)]
     return [(operator, _bound(match), _words(question[match.end():])[:4], _words(question[:match.start()])[-4:],
              _words(match.group(2) if match.re is _OR_MORE else match.group(1))) for operator, match in found]
+
+
+def measured_values(shape: TableShape, question: str) -> list[tuple[str, str]]:
+    """(SQL, words) for each number the question names with a unit, no range's bound: "the 10 km
+    road record" keeps the rows whose one column the unit measures (Distance) is 10."""
+    bounds = {bound for _, bound, *_ in stated_bounds(question)}
+    conditions = []
+    for match in _WITH_UNIT.finditer(question.lower()):
+        number = match.group(1).replace(",", "")
+        if number in bounds or (column := _measured(shape, [match.group(2)])) is None:
+            continue
+        if (condition := (f"{quoted(column)} = {number}", f"{column} is {number}")) not in conditions:
+            conditions.append(condition)
+    return conditions
 
 
 def _bound(match: re.Match[str]) -> str:

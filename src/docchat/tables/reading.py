@@ -15,7 +15,8 @@ Invariants:
   (`$1.2 billion`, `$3.4m`, `12k`; `2.4m` alone is metres), a unit (`12.5 km`), a percentage
   (`12%`, kept as 12), a footnote mark (`1,204[3]`, `88*`). In a column of numbers, a dash,
   "n/a", "NA", "NaN", "NULL" or ".." alone is no value: an empty cell (in a column of text, it
-  is kept as written: "NA" may be North America).
+  is kept as written and stored as none where it stands for none: "n/a", and "NA" where no other
+  cell is a two-letter code, as "NA" beside "EU" is North America).
 - A row whose first text cell names a total ("Oslo subtotal", "Total", "Grand total", "Sum") is a
   subtotal or a total, never data: a figure added over the rows would count it again. So is one
   labelled for the whole its rows are parts of ("All", "All regions", "Overall", "National")
@@ -46,6 +47,8 @@ _REAL = re.compile(r"[+-]?(?:\d+\.\d*|\.\d+|\d+)(?:[eE][+-]?\d+)?")
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 # "NA" as R writes a missing value, "NaN" as pandas does, "NULL" as a database export does.
 _NO_VALUE = frozenset(("-", "\u2013", "\u2014", "\u2212", "n/a", "..", "\u2026", "--", "na", "nan", "null"))
+_TEXT_BLANKS = frozenset(("n/a", "nan", "null"))
+_CODE = re.compile(r"[A-Z]{2}")
 _MINUS = ("-", "\u2212", "\u2013")
 _SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12, "k": 1e3, "m": 1e6, "mn": 1e6,
            "bn": 1e9, "b": 1e9}
@@ -80,7 +83,8 @@ def table_of(sheet: str, header: Sequence[str], header_row: int,
     for index, name in enumerate(names):
         cells = [cells[index] for cells in data]
         kind = column_type(cells)
-        columns.append(Column(name, kind, written_unit(cells) if kind is ColumnType.REAL else ""))
+        columns.append(Column(name, kind, written_unit(cells) if kind is ColumnType.REAL else "",
+                              text_blanks(cells) if kind is ColumnType.TEXT else frozenset()))
     return SheetTable(sheet, tuple(columns), header_row, read)
 
 
@@ -232,6 +236,17 @@ def written_unit(cells: Sequence[str]) -> str:
                                                  written.group("unit") or ("%" if written.group("percent") else "")))
     named = {unit.strip() for unit in units if unit}
     return named.pop() if len(named) == 1 and 2 * sum(1 for unit in units if unit) >= len(units) else ""
+
+
+def text_blanks(cells: Sequence[str]) -> frozenset[str]:
+    """The cells of a column of text that stand for no value: "n/a", "NaN", "NULL" as written,
+    and "NA" (as R and pandas write a missing value) unless the column writes other two-letter
+    codes beside it ("NA" among "EU" and "AS" is North America)."""
+    written = {cell.strip() for cell in cells if cell.strip()}
+    blanks = {cell for cell in written if cell.casefold() in _TEXT_BLANKS}
+    if "NA" in written and not any(_CODE.fullmatch(cell) for cell in written - {"NA"}):
+        blanks.add("NA")
+    return frozenset(blanks)
 
 
 def no_value(cell: str) -> bool:

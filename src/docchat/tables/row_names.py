@@ -21,6 +21,8 @@ WORD = re.compile(r"[^\W\d_]+|\d+")
 PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")  # a name's parts: lifeExp, LF.PressureMB, N.Amer
 # "Where is Bianca Del Rio from?": the one text column of such places.
 _PLACES = frozenset(("hometown", "birthplace", "origin", "homeworld", "home", "from"))
+_SITES = frozenset(("place", "location", "venue", "site", "city", "town", "where"))
+_ANY_WHERE = re.compile(r"^\s*where\b", re.IGNORECASE)
 _WHERE = re.compile(r"^\s*where\b(?=.*\b(?:from|born)\b)", re.IGNORECASE)
 # "Who publishes the Journal of Finance?": the verb's doer, a column named Publisher.
 _DOER = re.compile(r"^\s*who\s+(?:was\s+|is\s+|were\s+)?(?P<verb>[a-z]{4,}?)(?:es|s|ed|d)?\b", re.IGNORECASE)
@@ -75,10 +77,16 @@ def _same_name(words: list[str], parts: list[str]) -> bool:
 
 
 def whereabouts(question: str, shapes: Sequence[TableShape]) -> str:
-    """"Where … from" (or born) as "What <the column of places>", where one text column is so named."""
+    """"Where … from" (or born) as "What <the column of places>", where one text column is so
+    named; any other "where" as "What <the column of sites>" (Place, Venue, Location), where one is."""
     places = [name for shape in shapes for name, kind in shape.columns
               if kind == "text" and any(part.lower() in _PLACES for part in PART.findall(name))]
-    return _WHERE.sub(f"What {places[0]}", question, count=1) if len(places) == 1 else question
+    if len(places) == 1:
+        return _WHERE.sub(f"What {places[0]}", question, count=1)
+    # "where was the record set": the one column of where things happen (Place, Venue, Location)
+    sites = [name for shape in shapes for name, kind in shape.columns
+             if kind == "text" and any(singular(part.lower()) in _SITES for part in PART.findall(name))]
+    return _ANY_WHERE.sub(f"What {sites[0]}", question, count=1) if len(sites) == 1 else question
 
 
 def doers(question: str, shapes: Sequence[TableShape]) -> str:

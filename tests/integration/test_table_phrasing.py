@@ -1,0 +1,104 @@
+"""Questions put as people put them (issue 55, stop 63), over real files (a workbook written by
+openpyxl, a Word table by python-docx, a CSV) ingested by the real services: "NA" written for no
+country, "who won … in 1990", "the 2019 champion", "a Canadian" of Canada, "how many times",
+"in the 1990s" of a column of dates, "where was the 10 km record set", "somewhere other than",
+a column's name said apart ("dissatisfied with Thatcher" of thatcher_dis) and "when was it
+highest"; and the readings that must give none."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.integration.libraries import library_of
+from tests.integration.test_table_names import _book, _csv, _word
+
+# Made up for this test; shaped as the public tables people keep are (R writes NA for none).
+RACES = [("Event", "Year", "Champion", "Country"),
+         ("Men's open", 1946, "Stylianos Kyriakides", "Greece"), ("Men's open", 1947, "Suh Yun-bok", "Korea"),
+         ("Men's open", 1948, "Gérard Côté", "Canada"), ("Men's open", 1949, "Karl Leandersson", "Sweden"),
+         ("Men's open", 1990, "Gelindo Bordin", "Italy"), ("Men's open", 2019, "Lawrence Cherono", "Kenya"),
+         ("Women's open", 1990, "Rosa Mota", "Portugal"), ("Women's open", 2019, "Worknesh Degefa", "Ethiopia"),
+         ("Men's wheelchair", 1990, "Mustapha Badid", "France"), ("Men's wheelchair", 1991, "Jim Knaub", "NA"),
+         ("Men's wheelchair", 1992, "Jim Knaub", "United States"), ("Men's wheelchair", 1993, "Jim Knaub", "United States")]
+RECORDS = [("Distance", "roadORtrack", "Place", "Date"), (5, "road", "Carlsbad", "1999-04-11"),
+           (10, "road", "Doha", "2002-12-19"), (10, "track", "Brussels", "2005-08-26"),
+           (21.1, "road", "London", "1996-09-15"), (42.2, "road", "London", "2003-04-13"),
+           (3, "track", "Rieti", "1993-09-05"), (20, "track", "Ostrava", "1991-05-24")]
+POLLS = [("date", "govt_sat", "govt_dis", "thatcher_sat", "thatcher_dis"),
+         ("1980-01-01", 30, 59, 39, 50), ("1981-06-01", 22, 70, 32, 62), ("1982-06-01", 44, 48, 59, 35),
+         ("1987-05-01", 40, 50, 44, 48), ("1990-03-15", 16, 78, 24, 76)]
+# "NA" beside other two-letter codes is North America, a value.
+CONTINENTS = [("country", "continent"), ("Canada", "NA"), ("France", "EU"), ("Japan", "AS"), ("Mexico", "NA")]
+
+
+@pytest.fixture(scope="module")
+def library(tmp_path_factory):
+    yield from library_of(tmp_path_factory.mktemp("phrasing"), {
+        "races.xlsx": _book(RACES), "records.docx": _word(RECORDS), "polls.csv": _csv(POLLS),
+        "continents.csv": _csv(CONTINENTS)})
+
+
+def figure(library, question: str, document: str):
+    in_scope = [(id_, name) for id_, name in library.retrieval.in_scope(None) if name == document]
+    return library.figures.figure(question, in_scope)
+
+
+@pytest.mark.parametrize(("question", "document", "value", "what"), [
+    # NA stands for no country: not a different country, nor one outside the United States.
+    ("How many different countries have the winners come from?", "races.xlsx", 10,
+     "the number of different Country"),
+    ("How many of the winners were not from the United States?", "races.xlsx", 9,
+     "the number of rows where Country is not United States"),
+    ("How many times did a Canadian win before 1950?", "races.xlsx", 1,
+     "the number of rows where Country is Canada and Year is before 1950"),
+    ("How many different continents are there?", "continents.csv", 3, "the number of different continent"),
+    ("How many of these records were set in the 1990s?", "records.docx", 4,
+     "the number of rows where Date is in the 1990s"),
+    ("How many of the records were set somewhere other than London?", "records.docx", 5,
+     "the number of rows where Place is not London"),
+    ("What was Thatcher's highest satisfaction rating?", "polls.csv", 59, "the highest of thatcher_sat"),
+    ("In how many polls were more than 60% dissatisfied with Thatcher?", "polls.csv", 2,
+     "the number of rows where thatcher_dis is more than 60"),
+    ("What was the average satisfaction with the government in 1987?", "polls.csv", 40,
+     "the average of govt_sat where date is in 1987"),
+])
+def test_a_figure_asked_as_people_ask_it_is_stated(library, question, document, value, what):
+    found = figure(library, question, document)
+
+    assert found is not None and found.unread == ()
+    assert (found.value, found.what) == (value, what)
+
+
+@pytest.mark.parametrize(("question", "document", "text"), [
+    ("Who won the men's open division in 1990?", "races.xlsx", "Gelindo Bordin"),
+    ("Which country was the 2019 women's open champion from?", "races.xlsx", "Ethiopia"),
+    ("Where was the 10 km road record set?", "records.docx", "Doha"),
+])
+def test_one_cell_asked_as_people_ask_it_is_read(library, question, document, text):
+    found = figure(library, question, document)
+
+    assert found is not None and found.unread == () and found.text == text
+
+
+def test_who_won_the_most_times_counts_each_winner_s_rows(library):
+    found = figure(library, "Who has won the most times?", "races.xlsx")
+
+    assert found.unread == () and found.groups == (("Jim Knaub", 3),)
+
+
+def test_when_a_measure_was_highest_names_its_date(library):
+    found = figure(library, "When was dissatisfaction with Thatcher at its highest?", "polls.csv")
+
+    assert found.unread == () and found.groups == (("1990-03-15", 76),)
+
+
+@pytest.mark.parametrize(("question", "document"), [
+    # "oldest" of records measures their dates, not how many each place holds: no reading
+    ("Where was the oldest record set?", "records.docx"),
+    # no column of dates nor years: not the highest figure alone
+    ("When was the most common continent?", "continents.csv"),
+])
+def test_readings_docchat_cannot_make_give_no_figure(library, question, document):
+    found = figure(library, question, document)
+
+    assert found is None or found.unread
