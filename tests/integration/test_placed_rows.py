@@ -1,7 +1,8 @@
 """Rows named by their place, and rows counted by a value no column's name announces (issue 55):
 "the first 3 races" adds up those three rows, where the query had added up every row; "how many
 races did Berg win" counts the rows where Berg is the Winner, in a library of two sheets; "the
-first 3 months" is a span of time docchat does not read, so no figure is given for it."""
+first 3 months" keeps the rows of the first three months the dates hold (June's two races are one
+month), and "the first 2 weeks", a span docchat does not read, gets no figure."""
 
 from __future__ import annotations
 
@@ -54,5 +55,16 @@ def test_rows_are_counted_by_a_value_the_question_names_in_the_sheet_that_holds_
     assert (figure.document, figure.value, figure.rows) == ("races.csv", value, rows)
 
 
+@pytest.mark.parametrize(("question", "value", "rows"), [
+    ("What is the total of visitors in the first 3 months?", 12_400 + 15_900 + 9_800, (2, 3, 4)),
+    ("How many visitors came in the last 2 months?", 7_300 + 11_250, (7, 8)),
+    ("How many races were held in the first 4 months?", 5, (2, 3, 4, 5, 6)),  # March to June: June has two
+])
+def test_the_first_or_last_months_are_the_months_the_dates_hold(library, question, value, rows):
+    figure = _figure(library, question)
+
+    assert (figure.document, figure.value, figure.rows) == ("races.csv", value, rows)
+
+
 def test_a_span_of_time_docchat_does_not_read_gets_no_figure_rather_than_one_over_every_row(library):
-    assert _figure(library, "What is the total of visitors in the first 3 months?") is None
+    assert _figure(library, "What is the total of visitors in the first 2 weeks?") is None

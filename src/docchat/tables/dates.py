@@ -88,7 +88,9 @@ def date_conditions(shape: TableShape, question: str) -> list[tuple[str, str]]:
                                f"{dated[0]} is in {MONTHS[month - 1]} {year}"))
         else:
             conditions.append((f"substr({column}, 6, 2) = '{month:02d}'", f"{dated[0]} is in {MONTHS[month - 1]}"))
-    for match in _DECADE.finditer(question):
+    # a decade is the Year column's, where there is one (docchat.tables.numbers), not the dates'
+    has_year = any(kind == "integer" and name.lower() in ("year", "years") for name, kind in shape.columns)
+    for match in () if has_year else _DECADE.finditer(question):
         if not _overlaps(match, taken):
             taken.append(match)
             conditions.append((f"substr({column}, 1, 3) = '{match.group('decade')}'",

@@ -7,8 +7,10 @@ name a column or a cell otherwise than the table writes it are replaced by the t
   the word starts with it (three letters or more; a value's four or more), or when it keeps the
   word's first and last letters and its letters are in the word in order ("hwy", "cty").
 - A compound said with "of": "each type of covered entity" for `Covered.Entity.Type`; said
-  apart or in another order: "dissatisfied with Thatcher" for `thatcher_dis`.
-- A compound's noun said alone, where no other column has it: "class" for `passengerClass`.
+  apart or in another order: "dissatisfied with Thatcher" for `thatcher_dis`, "female life
+  expectancy" for `lifeExpF`; run together: "GDP per person" for `ppgdp`.
+- A compound's noun said alone, where no other column has it: "class" for `passengerClass`,
+  "worldwide" for `gross_world`.
 - A row's name said otherwise than its one cell writes it: in another order ("George Donner" of
   `Donner, George`), a word shortened ("Whiteface Mountain" of `Whiteface Mtn.`), or the end of
   the name where no other cell ends so ("the Falcons" of `Atlanta Falcons`).
@@ -32,7 +34,8 @@ name a column or a cell otherwise than the table writes it are replaced by the t
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
+from itertools import permutations
 
 from docchat.domain.documents import TableShape
 from docchat.tables.numbers import ordinal
@@ -101,7 +104,7 @@ def in_table_words(question: str, shapes: Sequence[TableShape], values: Callable
     written = _abbreviations(written, cells, 4, kept, written_in_cells)
     written = _forms(_flags(_ordinals(written, cells), names), names)
     written = coded(doers(whereabouts(written, shapes), shapes), shapes, values)
-    written = _scattered(_inverted(written, names), names)
+    written = _run_together(_scattered(_inverted(written, names), names), names)
     written = _heads(written, [column for shape in shapes for column in shape.columns], kept)
     if near is not None:
         written = _meant(written, shapes, near)
@@ -213,15 +216,19 @@ def _scattered(question: str, names: Sequence[str]) -> str:
 def _said_apart(name: str, tokens: list[tuple[str, tuple[int, int]]]) -> tuple[str, list[tuple[int, int]]] | None:
     """The name, and the spans of the words saying its parts within a few words of one another."""
     parts = [part.lower() for part in PART.findall(name)]
-    if not 2 <= len(parts) <= 3 or any(len(part) < 2 or part.isdigit() for part in parts):
+    if not 2 <= len(parts) <= 3 or any(part.isdigit() for part in parts):
         return None
+    short = [part for part in parts if len(part) < 3]
+    if len(short) > 1 or (short and len(short[0]) > 1):
+        return None  # one letter beside longer parts: F of lifeExpF ("female life expectancy")
     words = [word for word, _ in tokens]
     if any(words[at:at + len(parts)] == parts for at in range(len(words))):
         return None  # said as the table writes it
     at_part = {}
     for part in parts:
         said = [at for at, word in enumerate(words) if word not in _NOT_LINKED and (
-            singular(word) == singular(part) or abbreviates(part, word, 3))]
+            singular(word) == singular(part) or abbreviates(part, word, 3)
+            or (len(part) == 1 and len(word) >= 4 and word.startswith(part)))]
         if len(said) != 1:
             return None
         at_part[part] = said[0]
@@ -230,6 +237,44 @@ def _said_apart(name: str, tokens: list[tuple[str, tuple[int, int]]]) -> tuple[s
                                            if at not in used):
         return None
     return name, [tokens[at][1] for at in used]
+
+
+def _run_together(question: str, names: Sequence[str]) -> str:
+    """Two or three words said for a name that runs their first letters or their starts together
+    in another order ("GDP per person" for `ppgdp`), as the name, where one name is so said."""
+    tokens = [(match.group(), match.span()) for match in WORD.finditer(question)]
+    found = []
+    for name in dict.fromkeys(names):
+        if not re.fullmatch(r"[a-z]{4,8}", name) or name in {word.lower() for word, _ in tokens}:
+            continue
+        for size in (2, 3):
+            for at in range(len(tokens) - size + 1):
+                said = [word.lower() for word, _ in tokens[at:at + size]]
+                if any(word.isdigit() or (word in _NOT_LINKED and word != "per") for word in said):
+                    continue
+                if any(_pieces(name, list(order)) for order in permutations(said)):
+                    found.append((name, tokens[at][1][0], tokens[at + size - 1][1][1]))
+    if len({name for name, *_ in found}) != 1:
+        return question
+    name, start, end = found[0]
+    return question[:start] + name + question[end:]
+
+
+def _pieces(name: str, words: list[str]) -> bool:
+    """Whether the name is each word's start in turn, one of them three letters or more."""
+    return any(max(lengths) >= 3 for lengths in _starts(name, words))
+
+
+def _starts(name: str, words: list[str]) -> Iterator[tuple[int, ...]]:
+    """How long each word's start is, for every way the name is the words' starts in turn."""
+    if not words:
+        if not name:
+            yield ()
+        return
+    for length in range(1, min(len(words[0]), len(name)) + 1):
+        if name.startswith(words[0][:length]):
+            for rest in _starts(name[length:], words[1:]):
+                yield (length, *rest)
 
 
 def _heads(question: str, kinds: Sequence[tuple[str, str]], kept: set[str]) -> str:
@@ -247,10 +292,13 @@ def _heads(question: str, kinds: Sequence[tuple[str, str]], kept: set[str]) -> s
         if f" {' '.join(singular(part) for part in parts)} " in f" {said} ":
             continue  # named whole ("passenger class"; not "passengers … each class")
         numeric = dict(kinds)[name] in _NUMERIC
-        if len(head) < (5 if numeric else 4) or head in _NOT_LINKED or singular(head) in UNIT_WORDS or singular(head) in whole or singular(head) in kept \
+        if len(head) < (5 if numeric else 4) or head in _NOT_LINKED or singular(head) in UNIT_WORDS or singular(head) in whole \
                 or any(singular(head) == singular(part) for part in others):
             continue
-        question = re.sub(rf"\b{re.escape(head)}s?\b", name, question, count=1, flags=re.IGNORECASE)
+        # "worldwide" of gross_world, as "statewide" of a column ending in state, even where a cell
+        # writes "world" (Thor: The Dark World), which the word alone would be
+        forms = "wide" if singular(head) in kept else "s|wide|"
+        question = re.sub(rf"\b{re.escape(head)}(?:{forms})\b", name, question, count=1, flags=re.IGNORECASE)
     return question
 
 

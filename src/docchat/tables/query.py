@@ -52,7 +52,7 @@ from docchat.tables.numbers import COUNT_NAMES, count_column, equal_conditions, 
 from docchat.tables.pairs import MEASURED as _MEASURED, Pair, Side, compared, measured, pair_of, row_comparisons, without_times
 from docchat.tables.ranges import (ASKED_HOW, IN_RANGE_WORDS, SUPERLATIVES, asked_how, compared_measure,
                                   measured_column, measured_values, ranges_of, stated_bounds, unranged)
-from docchat.tables.rows import names_a_span, placed_conditions
+from docchat.tables.rows import names_a_span, placed_conditions, without_spans
 from docchat.tables.values import conditions_on_values, flag_columns, linked_values, literal, two_values
 from docchat.text import singular
 
@@ -75,6 +75,7 @@ _TOP_ROWS = re.compile(r"\b(?:top\s+)?(?P<n>\d{1,2}|" + "|".join(_COUNTS_WRITTEN
                        r"[a-z]{2,}est)\b", re.IGNORECASE)
 _LOOKS_UP = re.compile(r"\s*(?:what|which|who|where|how\s+(?P<how>" + "|".join(ASKED_HOW) + r"))\b", re.IGNORECASE)
 _SINGLE = ("single", "one", "individual")
+_OF_COUNTS = ("largest", "biggest", "smallest")  # "which location has the largest number of items"
 _WHEN = re.compile(r"\s*when\b", re.IGNORECASE)
 _TOTALLED = ("most", "fewest", "least", "total", "altogether", "combined", "top", "bottom")
 # The values a top list names at most ("the top 20 items"); a number past it is no count of values.
@@ -101,13 +102,14 @@ def table_query(question: str, shapes: Sequence[TableShape],
                 values: Callable[[TableShape, str], Sequence[str]]) -> TableQuery | None:
     """The query for the figure `question` asks of one of the sheets, or None. `values(shape,
     column)`: the distinct values of a text column's data rows."""
-    words = _words(without_times(question))  # "how many times more" names no column Time
+    # "how many times more" names no column Time, nor "the first 10 years" a column Year
+    words = _words(without_spans(without_times(question)))
     text = question_phrase(question)  # values are matched singular or plural, "women" as "female"
     # "at least 10 pallets" asks for no lowest, nor "at most" for a highest: a range's words are no
     # cue, nor are a column's ("the average sleep_total" asks no total).
     cues = _adjectival(without_column_names(_words(unranged(question)), shapes))
     figure = _figure(cues, " ".join(cues))
-    if (figure is None and not looks_up(question)) or names_a_span(question):
+    if (figure is None and not looks_up(question)) or names_a_span(question, shapes):
         return None
     counting = not any(cue in cues for _, listed in _FIGURES for cue in listed)  # "how many" alone
     bounds = stated_bounds(question)
@@ -178,8 +180,14 @@ def table_query(question: str, shapes: Sequence[TableShape],
                 counted, words, lambda word: True if word == "many" else None):
             column = None
         shape, figure = counted, "COUNT" if column is None else "SUM"
-    elif ranked is not None and not any(cue in SUPERLATIVES for cue in cues):
-        shape, column = ranked[0], None  # "which location has the most items": its rows, counted; not "the oldest"
+    elif ranked is not None and not any(cue in SUPERLATIVES and cue not in _OF_COUNTS for cue in cues):
+        # "which location has the most items": its rows, counted (not "the oldest"), or the table's
+        # count, added up ("which class had the most passengers", of class and Freq). Not a measure
+        # named generically (country, year and value): a World row a year is no total docchat can tell.
+        shape, column = ranked[0], None
+        if any(cue in ("most", "fewest", "least") for cue in cues) and (
+                counts := count_column(shape)) is not None and counts.lower() in COUNT_NAMES:
+            column = counts
     else:
         return None
     by = ranked[1] if ranked is not None and ranked[0] is shape else _per(shape, words)

@@ -43,6 +43,8 @@ _MEASURED_BY = {
     "hotter": ("temperature",), "warmer": ("temperature",), "colder": ("temperature",), "cooler": ("temperature",),
     "faster": ("speed",), "slower": ("speed",), "cheaper": ("price", "cost", "msrp"), "costlier": ("price", "cost", "msrp"),
     "dearer": ("price", "cost", "msrp"),
+    # "the largest state", of no column named: its area
+    "larger": ("area", "size"), "bigger": ("area", "size"), "smaller": ("area", "size"),
     "cost": ("price", "msrp"), "costs": ("price", "msrp"),  # "cars that cost more than $200,000"
     "richer": ("income", "wealth"), "poorer": ("income", "wealth"),
     "miles": ("distance", "length"), "km": ("distance", "length"), "kilometres": ("distance", "length"),
@@ -137,7 +139,7 @@ SUPERLATIVES = {"hottest": "hotter", "warmest": "warmer", "coldest": "colder", "
                 "tallest": "taller", "shortest": "shorter", "longest": "longer", "oldest": "older",
                 "youngest": "younger", "heaviest": "heavier", "lightest": "lighter", "fastest": "faster",
                 "slowest": "slower", "cheapest": "cheaper", "richest": "richer", "poorest": "poorer",
-                "expensive": "costlier"}
+                "expensive": "costlier", "largest": "larger", "biggest": "bigger", "smallest": "smaller"}
 
 
 # "How old was George Donner": the one cell of what the adjective measures (his Age).

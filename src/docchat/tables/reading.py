@@ -240,11 +240,13 @@ def written_unit(cells: Sequence[str]) -> str:
 
 def text_blanks(cells: Sequence[str]) -> frozenset[str]:
     """The cells of a column of text that stand for no value: "n/a", "NaN", "NULL" as written,
-    and "NA" (as R and pandas write a missing value) unless the column writes other two-letter
-    codes beside it ("NA" among "EU" and "AS" is North America)."""
+    and "NA" (as R and pandas write a missing value) where the column's other cells are names,
+    not codes ("NA" among "EU" and "AS", or alone, may be North America)."""
     written = {cell.strip() for cell in cells if cell.strip()}
     blanks = {cell for cell in written if cell.casefold() in _TEXT_BLANKS}
-    if "NA" in written and not any(_CODE.fullmatch(cell) for cell in written - {"NA"}):
+    others = {cell for cell in written - {"NA"} if not no_value(cell)}
+    # "NA" among names ("Kenya", "United States"); not among codes, nor alone, where it may be North America
+    if "NA" in written and others and not any(_CODE.fullmatch(cell) or len(cell) <= 3 for cell in others):
         blanks.add("NA")
     return frozenset(blanks)
 
