@@ -7,8 +7,8 @@ in 2025" keeps the rows dated 2025, where the query had added up every row.
   Month names count only written with a capital, so "may" the verb is no month.
 - A bound: "after", "before", "since", "until" or "from" with a date ("1 October 2025",
   "October 1st, 2025", "2025-10-01") or a year ("after 2024": from 1 January 2025 on).
-- A day: "on 4 July 2013", "on 2013-07-04", "of the 3rd of May"… ("on 3 May", "on May 3rd": that
-  day in any year): the rows dated that day.
+- A day: "on 4 July 2013", "on 2013-07-04", "of the 3rd of May"… ("on 3 May", "on May 3rd",
+  "on Christmas Day": that day in any year): the rows dated that day.
 - The column: the sheet's one date column (ISO dates, as docchat keeps them), or of several the
   one a word of the question begins ("started" for startdate); else no date condition. A year that is also a column's name ("made in 1999" where
   1999 heads a column) names that column, not a date.
@@ -39,7 +39,19 @@ _ON_DAY_OF_ANY_YEAR = [re.compile(rf"\bon\s+(?:the\s+)?{_DAY}(?:\s+of)?\s+{_MONT
 _IN_MONTH = re.compile(rf"\b(?:in|during|for|of)\s+{_MONTH}(?:\s+{_YEAR})?(?![\w-])")
 _IN_YEAR = re.compile(rf"\b(?:in|during|for|of|from)\s+(?:the\s+year\s+)?{_YEAR}(?![\w-])")
 _DECADE = re.compile(r"\b(?:in|during|of|from)\s+the\s+(?P<decade>(?:1[6-9]|20)\d)0s\b")
+# Holidays on one day of every year (not Easter's, which moves).
+_HOLIDAYS = {"christmas day": "25 December", "christmas eve": "24 December", "christmas": "25 December",
+             "boxing day": "26 December", "new year's day": "1 January", "new year's eve": "31 December",
+             "halloween": "31 October", "valentine's day": "14 February", "independence day": "4 July"}
+_HOLIDAY = re.compile(r"(?<=\bon )(?:the )?(" + "|".join(name.replace("'", "['’]") for name in _HOLIDAYS) + r")\b",
+                      re.IGNORECASE)
 _OPERATORS = {"after": ">", "before": "<", "since": ">=", "until": "<=", "till": "<=", "from": ">="}
+
+
+def as_dates(question: str) -> str:
+    """The question with each fixed-date holiday it names as its day: "on Christmas Day" as "on
+    25 December" (any year's, as a day and month are)."""
+    return _HOLIDAY.sub(lambda match: _HOLIDAYS[match.group(1).lower().replace("’", "'")], question)
 
 
 def date_conditions(shape: TableShape, question: str) -> list[tuple[str, str]]:

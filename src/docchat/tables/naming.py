@@ -8,7 +8,8 @@ name a column or a cell otherwise than the table writes it are replaced by the t
   word's first and last letters and its letters are in the word in order ("hwy", "cty").
 - A compound said with "of": "each type of covered entity" for `Covered.Entity.Type`; said
   apart or in another order: "dissatisfied with Thatcher" for `thatcher_dis`, "female life
-  expectancy" for `lifeExpF`; run together: "GDP per person" for `ppgdp`.
+  expectancy" for `lifeExpF`, "miles per gallon in the city" for `MPG.city`; run together:
+  "GDP per person" for `ppgdp`.
 - A compound's noun said alone, where no other column has it: "class" for `passengerClass`,
   "worldwide" for `gross_world`.
 - A row's name said otherwise than its one cell writes it: in another order ("George Donner" of
@@ -21,6 +22,9 @@ name a column or a cell otherwise than the table writes it are replaced by the t
   as `Wins`.
 - "died" as "not Survived" and "survivors" as Survived (a yes/no column), "first-class" as `1st`
   where a cell is so written, "died" as `deaths` where a column counts deaths.
+- A superlative whose stem begins one numeric column's name: "the hardest water" as the highest
+  `hardness`. A fixed-date holiday as its day ("on Christmas Day": on 25 December), a day of the
+  week as the table shortens it ("on Saturdays": Sat).
 - Where the question names no numeric column by its words, one it names by meaning: a word the
   bundled encoder finds near one numeric column's name and no other ("earn" for `salary`, "weigh"
   for `Weight_in_lbs`, "unemployment" for `Unemployed`): at least NEAR similar, by MARGIN more
@@ -38,6 +42,7 @@ from collections.abc import Callable, Iterator, Sequence
 from itertools import permutations
 
 from docchat.domain.documents import TableShape
+from docchat.tables.dates import as_dates
 from docchat.tables.numbers import ordinal
 from docchat.tables.places import as_codes, as_places
 from docchat.tables.ranges import UNIT_WORDS
@@ -77,6 +82,7 @@ _FORMS = {"died": _DEATHS, "killed": _DEATHS, "born": ("births",), "sold": ("sal
 # "Thatcher's highest satisfaction".
 _APART = frozenset(("with", "of", "the", "for", "in", "by", "on", "among", "s", "highest", "lowest", "average", "mean",
                     "total", "largest", "smallest", "maximum", "minimum"))
+_WEEKDAY = re.compile(r"\b(Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)s?\b")
 _NOT_LINKED = frozenset((
     "how", "many", "much", "what", "which", "who", "when", "where", "the", "and", "was", "were", "are", "did", "does",
     "have", "has", "had", "there", "than", "that", "this", "with", "from", "for", "into", "over", "under", "above",
@@ -99,13 +105,16 @@ def in_table_words(question: str, shapes: Sequence[TableShape], values: Callable
     # Every cell's words, singular, side by side: "market value" is no cell's, though "Food markets" is.
     written_in_cells = " | ".join(" " + " ".join(singular(part.lower()) for part in WORD.findall(cell)) + " "
                                   for cell in cells)
-    written = gerunds(row_names(as_places(as_codes(question, cells), cells), cells, names), cells)
+    if any(kind == "date" for shape in shapes for _, kind in shape.columns):
+        question = as_dates(question)  # "on Christmas Day": on 25 December
+    written = gerunds(row_names(as_places(as_codes(_weekdays(question, cells), cells), cells), cells, names), cells)
     written = _abbreviations(written, names, 3, kept, written_in_cells)
     written = _abbreviations(written, cells, 4, kept, written_in_cells)
     written = _forms(_flags(_ordinals(written, cells), names), names)
     written = coded(doers(whereabouts(written, shapes), shapes), shapes, values)
     written = _run_together(_scattered(_inverted(written, names), names), names)
     written = _heads(written, [column for shape in shapes for column in shape.columns], kept)
+    written = _superlatives(written, [column for shape in shapes for column in shape.columns])
     if near is not None:
         written = _meant(written, shapes, near)
     return written
@@ -214,8 +223,10 @@ def _scattered(question: str, names: Sequence[str]) -> str:
 
 
 def _said_apart(name: str, tokens: list[tuple[str, tuple[int, int]]]) -> tuple[str, list[tuple[int, int]]] | None:
-    """The name, and the spans of the words saying its parts within a few words of one another."""
-    parts = [part.lower() for part in PART.findall(name)]
+    """The name, and the spans of the words saying its parts within a few words of one another;
+    a part in capitals may be said by words it is the initials of (MPG: "miles per gallon")."""
+    written = PART.findall(name)
+    parts = [part.lower() for part in written]
     if not 2 <= len(parts) <= 3 or any(part.isdigit() for part in parts):
         return None
     short = [part for part in parts if len(part) < 3]
@@ -224,19 +235,23 @@ def _said_apart(name: str, tokens: list[tuple[str, tuple[int, int]]]) -> tuple[s
     words = [word for word, _ in tokens]
     if any(words[at:at + len(parts)] == parts for at in range(len(words))):
         return None  # said as the table writes it
-    at_part = {}
-    for part in parts:
-        said = [at for at, word in enumerate(words) if word not in _NOT_LINKED and (
+    runs = []
+    for part, as_written in zip(parts, written, strict=True):
+        said = [(at, at) for at, word in enumerate(words) if word not in _NOT_LINKED and (
             singular(word) == singular(part) or abbreviates(part, word, 3)
             or (len(part) == 1 and len(word) >= 4 and word.startswith(part)))]
+        if as_written.isupper() and len(part) >= 2:
+            said += [(at, at + len(part) - 1) for at in range(len(words) - len(part) + 1)
+                     if "".join(word[0] for word in words[at:at + len(part)]) == part]
         if len(said) != 1:
             return None
-        at_part[part] = said[0]
-    used = sorted(at_part.values())
-    if len(set(used)) != len(parts) or any(words[at] not in _APART for at in range(used[0] + 1, used[-1])
-                                           if at not in used):
+        runs.append(said[0])
+    runs.sort()
+    covered = {at for first, last in runs for at in range(first, last + 1)}
+    if len(covered) != sum(last - first + 1 for first, last in runs) or any(
+            words[at] not in _APART for at in range(runs[0][0], runs[-1][1] + 1) if at not in covered):
         return None
-    return name, [tokens[at][1] for at in used]
+    return name, [(tokens[first][1][0], tokens[last][1][1]) for first, last in runs]
 
 
 def _run_together(question: str, names: Sequence[str]) -> str:
@@ -275,6 +290,32 @@ def _starts(name: str, words: list[str]) -> Iterator[tuple[int, ...]]:
         if name.startswith(words[0][:length]):
             for rest in _starts(name[length:], words[1:]):
                 yield (length, *rest)
+
+
+def _weekdays(question: str, cells: Sequence[str]) -> str:
+    """A day of the week said in full ("on Saturdays") as the table writes it, shortened (Sat)."""
+    written = set(cells)
+
+    def put(match: re.Match[str]) -> str:
+        day = match.group(1)
+        return day[:3] if day[:3] in written and day not in written else match.group()
+    return _WEEKDAY.sub(put, question)
+
+
+def _superlatives(question: str, kinds: Sequence[tuple[str, str]]) -> str:
+    """A superlative whose stem begins one numeric column's name and no other's ("the hardest
+    water" of `hardness`, "the densest" of `density`) as "highest" and that name."""
+    def put(match: re.Match[str]) -> str:
+        word = match.group()
+        stems = {word[:-3].lower(), word[:-4].lower() + "y"} if word.lower().endswith("iest") else {word[:-3].lower()}
+        if word.lower() in _COMPARING or word.lower() in _NOT_LINKED:
+            return word
+        # the adjective's noun (hard: hardness, dense: density), not any name it begins ("interest": internet_users)
+        named = [name for name, kind in kinds if kind in _NUMERIC and any(
+            len(stem) >= 4 and re.match(rf"{re.escape(stem.removesuffix('y'))}(?:i?ness|e?ity)(?![a-z])", name.lower())
+            for stem in stems)]
+        return f"highest {named[0]}" if len(named) == 1 else word
+    return re.sub(r"\b[a-z]{4,}est\b", put, question)
 
 
 def _heads(question: str, kinds: Sequence[tuple[str, str]], kept: set[str]) -> str:
