@@ -43,6 +43,14 @@ TOWNS = [("town", "mortality", "hardness", "interest"), ("Bath", 1247, 105, 3), 
          ("Salford", 1981, 14, 9), ("Sheffield", 1486, 5, 4)]
 BIRTHS = [("date", "births", "wday"), ("2015-12-24", 9000, "Thu"), ("2015-12-25", 6515, "Fri"),
           ("2015-12-26", 7100, "Sat"), ("2016-12-25", 6300, "Sun"), ("2016-12-31", 7300, "Sat")]
+# A column `process` (nm) beside the rows' noun, processors; a Year numbering the rows.
+CHIPS = [("name", "cores", "process", "tdp", "released"), ("Core i5-2500K", 4, 32, 95, "2011-01-09"),
+         ("Core i7-4770K", 4, 22, 84, "2013-06-02"), ("Core m3-6Y30", 2, 14, 4.5, "2015-09-01"),
+         ("Xeon E5-2699 v3", 18, 22, 145, "2014-09-08"), ("Core i5-6600", 4, 14, 65, "2015-09-01")]
+CARBON = [("year", "temp_anomaly", "carbon_emissions"), (1900, -0.08, 534), (1960, -0.03, 2577),
+          (2000, 0.39, 6735), (2010, 0.70, 9136), (2018, 0.82, 9855)]
+AIRFIELDS = [("name", "alt"), ("Municipal Airport", 1200), ("Telluride", 9078), ("Municipal Airport", 600),
+             ("Lake Tahoe", 6264)]
 # "NA" beside other two-letter codes is North America, a value.
 CONTINENTS = [("country", "continent"), ("Canada", "NA"), ("France", "EU"), ("Japan", "AS"), ("Mexico", "NA")]
 
@@ -53,7 +61,8 @@ def library(tmp_path_factory):
         "races.xlsx": _book(RACES), "records.docx": _word(RECORDS), "polls.csv": _csv(POLLS),
         "continents.csv": _csv(CONTINENTS), "nations.xlsx": _book(NATIONS), "films.csv": _csv(FILMS),
         "aboard.docx": _word(ABOARD), "towns.csv": _csv(TOWNS),
-        "births.csv": _csv(BIRTHS)})
+        "births.csv": _csv(BIRTHS), "chips.xlsx": _book(CHIPS), "carbon.csv": _csv(CARBON),
+        "airfields.csv": _csv(AIRFIELDS)})
 
 
 def figure(library, question: str, document: str):
@@ -88,6 +97,13 @@ def figure(library, question: str, document: str):
     ("How many babies were born on Christmas Day?", "births.csv", 6515 + 6300,
      "the total of births where date is on 25 December"),
     ("What was the average number of births on Saturdays?", "births.csv", 7200, "the average of births where wday is Sat"),
+    # "processors" is no abbreviation of `process`; "65 watts or less" a bound, not a value.
+    ("How many processors came out in 2015?", "chips.xlsx", 2, "the number of rows where released is in 2015"),
+    ("How many processors have a TDP of 65 watts or less?", "chips.xlsx", 2, "the number of rows where tdp is at most 65"),
+    # "in a single year" is no highest Year; "how much more carbon" is an amount, not rows counted.
+    ("What is the most carbon emitted in a single year?", "carbon.csv", 9855, "the highest of carbon_emissions"),
+    ("How much more carbon was emitted in 2010 than in 1960?", "carbon.csv", 9136 - 2577,
+     "the difference between the total of carbon_emissions where year is 2010 and that where year is 1960"),
 ])
 def test_a_figure_asked_as_people_ask_it_is_stated(library, question, document, value, what):
     found = figure(library, question, document)
@@ -136,6 +152,8 @@ def test_when_a_measure_was_highest_names_its_date(library):
     ("Where was the oldest record set?", "records.docx"),
     # no column of dates nor years: not the highest figure alone
     ("When was the most common continent?", "continents.csv"),
+    # "the highest" airport ranks no rows counted (two share a name): its altitude is not named
+    ("Which airport is the highest?", "airfields.csv"),
 ])
 def test_readings_docchat_cannot_make_give_no_figure(library, question, document):
     found = figure(library, question, document)

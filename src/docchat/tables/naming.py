@@ -77,11 +77,14 @@ _NOUNS = {"survived": ("survivors", "survivor")}
 # A verb for what a column counts: "how many died" of a column of deaths.
 _DEATHS = ("deaths", "fatalities", "dead", "killed", "casualties")
 _FORMS = {"died": _DEATHS, "killed": _DEATHS, "born": ("births",), "sold": ("sales",), "earned": ("earnings",),
-          "won": ("wins",), "lost": ("losses",), "cited": ("citations",)}
+          "won": ("wins",), "lost": ("losses",), "cited": ("citations",), "paid": ("salary", "pay", "wage", "wages")}
 # Words that may stand between a name's parts said apart: "dissatisfied with Thatcher",
 # "Thatcher's highest satisfaction".
 _APART = frozenset(("with", "of", "the", "for", "in", "by", "on", "among", "s", "highest", "lowest", "average", "mean",
                     "total", "largest", "smallest", "maximum", "minimum"))
+# Nouns of how much of a thing there is: "carbon" says carbon_emissions (not "season" SeasonStart).
+_MEASURE_NOUNS = frozenset(("emissions", "emission", "production", "consumption", "amount", "output", "usage",
+                            "spending", "volume", "level", "levels"))
 _WEEKDAY = re.compile(r"\b(Monday|Tuesday|Wednesday|Thursday|Friday|Saturday|Sunday)s?\b")
 _NOT_LINKED = frozenset((
     "how", "many", "much", "what", "which", "who", "when", "where", "the", "and", "was", "were", "are", "did", "does",
@@ -326,8 +329,12 @@ def _heads(question: str, kinds: Sequence[tuple[str, str]], kept: set[str]) -> s
     for name, parts in parted.items():
         if len(parts) < 2:
             continue
-        # the compound's noun (Class of passengerClass, type of poll_type), or its longest part (LF.PressureMB)
+        # the compound's noun (Class of passengerClass, type of poll_type), or its longest part (LF.PressureMB);
+        # of a measure whose noun is not said, its first part ("carbon" of carbon_emissions)
         head = parts[-1] if len(parts[-1]) >= 4 else max(parts, key=len)
+        if dict(kinds)[name] in _NUMERIC and len(parts[0]) >= 5 and set(parts[1:]) <= _MEASURE_NOUNS \
+                and not re.search(rf"\b{re.escape(head)}", question, re.IGNORECASE):
+            head = parts[0]
         others = [part for other, their in parted.items() if other != name for part in their]
         said = " ".join(singular(word.lower()) for word in WORD.findall(question))
         if f" {' '.join(singular(part) for part in parts)} " in f" {said} ":

@@ -35,6 +35,9 @@ _IN_YEAR = re.compile(rf"\b(?:in|during|for|of|from|the)\s+{_YEARS}\b(?![-/])(?!
 _YEAR_SPAN = re.compile(rf"\b(?:from|between)\s+{_YEARS}\s+(?:to|and|until|till|through)\s+{_YEARS}\b")
 _YEAR_BOUND = re.compile(rf"\b(after|before|since|until|till|from)\s+{_YEARS}\b(?!\s+(?:to|and|until|till|through)\b)")
 _DECADE = re.compile(r"\bthe\s+((?:1[6-9]|20)\d)0s\b")
+_OR_BOUND = re.compile(_NUMBER + r"\s+(?:[a-z]+\s+)?or\s+(?:more|fewer|less|over|under|above|below|older|younger|"
+                       r"higher|lower|larger|bigger|smaller|taller|shorter|longer|heavier|lighter|faster|slower)\b",
+                       re.IGNORECASE)
 _YEAR_OPERATORS = {"after": ">", "before": "<", "since": ">=", "until": "<=", "till": "<=", "from": ">="}
 # Words before a number that make it a bound, a rank or a place, not a value of a column.
 _TAKEN = re.compile(r"\b(?:more|greater|higher|larger|bigger|fewer|less|lower|smaller|over|above|exceeding|under|"
@@ -70,7 +73,8 @@ def people_total(shape: TableShape, words: list[str]) -> str | None:
 
 def equal_conditions(shape: TableShape, question: str) -> list[tuple[str, str]]:
     """(SQL, words) for each number the question names beside a numeric column's name."""
-    taken = [match.span(1) for match in _TAKEN.finditer(question)]
+    taken = [match.span(1) for match in _TAKEN.finditer(question)] + [
+        match.span(1) for match in _OR_BOUND.finditer(question)]  # "65 watts or less" is a bound, not a value
     words = [(match.group(), match.span()) for match in _WORD.finditer(question.lower())]
     conditions = []
     for name, kind in shape.columns:

@@ -75,7 +75,9 @@ _TOP_ROWS = re.compile(r"\b(?:top\s+)?(?P<n>\d{1,2}|" + "|".join(_COUNTS_WRITTEN
                        r"[a-z]{2,}est)\b", re.IGNORECASE)
 _LOOKS_UP = re.compile(r"\s*(?:what|which|who|where|how\s+(?P<how>" + "|".join(ASKED_HOW) + r"))\b", re.IGNORECASE)
 _SINGLE = ("single", "one", "individual")
-_OF_COUNTS = ("largest", "biggest", "smallest")  # "which location has the largest number of items"
+# "how much more carbon": an amount, never rows counted; "the largest number of items": rows counted.
+_MUCH = re.compile(r"\b(?:how|as|so)\s+much\b", re.IGNORECASE)
+_NUMBER_OF = re.compile(r"\b(?:number|count)\s+of\b", re.IGNORECASE)
 _WHEN = re.compile(r"\s*when\b", re.IGNORECASE)
 _TOTALLED = ("most", "fewest", "least", "total", "altogether", "combined", "top", "bottom")
 # The values a top list names at most ("the top 20 items"); a number past it is no count of values.
@@ -125,8 +127,10 @@ def table_query(question: str, shapes: Sequence[TableShape],
             column for column, _ in shape.columns if any(sql.startswith(f"{quoted(column)} = ") for sql in equal)} | {
             column for *_, columns in row_comparisons(question, measures(shape, words)) for column in columns} | \
             flag_columns(shape, question, values)
+        # Counting or adding, a Year numbers the rows: "the most carbon in a single year" is no highest Year
+        # (a lookup reads it: "in what year").
         named = [column for column in named_columns(shape, set(words))
-                 if not (counting and ordinal(column, dict(shape.columns)[column]))
+                 if not ((counting or figure is not None) and ordinal(column, dict(shape.columns)[column]))
                  and not (after_many and column == after_many[0] and numbers_rows(shape, column, values))]
         # A column named for its range is what is counted or kept, not what is added up.
         found += [(shape, column) for column in [c for c in named if c not in limited] or
@@ -180,7 +184,7 @@ def table_query(question: str, shapes: Sequence[TableShape],
                 counted, words, lambda word: True if word == "many" else None):
             column = None
         shape, figure = counted, "COUNT" if column is None else "SUM"
-    elif ranked is not None and not any(cue in SUPERLATIVES and cue not in _OF_COUNTS for cue in cues):
+    elif ranked is not None and (any(cue in ("most", "fewest", "least") for cue in cues) or _NUMBER_OF.search(question)):
         # "which location has the most items": its rows, counted (not "the oldest"), or the table's
         # count, added up ("which class had the most passengers", of class and Freq). Not a measure
         # named generically (country, year and value): a World row a year is no total docchat can tell.
@@ -213,9 +217,9 @@ def table_query(question: str, shapes: Sequence[TableShape],
         return _ranked(shape, ranked[1], column, extreme or figure, cues, conditions, first=ranked[2], said=said)
     if figure != "DISTINCT" and compared(question) and (by is None or by == column) and (
             pair := pair_of(shape, question, text, values, named_columns(shape, set(words)))) is not None:
-        if column is None and pair.first.condition.split(" = ")[0] in {quoted(name) for name in unique_columns(
-                shape, values)}:
-            return None  # "how much more did Endgame make than Infinity War", a row a film: not its rows counted
+        if column is None and (_MUCH.search(question) or pair.first.condition.split(" = ")[0] in {
+                quoted(name) for name in unique_columns(shape, values)}):
+            return None  # "how much more did Endgame make than Infinity War", "how much more carbon": not rows counted
         if pair.spans:  # "in 1961 than in 1951" names the two sides, not rows both must be in
             conditions = _kept_rows(shape, _blanked(question, pair.spans), text, values, ranges)
         return _two_figures(shape, column, figure, pair, conditions)

@@ -27,8 +27,9 @@ _COMPARED = (
 )
 # "more than 50 pallets" / "pallets above 50": the column's words follow the number, or come just before.
 _RANGE = re.compile(rf"\b({'|'.join(words for _, words in _COMPARED)})\s+[$£€]?{_NUMBER}(?:\s+({'|'.join(_SCALES)}))?\b")
-# "50 or more pallets", "40 or older": the comparative says what is measured, as "older than" does.
-_OR_MORE = re.compile(rf"\b{_NUMBER}\s+or\s+(more|fewer|less|over|under|above|below|older|younger|higher|lower|"
+# "50 or more pallets", "40 or older", "65 watts or less": the comparative says what is measured, as
+# "older than" does.
+_OR_MORE = re.compile(rf"\b{_NUMBER}\s+(?:[a-z]+\s+)?or\s+(more|fewer|less|over|under|above|below|older|younger|higher|lower|"
                       rf"larger|bigger|smaller|taller|shorter|longer|heavier|lighter|faster|slower)\b")
 _AT_LEAST = frozenset(("more", "over", "above", "older", "higher", "larger", "bigger", "taller", "longer", "heavier",
                        "faster"))
@@ -73,7 +74,11 @@ def stated_bounds(question: str) -> list[tuple[str, str, list[str], list[str], l
              for match in _RANGE.finditer(lowered)]
     found += [(">=" if match.group(2) in _AT_LEAST else "<=", match) for match in _OR_MORE.finditer(lowered)
               if not any(other.start() <= match.start() < other.end() for _, other in found)]
-    return [(operator, _bound(match), _words(question[match.end():])[:4], _words(question[:match.start()])[-4:],
+    # "65 watts or less": the word between the number and "or" is of what it bounds, as the words after it are
+    return [(operator, _bound(match), ([word for word in _words(lowered[match.end(1):match.start(2)])[:-1]
+                                        if word not in _SCALES] if match.re is _OR_MORE else []) +
+             _words(question[match.end():])[:4],
+             _words(question[:match.start()])[-4:],
              _words(match.group(2) if match.re is _OR_MORE else match.group(1))) for operator, match in found]
 
 
@@ -94,7 +99,7 @@ def measured_values(shape: TableShape, question: str) -> list[tuple[str, str]]:
 def _bound(match: re.Match[str]) -> str:
     """The number a range states, as SQL writes it: "12,500" -> 12500, "4 million" -> 4000000."""
     number = next(group for group in match.groups() if group and group[0].isdigit()).replace(",", "")
-    scale = next((_SCALES[group] for group in match.groups() if group in _SCALES), 1)
+    scale = next((_SCALES[word] for word in re.findall(r"[a-z]+", match.group().lower()) if word in _SCALES), 1)
     if scale == 1:
         return number
     scaled = float(number) * scale

@@ -21,6 +21,7 @@ WORD = re.compile(r"[^\W\d_]+|\d+")
 PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")  # a name's parts: lifeExp, LF.PressureMB, N.Amer
 # "Where is Bianca Del Rio from?": the one text column of such places.
 _PLACES = frozenset(("hometown", "birthplace", "origin", "homeworld", "home", "from"))
+_DERIVED = frozenset(("or", "ors", "er", "ers", "ing", "ings", "ed", "ion", "ions", "al"))
 _SITES = frozenset(("place", "location", "venue", "site", "city", "town", "where"))
 _ANY_WHERE = re.compile(r"^\s*where\b", re.IGNORECASE)
 _WHERE = re.compile(r"^\s*where\b(?=.*\b(?:from|born)\b)", re.IGNORECASE)
@@ -120,6 +121,8 @@ def coded(question: str, shapes: Sequence[TableShape], values: Callable[[TableSh
 def abbreviates(short: str, word: str, shortest: int) -> bool:
     if len(short) < shortest or len(short) >= len(word) or short.isdigit():
         return False
+    if len(short) >= 5 and word[len(short):] in _DERIVED:
+        return False  # a word of its own and one made from it: "processors" is no abbreviation's `process`
     if word.startswith(short):
         return True
     return len(short) >= 3 and short[0] == word[0] and short[-1] == word[-1] and _in_order(short, word)
