@@ -27,7 +27,10 @@ filtered by the values of its text columns that the question names.
   its rows, counted. "Of a single item" asks for the highest row, not the value holding it.
 - One cell: a "what", "which" or "who" question naming a numeric column, or else a text column,
   and values or dates that pick out one data row ("What is the unit price of tape in Bergen?",
-  "What was the weather on 2013-07-04?") gives that row's value.
+  "What was the weather on 2013-07-04?") gives that row's value; "who" naming none reads the
+  table's column of people ("Who won in 1990?": its Champion), "which country" the column named
+  after "which" of several named.
+- "When was … highest": the date (or Year) whose row ranks first.
 - One figure over or less another: "how many times more pallets in Oslo than in Bergen", "the
   ratio of", "how many more … than", "the difference between" two values of one column.
 - Dates: "in 2025", "in March 2025", "after 1 October 2025" keep the rows of the sheet's date
