@@ -130,10 +130,12 @@ def table_query(question: str, shapes: Sequence[TableShape],
             column for column, _ in shape.columns if any(sql.startswith(f"{quoted(column)} = ") for sql in equal)} | {
             column for *_, columns in row_comparisons(question, measures(shape, words)) for column in columns} | \
             flag_columns(shape, question, values)
-        # Counting or adding, a Year numbers the rows: "the most carbon in a single year" is no highest Year
-        # (a lookup reads it: "in what year").
+        # Counting, a column numbering the rows is no measure; adding or ranking, a Year is none either:
+        # "the most carbon in a single year" is no highest Year (a lookup reads it: "in what year"), where
+        # "the average lead time in days" is of Days.
         named = [column for column in named_columns(shape, set(words))
-                 if not ((counting or figure is not None) and ordinal(column, dict(shape.columns)[column]))
+                 if not ((counting and ordinal(column, dict(shape.columns)[column]))
+                         or (figure is not None and _a_year(column, dict(shape.columns)[column])))
                  and not (after_many and column == after_many[0] and numbers_rows(shape, column, values))]
         # A column named for its range is what is counted or kept, not what is added up.
         found += [(shape, column) for column in [c for c in named if c not in limited] or
@@ -273,6 +275,10 @@ def _ranked(shape: TableShape, by: str, column: str | None, figure: str, cues: l
     label = f"{said} ({by})" if said else by  # "the hurricane (Name) with the highest total of deaths"
     return TableQuery(shape, sql, f"the {label} with {named}{where_words}", by, ranked=best, counts_rows=column is None,
                       unit=shape.unit(column))
+
+
+def _a_year(name: str, kind: str) -> bool:
+    return kind == "integer" and singular(name.lower()) in ("year", "yr")
 
 
 def looks_up(question: str) -> bool:
