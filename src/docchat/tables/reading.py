@@ -15,8 +15,8 @@ Invariants:
   (`$1.2 billion`, `$3.4m`, `12k`; `2.4m` alone is metres), a unit (`12.5 km`), a percentage
   (`12%`, kept as 12), a footnote mark (`1,204[3]`, `88*`). In a column of numbers, a dash,
   "n/a", "NA", "NaN", "NULL" or ".." alone is no value: an empty cell (in a column of text, it
-  is kept as written and stored as none where it stands for none: "n/a", and "NA" where no other
-  cell is a two-letter code, as "NA" beside "EU" is North America).
+  is kept as written and stored as none where it stands for none: "n/a", and "NA" where the
+  column's other cells are names; beside codes such as "EU", or alone, "NA" is North America).
 - A row whose first text cell names a total ("Oslo subtotal", "Total", "Grand total", "Sum") is a
   subtotal or a total, never data: a figure added over the rows would count it again. So is one
   labelled for the whole its rows are parts of ("All", "All regions", "Overall", "National")
