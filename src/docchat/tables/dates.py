@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 
 from docchat.domain.documents import TableShape, quoted
+from docchat.tables.numbers import is_year
 
 MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August", "September", "October",
            "November", "December")
@@ -101,7 +102,7 @@ def date_conditions(shape: TableShape, question: str) -> list[tuple[str, str]]:
         else:
             conditions.append((f"substr({column}, 6, 2) = '{month:02d}'", f"{dated[0]} is in {MONTHS[month - 1]}"))
     # a decade is the Year column's, where there is one (docchat.tables.numbers), not the dates'
-    has_year = any(kind == "integer" and name.lower() in ("year", "years") for name, kind in shape.columns)
+    has_year = any(is_year(name, kind) for name, kind in shape.columns)
     for match in () if has_year else _DECADE.finditer(question):
         if not _overlaps(match, taken):
             taken.append(match)

@@ -45,6 +45,11 @@ _TAKEN = re.compile(r"\b(?:more|greater|higher|larger|bigger|fewer|less|lower|sm
                     r"\s+" + _NUMBER, re.IGNORECASE)
 
 
+def is_year(name: str, kind: str) -> bool:
+    """Whether a column is the table's Year: whole numbers, named year or years."""
+    return kind == "integer" and singular(name.lower()) == "year"
+
+
 def ordinal(name: str, kind: str) -> bool:
     """Whether a numeric column numbers or dates its rows rather than measuring them."""
     words = [singular(word) for word in _WORD.findall(name.lower())]
@@ -94,7 +99,7 @@ def equal_conditions(shape: TableShape, question: str) -> list[tuple[str, str]]:
 def year_conditions(shape: TableShape, question: str) -> list[tuple[str, str]]:
     """(SQL, words) for the years the question names, on the table's Year column of whole numbers:
     "in 1932", "the 2019 champion", "from 1950 to 1955", "between 1950 and 1955", "before 1700", "since 1990", "the 1650s"."""
-    years = [name for name, kind in shape.columns if kind == "integer" and singular(name.lower()) == "year"]
+    years = [name for name, kind in shape.columns if is_year(name, kind)]
     if len(years) != 1:
         return []
     name, column = years[0], quoted(years[0])

@@ -24,6 +24,7 @@ from typing import Any
 from docchat.domain.documents import TableShape, quoted
 from docchat.tables.dates import MONTHS
 from docchat.tables.linking import word_spans, words_of
+from docchat.tables.numbers import is_year
 from docchat.tables.values import literal, two_values
 from docchat.text import singular
 
@@ -165,7 +166,7 @@ def _dated(shape: TableShape, question: str) -> tuple[Side, Side, tuple[tuple[in
     if len(found) != 2:
         return None
     dates = [name for name, kind in shape.columns if kind == "date"]
-    years = [name for name, kind in shape.columns if kind == "integer" and singular(name.lower()) == "year"]
+    years = [name for name, kind in shape.columns if is_year(name, kind)]
     sides = []
     for match in found:
         year, month = match.group("year"), match.group("month")

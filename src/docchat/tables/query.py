@@ -51,7 +51,8 @@ from docchat.tables.columns import (
 )
 from docchat.tables.dates import date_conditions
 from docchat.tables.linking import NUMBER_WORDS, plain, question_phrase, without_column_names, words_of
-from docchat.tables.numbers import COUNT_NAMES, count_column, equal_conditions, ordinal, people_total, year_conditions
+from docchat.tables.numbers import (COUNT_NAMES, count_column, equal_conditions, is_year, ordinal, people_total,
+                                   year_conditions)
 from docchat.tables.pairs import MEASURED as _MEASURED, Pair, Side, compared, measured, pair_of, row_comparisons, without_times
 from docchat.tables.ranges import (ASKED_HOW, IN_RANGE_WORDS, SUPERLATIVES, asked_how, compared_measure,
                                   measured_column, measured_values, ranges_of, stated_bounds, unranged)
@@ -156,7 +157,7 @@ def table_query(question: str, shapes: Sequence[TableShape],
     when = _WHEN.match(question) is not None
     if ranked is None and extreme is not None and when and len(shapes) == 1:
         dated = [name for name, kind in shapes[0].columns if kind == "date"] or [
-            name for name, kind in shapes[0].columns if kind == "integer" and singular(name.lower()) == "year"]
+            name for name, kind in shapes[0].columns if is_year(name, kind)]
         if len(dated) != 1:
             return None  # "when was it highest", of no one column of dates: not the highest figure alone
         ranked = (shapes[0], dated[0], 1)  # "when was dissatisfaction at its highest": the date ranked first
@@ -278,7 +279,7 @@ def _ranked(shape: TableShape, by: str, column: str | None, figure: str, cues: l
 
 
 def _a_year(name: str, kind: str) -> bool:
-    return kind == "integer" and singular(name.lower()) in ("year", "yr")
+    return is_year(name, kind) or (kind == "integer" and name.lower() == "yr")
 
 
 def looks_up(question: str) -> bool:

@@ -15,6 +15,7 @@ from collections.abc import Sequence
 
 from docchat.domain.documents import TableShape, quoted
 from docchat.tables.linking import NUMBER_WORDS
+from docchat.tables.numbers import is_year
 from docchat.text import singular
 
 _PLACED = re.compile(r"\b(?P<end>first|last|final|opening|latest)\s+(?P<count>\d{1,4}|" + "|".join(NUMBER_WORDS) +
@@ -51,7 +52,7 @@ def _span(shape: TableShape, noun: str) -> str | None:
     dated = [name for name, kind in shape.columns if kind == "date"]
     if unit in _DATED and len(dated) == 1:
         return f"substr({quoted(dated[0])}, 1, {_DATED[unit]})"
-    years = [name for name, kind in shape.columns if kind == "integer" and singular(name.lower()) == "year"]
+    years = [name for name, kind in shape.columns if is_year(name, kind)]
     return quoted(years[0]) if unit == "year" and not dated and len(years) == 1 else None
 
 
