@@ -144,10 +144,12 @@ def _flags(question: str, names: Sequence[str]) -> str:
 
 def _abbreviations(question: str, names: Sequence[str], shortest: int, kept: set[str], in_cells: str) -> str:
     """Words the names abbreviate or run together, as the names; not a word a cell writes (one
-    word), nor words a cell writes side by side (two or more)."""
+    word), nor words a cell writes side by side (two or more), nor words another name is."""
     tokens = [(match.group().lower(), match.span()) for match in WORD.finditer(question)]
     present = {singular(word) for word, _ in tokens}
     words = [word for word, _ in tokens]
+    # Words that are a name as written are that name: "department" is Department, not dept beside it.
+    written = {" ".join(singular(part.lower()) for part in PART.findall(name)) for name in names}
     spans: list[tuple[int, int, str]] = []
     # The name of more parts first: "assistant professors" is AsstProf before "professors" is Prof.
     for name in sorted(dict.fromkeys(names), key=lambda name: -len(PART.findall(name))):
@@ -157,7 +159,8 @@ def _abbreviations(question: str, names: Sequence[str], shortest: int, kept: set
         for at in range(len(tokens)):
             used = _aligned(parts, words[at:], shortest)
             said = [singular(word) for word in words[at:at + used]]
-            if used and not (said[0] in kept if used == 1 else f" {' '.join(said)} " in in_cells):
+            if used and not (said[0] in kept if used == 1 else f" {' '.join(said)} " in in_cells) \
+                    and " ".join(said) not in written:
                 start, end = tokens[at][1][0], tokens[at + used - 1][1][1]
                 if not any(s < end and start < e for s, e, _ in spans):
                     spans.append((start, end, name))
