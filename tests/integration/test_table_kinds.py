@@ -2,7 +2,9 @@
 workbook written by openpyxl, a Word table by python-docx, a CSV) ingested by the real services:
 "the Greens' average share" of a column of shares, "below 30 percent" a bound in it, "where did
 she do best" as the state ranked first, "department" as the column Department beside its
-number `dept`, and "how many hospices" of a table holding a row a hospice and measure; and the
+number `dept`, a fleet by its name beside its code and a car by its Make beside its Model, "sleeps"
+of sleep_total, "earn" of earnings, "of the men and of the women" a figure each, and "how many
+hospices" of a table holding a row a hospice and measure; and the
 readings that stay unsure ("what share of the polls…" asks a fraction of the rows)."""
 
 from __future__ import annotations
@@ -23,13 +25,23 @@ DEPARTMENTS = [("dept", "Region", "Department", "Literacy", "Area"), (1, "E", "A
 CARE = [("facility_name", "measure_abbr", "score", "type")] + [
     (hospice, measure, score, kind) for hospice in ("BAPTIST HOSPICE", "SAAD HOSPICE SERVICES", "HOSPICE FAMILY CARE")
     for measure in ("pain_screening", "visits_imminent") for score, kind in ((88.0, "observed"), (120, "denominator"))]
+# A fleet's code beside its name; a car's Model beside its Make, which holds it.
+FLEETS = [("code", "Armada", "ships", "soldiers"), ("A1", "Portugal", 12, 3330), ("A2", "Biscay", 14, 1937),
+          ("A3", "Castilla", 16, 2458)]
+CARS = [("Manufacturer", "Model", "Price", "Make"), ("Acura", "Integra", 15.9, "Acura Integra"),
+        ("Audi", "100", 37.7, "Audi 100"), ("Mercedes-Benz", "300E", 61.9, "Mercedes-Benz 300E")]
+SLEEP = [("name", "sleep_total", "sleep_rem"), ("Cheetah", 12.1, None), ("Little brown bat", 19.9, 2.0),
+         ("Cow", 4.0, 0.7)]
+EARNINGS = [("earnings", "gender", "state"), (40000, "male", "CA"), (25000, "female", "CA"), (90000, "male", "NY"),
+            (61000, "female", "TX")]
 
 
 @pytest.fixture(scope="module")
 def library(tmp_path_factory):
     yield from library_of(tmp_path_factory.mktemp("kinds"), {
         "polls.xlsx": _book(POLLS), "votes.docx": _word(VOTES), "departments.csv": _csv(DEPARTMENTS),
-        "care.csv": _csv(CARE)})
+        "care.csv": _csv(CARE), "fleets.docx": _word(FLEETS), "cars.xlsx": _book(CARS), "sleep.csv": _csv(SLEEP),
+        "earnings.csv": _csv(EARNINGS)})
 
 
 def figure(library, question: str, document: str):
@@ -44,6 +56,8 @@ def figure(library, question: str, document: str):
     ("How many departments had a literacy rate below 30 percent?", "departments.csv", 1),
     ("What is the area of the smallest department?", "departments.csv", 762),
     ("How many hospices are in the table?", "care.csv", 3),
+    ("How many hours does the cheetah sleep?", "sleep.csv", 12.1),  # sleep_total, the word alone
+    ("What did the people from California earn altogether?", "earnings.csv", 65000),
 ])
 def test_a_figure_of_shares_places_and_entities_is_stated(library, question, document, value):
     found = figure(library, question, document)
@@ -54,8 +68,13 @@ def test_a_figure_of_shares_places_and_entities_is_stated(library, question, doc
 @pytest.mark.parametrize(("question", "document", "groups"), [
     ("Where did Clinton get her highest share of the vote?", "votes.docx", (("District of Columbia", 90.9),)),
     ("Which department had the highest literacy rate?", "departments.csv", (("Meuse", 74),)),  # not its number, 55
+    ("Which fleet had the most soldiers?", "fleets.docx", (("Portugal", 3330),)),  # not its code, A1
+    ("Which car is the most expensive?", "cars.xlsx", (("Mercedes-Benz 300E", 61.9),)),
+    ("Which mammal sleeps the most?", "sleep.csv", (("Little brown bat", 19.9),)),
+    ("What are the average earnings of the men and of the women?", "earnings.csv",
+     (("male", 65000), ("female", 43000))),
 ])
-def test_the_place_ranked_first_is_named(library, question, document, groups):
+def test_the_row_ranked_first_or_each_group_is_named(library, question, document, groups):
     found = figure(library, question, document)
 
     assert found.unread == () and found.groups == groups

@@ -8,6 +8,7 @@ hospices" of a column of their names, each in many rows).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
@@ -88,12 +89,33 @@ def label_column(shape: TableShape, values: Callable[[TableShape, str], Sequence
         people = [name for name, kind in shape.columns if kind == "text" and singular(name.lower()) in _PEOPLE]
         return people[0] if len(people) == 1 else None
     named = unique_columns(shape, values)
+    if len(named) > 1:  # a fleet's code (A1, A2…) beside its name: the names
+        named = [name for name in named if not _codes(values(shape, name))] or named
+    if len(named) > 1:  # a car's Model beside its Make, "Acura Integra": the one holding the other
+        named = [name for name in named if all(_holds(values(shape, name), values(shape, other))
+                                               for other in named if other != name)] or named
     if len(named) > 1:  # a journal's abbreviation beside its title: the one named for names
         named = [name for name in named if singular(name.lower()) in _LABELS]
     if not named:  # more names than are read (Forbes' 2,000 companies): the column called name
         named = [name for name, kind in shape.columns if kind == "text" and singular(name.lower()) in _LABELS
                  and len(values(shape, name)) >= VALUES_READ]
     return named[0] if len(named) == 1 else None
+
+
+_NAME_RUN = re.compile(r"[^\W\d_]{3,}")
+
+
+def _codes(held: Sequence[str]) -> bool:
+    """Whether most values are codes, with no run of three letters (A1, 55, B-12), not names."""
+    return sum(_NAME_RUN.search(value) is None for value in held) * 2 > len(held)
+
+
+def _holds(held: Sequence[str], other: Sequence[str]) -> bool:
+    """Whether nearly every value of `other` is part of a value of `held` ("Integra" of "Acura
+    Integra"), and `held` writes more."""
+    inside = " | ".join(held).casefold()
+    return sum(len(value) for value in held) > sum(len(value) for value in other) and sum(
+        value.casefold() in inside for value in other) >= 0.9 * len(other)
 
 
 def unique_columns(shape: TableShape, values: Callable[[TableShape, str], Sequence[str]]) -> list[str]:

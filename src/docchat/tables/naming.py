@@ -77,6 +77,7 @@ _NOUNS = {"survived": ("survivors", "survivor")}
 # A verb for what a column counts: "how many died" of a column of deaths.
 _DEATHS = ("deaths", "fatalities", "dead", "killed", "casualties")
 _FORMS = {"died": _DEATHS, "killed": _DEATHS, "born": ("births",), "sold": ("sales",), "earned": ("earnings",),
+          "earn": ("earnings",), "earns": ("earnings",), "sell": ("sales",), "sells": ("sales",),
           "won": ("wins",), "lost": ("losses",), "cited": ("citations",), "paid": ("salary", "pay", "wage", "wages")}
 # Words that may stand between a name's parts said apart: "dissatisfied with Thatcher",
 # "Thatcher's highest satisfaction".
@@ -335,10 +336,12 @@ def _heads(question: str, kinds: Sequence[tuple[str, str]], kept: set[str]) -> s
         # the compound's noun (Class of passengerClass, type of poll_type), or its longest part (LF.PressureMB);
         # of a measure whose noun is not said, its first part ("carbon" of carbon_emissions)
         head = parts[-1] if len(parts[-1]) >= 4 else max(parts, key=len)
-        if dict(kinds)[name] in _NUMERIC and len(parts[0]) >= 5 and set(parts[1:]) <= _MEASURE_NOUNS \
+        if dict(kinds)[name] in _NUMERIC and len(parts[0]) >= 5 and set(parts[1:]) <= _MEASURE_NOUNS | {"total"} \
                 and not re.search(rf"\b{re.escape(head)}", question, re.IGNORECASE):
             head = parts[0]
-        others = [part for other, their in parted.items() if other != name for part in their]
+        # "sleeps" of sleep_total beside sleep_rem: the total is what the word alone says
+        others = [part for other, their in parted.items() if other != name for part in their
+                  if not (parts[1:] == ["total"] and part == head)]
         said = " ".join(singular(word.lower()) for word in WORD.findall(question))
         if f" {' '.join(singular(part) for part in parts)} " in f" {said} ":
             continue  # named whole ("passenger class"; not "passengers … each class")
