@@ -2,11 +2,13 @@
 (`named_columns`), right after a word that marks them ("per location", "which warehouse":
 `named_after`), the ones measuring its rows (`measures`), the column naming its rows
 (`label_column`: "which hurricane" is its Name), and the text column whose different values it
-counts (`distinct_column`: "how many different items", "how many countries").
+counts (`distinct_column`: "how many different items", "how many countries", "how many
+hospices" of a column of their names, each in many rows).
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
@@ -22,6 +24,21 @@ _DIFFERENT = ("different", "distinct", "unique", "separate")
 # Who a table names: its column of people, where it has one.
 _PEOPLE = ("name", "person", "who", "winner", "champion", "player", "author", "artist", "actor", "driver", "president",
            "candidate", "athlete", "runner", "contestant", "member", "competitor", "passenger", "employee", "student")
+
+
+def _kind_of(shape: TableShape, words: list[str], values: Callable[[TableShape, str], Sequence[str]]) -> str | None:
+    """The text column whose values are what "how many" counts, where no column is named so: most
+    of them say it ("how many hospices" of BAPTIST HOSPICE, SAAD HOSPICE SERVICES…), each in three
+    rows or more (a row a hospice and measure: its rows counted would be no hospices)."""
+    noun = next((singular(words[at + 1]) for at, word in enumerate(words[:-1]) if word == "many"), None)
+    if noun is None or len(noun) < 4:
+        return None
+    for name, kind in shape.columns:
+        held = values(shape, name) if kind == "text" else ()
+        if held and len(held) < VALUES_READ and 3 * len(held) <= shape.rows and 2 * sum(
+                noun in {singular(word.lower()) for word in words_of(value)} for value in held) > len(held):
+            return name
+    return None
 
 
 def named_columns(shape: TableShape, present: set[str], *, kinds: tuple[str, ...] = NUMERIC) -> list[str]:
@@ -72,12 +89,33 @@ def label_column(shape: TableShape, values: Callable[[TableShape, str], Sequence
         people = [name for name, kind in shape.columns if kind == "text" and singular(name.lower()) in _PEOPLE]
         return people[0] if len(people) == 1 else None
     named = unique_columns(shape, values)
+    if len(named) > 1:  # a fleet's code (A1, A2…) beside its name: the names
+        named = [name for name in named if not _codes(values(shape, name))] or named
+    if len(named) > 1:  # a car's Model beside its Make, "Acura Integra": the one holding the other
+        named = [name for name in named if all(_holds(values(shape, name), values(shape, other))
+                                               for other in named if other != name)] or named
     if len(named) > 1:  # a journal's abbreviation beside its title: the one named for names
         named = [name for name in named if singular(name.lower()) in _LABELS]
     if not named:  # more names than are read (Forbes' 2,000 companies): the column called name
         named = [name for name, kind in shape.columns if kind == "text" and singular(name.lower()) in _LABELS
                  and len(values(shape, name)) >= VALUES_READ]
     return named[0] if len(named) == 1 else None
+
+
+_NAME_RUN = re.compile(r"[^\W\d_]{3,}")
+
+
+def _codes(held: Sequence[str]) -> bool:
+    """Whether most values are codes, with no run of three letters (A1, 55, B-12), not names."""
+    return sum(_NAME_RUN.search(value) is None for value in held) * 2 > len(held)
+
+
+def _holds(held: Sequence[str], other: Sequence[str]) -> bool:
+    """Whether nearly every value of `other` is part of a value of `held` ("Integra" of "Acura
+    Integra"), and `held` writes more."""
+    inside = " | ".join(held).casefold()
+    return sum(len(value) for value in held) > sum(len(value) for value in other) and sum(
+        value.casefold() in inside for value in other) >= 0.9 * len(other)
 
 
 def unique_columns(shape: TableShape, values: Callable[[TableShape, str], Sequence[str]]) -> list[str]:
@@ -119,6 +157,8 @@ def distinct_column(shapes: Sequence[TableShape], words: list[str],
         if held and (counts is None or counts.lower() not in COUNT_NAMES) and not {value.casefold() for value in held} <= YES_NO \
                 and 3 * len(held) <= shape.rows:
             return shape, found[0]  # type: ignore[index]  # found is set where held is
+        if found is None and (kind_of := _kind_of(shape, words, values)) is not None:
+            return shape, kind_of
     after = next((words[at + 1] for at, word in enumerate(words[:-1]) if word in _DIFFERENT), None)
     if len(shapes) == 1 and after is not None and (
             label := label_column(shapes[0], values, who=after in _SOMEONE or singular(after) in _PEOPLE)) is not None:

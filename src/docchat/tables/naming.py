@@ -77,6 +77,7 @@ _NOUNS = {"survived": ("survivors", "survivor")}
 # A verb for what a column counts: "how many died" of a column of deaths.
 _DEATHS = ("deaths", "fatalities", "dead", "killed", "casualties")
 _FORMS = {"died": _DEATHS, "killed": _DEATHS, "born": ("births",), "sold": ("sales",), "earned": ("earnings",),
+          "earn": ("earnings",), "earns": ("earnings",), "sell": ("sales",), "sells": ("sales",),
           "won": ("wins",), "lost": ("losses",), "cited": ("citations",), "paid": ("salary", "pay", "wage", "wages")}
 # Words that may stand between a name's parts said apart: "dissatisfied with Thatcher",
 # "Thatcher's highest satisfaction".
@@ -144,10 +145,12 @@ def _flags(question: str, names: Sequence[str]) -> str:
 
 def _abbreviations(question: str, names: Sequence[str], shortest: int, kept: set[str], in_cells: str) -> str:
     """Words the names abbreviate or run together, as the names; not a word a cell writes (one
-    word), nor words a cell writes side by side (two or more)."""
+    word), nor words a cell writes side by side (two or more), nor words another name is."""
     tokens = [(match.group().lower(), match.span()) for match in WORD.finditer(question)]
     present = {singular(word) for word, _ in tokens}
     words = [word for word, _ in tokens]
+    # Words that are a name as written are that name: "department" is Department, not dept beside it.
+    written = {" ".join(singular(part.lower()) for part in PART.findall(name)) for name in names}
     spans: list[tuple[int, int, str]] = []
     # The name of more parts first: "assistant professors" is AsstProf before "professors" is Prof.
     for name in sorted(dict.fromkeys(names), key=lambda name: -len(PART.findall(name))):
@@ -157,7 +160,8 @@ def _abbreviations(question: str, names: Sequence[str], shortest: int, kept: set
         for at in range(len(tokens)):
             used = _aligned(parts, words[at:], shortest)
             said = [singular(word) for word in words[at:at + used]]
-            if used and not (said[0] in kept if used == 1 else f" {' '.join(said)} " in in_cells):
+            if used and not (said[0] in kept if used == 1 else f" {' '.join(said)} " in in_cells) \
+                    and " ".join(said) not in written:
                 start, end = tokens[at][1][0], tokens[at + used - 1][1][1]
                 if not any(s < end and start < e for s, e, _ in spans):
                     spans.append((start, end, name))
@@ -332,10 +336,12 @@ def _heads(question: str, kinds: Sequence[tuple[str, str]], kept: set[str]) -> s
         # the compound's noun (Class of passengerClass, type of poll_type), or its longest part (LF.PressureMB);
         # of a measure whose noun is not said, its first part ("carbon" of carbon_emissions)
         head = parts[-1] if len(parts[-1]) >= 4 else max(parts, key=len)
-        if dict(kinds)[name] in _NUMERIC and len(parts[0]) >= 5 and set(parts[1:]) <= _MEASURE_NOUNS \
+        if dict(kinds)[name] in _NUMERIC and len(parts[0]) >= 5 and set(parts[1:]) <= _MEASURE_NOUNS | {"total"} \
                 and not re.search(rf"\b{re.escape(head)}", question, re.IGNORECASE):
             head = parts[0]
-        others = [part for other, their in parted.items() if other != name for part in their]
+        # "sleeps" of sleep_total beside sleep_rem: the total is what the word alone says
+        others = [part for other, their in parted.items() if other != name for part in their
+                  if not (parts[1:] == ["total"] and part == head)]
         said = " ".join(singular(word.lower()) for word in WORD.findall(question))
         if f" {' '.join(singular(part) for part in parts)} " in f" {said} ":
             continue  # named whole ("passenger class"; not "passengers … each class")

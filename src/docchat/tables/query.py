@@ -50,7 +50,7 @@ from docchat.tables.columns import (
     unique_columns,
 )
 from docchat.tables.dates import date_conditions
-from docchat.tables.linking import NUMBER_WORDS, plain, question_phrase, without_column_names, words_of
+from docchat.tables.linking import NUMBER_WORDS, SAME_AS, plain, question_phrase, without_column_names, words_of
 from docchat.tables.numbers import (COUNT_NAMES, count_column, equal_conditions, is_year, ordinal, people_total,
                                    year_conditions)
 from docchat.tables.pairs import MEASURED as _MEASURED, Pair, Side, compared, measured, pair_of, row_comparisons, without_times
@@ -439,7 +439,11 @@ def _each_of_two(shape: TableShape, question: str, text: str,
     if pair is None:
         return None
     name, first, second = pair
-    one, other = (re.escape(value.lower()) for value in (first, second))
+    # each value as written, or by a word for it ("of the men and of the women": male, female)
+    one, other = ("|".join(re.escape(said) for said in (value.lower(), *(word for word, same in SAME_AS.items()
+                                                                          if same == value.lower())))
+                  for value in (first, second))
+    one, other = f"(?:{one})", f"(?:{other})"
     each = re.search(rf"\b(in|for|of|at|from)\s+(?:the\s+)?{one}\s+and\s+\1\s+(?:the\s+)?{other}\b", question.lower())
     return pair if each else None
 

@@ -23,6 +23,8 @@ PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")  # a name's parts: lifeEx
 _PLACES = frozenset(("hometown", "birthplace", "origin", "homeworld", "home", "from"))
 _DERIVED = frozenset(("or", "ors", "er", "ers", "ing", "ings", "ed", "ion", "ions", "al"))
 _SITES = frozenset(("place", "location", "venue", "site", "city", "town", "where"))
+# The places a table's rows may be of: "where did Clinton get her highest share" asks which state.
+_AREAS = frozenset(("state", "country", "region", "province", "county", "borough", "district", "nation"))
 _ANY_WHERE = re.compile(r"^\s*where\b", re.IGNORECASE)
 _WHERE = re.compile(r"^\s*where\b(?=.*\b(?:from|born)\b)", re.IGNORECASE)
 # "Who publishes the Journal of Finance?": the verb's doer, a column named Publisher.
@@ -79,7 +81,8 @@ def _same_name(words: list[str], parts: list[str]) -> bool:
 
 def whereabouts(question: str, shapes: Sequence[TableShape]) -> str:
     """"Where … from" (or born) as "What <the column of places>", where one text column is so
-    named; any other "where" as "What <the column of sites>" (Place, Venue, Location), where one is."""
+    named; any other "where" as "What <the column of sites>" (Place, Venue, Location), where one is,
+    else as "In which <the column of places the rows are of>" (State, Country), where one is."""
     places = [name for shape in shapes for name, kind in shape.columns
               if kind == "text" and any(part.lower() in _PLACES for part in PART.findall(name))]
     if len(places) == 1:
@@ -87,7 +90,12 @@ def whereabouts(question: str, shapes: Sequence[TableShape]) -> str:
     # "where was the record set": the one column of where things happen (Place, Venue, Location)
     sites = [name for shape in shapes for name, kind in shape.columns
              if kind == "text" and any(singular(part.lower()) in _SITES for part in PART.findall(name))]
-    return _ANY_WHERE.sub(f"What {sites[0]}", question, count=1) if len(sites) == 1 else question
+    if len(sites) == 1:
+        return _ANY_WHERE.sub(f"What {sites[0]}", question, count=1)
+    # "where did Clinton do best": the one column of the places the rows are of (State, Country)
+    areas = [name for shape in shapes for name, kind in shape.columns
+             if kind == "text" and any(singular(part.lower()) in _AREAS for part in PART.findall(name))]
+    return _ANY_WHERE.sub(f"In which {areas[0]}", question, count=1) if len(areas) == 1 and not sites else question
 
 
 def doers(question: str, shapes: Sequence[TableShape]) -> str:
