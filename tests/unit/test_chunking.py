@@ -108,6 +108,17 @@ def test_a_sentence_too_long_for_a_chunk_is_cut_between_words(count):
     assert [word for piece in chunks for word in piece.text.split()] == names
 
 
+def test_a_table_s_rows_too_long_for_a_chunk_are_cut_between_rows(count):
+    # a sheet's rows, a line each, with no sentence end: whole rows in each chunk, none cut inside
+    rows = [f"Row {number}: date: 2017-05-13, race: 5k, bib: {1690 + number}, sex: F, minutes: 59.47"
+            for number in range(2, 80)]
+
+    chunks = chunk([Section("Results", None, "\n".join(rows))], count_tokens=count, max_tokens=64, overlap=0)
+
+    assert len(chunks) > 5
+    assert [line for piece in chunks for line in piece.text.split("\n")] == rows
+
+
 def test_a_word_too_long_for_a_chunk_is_sliced_to_fit(count):
     digest = "9f86d081884c7d659a2feaa0c55ad015" * 30
 

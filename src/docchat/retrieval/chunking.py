@@ -4,8 +4,8 @@ Invariants:
 - Every chunk counts at most `max_tokens` with the given counter (measured, not estimated).
 - A chunk never crosses a section boundary, so it keeps its section's label and page for
   citations; its text is a verbatim slice of the section's text.
-- Cuts fall between paragraphs where they can, else between sentences, else between words;
-  only a single word too long for a chunk is cut inside.
+- Cuts fall between paragraphs where they can, else between sentences, else between lines (a
+  sheet's rows), else between words; only a single word too long for a chunk is cut inside.
 - Consecutive chunks of one section share up to `overlap` tokens: the next chunk starts with
   the previous one's last words, so a sentence cut at a boundary is whole in one of them.
 - No chunk is empty; the same input always gives the same chunks, indexed from 0.
@@ -25,6 +25,7 @@ Span = tuple[int, int]
 _PARAGRAPH_BREAK = re.compile(r"\n[ \t]*\n\s*")
 # A sentence ends at . ! ? or … (with any closing quotes or brackets) followed by space.
 _SENTENCE_END = re.compile(r"[.!?…][\"'”’)\]]*(?=\s)")
+_LINE_BREAK = re.compile(r"\n")
 _WORD = re.compile(r"\S+")
 
 
@@ -86,7 +87,8 @@ class _SectionCutter:
             yield (start, end), tokens
 
     def _pieces(self) -> Iterator[Span]:
-        """Spans that each fit piece_budget: paragraphs, else their sentences, else words."""
+        """Spans that each fit piece_budget: paragraphs, else their sentences, else their lines, else
+        words."""
         for paragraph in _between(self.text, 0, len(self.text), _PARAGRAPH_BREAK):
             if self._fits(*paragraph):
                 yield paragraph
@@ -95,8 +97,13 @@ class _SectionCutter:
                 if self._fits(*sentence):
                     yield sentence
                     continue
-                for word in _words(self.text, *sentence):
-                    yield from self._word_parts(*word)
+                # a sheet's rows, a list's items: a line each, not a word each
+                for line in _between(self.text, *sentence, _LINE_BREAK):
+                    if self._fits(*line):
+                        yield line
+                        continue
+                    for word in _words(self.text, *line):
+                        yield from self._word_parts(*word)
 
     def _word_parts(self, start: int, end: int) -> Iterator[Span]:
         """A word, or for one too long (a URL, a hash) the longest slices of it that fit."""

@@ -16,7 +16,7 @@ from docchat.domain.approach import Figure, number
 from docchat.domain.documents import TableShape, quoted
 from docchat.errors import DocchatError, InvalidInput, UnusableOutput
 from docchat.ports import Embedder, SheetTables
-from docchat.tables.linking import unread_words
+from docchat.tables.linking import unread_words, written_out
 from docchat.tables.naming import in_table_words
 from docchat.tables.model_query import FIRST_ROWS, described, figure_of, plain_names, statement, wrapped
 from docchat.tables.query import asks_a_figure, looks_up, table_query
@@ -53,8 +53,8 @@ class FigureService:
 
         try:
             shapes = tables.shapes(builtins.list(names))
-            question = in_table_words(question, shapes, values, self._near if self._embedder else None)
-            query = table_query(question, shapes, values)
+            question = in_table_words(written_out(question), shapes, values, self._near if self._embedder else None)
+            query = table_query(question, shapes, values, {shape.table: names[shape.document_id] for shape in shapes})
             if query is None:
                 return None
             result = tables.run(query.sql, max_rows=GROUPS_SHOWN if query.by else 1, timeout_s=FIGURE_TIMEOUT_S)

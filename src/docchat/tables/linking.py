@@ -80,6 +80,24 @@ _NEVER_READ = frozenset((
     "changed", "deviation", "variance", "std", "second", "third", "fourth", "fifth", "penultimate", "half",
     "quarter", "weighted", "ratios",
 ))
+# "How many people were killed", where no column counts deaths, is not the accidents counted; "how
+# many soldiers died of disease" is read with the column disease.
+_DEATHS_OF_PEOPLE = re.compile(r"\b(?:people|persons|individuals)\s+(?:\w+\s+)?(?:died|die|killed)\b", re.IGNORECASE)
+
+
+_CONTRACTED = re.compile(r"\b([^\W\d_]+?)n['’]t\b", re.IGNORECASE)
+_IRREGULAR = {"wo": "will", "ca": "can", "sha": "shall"}  # won't, can't, shan't
+
+
+_A_SCALE = re.compile(r"\b(?:a|one)\s+(thousand|million|billion|trillion)\b", re.IGNORECASE)
+
+
+def written_out(question: str) -> str:
+    """The question with "n't" written out ("weren't women": were not women; "won't": will not),
+    so that its "not" is read, and no "t" or "weren" is taken for a cell (T, Wren); and "a
+    million" in digits ("fewer than a million entries": 1 million), as a bound is read."""
+    question = _CONTRACTED.sub(lambda match: _IRREGULAR.get(match.group(1).lower(), match.group(1)) + " not", question)
+    return _A_SCALE.sub(lambda match: f"1 {match.group(1)}", question)
 
 
 def unread_words(question: str, what: str, names: tuple[str, ...] = ()) -> tuple[str, ...]:
@@ -94,7 +112,8 @@ def unread_words(question: str, what: str, names: tuple[str, ...] = ()) -> tuple
     # "4 million" is read where the reading holds 4000000
     read_numbers |= {_value(number) for number, scale in _SCALED.findall(question)
                      if _value(number) * _SCALE[scale.lower()] in read_numbers}
-    unread: list[str] = []
+    unread: list[str] = [died.group().split()[-1] for died in _DEATHS_OF_PEOPLE.finditer(question)
+                         if plain(died.group().split()[-1].lower()) not in read]
     read |= _initialled(question, read)  # "New York City" of nyc-marathon.pdf
     if "not" in read:  # "somewhere other than London": London left out, not set against
         question = re.sub(r"\bother\s+than\b", "other", question)

@@ -111,7 +111,8 @@ def in_table_words(question: str, shapes: Sequence[TableShape], values: Callable
                                   for cell in cells)
     if any(kind == "date" for shape in shapes for _, kind in shape.columns):
         question = as_dates(question)  # "on Christmas Day": on 25 December
-    written = gerunds(row_names(as_places(as_codes(_weekdays(question, cells), cells), cells), cells, names), cells)
+    written = gerunds(row_names(as_places(as_codes(_coded(_weekdays(question, cells), shapes, values), cells), cells),
+                                cells, names), cells)
     written = _abbreviations(written, names, 3, kept, written_in_cells)
     written = _abbreviations(written, cells, 4, kept, written_in_cells)
     written = _forms(_flags(_ordinals(written, cells), names), names)
@@ -119,9 +120,34 @@ def in_table_words(question: str, shapes: Sequence[TableShape], values: Callable
     written = _run_together(_scattered(_inverted(written, names), names), names)
     written = _heads(written, [column for shape in shapes for column in shape.columns], kept)
     written = _superlatives(written, [column for shape in shapes for column in shape.columns])
+    written = _extremes(_verbal(written, [column for shape in shapes for column in shape.columns]),
+                        [column for shape in shapes for column in shape.columns])
     if near is not None:
         written = _meant(written, shapes, near)
     return written
+
+
+# Codes tables write for a few values, with the words people say for each: a sex (F, M), a US
+# party (D, R, I). A column holding only such codes, both of the first two among them, is so read.
+_CODED = (
+    {"F": re.compile(r"\b(?:women|woman|female|females|girls?|ladies)\b", re.IGNORECASE),
+     "M": re.compile(r"\b(?:men|man|male|males|boys?)\b", re.IGNORECASE)},
+    {"D": re.compile(r"\bDemocrat(?:s|ic)?\b"), "R": re.compile(r"\bRepublicans?\b"),
+     "I": re.compile(r"\b(?:Independents?|independents)\b")},
+)
+
+
+def _coded(question: str, shapes: Sequence[TableShape], values: Callable[[TableShape, str], Sequence[str]]) -> str:
+    """"Women" as F and "men" as M, "Democrats" as D, of the one text column holding only those
+    codes, said with its name ("sex F"), as another column (a last initial) may hold F too."""
+    for codes in _CODED:
+        wanted = list(codes)
+        columns = [name for shape in shapes for name, kind in shape.columns if kind == "text"
+                   and set(wanted[:2]) <= {value.strip().upper() for value in values(shape, name)} <= set(wanted)]
+        if len(columns) == 1:
+            for code, said in codes.items():
+                question = said.sub(f"{columns[0]} {code}", question)
+    return question
 
 
 def _ordinals(question: str, cells: Sequence[str]) -> str:
@@ -323,6 +349,35 @@ def _superlatives(question: str, kinds: Sequence[tuple[str, str]]) -> str:
             for stem in stems)]
         return f"highest {named[0]}" if len(named) == 1 else word
     return re.sub(r"\b[a-z]{4,}est\b", put, question)
+
+
+def _verbal(question: str, kinds: Sequence[tuple[str, str]]) -> str:
+    """A word in -ing whose verb is a numeric column's whole name ("the closing price" of `close`,
+    "opening" of `open`) as that name, where no column is named by the word itself."""
+    names = {name.lower(): name for name, kind in kinds if kind in _NUMERIC}
+    written = {part.lower() for name, _ in kinds for part in PART.findall(name)}
+
+    def put(match: re.Match[str]) -> str:
+        word = match.group().lower()
+        if word in written:
+            return match.group()
+        found = [names[stem] for stem in (word[:-3], word[:-3] + "e") if len(stem) >= 4 and stem in names]
+        return found[0] if len(found) == 1 else match.group()
+    return re.sub(r"\b[a-z]{4,}ing\b", put, question)
+
+
+def _extremes(question: str, kinds: Sequence[tuple[str, str]]) -> str:
+    """"The highest price" as the highest of a column High, and "the lowest" of Low, where a table
+    keeps a period's high and low (a stock's open, high, low and close) and the question names
+    none of its numeric columns."""
+    numeric = {name.lower(): name for name, kind in kinds if kind in _NUMERIC}
+    said = {singular(word.lower()) for word in WORD.findall(question)}
+    if "high" not in numeric or "low" not in numeric or any(
+            {singular(part.lower()) for part in PART.findall(name)} <= said for name in numeric.values()):
+        return question
+    for word, column in (("highest", "high"), ("lowest", "low")):
+        question = re.sub(rf"\b{word}\b", f"{word} {numeric[column]}", question, count=1, flags=re.IGNORECASE)
+    return question
 
 
 def _heads(question: str, kinds: Sequence[tuple[str, str]], kept: set[str]) -> str:

@@ -45,6 +45,10 @@ _TAKEN = re.compile(r"\b(?:more|greater|higher|larger|bigger|fewer|less|lower|sm
                     r"\s+" + _NUMBER, re.IGNORECASE)
 
 
+_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")  # yearBuilt
+_LETTERS = re.compile(r"[^\W\d_]+")
+
+
 def is_year(name: str, kind: str) -> bool:
     """Whether a column is the table's Year: whole numbers, named year or years."""
     return kind == "integer" and singular(name.lower()) == "year"
@@ -99,7 +103,10 @@ def equal_conditions(shape: TableShape, question: str) -> list[tuple[str, str]]:
 def year_conditions(shape: TableShape, question: str) -> list[tuple[str, str]]:
     """(SQL, words) for the years the question names, on the table's Year column of whole numbers:
     "in 1932", "the 2019 champion", "from 1950 to 1955", "between 1950 and 1955", "before 1700", "since 1990", "the 1650s"."""
-    years = [name for name, kind in shape.columns if is_year(name, kind)]
+    # else the one column of whole numbers a year names ("built in the 1950s" of year_built)
+    years = [name for name, kind in shape.columns if is_year(name, kind)] or [
+        name for name, kind in shape.columns if kind == "integer"
+        and "year" in {singular(word) for word in _LETTERS.findall(_CAMEL.sub("_", name).lower())}]
     if len(years) != 1:
         return []
     name, column = years[0], quoted(years[0])

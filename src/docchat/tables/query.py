@@ -41,7 +41,7 @@ filtered by the values of its text columns that the question names.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from docchat.domain.documents import TableShape, quoted
@@ -83,6 +83,7 @@ _SINGLE = ("single", "one", "individual")
 _MUCH = re.compile(r"\b(?:how|as|so)\s+much\b", re.IGNORECASE)
 _NUMBER_OF = re.compile(r"\b(?:number|count)\s+of\b", re.IGNORECASE)
 _WHEN = re.compile(r"\s*when\b", re.IGNORECASE)
+_COUNTED_NOUN = re.compile(r"\bhow\s+many\s+(?:of\s+(?:the\s+|these\s+|those\s+)?)?([^\W\d_]+)", re.IGNORECASE)
 _TOTALLED = ("most", "fewest", "least", "total", "altogether", "combined", "top", "bottom")
 # The values a top list names at most ("the top 20 items"); a number past it is no count of values.
 MOST_RANKED = 20
@@ -105,9 +106,11 @@ class TableQuery:
 
 
 def table_query(question: str, shapes: Sequence[TableShape],
-                values: Callable[[TableShape, str], Sequence[str]]) -> TableQuery | None:
+                values: Callable[[TableShape, str], Sequence[str]],
+                titles: Mapping[str, str] | None = None) -> TableQuery | None:
     """The query for the figure `question` asks of one of the sheets, or None. `values(shape,
-    column)`: the distinct values of a text column's data rows."""
+    column)`: the distinct values of a text column's data rows; `titles`: each sheet's document's
+    name, by its table ("nba-players.html": its rows are players)."""
     # "how many times more" names no column Time, nor "the first 10 years" a column Year
     words = _words(without_spans(without_times(question)))
     text = question_phrase(question)  # values are matched singular or plural, "women" as "female"
@@ -126,9 +129,10 @@ def table_query(question: str, shapes: Sequence[TableShape],
     found = []
     for shape in shapes:
         after_many = named_after(shape, words, lambda word: True if word == "many" else None)  # "how many Congresses"
-        equal = [sql for sql, _ in equal_conditions(shape, question)]
+        equal = [sql for sql, _ in equal_conditions(shape, question) + year_conditions(shape, question)]
         limited = {column for column, *_ in ranges[shape.table]} | {
-            column for column, _ in shape.columns if any(sql.startswith(f"{quoted(column)} = ") for sql in equal)} | {
+            column for column, _ in shape.columns if any(sql.startswith((f"{quoted(column)} = ", f"{quoted(column)} BETWEEN ",
+                                                                         f"{quoted(column)} IN ")) for sql in equal)} | {
             column for *_, columns in row_comparisons(question, measures(shape, words)) for column in columns} | \
             flag_columns(shape, question, values)
         # Counting, a column numbering the rows is no measure; adding or ranking, a Year is none either:
@@ -186,9 +190,10 @@ def table_query(question: str, shapes: Sequence[TableShape],
         # "how many suppliers": the rows, counted; "how many insects", of a table with a Count: it, added up.
         # "how many states are in the West", of a table with a total of murders a state: its rows.
         column = count_column(counted) or people_total(counted, words)
-        if column is not None and column.lower() not in COUNT_NAMES and named_after(
-                counted, words, lambda word: True if word == "many" else None):
-            column = None
+        if column is not None and (column.lower() not in COUNT_NAMES and named_after(
+                counted, words, lambda word: True if word == "many" else None)
+                or _the_rows(question, (titles or {}).get(counted.table, ""))):
+            column = None  # "how many players", of nba-players.html: its rows, not its column Number added up
         shape, figure = counted, "COUNT" if column is None else "SUM"
     elif ranked is not None and (any(cue in ("most", "fewest", "least") for cue in cues) or _NUMBER_OF.search(question)):
         # "which location has the most items": its rows, counted (not "the oldest"), or the table's
@@ -410,9 +415,23 @@ def _counted(shapes: Sequence[TableShape], words: list[str], ranges: dict[str, l
     return named[0] if len(named) == 1 else None
 
 
+def _the_rows(question: str, title: str) -> bool:
+    """Whether what "how many" counts is what the document's name says its rows are, by its last
+    word ("how many of the polls", of polls-2008.pdf; "how many players", of nba-players.html; not
+    "how many vehicles" of vehicle-production.csv, whose rows are a country's production a year)."""
+    counted = _COUNTED_NOUN.search(question)
+    named = [word for word in words_of(title.rsplit(".", 1)[0]) if not word.isdigit()]
+    return counted is not None and bool(named) and len(named[-1]) > 2 and singular(
+        counted.group(1).lower()) == singular(named[-1])
+
+
 def _per(shape: TableShape, words: list[str]) -> str | None:
     """The text column the question asks the figure per: its name, singular or plural, right
-    after "per", "by", "each" or "every" (a "the" between them aside)."""
+    after "per", "by", "each" or "every" (a "the" between them aside, or "number of": "by number
+    of bedrooms" of a column bed)."""
+    words = [word for at, word in enumerate(words) if not (
+        (word == "number" and 0 < at < len(words) - 1 and words[at + 1] == "of" and words[at - 1] in (*_PER, "the"))
+        or (word == "of" and at >= 2 and words[at - 1] == "number" and words[at - 2] in (*_PER, "the")))]
     found = named_after(shape, words, lambda word: True if word in _PER else None)
     return found[0] if found else None
 

@@ -117,10 +117,19 @@ def ranges_of(shape: TableShape, bounds: list[tuple[str, str, list[str], list[st
     for operator, bound, after, before, cue in bounds:
         column = _column_near(shape, after, from_start=True) or _column_near(shape, before) \
             or _measured(shape, (cue + after[:1] if after[1:2] != ["per"] else cue) + before[-1:]) \
-            or (named[0] if len(named) == 1 else None)  # "30 miles per gallon" is no distance
+            or (named[0] if len(named) == 1 else None) or _ending_in(shape, after[:1])  # "30 miles per gallon" is no distance
         if column is not None and (column, operator, bound) not in ranges:
             ranges.append((column, operator, bound))
     return ranges
+
+
+def _ending_in(shape: TableShape, words: list[str]) -> str | None:
+    """The one numeric column whose name ends in the unit after a bound ("under 25 minutes" of
+    run_time_minutes)."""
+    units = [singular(word) for word in words if singular(word) in UNIT_WORDS]
+    found = [name for name, kind in shape.columns if kind in _NUMERIC and units
+             and (parts := _words(name)) and len(parts) > 1 and singular(parts[-1]) == units[0]]
+    return found[0] if len(found) == 1 else None
 
 
 def _column_near(shape: TableShape, words: list[str], *, from_start: bool = False) -> str | None:

@@ -33,6 +33,7 @@ import re
 from collections.abc import Sequence
 
 from docchat.domain.documents import Column, ColumnType, RowKind, SheetTable, TableRow
+from docchat.tables.places import US_STATES
 
 MAX_ROWS = 100_000
 MAX_COLUMNS = 1_000
@@ -49,6 +50,7 @@ _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
 _NO_VALUE = frozenset(("-", "\u2013", "\u2014", "\u2212", "n/a", "..", "\u2026", "--", "na", "nan", "null"))
 _TEXT_BLANKS = frozenset(("n/a", "nan", "null"))
 _CODE = re.compile(r"[A-Z]{2}")
+_STATE_CODES = frozenset(US_STATES.values())
 _MINUS = ("-", "\u2212", "\u2013")
 _SCALES = {"thousand": 1e3, "million": 1e6, "billion": 1e9, "trillion": 1e12, "k": 1e3, "m": 1e6, "mn": 1e6,
            "bn": 1e9, "b": 1e9}
@@ -241,12 +243,16 @@ def written_unit(cells: Sequence[str]) -> str:
 def text_blanks(cells: Sequence[str]) -> frozenset[str]:
     """The cells of a column of text that stand for no value: "n/a", "NaN", "NULL" as written,
     and "NA" (as R and pandas write a missing value) where the column's other cells are names,
-    not codes ("NA" among "EU" and "AS", or alone, may be North America)."""
+    not codes ("NA" among "EU" and "AS", or alone, may be North America), or US states' postal
+    codes."""
     written = {cell.strip() for cell in cells if cell.strip()}
     blanks = {cell for cell in written if cell.casefold() in _TEXT_BLANKS}
     others = {cell for cell in written - {"NA"} if not no_value(cell)}
     # "NA" among names ("Kenya", "United States"); not among codes, nor alone, where it may be North America
     if "NA" in written and others and not any(_CODE.fullmatch(cell) or len(cell) <= 3 for cell in others):
+        blanks.add("NA")
+    # "NA" among the US states' postal codes (WI, MN…), of which it is none
+    if "NA" in written and len(others) >= 2 and others <= _STATE_CODES:
         blanks.add("NA")
     return frozenset(blanks)
 

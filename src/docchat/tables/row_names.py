@@ -21,7 +21,9 @@ WORD = re.compile(r"[^\W\d_]+|\d+")
 PART = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")  # a name's parts: lifeExp, LF.PressureMB, N.Amer
 # "Where is Bianca Del Rio from?": the one text column of such places.
 _PLACES = frozenset(("hometown", "birthplace", "origin", "homeworld", "home", "from"))
-_DERIVED = frozenset(("or", "ors", "er", "ers", "ing", "ings", "ed", "ion", "ions", "al"))
+# Endings of a word made from another ("processors" of process); not -ings, the acts themselves
+# counted ("hijackings" of a column hijack).
+_DERIVED = frozenset(("or", "ors", "er", "ers", "ing", "ed", "ion", "ions", "al"))
 _SITES = frozenset(("place", "location", "venue", "site", "city", "town", "where"))
 # The places a table's rows may be of: "where did Clinton get her highest share" asks which state.
 _AREAS = frozenset(("state", "country", "region", "province", "county", "borough", "district", "nation"))

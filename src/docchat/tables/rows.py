@@ -19,7 +19,8 @@ from docchat.tables.numbers import is_year
 from docchat.text import singular
 
 _PLACED = re.compile(r"\b(?P<end>first|last|final|opening|latest)\s+(?P<count>\d{1,4}|" + "|".join(NUMBER_WORDS) +
-                     r")\s+(?P<noun>[a-z][\w-]*)", re.IGNORECASE)
+                     r")\s+(?P<noun>[a-z][\w-]*)(?P<listed>\s+(?:listed|shown|in\s+the\s+(?:table|list)))?",
+                     re.IGNORECASE)
 # A noun after the number that says a span of time, not rows: "the first 3 months" of a sheet with
 # a row a day. docchat's reader does not read it, and computes no figure for such a question
 # rather than one over every row.
@@ -72,9 +73,13 @@ def placed_conditions(shape: TableShape, question: str) -> list[tuple[str, str]]
         order = "DESC" if last else "ASC"
         if noun in _SPANS:
             span, unit = _span(shape, noun), singular(noun)
-            conditions.append((f"{span} IN (SELECT DISTINCT {span} FROM {shape.table} WHERE _kind = 'row' AND {span} "
-                               f"IS NOT NULL ORDER BY 1 {order} LIMIT {count})",
-                               f"the row is in the {'last' if last else 'first'} {count} {unit}s"))
+            # "the first 12 months listed": in the table's order (newest first, it may be), else by date
+            ordered = f"GROUP BY {span} ORDER BY MIN(_row) {order}" if match.group("listed") else f"ORDER BY 1 {order}"
+            chosen = "" if match.group("listed") else "DISTINCT "
+            conditions.append((f"{span} IN (SELECT {chosen}{span} FROM {shape.table} WHERE _kind = 'row' AND {span} "
+                               f"IS NOT NULL {ordered} LIMIT {count})",
+                               f"the row is in the {'last' if last else 'first'} {count} {unit}s"
+                               + (" listed" if match.group("listed") else "")))
             continue
         conditions.append((f"_row IN (SELECT _row FROM {shape.table} WHERE _kind = 'row' ORDER BY _row {order} "
                            f"LIMIT {count})", f"the row is among the {'last' if last else 'first'} {count}"))
