@@ -119,6 +119,18 @@ def test_a_table_s_rows_too_long_for_a_chunk_are_cut_between_rows(count):
     assert [line for piece in chunks for line in piece.text.split("\n")] == rows
 
 
+def test_the_overlap_of_a_table_s_rows_starts_at_a_row(count):
+    # each row fits the overlap, so the next chunk carries whole rows
+    rows = [f"Row {number}: Item: Shackle size {number}; Units: {number}; Supplier: Kessler Marine"
+            for number in range(2, 80)]
+
+    chunks = chunk([Section("Stock", None, "\n".join(rows))], count_tokens=count, max_tokens=80, overlap=32)
+
+    assert len(chunks) > 5
+    assert all(piece.text.split("\n")[0] in rows for piece in chunks)  # "Row 87: …", never "87: …"
+    assert all(shared_text(previous.text, following.text) for previous, following in zip(chunks, chunks[1:]))
+
+
 def test_a_word_too_long_for_a_chunk_is_sliced_to_fit(count):
     digest = "9f86d081884c7d659a2feaa0c55ad015" * 30
 

@@ -7,7 +7,8 @@ Invariants:
 - Cuts fall between paragraphs where they can, else between sentences, else between lines (a
   sheet's rows), else between words; only a single word too long for a chunk is cut inside.
 - Consecutive chunks of one section share up to `overlap` tokens: the next chunk starts with
-  the previous one's last words, so a sentence cut at a boundary is whole in one of them.
+  the previous one's last words (its last whole lines where they fit: a sheet's rows), so a
+  sentence cut at a boundary is whole in one of them.
 - No chunk is empty; the same input always gives the same chunks, indexed from 0.
 """
 
@@ -16,6 +17,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator
+from itertools import chain
 from dataclasses import dataclass
 
 from docchat.domain import Section
@@ -132,8 +134,11 @@ class _SectionCutter:
                 high = middle
             else:
                 low = middle + 1
-        # Counts are not strictly additive across the join, so check the whole and shorten.
-        for candidate in range(low, last):
+        # Counts are not strictly additive across the join, so check the whole and shorten. A tail
+        # of whole lines where there is one (a sheet's "Row 87: …", not "87: …"), else of words.
+        lines: list[int] = [candidate for candidate in range(low, last)
+                            if self.text[self.word_starts[candidate] - 1:self.word_starts[candidate]] == "\n"]
+        for candidate in chain(lines, range(low, last)):
             if self._tokens(self.word_starts[candidate], piece_end) <= self.max_tokens:
                 return self.word_starts[candidate]
         return piece_start

@@ -117,11 +117,11 @@ def in_table_words(question: str, shapes: Sequence[TableShape], values: Callable
     written = _abbreviations(written, cells, 4, kept, written_in_cells)
     written = _forms(_flags(_ordinals(written, cells), names), names)
     written = coded(doers(whereabouts(written, shapes), shapes), shapes, values)
-    written = _run_together(_scattered(_inverted(written, names), names), names)
+    written = _run_together(_scattered(_inverted(_qualified(written, names), names), names), names)
     written = _heads(written, [column for shape in shapes for column in shape.columns], kept)
     written = _superlatives(written, [column for shape in shapes for column in shape.columns])
-    written = _extremes(_verbal(written, [column for shape in shapes for column in shape.columns]),
-                        [column for shape in shapes for column in shape.columns])
+    kinds = [column for shape in shapes for column in shape.columns]
+    written = _timed(_extremes(_verbal(written, kinds), kinds), kinds)
     if near is not None:
         written = _meant(written, shapes, near)
     return written
@@ -220,6 +220,31 @@ def _aligned(parts: list[str], words: list[str], shortest: int) -> int:
             continue
         return 0
     return used if shortened and long_enough else 0
+
+
+_QUALIFIERS = frozenset(("at", "of", "per", "in", "on", "for", "from", "to", "by"))
+
+
+def _qualified(question: str, names: Sequence[str]) -> str:
+    """A name said without its qualifier ("life expectancy" of life_exp_at_birth), where no other
+    name begins with the same parts: its two or more parts before the preposition, said in order,
+    each the word or abbreviating it."""
+    tokens = [(match.group().lower(), match.span()) for match in WORD.finditer(question)]
+    heads: dict[str, list[str]] = {}
+    for name in dict.fromkeys(names):
+        parts = [part.lower() for part in PART.findall(name)]
+        cut = next((at for at, part in enumerate(parts) if at > 0 and part in _QUALIFIERS), None)
+        if cut is not None and cut >= 2 and not any(part.isdigit() for part in parts[:cut]):  # "day" is no day_of_week
+            heads[name] = parts[:cut]
+    for name, head in heads.items():
+        if any(other != name and [part.lower() for part in PART.findall(other)][:len(head)] == head for other in names):
+            continue  # GDP beside GDP_per_capita: the qualifier tells them apart
+        for at in range(len(tokens) - len(head) + 1):
+            said = [word for word, _ in tokens[at:at + len(head)]]
+            if all(singular(part) == singular(word) or abbreviates(part, word, 3) for part, word in zip(head, said)):
+                start, end = tokens[at][1][0], tokens[at + len(head) - 1][1][1]
+                return question[:start] + name + question[end:]
+    return question
 
 
 def _inverted(question: str, names: Sequence[str]) -> str:
@@ -364,6 +389,27 @@ def _verbal(question: str, kinds: Sequence[tuple[str, str]]) -> str:
         found = [names[stem] for stem in (word[:-3], word[:-3] + "e") if len(stem) >= 4 and stem in names]
         return found[0] if len(found) == 1 else match.group()
     return re.sub(r"\b[a-z]{4,}ing\b", put, question)
+
+
+_TIME_PARTS = frozenset(("time", "minutes", "minute", "mins", "seconds", "secs", "hours", "hrs", "duration"))
+_QUICK = {"fastest": "lowest", "quickest": "lowest", "slowest": "highest"}
+
+
+def _timed(question: str, kinds: Sequence[tuple[str, str]]) -> str:
+    """A race's time said as people say it, where one numeric column is a time (run_time_minutes,
+    time_hrs) and none a speed: "the fastest" as its lowest, "the slowest" as its highest, and
+    "time" ("the average finishing time") as its name."""
+    times = [name for name, kind in kinds if kind in _NUMERIC and _TIME_PARTS & {part.lower() for part in PART.findall(name)}]
+    if len(times) != 1 or any("speed" in name.lower() or "pace" in name.lower() for name, _ in kinds):
+        return question
+    question, quick = re.subn(r"\b(fastest|quickest|slowest)\b",
+                              lambda match: f"{_QUICK[match.group(1).lower()]} {times[0]}", question, flags=re.IGNORECASE)
+    time = r"(?<!\bfirst )(?<!\bat the )\btime\b(?!s)"
+    if quick:  # "the fastest half-marathon time": the column said once
+        return re.sub(rf"\s*{time}", "", question, count=1, flags=re.IGNORECASE)
+    if times[0].lower() != "time" and not re.search(rf"\b{re.escape(times[0])}\b", question):
+        question = re.sub(time, times[0], question, count=1, flags=re.IGNORECASE)
+    return question
 
 
 def _extremes(question: str, kinds: Sequence[tuple[str, str]]) -> str:
