@@ -52,8 +52,11 @@ def test_eight_processes_asking_at_once_lose_nothing_and_keep_every_conversation
         for w in writer_ids:
             assert [t for t in texts if t.startswith(f"writer {w},")] == \
                 [f"writer {w}, question {n}" for n in range(APPENDS)]
-        if len(writer_ids) > 1:  # they did write at the same time
+        if len(writer_ids) > 1:  # they did write at the same time: not one writer's 200 after another's
             authors = [t.split(",")[0] for t in texts]
-            assert sum(a != b for a, b in zip(authors, authors[1:])) > 10  # seen: 361 (SQLite), 798 (PostgreSQL)
+            # How often they take turns is the scheduler's: 361 (SQLite) and 798 (PostgreSQL) on idle
+            # cores, 5 on two cores busy with another test worker and a bench, where a writer runs many
+            # questions in one time slice. Written one after another, there would be 3.
+            assert sum(a != b for a, b in zip(authors, authors[1:])) > len(writer_ids) - 1
         # Each message follows the one before it: the next question is sent all of them.
         assert [m.parent_id for m in messages[1:]] == [m.id for m in messages[:-1]]

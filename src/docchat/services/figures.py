@@ -9,7 +9,6 @@ from __future__ import annotations
 import builtins
 import logging
 import math
-import re
 from collections.abc import Callable, Sequence
 
 from docchat.domain.approach import Figure, number
@@ -20,6 +19,7 @@ from docchat.tables.linking import unread_words, written_out
 from docchat.tables.naming import in_table_words
 from docchat.tables.model_query import FIRST_ROWS, described, figure_of, plain_names, statement, wrapped
 from docchat.tables.query import asks_a_figure, looks_up, table_query
+from docchat.tables.shares import shares_read
 from docchat.tables.values import VALUES_READ, values_named
 
 log = logging.getLogger(__name__)
@@ -74,8 +74,7 @@ class FigureService:
         shape = query.shape
         unread = unread_words(question, query.what,
                               (names[shape.document_id], shape.sheet, *(column for column, _ in shape.columns)))
-        if any(word.lower() in _SHARES for word in unread) and _of_shares(tables, query.sql, question):
-            unread = tuple(word for word in unread if word.lower() not in _SHARES)
+        unread = shares_read(unread, query.sql, question, lambda table, column: _span(tables, table, column))
         if query.by is None:
             value = found[0][0]
             return Figure(shape.document_id, names[shape.document_id], shape.sheet, query.what, number(value),
@@ -130,42 +129,16 @@ class FigureService:
         return figure_of(result, named, names, sql, model)
 
 
-# Words a figure of a column of shares is read with ("the Greens' average share", "a literacy rate
-# below 30 percent"), where the column's values are shares: linking keeps them unread otherwise, as
-# "what share of the passengers survived" asks a fraction of the rows no query here computes.
-_SHARES = frozenset(("share", "percent", "percentage"))
-_AGGREGATED = re.compile(r'\b(?:AVG|MAX|MIN)\("((?:[^"]|"")+)"\)')
-_BOUNDED = re.compile(r'"((?:[^"]|"")+)" (?:<|>|<=|>=) -?\d')
-_PERCENT_BOUND = re.compile(r"\d\s*(?:percent|per\s+cent)\b", re.IGNORECASE)
-_SHARE_WORD = re.compile(r"\b(?:share|percent|percentage|per\s+cent|proportion|fraction)\b", re.IGNORECASE)
-
-
-def _of_shares(tables: SheetTables, sql: str, question: str) -> bool:
-    """Whether the figure is of a column of shares: its highest, lowest or average, or one cell
-    (a lookup is a MAX of one row), or rows counted by a bound in percent ("above 50 percent"),
-    each column so read holding values from 0 to 100, some above 1 (not a column of 0s and 1s)."""
-    if "SUM(" in sql or "COUNT(DISTINCT" in sql:
-        return False  # shares added up are no share
-    counting = "COUNT(*) AS value" in sql
-    columns = set(_BOUNDED.findall(sql) if counting else _AGGREGATED.findall(sql))
-    # Counting, each share word is a bound's unit: "what percentage of the departments had a literacy
-    # below 30 percent" asks a fraction of the rows.
-    if not columns or (counting and len(_PERCENT_BOUND.findall(question)) != len(_SHARE_WORD.findall(question))):
-        return False
-    table = re.search(r"\bFROM (\w+)", sql)
-    if table is None:
-        return False
+def _span(tables: SheetTables, table: str, column: str) -> tuple[object, object]:
+    """A numeric column's lowest and highest value over a table's data rows; (None, None) where
+    they cannot be read."""
     try:
-        for column in columns:
-            name = quoted(column.replace('""', '"'))
-            low, high = tables.run(f"SELECT MIN({name}), MAX({name}) FROM {table.group(1)} WHERE _kind = 'row'",
-                                   max_rows=1, timeout_s=FIGURE_TIMEOUT_S).rows[0]
-            if not (isinstance(low, int | float) and isinstance(high, int | float) and 0 <= low and 1 < high <= 100):
-                return False
+        low, high = tables.run(f"SELECT MIN({quoted(column)}), MAX({quoted(column)}) FROM {table} WHERE _kind = 'row'",
+                               max_rows=1, timeout_s=FIGURE_TIMEOUT_S).rows[0]
     except DocchatError as error:
         log.warning("the range of a column of the sheets could not be read: %s", error)
-        return False
-    return True
+        return None, None
+    return low, high
 
 
 def _unit(vector: Sequence[float]) -> builtins.list[float]:
