@@ -20,3 +20,9 @@ def library_of(folder: Path, files: dict[str, bytes]) -> Iterator:
         yield services
     finally:
         services.close()
+
+
+def figure(library, question: str, document: str):
+    """The figure the library's figures service computes for `question` of the one document named so."""
+    in_scope = [(id_, name) for id_, name in library.retrieval.in_scope(None) if name == document]
+    return library.figures.figure(question, in_scope)

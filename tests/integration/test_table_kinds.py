@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.integration.libraries import library_of
+from tests.integration.libraries import figure, library_of
 from tests.integration.test_table_names import _book, _csv, _word
 
 # Made up for this test; shaped as the public tables people keep are.
@@ -79,11 +79,6 @@ def library(tmp_path_factory):
         "runners.csv": _csv(RUNNERS), "legislators.docx": _word(LEGISLATORS), "homes.xlsx": _book(HOMES),
         "runs.csv": _csv(RUNS), "stations.csv": _csv(STATIONS), "countries.csv": _csv(COUNTRIES),
         "monthly.xlsx": _book(MONTHLY), "daily.csv": _csv(DAILY)})
-
-
-def figure(library, question: str, document: str):
-    in_scope = [(id_, name) for id_, name in library.retrieval.in_scope(None) if name == document]
-    return library.figures.figure(question, in_scope)
 
 
 @pytest.mark.parametrize(("question", "document", "value"), [

@@ -16,7 +16,7 @@ import docx
 import pytest
 from openpyxl import Workbook
 
-from tests.integration.libraries import library_of
+from tests.integration.libraries import figure, library_of
 
 # Made up for this test; shaped as the public tables people keep are.
 PARTY = [("name", "family", "age", "sex", "survived", "hometown"),
@@ -99,11 +99,6 @@ def library(tmp_path_factory):
         "firms.csv": _csv(FIRMS), "cars.csv": _csv(CARS),
         "aboard.csv": _csv(ABOARD), "survey.xlsx": _book(SURVEY), "foods.docx": _word(FOODS),
         "house.csv": _csv(HOUSE), "winners.xlsx": _book(WINNERS), "snow.csv": _csv(SNOW)})
-
-
-def figure(library, question: str, document: str):
-    in_scope = [(id_, name) for id_, name in library.retrieval.in_scope(None) if name == document]
-    return library.figures.figure(question, in_scope)
 
 
 def stated(library, question: str, document: str, value, what: str) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.integration.libraries import library_of
+from tests.integration.libraries import figure, library_of
 from tests.integration.test_table_names import _book, _csv, _word
 
 # Made up for this test; shaped as the public tables people keep are (R writes NA for none).
@@ -63,11 +63,6 @@ def library(tmp_path_factory):
         "aboard.docx": _word(ABOARD), "towns.csv": _csv(TOWNS),
         "births.csv": _csv(BIRTHS), "chips.xlsx": _book(CHIPS), "carbon.csv": _csv(CARBON),
         "airfields.csv": _csv(AIRFIELDS)})
-
-
-def figure(library, question: str, document: str):
-    in_scope = [(id_, name) for id_, name in library.retrieval.in_scope(None) if name == document]
-    return library.figures.figure(question, in_scope)
 
 
 @pytest.mark.parametrize(("question", "document", "value", "what"), [

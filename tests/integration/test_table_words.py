@@ -12,7 +12,7 @@ import io
 import pytest
 from openpyxl import Workbook
 
-from tests.integration.libraries import library_of
+from tests.integration.libraries import figure, library_of
 
 # Made up for this test; shaped as the public tables people keep are.
 VOTES = [("County", "GORE", "BUSH", "Total"), ("ALACHUA", 47300, 34062, 81362), ("BAKER", 2392, 5610, 8002),
@@ -78,11 +78,6 @@ def library(tmp_path_factory):
         "stars.csv": _csv(STARS), "polls.csv": _csv(POLLS), "countries.csv": _csv(COUNTRIES),
         "vehicles.csv": _csv(VEHICLES), "winners.xlsx": _book(Winners=WINNERS), "companies.csv": _csv(COMPANIES),
         "approval.csv": _csv(APPROVAL)})
-
-
-def figure(library, question: str, document: str):
-    in_scope = [(id_, name) for id_, name in library.retrieval.in_scope(None) if name == document]
-    return library.figures.figure(question, in_scope)
 
 
 @pytest.mark.parametrize(("question", "document", "value", "what"), [

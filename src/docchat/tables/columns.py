@@ -3,7 +3,8 @@
 `named_after`), the ones measuring its rows (`measures`), the column naming its rows
 (`label_column`: "which hurricane" is its Name), and the text column whose different values it
 counts (`distinct_column`: "how many different items", "how many countries", "how many
-hospices" of a column of their names, each in many rows).
+hospices" of a column of their names, each in many rows), the date column "which month" ranks
+(`dated_by`), and whether the document's name says what "how many" counts (`the_rows`).
 """
 
 from __future__ import annotations
@@ -39,6 +40,37 @@ def _kind_of(shape: TableShape, words: list[str], values: Callable[[TableShape, 
                 noun in {singular(word.lower()) for word in words_of(value)} for value in held) > len(held):
             return name
     return None
+
+
+# Names of a column that may count (Titanic's n a class and sex) or not (a jersey's number, a
+# poll's sample size n); a Freq or a Count always counts.
+COUNT_OR_NOT = frozenset(("n", "number"))
+_COUNTED_NOUN = re.compile(r"\bhow\s+many\s+(?:of\s+(?:the\s+|these\s+|those\s+)?)?([^\W\d_]+)", re.IGNORECASE)
+
+
+def dated_by(shape: TableShape, noun: str, values: Callable[[TableShape, str], Sequence[str]]) -> str | None:
+    """The one date column "which month" (day, date) ranks, where no column is so named (day_of_week
+    is not): for a month, one whose every date is a month's first, each month once (a row a month)."""
+    unit = singular(noun.lower())
+    dated = [name for name, kind in shape.columns if kind == "date"]
+    if unit not in ("month", "day", "date") or len(dated) != 1 or any(
+            [singular(word) for word in words_of(name)] == [unit] for name, _ in shape.columns):
+        return None  # a column Month of its own is what "which month" names
+    if unit == "month":
+        held = values(shape, dated[0])
+        if not held or any(value[8:10] != "01" for value in held) or len({value[:7] for value in held}) != len(held):
+            return None
+    return dated[0]
+
+
+def the_rows(question: str, title: str) -> bool:
+    """Whether what "how many" counts is what the document's name says its rows are, by its last
+    word ("how many of the polls", of polls-2008.pdf; "how many players", of nba-players.html; not
+    "how many vehicles" of vehicle-production.csv, whose rows are a country's production a year)."""
+    counted = _COUNTED_NOUN.search(question)
+    named = [word for word in words_of(title.rsplit(".", 1)[0]) if not word.isdigit()]
+    return counted is not None and bool(named) and len(named[-1]) > 2 and singular(
+        counted.group(1).lower()) == singular(named[-1])
 
 
 def named_columns(shape: TableShape, present: set[str], *, kinds: tuple[str, ...] = NUMERIC) -> list[str]:

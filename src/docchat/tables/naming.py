@@ -25,6 +25,8 @@ name a column or a cell otherwise than the table writes it are replaced by the t
 - A superlative whose stem begins one numeric column's name: "the hardest water" as the highest
   `hardness`. A fixed-date holiday as its day ("on Christmas Day": on 25 December), a day of the
   week as the table shortens it ("on Saturdays": Sat).
+- Codes, measures and names as people say them (docchat.tables.said): "women" as F, "closing
+  price" as `close`, "the fastest" as a time's lowest, "life expectancy" of `life_exp_at_birth`.
 - Where the question names no numeric column by its words, one it names by meaning: a word the
   bundled encoder finds near one numeric column's name and no other ("earn" for `salary`, "weigh"
   for `Weight_in_lbs`, "unemployment" for `Unemployed`): at least NEAR similar, by MARGIN more
@@ -47,6 +49,7 @@ from docchat.tables.numbers import ordinal
 from docchat.tables.places import as_codes, as_places
 from docchat.tables.ranges import UNIT_WORDS
 from docchat.tables.row_names import PART, WORD, abbreviates, coded, doers, gerunds, row_names, whereabouts
+from docchat.tables.said import coded_values, measures_said, without_qualifier
 from docchat.text import singular
 
 # How near (cosine) a word must be to a column's name, and by how much nearer than to the next.
@@ -111,43 +114,19 @@ def in_table_words(question: str, shapes: Sequence[TableShape], values: Callable
                                   for cell in cells)
     if any(kind == "date" for shape in shapes for _, kind in shape.columns):
         question = as_dates(question)  # "on Christmas Day": on 25 December
-    written = gerunds(row_names(as_places(as_codes(_coded(_weekdays(question, cells), shapes, values), cells), cells),
-                                cells, names), cells)
+    written = gerunds(row_names(as_places(as_codes(coded_values(_weekdays(question, cells), shapes, values), cells),
+                                          cells), cells, names), cells)
     written = _abbreviations(written, names, 3, kept, written_in_cells)
     written = _abbreviations(written, cells, 4, kept, written_in_cells)
     written = _forms(_flags(_ordinals(written, cells), names), names)
     written = coded(doers(whereabouts(written, shapes), shapes), shapes, values)
-    written = _run_together(_scattered(_inverted(_qualified(written, names), names), names), names)
+    written = _run_together(_scattered(_inverted(without_qualifier(written, names), names), names), names)
     written = _heads(written, [column for shape in shapes for column in shape.columns], kept)
     written = _superlatives(written, [column for shape in shapes for column in shape.columns])
-    kinds = [column for shape in shapes for column in shape.columns]
-    written = _timed(_extremes(_verbal(written, kinds), kinds), kinds)
+    written = measures_said(written, [column for shape in shapes for column in shape.columns])
     if near is not None:
         written = _meant(written, shapes, near)
     return written
-
-
-# Codes tables write for a few values, with the words people say for each: a sex (F, M), a US
-# party (D, R, I). A column holding only such codes, both of the first two among them, is so read.
-_CODED = (
-    {"F": re.compile(r"\b(?:women|woman|female|females|girls?|ladies)\b", re.IGNORECASE),
-     "M": re.compile(r"\b(?:men|man|male|males|boys?)\b", re.IGNORECASE)},
-    {"D": re.compile(r"\bDemocrat(?:s|ic)?\b"), "R": re.compile(r"\bRepublicans?\b"),
-     "I": re.compile(r"\b(?:Independents?|independents)\b")},
-)
-
-
-def _coded(question: str, shapes: Sequence[TableShape], values: Callable[[TableShape, str], Sequence[str]]) -> str:
-    """"Women" as F and "men" as M, "Democrats" as D, of the one text column holding only those
-    codes, said with its name ("sex F"), as another column (a last initial) may hold F too."""
-    for codes in _CODED:
-        wanted = list(codes)
-        columns = [name for shape in shapes for name, kind in shape.columns if kind == "text"
-                   and set(wanted[:2]) <= {value.strip().upper() for value in values(shape, name)} <= set(wanted)]
-        if len(columns) == 1:
-            for code, said in codes.items():
-                question = said.sub(f"{columns[0]} {code}", question)
-    return question
 
 
 def _ordinals(question: str, cells: Sequence[str]) -> str:
@@ -220,31 +199,6 @@ def _aligned(parts: list[str], words: list[str], shortest: int) -> int:
             continue
         return 0
     return used if shortened and long_enough else 0
-
-
-_QUALIFIERS = frozenset(("at", "of", "per", "in", "on", "for", "from", "to", "by"))
-
-
-def _qualified(question: str, names: Sequence[str]) -> str:
-    """A name said without its qualifier ("life expectancy" of life_exp_at_birth), where no other
-    name begins with the same parts: its two or more parts before the preposition, said in order,
-    each the word or abbreviating it."""
-    tokens = [(match.group().lower(), match.span()) for match in WORD.finditer(question)]
-    heads: dict[str, list[str]] = {}
-    for name in dict.fromkeys(names):
-        parts = [part.lower() for part in PART.findall(name)]
-        cut = next((at for at, part in enumerate(parts) if at > 0 and part in _QUALIFIERS), None)
-        if cut is not None and cut >= 2 and not any(part.isdigit() for part in parts[:cut]):  # "day" is no day_of_week
-            heads[name] = parts[:cut]
-    for name, head in heads.items():
-        if any(other != name and [part.lower() for part in PART.findall(other)][:len(head)] == head for other in names):
-            continue  # GDP beside GDP_per_capita: the qualifier tells them apart
-        for at in range(len(tokens) - len(head) + 1):
-            said = [word for word, _ in tokens[at:at + len(head)]]
-            if all(singular(part) == singular(word) or abbreviates(part, word, 3) for part, word in zip(head, said)):
-                start, end = tokens[at][1][0], tokens[at + len(head) - 1][1][1]
-                return question[:start] + name + question[end:]
-    return question
 
 
 def _inverted(question: str, names: Sequence[str]) -> str:
@@ -374,56 +328,6 @@ def _superlatives(question: str, kinds: Sequence[tuple[str, str]]) -> str:
             for stem in stems)]
         return f"highest {named[0]}" if len(named) == 1 else word
     return re.sub(r"\b[a-z]{4,}est\b", put, question)
-
-
-def _verbal(question: str, kinds: Sequence[tuple[str, str]]) -> str:
-    """A word in -ing whose verb is a numeric column's whole name ("the closing price" of `close`,
-    "opening" of `open`) as that name, where no column is named by the word itself."""
-    names = {name.lower(): name for name, kind in kinds if kind in _NUMERIC}
-    written = {part.lower() for name, _ in kinds for part in PART.findall(name)}
-
-    def put(match: re.Match[str]) -> str:
-        word = match.group().lower()
-        if word in written:
-            return match.group()
-        found = [names[stem] for stem in (word[:-3], word[:-3] + "e") if len(stem) >= 4 and stem in names]
-        return found[0] if len(found) == 1 else match.group()
-    return re.sub(r"\b[a-z]{4,}ing\b", put, question)
-
-
-_TIME_PARTS = frozenset(("time", "minutes", "minute", "mins", "seconds", "secs", "hours", "hrs", "duration"))
-_QUICK = {"fastest": "lowest", "quickest": "lowest", "slowest": "highest"}
-
-
-def _timed(question: str, kinds: Sequence[tuple[str, str]]) -> str:
-    """A race's time said as people say it, where one numeric column is a time (run_time_minutes,
-    time_hrs) and none a speed: "the fastest" as its lowest, "the slowest" as its highest, and
-    "time" ("the average finishing time") as its name."""
-    times = [name for name, kind in kinds if kind in _NUMERIC and _TIME_PARTS & {part.lower() for part in PART.findall(name)}]
-    if len(times) != 1 or any("speed" in name.lower() or "pace" in name.lower() for name, _ in kinds):
-        return question
-    question, quick = re.subn(r"\b(fastest|quickest|slowest)\b",
-                              lambda match: f"{_QUICK[match.group(1).lower()]} {times[0]}", question, flags=re.IGNORECASE)
-    time = r"(?<!\bfirst )(?<!\bat the )\btime\b(?!s)"
-    if quick:  # "the fastest half-marathon time": the column said once
-        return re.sub(rf"\s*{time}", "", question, count=1, flags=re.IGNORECASE)
-    if times[0].lower() != "time" and not re.search(rf"\b{re.escape(times[0])}\b", question):
-        question = re.sub(time, times[0], question, count=1, flags=re.IGNORECASE)
-    return question
-
-
-def _extremes(question: str, kinds: Sequence[tuple[str, str]]) -> str:
-    """"The highest price" as the highest of a column High, and "the lowest" of Low, where a table
-    keeps a period's high and low (a stock's open, high, low and close) and the question names
-    none of its numeric columns."""
-    numeric = {name.lower(): name for name, kind in kinds if kind in _NUMERIC}
-    said = {singular(word.lower()) for word in WORD.findall(question)}
-    if "high" not in numeric or "low" not in numeric or any(
-            {singular(part.lower()) for part in PART.findall(name)} <= said for name in numeric.values()):
-        return question
-    for word, column in (("highest", "high"), ("lowest", "low")):
-        question = re.sub(rf"\b{word}\b", f"{word} {numeric[column]}", question, count=1, flags=re.IGNORECASE)
-    return question
 
 
 def _heads(question: str, kinds: Sequence[tuple[str, str]], kept: set[str]) -> str:

@@ -18,6 +18,7 @@ from __future__ import annotations
 import re
 
 from docchat.domain.documents import TableShape, quoted
+from docchat.tables.row_names import PART
 from docchat.text import singular
 
 _ORDINALS = frozenset(("day", "month", "year", "week", "quarter", "id", "no", "rank", "position", "code", "season"))
@@ -43,10 +44,6 @@ _YEAR_OPERATORS = {"after": ">", "before": "<", "since": ">=", "until": "<=", "t
 _TAKEN = re.compile(r"\b(?:more|greater|higher|larger|bigger|fewer|less|lower|smaller|over|above|exceeding|under|"
                     r"below|least|most|top|first|last|final|latest|opening|than|after|before|since|until|from|in|to|through)"
                     r"\s+" + _NUMBER, re.IGNORECASE)
-
-
-_CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")  # yearBuilt
-_LETTERS = re.compile(r"[^\W\d_]+")
 
 
 def is_year(name: str, kind: str) -> bool:
@@ -106,7 +103,7 @@ def year_conditions(shape: TableShape, question: str) -> list[tuple[str, str]]:
     # else the one column of whole numbers a year names ("built in the 1950s" of year_built)
     years = [name for name, kind in shape.columns if is_year(name, kind)] or [
         name for name, kind in shape.columns if kind == "integer"
-        and "year" in {singular(word) for word in _LETTERS.findall(_CAMEL.sub("_", name).lower())}]
+        and "year" in {singular(part.lower()) for part in PART.findall(name)}]
     if len(years) != 1:
         return []
     name, column = years[0], quoted(years[0])

@@ -46,8 +46,8 @@ from dataclasses import dataclass
 
 from docchat.domain.documents import TableShape, quoted
 from docchat.tables.columns import (
-    distinct_column, label_column, measures, named_after, named_columns, numbers_rows, only_measure,
-    unique_columns,
+    COUNT_OR_NOT, dated_by, distinct_column, label_column, measures, named_after, named_columns, numbers_rows,
+    only_measure, the_rows, unique_columns,
 )
 from docchat.tables.dates import date_conditions
 from docchat.tables.linking import NUMBER_WORDS, SAME_AS, plain, question_phrase, without_column_names, words_of
@@ -83,10 +83,6 @@ _SINGLE = ("single", "one", "individual")
 _MUCH = re.compile(r"\b(?:how|as|so)\s+much\b", re.IGNORECASE)
 _NUMBER_OF = re.compile(r"\b(?:number|count)\s+of\b", re.IGNORECASE)
 _WHEN = re.compile(r"\s*when\b", re.IGNORECASE)
-# Names of a column that may count (Titanic's n a class and sex) or not (a jersey's number, a
-# poll's sample size n); a Freq or a Count always counts.
-_COUNT_OR_NOT = frozenset(("n", "number"))
-_COUNTED_NOUN = re.compile(r"\bhow\s+many\s+(?:of\s+(?:the\s+|these\s+|those\s+)?)?([^\W\d_]+)", re.IGNORECASE)
 _TOTALLED = ("most", "fewest", "least", "total", "altogether", "combined", "top", "bottom")
 # The values a top list names at most ("the top 20 items"); a number past it is no count of values.
 MOST_RANKED = 20
@@ -169,7 +165,7 @@ def table_query(question: str, shapes: Sequence[TableShape],
             return None  # "when was it highest", of no one column of dates: not the highest figure alone
         ranked = (shapes[0], dated[0], 1)  # "when was dissatisfaction at its highest": the date ranked first
     if ranked is None and extreme is not None and picked and picked.group("noun") and len(shapes) == 1 and (
-            dates := _dated_by(shapes[0], picked.group("noun"), values)) is not None:
+            dates := dated_by(shapes[0], picked.group("noun"), values)) is not None:
         ranked = (shapes[0], dates, 1)  # "which month had the most deaths", of a row a month: its date
         said = picked.group("noun")
     top = _TOP_ROWS.search(question)
@@ -199,7 +195,7 @@ def table_query(question: str, shapes: Sequence[TableShape],
         column = count_column(counted) or people_total(counted, words)
         if column is not None and (column.lower() not in COUNT_NAMES and named_after(
                 counted, words, lambda word: True if word == "many" else None)
-                or (column.lower() in _COUNT_OR_NOT and _the_rows(question, (titles or {}).get(counted.table, "")))):
+                or (column.lower() in COUNT_OR_NOT and the_rows(question, (titles or {}).get(counted.table, "")))):
             column = None  # "how many players", of nba-players.html: its rows, not its column Number added up
         shape, figure = counted, "COUNT" if column is None else "SUM"
     elif ranked is not None and (any(cue in ("most", "fewest", "least") for cue in cues) or _NUMBER_OF.search(question)):
@@ -420,31 +416,6 @@ def _counted(shapes: Sequence[TableShape], words: list[str], ranges: dict[str, l
         named = [shape for shape in shapes if {singular(word) for word in _words(shape.sheet)} & present
                  or linked_values(shape, padded, values)]
     return named[0] if len(named) == 1 else None
-
-
-def _dated_by(shape: TableShape, noun: str, values: Callable[[TableShape, str], Sequence[str]]) -> str | None:
-    """The one date column "which month" (day, date) ranks, where no column is so named (day_of_week
-    is not): for a month, one whose every date is a month's first, each month once (a row a month)."""
-    unit = singular(noun.lower())
-    dated = [name for name, kind in shape.columns if kind == "date"]
-    if unit not in ("month", "day", "date") or len(dated) != 1 or any(
-            [singular(word) for word in words_of(name)] == [unit] for name, _ in shape.columns):
-        return None  # a column Month of its own is what "which month" names
-    if unit == "month":
-        held = values(shape, dated[0])
-        if not held or any(value[8:10] != "01" for value in held) or len({value[:7] for value in held}) != len(held):
-            return None
-    return dated[0]
-
-
-def _the_rows(question: str, title: str) -> bool:
-    """Whether what "how many" counts is what the document's name says its rows are, by its last
-    word ("how many of the polls", of polls-2008.pdf; "how many players", of nba-players.html; not
-    "how many vehicles" of vehicle-production.csv, whose rows are a country's production a year)."""
-    counted = _COUNTED_NOUN.search(question)
-    named = [word for word in words_of(title.rsplit(".", 1)[0]) if not word.isdigit()]
-    return counted is not None and bool(named) and len(named[-1]) > 2 and singular(
-        counted.group(1).lower()) == singular(named[-1])
 
 
 def _per(shape: TableShape, words: list[str]) -> str | None:
